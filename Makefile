@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: MIT
+# sfprof build. Everything lands in build/. `make V=1` shows full commands.
+#
+# Layout the rules below rely on (add files, not rules):
+#   src/*.c            -> build/libsfprof.a (all but src/main.c), linked into build/sfprof
+#   bpf/*.bpf.c        -> build/*.bpf.o -> build/*.skel.h (bpftool gen skeleton)
+#   tests/unit/test_*.c-> build/tests/test_*   (each prints PASS/FAIL lines)
+#   tests/fuzz/fuzz_*.c-> build/fuzz/fuzz_*    (libFuzzer, clang) and build/tests/replay_*
+#   tests/workloads/*.c-> build/workloads/<name>-sframe and <name>-ehframe
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+BUILD    ?= build
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+SAN      ?=
+ARCH     := x86
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -I$(BUILD) -MMD -MP
+LDLIBS   := -lbpf -lelf -lz -lpthread
+
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.bpf.o)
+SKELS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
+UNIT_SRCS:= $(wildcard tests/unit/test_*.c)
+UNIT_BINS:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRCS:= $(wildcard tests/fuzz/fuzz_*.c)
+REPLAY_BINS := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=$(BUILD)/tests/replay_%)
+FUZZ_BINS:= $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=$(BUILD)/fuzz/fuzz_%)
+WL_SRCS  := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
+WL_LIBS  := $(wildcard tests/workloads/lib*.c)
+WL_BINS  := $(foreach s,$(WL_SRCS),$(BUILD)/workloads/$(basename $(notdir $(s)))-sframe $(BUILD)/workloads/$(basename $(notdir $(s)))-ehframe)
+WL_SOS   := $(foreach s,$(WL_LIBS),$(BUILD)/workloads/$(basename $(notdir $(s))).so $(BUILD)/workloads/$(basename $(notdir $(s)))-ehframe.so)
+
+# Workloads: -fomit-frame-pointer so frame pointers cannot hide unwinder bugs.
+WL_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -D_GNU_SOURCE
+
+.PHONY: all deps test check fuzz fuzz-smoke bench demo clean install workloads
+all: $(BUILD)/sfprof workloads
+
+workloads: $(WL_BINS) $(WL_SOS)
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c include/sfprof_event.h | $(BUILD)/.dir
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -MMD -MP -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(BUILD)/obj/%.o: src/%.c | $(SKELS) $(BUILD)/obj/.dir
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libsfprof.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/sfprof: $(BUILD)/obj/main.o $(BUILD)/libsfprof.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/testlib.h $(BUILD)/libsfprof.a | $(BUILD)/tests/.dir
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libsfprof.a $(LDLIBS)
+
+# Fuzz targets built as plain programs that replay files (tests/fuzz/replay.c).
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libsfprof.a | $(BUILD)/tests/.dir
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(BUILD)/libsfprof.a $(LDLIBS)
+
+# libFuzzer builds: every library source compiled again with the fuzzer runtime.
+FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iinclude -I$(BUILD) -Wall -Wextra -Werror -Wno-missing-field-initializers
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) | $(SKELS) $(BUILD)/fuzz/.dir
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS)
+
+$(BUILD)/workloads/%-sframe: tests/workloads/%.c | $(BUILD)/workloads/.dir
+	$(call msg,WL,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -Wa,--gsframe -o $@ $< -ldl -lm
+$(BUILD)/workloads/%-ehframe: tests/workloads/%.c | $(BUILD)/workloads/.dir
+	$(call msg,WL,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -ldl -lm
+$(BUILD)/workloads/%-ehframe.so: tests/workloads/%.c | $(BUILD)/workloads/.dir
+	$(call msg,WL,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -shared -fPIC -o $@ $<
+$(BUILD)/workloads/%.so: tests/workloads/%.c | $(BUILD)/workloads/.dir
+	$(call msg,WL,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -Wa,--gsframe -shared -fPIC -o $@ $<
+
+%/.dir:
+	$(Q)mkdir -p $(dir $@) && touch $@
+
+# Install the Debian packages the build and the tests need (idempotent).
+deps:
+	$(Q)./tests/install-deps.sh
+
+test: all $(UNIT_BINS) $(REPLAY_BINS)
+	$(Q)BUILD=$(BUILD) ./tests/run-tests.sh
+
+# The whole suite again under ASan+UBSan, in its own build tree.
+check:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan CC=$(CC) \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  CFLAGS="-O1 -g" test
+
+fuzz: $(FUZZ_BINS)
+
+# A short libFuzzer pass over every target, seeded by its corpus.
+FUZZ_SECONDS ?= 20
+fuzz-smoke: fuzz
+	$(Q)for f in $(FUZZ_BINS); do n=$${f##*/fuzz_}; mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+	  echo "fuzz $$n: $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 $(BUILD)/fuzz/corpus-$$n tests/fuzz/corpus/$$n >$(BUILD)/fuzz/$$n.log 2>&1 \
+	  || { tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; done
+
+bench: all
+	$(Q)./bench/run.sh
+
+demo: all
+	$(Q)./tests/demo.sh
+
+PREFIX ?= /usr/local
+install: $(BUILD)/sfprof
+	install -D -m 0755 $(BUILD)/sfprof $(DESTDIR)$(PREFIX)/bin/sfprof
+	if [ -f doc/sfprof.1 ]; then install -D -m 0644 doc/sfprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/sfprof.1; fi
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
