@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR MIT) */
+/*
+ * The one header shared by the BPF programs and user space: the record
+ * layout that travels through the BPF ring buffer and, unchanged, into
+ * capture files. Fixed-width types only, explicit padding, no bool/long.
+ */
+#ifndef SFPROF_EVENT_H
+#define SFPROF_EVENT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define SFPROF_COMM_LEN 16
+
+/* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
+#define SFPROF_STACK_MAX 65528u
+#define SFPROF_STACK_DEFAULT 16384u
+
+enum sfprof_event_kind {
+	SFPROF_EV_CPU = 1,   /* on-CPU sample; weight = 1 */
+	SFPROF_EV_FUTEX = 2, /* futex wait; weight = nanoseconds waited */
+};
+
+/* sfprof_event.flags */
+enum sfprof_event_flag {
+	/* sampled in the kernel: regs are the task's saved user regs */
+	SFPROF_EVF_KERNEL_MODE = 1u << 0,
+	/* stack copy stopped early on a failed read (not at the mapping end) */
+	SFPROF_EVF_STACK_PARTIAL = 1u << 1,
+	/* the copy ended because --stack-size was reached */
+	SFPROF_EVF_STACK_FULL = 1u << 2,
+	/* no user regs could be found (kernel thread, exiting task) */
+	SFPROF_EVF_NO_USER_REGS = 1u << 3,
+};
+
+/*
+ * x86-64 user registers in struct pt_regs order (arch/x86/include/asm/
+ * ptrace.h), so BPF copies them with one read. All of them travel: SFrame
+ * v3 flexible rules may name any DWARF register in the topmost frame.
+ */
+struct sfprof_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+/*
+ * One record. `size` is the record's full length, header plus stack_len
+ * bytes, rounded up to 8; records are variable-length and only copied
+ * stack bytes travel. stack[] holds the user memory at [regs.sp,
+ * regs.sp + stack_len).
+ */
+struct sfprof_event {
+	__u32 size;
+	__u16 kind;	 /* enum sfprof_event_kind */
+	__u16 flags;	 /* enum sfprof_event_flag */
+	__u32 pid;	 /* tgid */
+	__u32 tid;
+	__u32 cpu;
+	__u32 stack_len; /* bytes in stack[] */
+	__u64 ts_ns;	 /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u64 weight;	 /* 1 for a sample, ns for a futex wait */
+	__u64 futex_addr;
+	__u32 futex_op;	 /* futex op word (cmd | flags) or syscall-specific */
+	__s32 kstack_id; /* kernel stack id in the stackmap, or <0 */
+	__u32 syscall_nr;
+	__u32 pad0;
+	char comm[SFPROF_COMM_LEN];
+	struct sfprof_regs regs;
+	__u8 stack[];
+};
+
+#define SFPROF_EVENT_HDR_SIZE 248
+
+/* Per-CPU loss and activity counters kept by the BPF side. */
+enum sfprof_counter {
+	SFPROF_CNT_LOST_RINGBUF = 0, /* ring buffer full: record dropped */
+	SFPROF_CNT_LOST_STACK_READ,  /* first stack page unreadable */
+	SFPROF_CNT_LOST_BUSY,	     /* scratch buffer in use (preempted) */
+	SFPROF_CNT_LOST_ENTRY_MAP,   /* futex entry map full */
+	SFPROF_CNT_NO_USER_REGS,     /* sample with no user context */
+	SFPROF_CNT_FUTEX_SHORT,	     /* waits below --min-wait (not sent) */
+	SFPROF_CNT_SAMPLES_SEEN,     /* perf samples of the target */
+	SFPROF_CNT_FUTEX_WAITS_SEEN, /* futex waits of the target */
+	SFPROF_CNT_MAX
+};
+
+#endif
