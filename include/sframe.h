@@ -175,9 +175,12 @@ int sframe_table__dump(const struct sframe_table *t, const char *name,
  * `version` is 2 (written with SFRAME_F_FDE_FUNC_START_PCREL) or 3.
  * Functions need not be sorted; the output is sorted. On success *out is
  * a malloc()ed buffer of *out_len bytes that the caller frees.
- * Rows a version cannot express (REG_DEREF, NO_RULE, a non-SP/FP CFA in
- * v2) return -EINVAL, except NO_RULE rows in v3, which are written as a
- * flexible FDE whose CFA rule is marked invalid so the unwinder falls back.
+ * Rows v2 cannot express (REG_DEREF, a CFA not from SP/FP) return -EINVAL;
+ * v3 writes them as flexible FDEs. NO_RULE rows, in either version, end
+ * the function's FDE: their PC range is left uncovered (the function is
+ * split into several FDEs around it), so a lookup there returns -ENOENT
+ * and the unwinder falls back. UNDEFINED RA rows are written as SFrame's
+ * "RA undefined" FREs (v2: zero offsets; v3: as the spec says).
  */
 struct sframe_encode_opts {
 	int version;		 /* 2 or 3 */
