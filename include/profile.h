@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Aggregated stacks: the one input of every output format (folded, SVG
+ * flame graph, pprof).
+ *
+ * The unwinder turns each event into frames and calls profile__add(); the
+ * profile interns every string, merges identical stacks by hash and sums
+ * their weights. Writers walk the result in a deterministic order, so two
+ * runs over the same events produce byte-identical files.
+ *
+ * Units. A profile holds one kind of measurement, never a mix:
+ *   PROFILE_CPU    weight = samples (1 per on-CPU sample)
+ *   PROFILE_FUTEX  weight = nanoseconds waited
+ * The folded writer prints samples for CPU and MICROSECONDS for futex
+ * waits (rounded to nearest, at least 1 for any non-zero wait), as
+ * DESIGN.md asks; SVG and pprof keep nanoseconds.
+ *
+ * Ownership: every string passed in (meta, root, frames) is copied; the
+ * caller may free or reuse its buffers as soon as the call returns.
+ * Not thread-safe: one thread adds, then writes.
+ */
+#ifndef SFPROF_PROFILE_H
+#define SFPROF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum profile_kind {
+	PROFILE_CPU = 1,   /* on-CPU samples */
+	PROFILE_FUTEX = 2, /* futex wait time */
+};
+
+struct profile_meta {
+	uint32_t kind;		    /* enum profile_kind */
+	uint32_t hz;		    /* CPU: sampling frequency (-F) */
+	uint32_t target_pid;	    /* 0 if unknown */
+	const char *target_comm;    /* may be NULL */
+	const char *target_cmdline; /* may be NULL; shown in titles */
+	uint64_t duration_ns;	    /* may be set later: profile__set_duration */
+	uint64_t start_unix_ns;	    /* wall-clock start (pprof time_nanos), 0 = unknown */
+	const char *unit;	    /* NULL: "samples" (CPU) / "nanoseconds" (futex) */
+};
+
+enum profile_frame_kind {
+	PROFILE_FRAME_USER = 0,
+	PROFILE_FRAME_KERNEL = 1, /* folded/SVG print NAME_[k] (flamegraph.pl) */
+	PROFILE_FRAME_MARKER = 2, /* synthetic: "[truncated]", "lock:x"...; name only */
+};
+
+/*
+ * One frame. name may be NULL (no symbol): it then prints as
+ * "BASENAME(dso)+0xREL_ADDR", never as a bare "[unknown]".
+ * dso: path of the binary (may be NULL for markers/kernel).
+ * build_id: lowercase hex, may be NULL.
+ * rel_addr: address relative to the binary (pc minus load bias, i.e. the
+ * ELF virtual address), used by pprof locations and unnamed frames.
+ * Frames are identified by all five fields: two PCs in one function are
+ * two pprof locations but one folded/SVG frame (writers merge by name).
+ */
+struct profile_frame {
+	const char *name;
+	const char *dso;
+	const char *build_id;
+	uint64_t rel_addr;
+	uint32_t kind; /* enum profile_frame_kind */
+};
+
+struct profile;
+
+/* NULL + errno (EINVAL for a bad kind, ENOMEM). meta strings are copied. */
+struct profile *profile__new(const struct profile_meta *meta);
+void profile__free(struct profile *p); /* NULL is a no-op */
+
+/*
+ * Add one stack: `root` (comm, "comm-pid/tid", "lock:SYM"...; NULL or ""
+ * for none) then frames[0..n) from the outermost frame down to the leaf.
+ * weight in the profile's unit; 0 is ignored. Returns 0, -EINVAL (frames
+ * NULL with n > 0) or -ENOMEM.
+ */
+int profile__add(struct profile *p, const char *root,
+		 const struct profile_frame *frames, size_t n, uint64_t weight);
+
+/* Known at the end of a run. */
+void profile__set_duration(struct profile *p, uint64_t duration_ns);
+
+const struct profile_meta *profile__meta(const struct profile *p);
+uint64_t profile__total_weight(const struct profile *p); /* sum of weights */
+uint64_t profile__nr_events(const struct profile *p);	 /* profile__add calls */
+size_t profile__nr_stacks(const struct profile *p);	 /* distinct stacks */
+
+/*
+ * Folded: "root;outer;...;leaf COUNT\n", root first, lines sorted
+ * bytewise. ';' and newlines inside names are replaced ('_'/' ') so each
+ * line stays parseable. 0 or -errno (-EIO on a write error).
+ */
+int profile__write_folded(const struct profile *p, FILE *f);
+
+/* Self-contained interactive SVG flame graph (src/svg.c). */
+int profile__write_svg(const struct profile *p, FILE *f);
+
+/* gzip-compressed profile.proto (src/pprof.c). */
+int profile__write_pprof(const struct profile *p, FILE *f);
+
+/*
+ * Parse folded text ("a;b;c COUNT" per line, first field the root) into
+ * p, every frame a user frame with that name. COUNT is in the folded
+ * unit (microseconds for a futex profile, converted back to ns). Blank
+ * lines are skipped. 0, -EINVAL (line number in *bad_line if non-NULL)
+ * or -ENOMEM. Meant for tests, benchmarks and re-rendering folded files.
+ */
+int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line);
+
+enum profile_format {
+	PROFILE_FMT_AUTO = 0, /* by the output path's extension, else folded */
+	PROFILE_FMT_FOLDED,
+	PROFILE_FMT_SVG,
+	PROFILE_FMT_PPROF,
+};
+
+/* "folded" | "svg" | "pprof" -> enum; -EINVAL otherwise (for -f parsing). */
+int profile_format__parse(const char *name);
+/* .folded/.txt -> FOLDED, .svg -> SVG, .pb.gz/.pprof/.pb -> PPROF, else FOLDED. */
+enum profile_format profile_format__from_path(const char *path);
+
+/*
+ * Write p as fmt to path (NULL or "-": stdout). AUTO picks the format by
+ * path. The file is written to PATH.tmp and renamed, so a failed write
+ * never leaves half a file. 0 or -errno.
+ */
+int profile__write(const struct profile *p, enum profile_format fmt,
+		   const char *path);
+
+/*
+ * Root-frame names. Both write a NUL-terminated string into buf and
+ * return its length, or -ENOSPC if it does not fit (buf then holds a
+ * truncated string). PROFILE_ROOT_MAX always fits for comm of 16 bytes
+ * and symbols up to 200 bytes.
+ */
+#define PROFILE_ROOT_MAX 256
+
+/* --per-thread: "comm-pid/tid" (FlameGraph's convention). */
+int profile_root__thread(char *buf, size_t size, const char *comm,
+			 uint32_t pid, uint32_t tid);
+
+/*
+ * --by-lock: "lock:SYMBOL" when the futex address lies in a binary's data
+ * (symbol from proc__symbolize, sym_off = addr - symbol start:
+ * "lock:SYMBOL+0xOFF" when non-zero), else "lock:0xADDR" (symbol NULL).
+ */
+int profile_root__lock(char *buf, size_t size, const char *symbol,
+		       uint64_t sym_off, uint64_t addr);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One-line status on a terminal during long runs:
+ *   sfprof: 12s/30s  events 12,345  lost 0  rate 1,023/s
+ * refreshed at most about once a second, rewritten in place with '\r',
+ * and only when the stream is a terminal and the user did not ask for
+ * --quiet. Otherwise every call is a cheap no-op, so the capture loop can
+ * call progress__update() on every drain without checking anything.
+ */
+#ifndef SFPROF_PROGRESS_H
+#define SFPROF_PROGRESS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct progress;
+
+/*
+ * f: where to print (stderr); active only if isatty(fileno(f)) and !quiet.
+ * duration_ns: planned run length (-d), 0 if open-ended.
+ * NULL + errno (ENOMEM) on failure.
+ */
+struct progress *progress__new(FILE *f, int quiet, uint64_t duration_ns);
+
+/* Nonzero if this progress prints anything at all. */
+int progress__active(const struct progress *pg);
+
+/*
+ * Report totals so far (events seen, events lost). Prints when at least
+ * ~1 s passed since the last line. NULL pg is a no-op.
+ */
+void progress__update(struct progress *pg, uint64_t events, uint64_t lost);
+
+/* Erase the status line (before the final summary). NULL is a no-op. */
+void progress__end(struct progress *pg);
+
+void progress__free(struct progress *pg); /* calls progress__end; NULL ok */
+
+#endif
