@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One binary (executable, shared object, vdso), cached by identity and
+ * shared by every process that maps it.
+ *
+ * Identity: the GNU build-id when the file has one, else the file's
+ * dev:inode:size:mtime (from fstat of the opened file). Opening a file
+ * whose dev:inode:size:mtime was seen before costs an fstat and a hash
+ * lookup; a new file with a known build-id (the same library seen through
+ * another path, container root or hard link) joins the existing dso.
+ *
+ * Loaded lazily, once per dso:
+ *  - its SFrame table: its own .sframe section (sframe_table__new over the
+ *    mapped bytes, never copied), else one derived from .eh_frame (and
+ *    .debug_frame) via cfi_to_sframe() (include/cfi.h);
+ *  - its symbol table (symbolize.h), with separate debug files.
+ *
+ * Ownership: the cache owns every dso. Pointers returned by dso_cache__*
+ * and every pointer a dso returns (path, name, build-id, table, symbol
+ * names) stay valid until dso_cache__free(): a dso is never evicted while
+ * the cache lives. Single-threaded.
+ */
+#ifndef SFPROF_DSO_H
+#define SFPROF_DSO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "elfread.h"
+
+struct dso;
+struct dso_cache;
+struct sframe_table;
+struct sframe_row;
+struct sframe_func;
+
+struct dso_cache_opts {
+	const char *debug_root;	 /* for separate debug files; NULL = "/" */
+	int no_demangle;	 /* keep C++ names mangled */
+	int no_debug_files;	 /* skip separate debug file lookup */
+	int no_derive;		 /* never derive SFrame from .eh_frame */
+	int sframe_version;	 /* of derived tables: 2 or 3 (0 = 3) */
+};
+
+/* Where a dso's table came from. */
+enum dso_table_source {
+	DSO_TABLE_UNKNOWN = 0,	/* not loaded yet */
+	DSO_TABLE_OWN,		/* the binary's .sframe */
+	DSO_TABLE_DERIVED,	/* cfi_to_sframe from .eh_frame/.debug_frame */
+	DSO_TABLE_NONE,		/* neither worked (see dso__table_error) */
+};
+
+struct dso_stats {
+	uint64_t opens;		 /* dso_cache__open_* calls */
+	uint64_t hits_identity;	 /* found by dev:inode:size:mtime */
+	uint64_t hits_build_id;	 /* new file, known build-id */
+	uint64_t loads;		 /* new dsos (ELF parsed) */
+	uint64_t load_errors;	 /* files that are not usable ELF */
+	uint64_t tables_own;
+	uint64_t tables_derived;
+	uint64_t tables_none;
+	uint64_t symtabs;	 /* symbol tables built */
+	uint64_t sym_hits;	 /* dso__symbolize found a symbol */
+	uint64_t sym_misses;
+	uint64_t row_lookups;	 /* dso__find_row calls */
+	uint64_t row_misses;	 /* ... that found no row */
+};
+
+struct dso_cache *dso_cache__new(const struct dso_cache_opts *opts);
+void dso_cache__free(struct dso_cache *c); /* frees every dso */
+
+/*
+ * The dso of an open file (fd is not kept; it may be closed after).
+ * `path` is how the file is known (maps path), kept for display and for
+ * the debuglink search. NULL + errno (EINVAL: not ELF).
+ */
+struct dso *dso_cache__open_fd(struct dso_cache *c, int fd, const char *path);
+struct dso *dso_cache__open_path(struct dso_cache *c, const char *path);
+/* An in-memory image (e.g. the [vdso] read from a process); copied. */
+struct dso *dso_cache__open_mem(struct dso_cache *c, const void *image,
+				size_t len, const char *name);
+
+void dso_cache__stats(const struct dso_cache *c, struct dso_stats *out);
+
+const char *dso__path(const struct dso *d);	/* as first opened */
+const char *dso__name(const struct dso *d);	/* basename of path */
+const char *dso__build_id_hex(const struct dso *d); /* "" when none */
+size_t dso__build_id(const struct dso *d, const uint8_t **id); /* 0 = none */
+const struct elfread *dso__elf(const struct dso *d);
+
+/* Runtime = vaddr + bias for a mapping [start, ...) at file offset off. */
+int dso__mapping_bias(const struct dso *d, uint64_t start, uint64_t off,
+		      int64_t *bias);
+
+/* The SFrame table (loaded on first call); NULL when there is none. */
+const struct sframe_table *dso__sframe(struct dso *d);
+enum dso_table_source dso__table_source(struct dso *d); /* loads */
+int dso__table_error(const struct dso *d); /* why NONE: -errno/sframe err */
+
+/* Row at ELF vaddr: 0, -ESRCH (no table or no row). */
+int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
+		  struct sframe_func *fn);
+
+/* Function at ELF vaddr (symbols loaded on first call). 0 / -ENOENT. */
+int dso__symbolize(struct dso *d, uint64_t vaddr, const char **name,
+		   uint64_t *offset);
+struct symtab *dso__symtab(struct dso *d); /* loads; may be NULL on ENOMEM */
+
+void dso_stats__print(const struct dso_stats *st, FILE *f);
+
+#endif

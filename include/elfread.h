@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Validated access to one ELF image: sections by name, PT_LOAD segments
+ * (for runtime address <-> ELF vaddr translation), the GNU build-id note,
+ * .gnu_debuglink, symbols of .symtab/.dynsym, and the MiniDebugInfo image
+ * in .gnu_debugdata.
+ *
+ * The image is hostile input. libelf (elfutils) parses the headers; every
+ * offset, size and string that comes out of it is checked again against
+ * the image bounds before a pointer is formed. Section data pointers point
+ * into the image, never past its end; SHT_NOBITS sections have data NULL.
+ *
+ * Ownership: an elfread owns its libelf handle; the image is borrowed
+ * (elfread__open_mem), owned and free()d (elfread__open_mem_owned), or an
+ * mmap the elfread made and unmaps (elfread__open, elfread__open_fd).
+ * Every pointer returned (section data, names) lives until elfread__free().
+ * Not thread-safe per object; separate objects are independent.
+ */
+#ifndef SFPROF_ELFREAD_H
+#define SFPROF_ELFREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELFREAD_BUILD_ID_MAX 64 /* bytes; GNU ld uses 20 (sha1) */
+
+struct elfread;
+
+struct elfread_section {
+	const char *name;	 /* "" when unnamed */
+	const uint8_t *data;	 /* NULL for SHT_NOBITS or empty */
+	uint64_t size;		 /* sh_size (bytes at data, unless NOBITS) */
+	uint64_t vaddr;		 /* sh_addr */
+	uint64_t offset;	 /* sh_offset */
+	uint64_t flags;		 /* SHF_* */
+	uint64_t entsize;	 /* sh_entsize */
+	uint32_t type;		 /* SHT_* */
+	uint32_t link;		 /* sh_link */
+	uint32_t index;
+};
+
+struct elfread_load {
+	uint64_t vaddr, memsz;	 /* p_vaddr, p_memsz */
+	uint64_t offset, filesz; /* p_offset, p_filesz */
+	uint64_t align;
+	uint32_t flags;		 /* PF_X | PF_W | PF_R */
+};
+
+struct elfread_sym {
+	const char *name;	/* never NULL; "" when unnamed */
+	uint64_t value, size;
+	uint16_t shndx;
+	uint8_t type;		/* STT_* */
+	uint8_t bind;		/* STB_* */
+};
+
+/* Constructors: NULL + errno (EINVAL: not an ELF image libelf accepts). */
+struct elfread *elfread__open_mem(const void *image, size_t len);
+struct elfread *elfread__open_mem_owned(void *image, size_t len);
+struct elfread *elfread__open_fd(int fd); /* mmaps; fd may be closed after */
+struct elfread *elfread__open(const char *path);
+void elfread__free(struct elfread *e); /* NULL is a no-op */
+
+const uint8_t *elfread__image(const struct elfread *e, size_t *len);
+unsigned elfread__type(const struct elfread *e);    /* ET_EXEC, ET_DYN, ... */
+unsigned elfread__machine(const struct elfread *e); /* EM_X86_64, ... */
+int elfread__is_64(const struct elfread *e);
+
+size_t elfread__nr_sections(const struct elfread *e);
+/* Section by index or by name (first match). 0, -ENOENT, or -EINVAL when
+ * the header points outside the image. */
+int elfread__section_at(const struct elfread *e, size_t idx,
+			struct elfread_section *out);
+int elfread__section(const struct elfread *e, const char *name,
+		     struct elfread_section *out);
+
+/* PT_LOAD segments in program header order. */
+size_t elfread__nr_loads(const struct elfread *e);
+int elfread__load(const struct elfread *e, size_t i, struct elfread_load *out);
+
+/*
+ * ELF vaddr of a file offset: the PT_LOAD whose [p_offset, p_offset +
+ * p_filesz) holds it (a PF_X segment wins when several do). 0 / -ENOENT.
+ */
+int elfread__offset_to_vaddr(const struct elfread *e, uint64_t off,
+			     uint64_t *vaddr);
+
+/*
+ * Load bias of a mapping: runtime address = ELF vaddr + bias, for a file
+ * mapping [start, end) at file offset `off` (as in /proc/PID/maps). The
+ * segment chosen is the one holding `off` (rounded to its page). Works for
+ * ET_EXEC (bias 0), PIE and shared objects alike. 0 / -ENOENT.
+ */
+int elfread__mapping_bias(const struct elfread *e, uint64_t start,
+			  uint64_t off, int64_t *bias);
+
+/* GNU build-id: copies up to ELFREAD_BUILD_ID_MAX bytes. 0 / -ENOENT. */
+int elfread__build_id(const struct elfread *e, uint8_t *id, size_t *len);
+
+/* .gnu_debuglink: file name (NUL-terminated inside the section) and CRC. */
+int elfread__debuglink(const struct elfread *e, const char **name,
+		       uint32_t *crc);
+
+/*
+ * Calls cb for each symbol of the table of type `sht` (SHT_SYMTAB or
+ * SHT_DYNSYM); a nonzero return from cb stops and is returned. Symbols
+ * whose name lies outside the string table are skipped. Returns 0,
+ * -ENOENT (no such table) or cb's value.
+ */
+typedef int (*elfread_sym_fn)(void *ctx, const struct elfread_sym *sym);
+int elfread__for_each_symbol(const struct elfread *e, uint32_t sht,
+			     elfread_sym_fn cb, void *ctx);
+
+/*
+ * MiniDebugInfo: decompress .gnu_debugdata (xz) into a new elfread that
+ * owns the bytes. At most `max_len` output bytes (0: 256 MiB). NULL +
+ * errno: ENOENT (no section), EINVAL (corrupt), EFBIG (over max_len).
+ */
+struct elfread *elfread__open_gnu_debugdata(const struct elfread *e,
+					    size_t max_len);
+
+/* Lowercase hex of id[len] into buf (2 * len + 1 bytes). Returns buf. */
+char *elfread__hex(const uint8_t *id, size_t len, char *buf);
+
+#endif

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Process address spaces: mappings -> dso (dso.h) + load bias, for the
+ * unwinder (proc__find_row) and the symbolizer (proc__symbolize).
+ *
+ * Live: a proc reads /proc/PID/maps at first use (proc_cache__get). Each
+ * executable file mapping is opened right away through
+ * /proc/PID/map_files/START-END (works for deleted files and other mount
+ * namespaces), else /proc/PID/root/PATH, else PATH, and identified, so a
+ * short-lived process is caught while it lives. The [vdso] is read from
+ * the target's memory (process_vm_readv, else /proc/PID/mem) and used as
+ * an in-memory ELF. When a PC falls in no known mapping, maps are re-read
+ * (at most once per `reread_interval_ms` per process, unless
+ * proc__invalidate() was called): that covers dlopen, dlclose and exec.
+ * When the process is gone the last maps stay, so queued events of an
+ * exited process still unwind; proc_cache__remove() drops them.
+ *
+ * Offline (capture files): proc_cache__add_mapping() rebuilds a process
+ * from recorded mappings, with no /proc access. Binaries are found by
+ * path (under opts.sysroot when set); one whose build-id differs from the
+ * recorded one is refused for that mapping: counted, reported once on
+ * stderr and in proc_cache__for_each_problem(), never silently used. The
+ * [vdso] of a capture is matched by build-id against this process's own.
+ *
+ * Ownership: the cache owns every proc, dso and string. A struct proc *
+ * lives until proc_cache__remove(pid) or proc_cache__free(). Strings in
+ * a struct sym_result (and in snapshot records) live until
+ * proc_cache__free(): dsos and paths are never evicted earlier.
+ * Single-threaded: one thread uses a cache at a time.
+ */
+#ifndef SFPROF_PROC_H
+#define SFPROF_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dso.h"
+#include "sframe.h"
+
+struct proc;
+struct proc_cache;
+
+struct proc_cache_opts {
+	const char *debug_root;	     /* separate debug files; NULL = "/" */
+	int no_demangle;	     /* --no-demangle */
+	int offline;		     /* never touch /proc (report) */
+	const char *sysroot;	     /* offline: prefix for recorded paths */
+	uint32_t reread_interval_ms; /* min gap between re-reads; 0 = 50 */
+	int sframe_version;	     /* of derived tables; 0 = 3 */
+	int no_derive;		     /* no tables from .eh_frame */
+	int quiet;		     /* no stderr reports (tests) */
+};
+
+struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts);
+void proc_cache__free(struct proc_cache *pc); /* NULL is a no-op */
+
+/*
+ * The proc for pid: existing, or created (live: its maps read now; a
+ * process whose maps cannot be read still gets a proc with no mappings,
+ * whose lookups return -ENOENT). NULL + errno only on ENOMEM.
+ */
+struct proc *proc_cache__get(struct proc_cache *pc, uint32_t pid);
+/* The proc for pid if it exists; never creates or reads. */
+struct proc *proc_cache__lookup(struct proc_cache *pc, uint32_t pid);
+/* Forget pid (its proc pointer dies). 0 or -ENOENT. */
+int proc_cache__remove(struct proc_cache *pc, uint32_t pid);
+
+/* Event hints from capture (optional): exec replaced the address space
+ * (re-read at next use, no rate limit); the process exited (never re-read
+ * again: keep the last maps). */
+void proc_cache__note_exec(struct proc_cache *pc, uint32_t pid);
+void proc_cache__note_exit(struct proc_cache *pc, uint32_t pid);
+/* An mmap was seen: the next miss re-reads regardless of the rate limit. */
+void proc__invalidate(struct proc *p);
+
+uint32_t proc__pid(const struct proc *p);
+/* Bumped every time the mapping list changes (capture writers compare). */
+uint64_t proc__generation(const struct proc *p);
+
+/*
+ * The SFrame row for runtime address pc (the caller passes pc - 1 for
+ * return addresses). 0 with *row, *fn (start in ELF vaddr space) and
+ * *fn_runtime_start = fn->start + bias; -ENOENT: pc is in no executable
+ * mapping (after a re-read); -ESRCH: mapped, but no table or no row.
+ * fn and fn_runtime_start may be NULL.
+ */
+int proc__find_row(struct proc *p, uint64_t pc, struct sframe_row *row,
+		   struct sframe_func *fn, uint64_t *fn_runtime_start);
+
+/* proc__symbolize() result. Strings live until proc_cache__free(). */
+struct sym_result {
+	const char *name;     /* function (demangled unless off); NULL: none */
+	uint64_t offset;      /* pc - function start, when name != NULL */
+	const char *dso_path; /* mapped path, "[vdso]", "[anon]"; NULL: no mapping */
+	const char *dso_name; /* basename of dso_path */
+	const char *build_id; /* lowercase hex, "" when unknown */
+	uint64_t rel_addr;    /* ELF vaddr of pc (addr2line -e dso_path);
+				 file offset when the ELF is unreadable */
+	uint64_t file_offset; /* pc - start + mapping offset */
+	int has_elf;	      /* rel_addr is an ELF vaddr */
+};
+
+/*
+ * Fills *out (always: zeroed first). 0 when pc is in a mapping (name may
+ * still be NULL: then print "dso_name+0xREL_ADDR"), -ENOENT when not.
+ */
+int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out);
+
+/*
+ * Mapping records, as a capture file stores them. Both directions:
+ * proc__snapshot_maps() fills them from a proc; proc_cache__add_mapping()
+ * rebuilds a proc from them.
+ */
+struct proc_mapping_rec {
+	uint64_t start, end, offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	uint32_t prot;		/* PROCMAPS_PROT_* */
+	uint32_t build_id_len;	/* 0: none known */
+	uint8_t build_id[ELFREAD_BUILD_ID_MAX];
+	const char *path;	/* "[vdso]" for the vdso */
+};
+
+/*
+ * The executable mappings of p (file-backed and [vdso]; build-ids filled
+ * in). *out is a malloc()ed array the caller frees (path strings belong to
+ * the cache). Returns 0 and *nr, or -errno.
+ */
+int proc__snapshot_maps(struct proc *p, struct proc_mapping_rec **out,
+			size_t *nr);
+
+/*
+ * Offline: add one recorded mapping to pid's proc (created if needed,
+ * never reading /proc). The binary is opened lazily by path; a build-id
+ * mismatch refuses it (proc__symbolize still reports the path and file
+ * offset; proc__find_row returns -ESRCH). Mappings may come in any order;
+ * one overlapping an existing mapping replaces it. 0 or -errno.
+ */
+int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
+			    const struct proc_mapping_rec *rec);
+
+/* Binaries refused (offline build-id mismatch) or unreadable, one call
+ * per path: what = "build-id mismatch" | "cannot open" | "not ELF". */
+typedef void (*proc_problem_fn)(void *ctx, const char *path, const char *what,
+				const char *detail);
+void proc_cache__for_each_problem(const struct proc_cache *pc,
+				  proc_problem_fn cb, void *ctx);
+
+struct proc_stats {
+	uint64_t procs;		/* procs created */
+	uint64_t maps_reads;	/* /proc/PID/maps reads, first ones included */
+	uint64_t maps_rereads;	/* re-reads after a miss or exec */
+	uint64_t rereads_limited; /* misses that could not re-read (rate) */
+	uint64_t map_misses;	/* lookups in no mapping (after re-read) */
+	uint64_t open_map_files, open_root, open_path, open_failed;
+	uint64_t vdso_reads;
+	uint64_t buildid_mismatch; /* offline: binaries refused */
+	uint64_t sym_lookups, sym_hits, sym_misses;
+	uint64_t row_lookups, row_hits, row_misses;
+	struct dso_stats dso;
+};
+void proc_cache__stats(const struct proc_cache *pc, struct proc_stats *out);
+/* "name: value" lines. */
+void proc_stats__print(const struct proc_stats *st, FILE *f);
+
+struct dso_cache *proc_cache__dsos(struct proc_cache *pc);
+
+#endif
