@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/*
+ * x86-64 user-stack unwinder over a stack snapshot; see include/unwind.h.
+ *
+ * Each frame is "resolved" when it becomes current: its row is looked up
+ * (PC, or PC - 1 for a return address) and the method that will find its
+ * caller is chosen (row, signal frame, frame-pointer fallback). Doing the
+ * lookup eagerly lets a signal trampoline be marked as such before the
+ * caller reads the frame, so it is symbolized at its exact PC (glibc puts
+ * the nop that PC - 1 hits in front of __restore_rt, outside its symbol).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "unwind.h"
+
+#define WORD 8u
+/* Byte offset of uc_mcontext in struct ucontext (uc_flags, uc_link,
+ * stack_t uc_stack), and of each register in struct sigcontext (x86-64:
+ * arch/x86/include/uapi/asm/sigcontext.h, glibc's REG_* order). Checked
+ * against a real handler: the ucontext pointer equals the handler's CFA. */
+#define UC_MCONTEXT 40u
+
+/* sigcontext gregs index -> DWARF register number */
+static const uint8_t sigctx_to_dwarf[17] = {
+	8, 9, 10, 11, 12, 13, 14, 15,	    /* r8..r15 */
+	UNWIND_REG_RDI, UNWIND_REG_RSI, UNWIND_REG_RBP, UNWIND_REG_RBX,
+	UNWIND_REG_RDX, UNWIND_REG_RAX, UNWIND_REG_RCX, UNWIND_REG_RSP,
+	UNWIND_REG_RIP,
+};
+
+#define BIT(r) (1u << (r))
+#define ALL_REGS ((1u << UNWIND_NR_REGS) - 1)
+
+static const char *const stop_names[UNWIND_STOP__NR] = {
+	[UNWIND_STOP_NONE] = "none",
+	[UNWIND_STOP_COMPLETE] = "complete",
+	[UNWIND_STOP_SNAPSHOT] = "snapshot_exhausted",
+	[UNWIND_STOP_NO_MAPPING] = "no_mapping",
+	[UNWIND_STOP_NO_ROW] = "no_row",
+	[UNWIND_STOP_BAD_CFA] = "bad_cfa",
+	[UNWIND_STOP_BAD_RULE] = "bad_rule",
+	[UNWIND_STOP_MAX_DEPTH] = "max_depth",
+	[UNWIND_STOP_NO_REGS] = "no_regs",
+};
+
+const char *unwind_stop__name(int stop)
+{
+	if (stop < 0 || stop >= UNWIND_STOP__NR)
+		return "unknown";
+	return stop_names[stop];
+}
+
+static void finish(struct unwind_state *st, int stop)
+{
+	st->done = true;
+	st->stop = stop;
+}
+
+/*
+ * Read one word of user memory from the snapshot. 0, or the stop reason:
+ * past the end is "snapshot exhausted", below SP (or wrapping) a bad CFA.
+ */
+static int read_word(const struct unwind_state *st, uint64_t addr,
+		     uint64_t *val)
+{
+	if (addr < st->stack_lo)
+		return UNWIND_STOP_BAD_CFA;
+	if (addr > UINT64_MAX - WORD || addr + WORD > st->stack_hi)
+		return UNWIND_STOP_SNAPSHOT;
+	memcpy(val, st->stack + (addr - st->stack_lo), WORD);
+	return 0;
+}
+
+static bool reg_known(const struct unwind_state *st, unsigned reg)
+{
+	return reg < UNWIND_NR_REGS && (st->reg_known & BIT(reg));
+}
+
+/*
+ * Value of `rule` in the current frame; `cfa` for CFA_DEREF. 0 or a stop
+ * reason. NONE and UNDEFINED are the caller's business.
+ */
+static int rule_value(const struct unwind_state *st,
+		      const struct sframe_rule *rule, uint64_t cfa,
+		      uint64_t *val)
+{
+	switch (rule->kind) {
+	case SFRAME_RULE_CFA_DEREF:
+		return read_word(st, cfa + (int64_t)rule->off, val);
+	case SFRAME_RULE_REG:
+		if (!reg_known(st, rule->reg))
+			return UNWIND_STOP_BAD_RULE;
+		*val = st->regs[rule->reg] + (int64_t)rule->off;
+		return 0;
+	case SFRAME_RULE_REG_DEREF:
+		if (!reg_known(st, rule->reg))
+			return UNWIND_STOP_BAD_RULE;
+		return read_word(st, st->regs[rule->reg] + (int64_t)rule->off,
+				 val);
+	default:
+		return UNWIND_STOP_BAD_RULE;
+	}
+}
+
+static bool row_usable(const struct sframe_row *row)
+{
+	return row->cfa.kind != SFRAME_RULE_NO_RULE &&
+	       row->ra.kind != SFRAME_RULE_NO_RULE &&
+	       row->fp.kind != SFRAME_RULE_NO_RULE;
+}
+
+/* Look up the current frame and pick how its caller will be found. */
+static void frame_resolve(struct unwind_state *st)
+{
+	struct unwind_plan *plan = &st->plan;
+	uint64_t lookup = st->pc;
+	int rc;
+
+	if (st->frame_flags & UNWIND_FRAME_CALLER)
+		lookup--;
+	memset(&plan->row, 0, sizeof(plan->row));
+	memset(&plan->func, 0, sizeof(plan->func));
+	rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row, &plan->func);
+	if (rc == 0 && !row_usable(&plan->row))
+		rc = -ESRCH;
+	if (rc != 0 && rc != -ENOENT)
+		rc = -ESRCH;
+	plan->lookup_rc = rc;
+
+	if (rc == 0 && (plan->func.flags & SFRAME_FUNC_SIGNAL))
+		plan->method = UNWIND_METHOD_SIGNAL;
+	else if (rc == 0)
+		plan->method = UNWIND_METHOD_ROW;
+	else if (st->ops->is_sigtramp &&
+		 st->ops->is_sigtramp(st->ops->ctx, st->pc))
+		plan->method = UNWIND_METHOD_SIGNAL;
+	else
+		plan->method = UNWIND_METHOD_FP;
+
+	if (plan->method == UNWIND_METHOD_SIGNAL) {
+		/* The trampoline was "returned to" at its first byte. */
+		st->frame_flags &= ~UNWIND_FRAME_CALLER;
+		st->frame_flags |= UNWIND_FRAME_SIGNAL;
+	}
+}
+
+/* Enter the caller frame found by a step. */
+static void frame_enter(struct unwind_state *st, uint64_t pc, uint32_t flags)
+{
+	if (st->depth >= st->max_depth) {
+		finish(st, UNWIND_STOP_MAX_DEPTH);
+		return;
+	}
+	st->pc = pc;
+	st->regs[UNWIND_REG_RIP] = pc;
+	st->frame_flags = flags;
+	st->depth++;
+	frame_resolve(st);
+}
+
+/* The CFA must lie above SP (the stack grows down, so callers' frames are
+ * at higher addresses) and be word aligned. */
+static bool cfa_ok(const struct unwind_state *st, uint64_t cfa)
+{
+	return cfa > st->regs[UNWIND_REG_RSP] && (cfa & (WORD - 1)) == 0;
+}
+
+static void step_row(struct unwind_state *st)
+{
+	const struct sframe_row *row = &st->plan.row;
+	uint64_t cfa, ra, fp = st->regs[UNWIND_REG_RBP];
+	bool fp_known = reg_known(st, UNWIND_REG_RBP);
+	int rc;
+
+	if (row->cfa.kind != SFRAME_RULE_REG &&
+	    row->cfa.kind != SFRAME_RULE_REG_DEREF)
+		return finish(st, UNWIND_STOP_BAD_RULE);
+	rc = rule_value(st, &row->cfa, 0, &cfa);
+	if (rc)
+		return finish(st, rc);
+	if (row->ra.kind == SFRAME_RULE_UNDEFINED)
+		return finish(st, UNWIND_STOP_COMPLETE);
+	if (!cfa_ok(st, cfa))
+		return finish(st, UNWIND_STOP_BAD_CFA);
+
+	if (row->ra.kind == SFRAME_RULE_NONE) {
+		/* AMD64: the return address is always at CFA - 8. */
+		rc = read_word(st, cfa - WORD, &ra);
+	} else {
+		rc = rule_value(st, &row->ra, cfa, &ra);
+	}
+	if (rc)
+		return finish(st, rc);
+
+	switch (row->fp.kind) {
+	case SFRAME_RULE_NONE:
+		break; /* not saved by this function: unchanged */
+	case SFRAME_RULE_UNDEFINED:
+		fp_known = false;
+		break;
+	default:
+		rc = rule_value(st, &row->fp, cfa, &fp);
+		if (rc)
+			return finish(st, rc);
+		fp_known = true;
+	}
+
+	if (ra == 0)
+		return finish(st, UNWIND_STOP_COMPLETE);
+
+	/* Only SP, FP and IP are known in the caller: other callee-saved
+	 * registers are not described by SFrame rows. */
+	st->regs[UNWIND_REG_RSP] = cfa;
+	st->regs[UNWIND_REG_RBP] = fp;
+	st->reg_known = BIT(UNWIND_REG_RSP) | BIT(UNWIND_REG_RIP) |
+			(fp_known ? BIT(UNWIND_REG_RBP) : 0);
+	frame_enter(st, ra, UNWIND_FRAME_CALLER);
+}
+
+/*
+ * At a signal trampoline SP points at the ucontext of the rt_sigframe
+ * (the handler's `ret` popped pretcode): every register of the
+ * interrupted frame is in uc_mcontext.
+ */
+static void step_signal(struct unwind_state *st)
+{
+	uint64_t sp = st->regs[UNWIND_REG_RSP], regs[UNWIND_NR_REGS];
+	uint64_t base = sp + UC_MCONTEXT;
+	int rc;
+
+	if (!reg_known(st, UNWIND_REG_RSP) || (sp & (WORD - 1)))
+		return finish(st, UNWIND_STOP_BAD_CFA);
+	for (unsigned i = 0; i < 17; i++) {
+		rc = read_word(st, base + i * WORD, &regs[sigctx_to_dwarf[i]]);
+		if (rc)
+			return finish(st, rc);
+	}
+	/* The interrupted SP lies above the signal frame (unless the handler
+	 * ran on an alternate stack, which this snapshot does not hold). */
+	if (regs[UNWIND_REG_RSP] <= sp)
+		return finish(st, UNWIND_STOP_BAD_CFA);
+	if (regs[UNWIND_REG_RIP] == 0)
+		return finish(st, UNWIND_STOP_COMPLETE);
+	memcpy(st->regs, regs, sizeof(regs));
+	st->reg_known = ALL_REGS;
+	st->sig_frames++;
+	/* The interrupted PC is not a return address: look it up as is. */
+	frame_enter(st, regs[UNWIND_REG_RIP], 0);
+}
+
+/*
+ * No row: assume a frame-pointer frame (push %rbp; mov %rsp,%rbp), but
+ * only while FP points into the snapshot above SP, so garbage in a
+ * register that -fomit-frame-pointer code uses freely cannot send the
+ * walk anywhere.
+ */
+static void step_fp(struct unwind_state *st, int lookup_rc)
+{
+	int nope = lookup_rc == -ENOENT ? UNWIND_STOP_NO_MAPPING
+					: UNWIND_STOP_NO_ROW;
+	uint64_t fp = st->regs[UNWIND_REG_RBP], ra, caller_fp;
+
+	if (!reg_known(st, UNWIND_REG_RBP) || fp < st->regs[UNWIND_REG_RSP] ||
+	    (fp & (WORD - 1)) || fp > UINT64_MAX - 2 * WORD)
+		return finish(st, nope);
+	/* read_word() keeps both reads inside the snapshot */
+	if (read_word(st, fp, &caller_fp) || read_word(st, fp + WORD, &ra))
+		return finish(st, nope);
+	if (ra == 0)
+		return finish(st, UNWIND_STOP_COMPLETE);
+	st->regs[UNWIND_REG_RSP] = fp + 2 * WORD;
+	st->regs[UNWIND_REG_RBP] = caller_fp;
+	st->reg_known = BIT(UNWIND_REG_RSP) | BIT(UNWIND_REG_RBP) |
+			BIT(UNWIND_REG_RIP);
+	st->fp_frames++;
+	frame_enter(st, ra, UNWIND_FRAME_CALLER | UNWIND_FRAME_FP);
+}
+
+static void regs_load(struct unwind_state *st, const struct sfprof_regs *r)
+{
+	uint64_t *g = st->regs;
+
+	g[UNWIND_REG_RAX] = r->ax;
+	g[UNWIND_REG_RDX] = r->dx;
+	g[UNWIND_REG_RCX] = r->cx;
+	g[UNWIND_REG_RBX] = r->bx;
+	g[UNWIND_REG_RSI] = r->si;
+	g[UNWIND_REG_RDI] = r->di;
+	g[UNWIND_REG_RBP] = r->bp;
+	g[UNWIND_REG_RSP] = r->sp;
+	g[8] = r->r8;
+	g[9] = r->r9;
+	g[10] = r->r10;
+	g[11] = r->r11;
+	g[12] = r->r12;
+	g[13] = r->r13;
+	g[14] = r->r14;
+	g[15] = r->r15;
+	g[UNWIND_REG_RIP] = r->ip;
+	st->reg_known = ALL_REGS;
+}
+
+void unwind_start(struct unwind_state *st, const struct sfprof_regs *regs,
+		  const void *stack, size_t len, const struct unwind_ops *ops,
+		  unsigned max_depth)
+{
+	memset(st, 0, sizeof(*st));
+	st->ops = ops;
+	st->max_depth = max_depth ? max_depth : 1;
+	st->stack = stack;
+	if (!stack)
+		len = 0;
+	regs_load(st, regs);
+	st->stack_lo = regs->sp;
+	st->stack_hi = regs->sp + len;
+	if (st->stack_hi < st->stack_lo) /* wraps: keep what fits */
+		st->stack_hi = UINT64_MAX;
+	st->pc = regs->ip;
+	st->depth = 1;
+	if (regs->ip == 0 || regs->sp == 0 || !ops || !ops->find_row) {
+		st->depth = 0;
+		finish(st, UNWIND_STOP_NO_REGS);
+		return;
+	}
+	frame_resolve(st);
+}
+
+void unwind_next(struct unwind_state *st)
+{
+	if (st->done)
+		return;
+	switch (st->plan.method) {
+	case UNWIND_METHOD_ROW:
+		step_row(st);
+		break;
+	case UNWIND_METHOD_SIGNAL:
+		step_signal(st);
+		break;
+	default:
+		step_fp(st, st->plan.lookup_rc);
+		break;
+	}
+}
+
+size_t unwind_stack(const struct sfprof_regs *regs, const void *stack,
+		    size_t len, const struct unwind_ops *ops,
+		    struct unwind_frame *frames, size_t max, int *stop,
+		    struct unwind_stats *stats)
+{
+	struct unwind_state st;
+	size_t n = 0;
+
+	if (max > UINT32_MAX)
+		max = UINT32_MAX;
+	unwind_for_each_frame(&st, regs, stack, len, ops, (unsigned)max) {
+		if (n == max) /* max == 0 */
+			break;
+		frames[n].pc = st.pc;
+		frames[n].flags = st.frame_flags;
+		frames[n].pad = 0;
+		n++;
+	}
+	if (!st.done)
+		finish(&st, UNWIND_STOP_MAX_DEPTH);
+	if (stop)
+		*stop = st.stop;
+	if (stats)
+		unwind_stats__add(stats, &st);
+	return n;
+}
+
+void unwind_stats__add(struct unwind_stats *s, const struct unwind_state *st)
+{
+	s->stacks++;
+	s->frames += st->depth;
+	s->fp_frames += st->fp_frames;
+	s->signal_frames += st->sig_frames;
+	if (st->stop >= 0 && st->stop < UNWIND_STOP__NR)
+		s->stop[st->stop]++;
+}
+
+void unwind_stats__merge(struct unwind_stats *dst,
+			 const struct unwind_stats *src)
+{
+	dst->stacks += src->stacks;
+	dst->frames += src->frames;
+	dst->fp_frames += src->fp_frames;
+	dst->signal_frames += src->signal_frames;
+	for (int i = 0; i < UNWIND_STOP__NR; i++)
+		dst->stop[i] += src->stop[i];
+}
+
+void unwind_stats__print(const struct unwind_stats *s, FILE *f)
+{
+	fprintf(f, "unwind_stacks: %llu\n", (unsigned long long)s->stacks);
+	fprintf(f, "unwind_frames: %llu\n", (unsigned long long)s->frames);
+	fprintf(f, "unwind_fp_fallback_frames: %llu\n",
+		(unsigned long long)s->fp_frames);
+	fprintf(f, "unwind_signal_frames: %llu\n",
+		(unsigned long long)s->signal_frames);
+	for (int i = UNWIND_STOP_COMPLETE; i < UNWIND_STOP__NR; i++)
+		fprintf(f, "unwind_stop_%s: %llu\n", stop_names[i],
+			(unsigned long long)s->stop[i]);
+}

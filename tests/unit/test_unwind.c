@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unwinder on synthetic stacks: a hand-built snapshot, hand-made rows
+ * looked up by PC range, and the walk checked frame by frame.
+ */
+#include <errno.h>
+
+#include "testlib.h"
+#include "unwind.h"
+
+#define BASE 0x7ffd0000ull /* SP of the snapshot */
+
+struct range {
+	uint64_t lo, hi; /* [lo, hi) */
+	int rc;		 /* 0, -ENOENT, -ESRCH */
+	struct sframe_row row;
+	uint8_t func_flags;
+};
+
+struct fake {
+	uint8_t mem[16384];
+	size_t len;
+	struct range r[16];
+	int nr;
+	uint64_t lookups[64];
+	int nlookups;
+	uint64_t sigtramp; /* is_sigtramp() answers yes here */
+	int sigtramp_asked;
+};
+
+static struct fake F;
+
+static void fake_reset(size_t len)
+{
+	memset(&F, 0, sizeof(F));
+	F.len = len;
+}
+
+static void put(uint64_t addr, uint64_t val)
+{
+	if (addr < BASE || addr + 8 > BASE + sizeof(F.mem))
+		abort();
+	memcpy(F.mem + (addr - BASE), &val, 8);
+}
+
+static struct sframe_rule R(int kind, int reg, int off)
+{
+	return (struct sframe_rule){ .kind = kind, .reg = reg, .off = off };
+}
+
+/* CFA = SP + cfa_off, RA at CFA-8, FP at CFA+fp_off (0: not saved). */
+static void add_sp_row(uint64_t lo, uint64_t hi, int cfa_off, int fp_off)
+{
+	struct range *x = &F.r[F.nr++];
+	x->lo = lo;
+	x->hi = hi;
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RSP, cfa_off);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	x->row.fp = fp_off ? R(SFRAME_RULE_CFA_DEREF, 0, fp_off)
+			   : R(SFRAME_RULE_NONE, 0, 0);
+}
+
+static struct range *add_range(uint64_t lo, uint64_t hi, int rc)
+{
+	struct range *x = &F.r[F.nr++];
+	x->lo = lo;
+	x->hi = hi;
+	x->rc = rc;
+	return x;
+}
+
+/* the outermost function: RA undefined */
+static void add_root(uint64_t lo, uint64_t hi)
+{
+	struct range *x = add_range(lo, hi, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RSP, 8);
+	x->row.ra = R(SFRAME_RULE_UNDEFINED, 0, 0);
+}
+
+static int fake_find(void *ctx, uint64_t pc, struct sframe_row *row,
+		     struct sframe_func *fn)
+{
+	(void)ctx;
+	if (F.nlookups < 64)
+		F.lookups[F.nlookups++] = pc;
+	for (int i = 0; i < F.nr; i++) {
+		if (pc >= F.r[i].lo && pc < F.r[i].hi) {
+			if (F.r[i].rc)
+				return F.r[i].rc;
+			*row = F.r[i].row;
+			fn->start = F.r[i].lo;
+			fn->size = F.r[i].hi - F.r[i].lo;
+			fn->flags = F.r[i].func_flags;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static bool fake_sigtramp(void *ctx, uint64_t pc)
+{
+	(void)ctx;
+	F.sigtramp_asked++;
+	return F.sigtramp && pc == F.sigtramp;
+}
+
+static const struct unwind_ops OPS = { fake_find, fake_sigtramp, NULL };
+
+static struct sfprof_regs regs_at(uint64_t ip, uint64_t sp, uint64_t bp)
+{
+	struct sfprof_regs r;
+	memset(&r, 0, sizeof(r));
+	r.ip = ip;
+	r.sp = sp;
+	r.bp = bp;
+	return r;
+}
+
+static struct unwind_frame FR[512];
+
+static size_t walk(struct sfprof_regs *r, int *stop)
+{
+	return unwind_stack(r, F.mem, F.len, &OPS, FR, 512, stop, NULL);
+}
+
+/* main@0x3000 -> mid@0x2000 -> leaf@0x1000 with SP-based rows */
+static void build_three_frames(void)
+{
+	fake_reset(4096);
+	add_sp_row(0x1000, 0x1100, 16, 0); /* leaf: CFA = SP+16 */
+	add_sp_row(0x2000, 0x2100, 32, 0); /* mid:  CFA = SP+32 */
+	add_root(0x3000, 0x3100);
+	/* leaf frame: SP=BASE, CFA=BASE+16, RA at BASE+8 */
+	put(BASE + 8, 0x2050);
+	/* mid: SP=BASE+16, CFA=BASE+48, RA at BASE+40 */
+	put(BASE + 40, 0x3020);
+}
+
+TEST(walk_should_follow_sp_based_rows_to_the_outermost_frame)
+{
+	int stop;
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	build_three_frames();
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 3);
+	CHECK_U64(FR[0].pc, 0x1010);
+	CHECK_U64(FR[1].pc, 0x2050);
+	CHECK_U64(FR[2].pc, 0x3020);
+	CHECK_INT(FR[0].flags, 0);
+	CHECK_INT(FR[1].flags, UNWIND_FRAME_CALLER);
+}
+
+TEST(first_frame_should_look_up_pc_and_callers_pc_minus_one)
+{
+	int stop;
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	build_three_frames();
+	walk(&r, &stop);
+	CHECK_INT(F.nlookups, 3);
+	CHECK_U64(F.lookups[0], 0x1010);
+	CHECK_U64(F.lookups[1], 0x204f);
+	CHECK_U64(F.lookups[2], 0x301f);
+}
+
+TEST(return_address_at_function_end_should_use_the_calling_function_row)
+{
+	/* a call as the last instruction of 0x2000..0x2100 (noreturn callee):
+	 * the return address 0x2100 is the start of the next function, whose
+	 * row (CFA = SP+8) would be wrong; PC-1 finds the caller's row. */
+	int stop;
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	build_three_frames();
+	add_sp_row(0x2100, 0x2200, 8, 0);
+	put(BASE + 8, 0x2100);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 3);
+	CHECK_U64(FR[2].pc, 0x3020);
+}
+
+TEST(fp_based_cfa_should_restore_the_callers_frame_pointer)
+{
+	int stop;
+	fake_reset(4096);
+	/* leaf: push %rbp; mov %rsp,%rbp; sub $0x40,%rsp -> CFA = FP+16,
+	 * FP saved at CFA-16 */
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RBP, 16);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	x->row.fp = R(SFRAME_RULE_CFA_DEREF, 0, -16);
+	/* caller: CFA = FP+16 again, so only a correctly restored FP works */
+	x = add_range(0x2000, 0x2100, 0);
+	x->row = F.r[0].row;
+	add_root(0x3000, 0x3100);
+	uint64_t fp0 = BASE + 0x40;
+	put(fp0, BASE + 0x100);	  /* saved caller FP */
+	put(fp0 + 8, 0x2010);	  /* RA */
+	put(BASE + 0x100, 0xdead); /* caller's saved FP (any) */
+	put(BASE + 0x108, 0x3010);
+	struct sfprof_regs r = regs_at(0x1020, BASE, fp0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 3);
+	CHECK_U64(FR[1].pc, 0x2010);
+	CHECK_U64(FR[2].pc, 0x3010);
+}
+
+TEST(read_past_the_snapshot_should_stop_as_snapshot_exhausted)
+{
+	int stop;
+	build_three_frames();
+	F.len = 32; /* mid's RA at BASE+40 is not in the copy */
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_SNAPSHOT);
+	CHECK_INT(n, 2);
+}
+
+TEST(pc_in_no_mapping_without_usable_fp_should_stop_as_no_mapping)
+{
+	int stop;
+	build_three_frames();
+	put(BASE + 40, 0x9000); /* mid returns into nothing */
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_NO_MAPPING);
+	CHECK_INT(n, 3);
+	CHECK_U64(FR[2].pc, 0x9000);
+}
+
+TEST(pc_without_row_and_fp_zero_should_stop_as_no_row)
+{
+	int stop;
+	build_three_frames();
+	add_range(0x9000, 0x9100, -ESRCH);
+	put(BASE + 40, 0x9010);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_NO_ROW);
+}
+
+TEST(cfa_that_does_not_grow_should_stop_as_bad_cfa)
+{
+	int stop;
+	fake_reset(4096);
+	add_sp_row(0x1000, 0x1100, 0, 0);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_CFA);
+	CHECK_INT(n, 1);
+}
+
+TEST(misaligned_cfa_should_stop_as_bad_cfa)
+{
+	int stop;
+	fake_reset(4096);
+	add_sp_row(0x1000, 0x1100, 12, 0);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_CFA);
+}
+
+TEST(fp_based_cfa_below_sp_should_stop_as_bad_cfa)
+{
+	int stop;
+	fake_reset(4096);
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RBP, 16);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	struct sfprof_regs r = regs_at(0x1010, BASE, BASE - 0x100);
+	walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_CFA);
+}
+
+TEST(recursion_deeper_than_the_limit_should_stop_as_max_depth)
+{
+	int stop;
+	fake_reset(16384);
+	add_sp_row(0x1000, 0x1100, 32, 0); /* recursive function */
+	for (int i = 0; i < 400; i++)
+		put(BASE + 32 * i + 24, 0x1050);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = unwind_stack(&r, F.mem, F.len, &OPS, FR, 100, &stop, NULL);
+	CHECK_INT(stop, UNWIND_STOP_MAX_DEPTH);
+	CHECK_INT(n, 100);
+}
+
+TEST(recursion_300_deep_should_complete_within_a_large_limit)
+{
+	int stop;
+	fake_reset(16384);
+	add_sp_row(0x1000, 0x1100, 32, 0);
+	add_root(0x3000, 0x3100);
+	for (int i = 0; i < 300; i++)
+		put(BASE + 32 * i + 24, i == 299 ? 0x3010 : 0x1050);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 301);
+	CHECK_U64(FR[300].pc, 0x3010);
+}
+
+TEST(zero_return_address_should_end_the_walk_as_complete)
+{
+	int stop;
+	fake_reset(4096);
+	add_sp_row(0x1000, 0x1100, 16, 0);
+	put(BASE + 8, 0);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 1);
+}
+
+TEST(missing_row_should_fall_back_to_the_frame_pointer_chain)
+{
+	int stop;
+	fake_reset(4096);
+	add_sp_row(0x1000, 0x1100, 16, -16); /* leaf saves FP at CFA-16 */
+	add_range(0x5000, 0x5100, -ESRCH);    /* FP-built code, no table */
+	add_range(0x6000, 0x6100, -ENOENT);   /* JIT code, no mapping */
+	add_root(0x3000, 0x3100);
+	uint64_t fp1 = BASE + 0x80, fp2 = BASE + 0x100;
+	put(BASE + 8, 0x5010);	/* leaf RA */
+	put(BASE + 0, fp1);	/* leaf saved FP (CFA-16) */
+	put(fp1, fp2);
+	put(fp1 + 8, 0x6010);
+	put(fp2, 0);
+	put(fp2 + 8, 0x3010);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0x1234);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 4);
+	CHECK_U64(FR[2].pc, 0x6010);
+	CHECK_U64(FR[3].pc, 0x3010);
+	CHECK_INT(FR[2].flags, UNWIND_FRAME_CALLER | UNWIND_FRAME_FP);
+}
+
+TEST(fp_fallback_should_refuse_a_frame_pointer_outside_the_snapshot)
+{
+	int stop;
+	fake_reset(256);
+	add_range(0x5000, 0x5100, -ESRCH);
+	struct sfprof_regs r = regs_at(0x5010, BASE, BASE + 4096);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_NO_ROW);
+	CHECK_INT(n, 1);
+}
+
+TEST(fp_fallback_should_refuse_a_frame_pointer_below_sp)
+{
+	int stop;
+	fake_reset(256);
+	add_range(0x5000, 0x5100, -ESRCH);
+	struct sfprof_regs r = regs_at(0x5010, BASE + 64, BASE);
+	put(BASE, BASE + 128);
+	put(BASE + 8, 0x3010);
+	size_t n = unwind_stack(&r, F.mem + 64, F.len - 64, &OPS, FR, 16,
+				&stop, NULL);
+	CHECK_INT(stop, UNWIND_STOP_NO_ROW);
+	CHECK_INT(n, 1);
+}
+
+TEST(no_rule_row_should_be_treated_as_no_row)
+{
+	int stop;
+	fake_reset(4096);
+	struct range *x = add_range(0x5000, 0x5100, 0);
+	x->row.cfa = R(SFRAME_RULE_NO_RULE, 0, 0);
+	add_root(0x3000, 0x3100);
+	uint64_t fp = BASE + 0x40;
+	put(fp, 0);
+	put(fp + 8, 0x3010);
+	struct sfprof_regs r = regs_at(0x5010, BASE, fp);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 2);
+	CHECK(FR[1].flags & UNWIND_FRAME_FP);
+}
+
+/*
+ * A signal frame as the kernel builds it on x86-64 (struct rt_sigframe):
+ * the handler's return address is the restorer, and the ucontext starts
+ * at the handler's CFA; uc_mcontext at +40 holds r8..r15, rdi, rsi, rbp,
+ * rbx, rdx, rax, rcx, rsp, rip.
+ */
+static void build_signal(uint64_t *interrupted_sp)
+{
+	fake_reset(8192);
+	add_sp_row(0x1000, 0x1100, 16, 0); /* handler: CFA = SP+16 */
+	put(BASE + 8, 0x4000);		   /* RA = __restore_rt */
+	uint64_t uc = BASE + 16, mc = uc + 40;
+	uint64_t isp = BASE + 0x800;
+	*interrupted_sp = isp;
+	for (int i = 0; i < 17; i++)
+		put(mc + 8 * i, 0x1111 * (i + 1));
+	put(mc + 8 * 4, 0xabc);	      /* r12 */
+	put(mc + 8 * 10, BASE + 0x900); /* rbp */
+	put(mc + 8 * 15, isp);	      /* rsp */
+	put(mc + 8 * 16, 0x2000);     /* rip: first insn of a function */
+	add_root(0x3000, 0x3100);
+}
+
+TEST(signal_frame_flagged_in_the_table_should_restore_ucontext_registers)
+{
+	int stop;
+	uint64_t isp;
+	build_signal(&isp);
+	/* __restore_rt's FDE starts one byte early (glibc's nop), so the
+	 * PC-1 lookup lands in it */
+	struct range *x = add_range(0x3fff, 0x4010, 0);
+	x->func_flags = SFRAME_FUNC_SIGNAL;
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RSP, 8);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	/* interrupted at the first instruction of 0x2000: CFA = SP+8. A
+	 * PC-1 lookup would miss (0x1fff is in no function). */
+	add_sp_row(0x2000, 0x2100, 8, 0);
+	put(isp, 0x3010);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 4);
+	CHECK_U64(FR[1].pc, 0x4000);
+	CHECK_INT(FR[1].flags, UNWIND_FRAME_SIGNAL);
+	CHECK_U64(FR[2].pc, 0x2000);
+	CHECK_INT(FR[2].flags, 0);
+	CHECK_U64(FR[3].pc, 0x3010);
+}
+
+TEST(signal_trampoline_known_by_address_should_restore_ucontext_registers)
+{
+	int stop;
+	uint64_t isp;
+	build_signal(&isp);
+	F.sigtramp = 0x4000; /* no row: __restore_rt's CFI is an expression */
+	/* interrupted frame: CFA from r12 (flexible rule; every register is
+	 * known after a signal frame) */
+	struct range *x = add_range(0x2000, 0x2100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, 12, (int)(isp + 0x40 - 0xabc));
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	put(isp + 0x38, 0x3010);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 4);
+	CHECK_INT(FR[1].flags, UNWIND_FRAME_SIGNAL);
+	CHECK_U64(FR[3].pc, 0x3010);
+	CHECK(F.sigtramp_asked >= 1);
+}
+
+TEST(signal_frame_with_interrupted_sp_below_it_should_stop_as_bad_cfa)
+{
+	int stop;
+	uint64_t isp;
+	build_signal(&isp);
+	F.sigtramp = 0x4000;
+	put(BASE + 16 + 40 + 8 * 15, BASE); /* rsp below the frame */
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_CFA);
+	CHECK_INT(n, 2);
+}
+
+TEST(flexible_rule_in_the_top_frame_should_use_captured_registers)
+{
+	fake_reset(4096);
+	/* CFA = *(rbx + 16) (REG_DEREF, e.g. a DRAP-like prologue), RA at
+	 * CFA-8, FP = *(r13 - 8) */
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG_DEREF, UNWIND_REG_RBX, 16);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	x->row.fp = R(SFRAME_RULE_REG_DEREF, 13, -8);
+	add_root(0x3000, 0x3100);
+	put(BASE + 0x30, BASE + 0x200); /* *(rbx+16) */
+	put(BASE + 0x1f8, 0x3010);
+	put(BASE + 0x58, 0xf00d); /* *(r13-8) */
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	r.bx = BASE + 0x20;
+	r.r13 = BASE + 0x60;
+	struct unwind_state st;
+	unsigned frames = 0;
+	unwind_for_each_frame(&st, &r, F.mem, F.len, &OPS, 64) {
+		frames++;
+		if (frames == 2) {
+			CHECK_U64(st.pc, 0x3010);
+			CHECK_U64(st.regs[UNWIND_REG_RBP], 0xf00d);
+			CHECK_U64(st.regs[UNWIND_REG_RSP], BASE + 0x200);
+		}
+	}
+	CHECK_INT(st.stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(frames, 2);
+}
+
+TEST(flexible_rule_naming_an_unknown_register_should_stop_as_bad_rule)
+{
+	int stop;
+	build_three_frames();
+	/* mid's CFA from r12: not known once the leaf is unwound */
+	F.r[1].row.cfa = R(SFRAME_RULE_REG, 12, 32);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_RULE);
+	CHECK_INT(n, 2);
+}
+
+TEST(ra_rule_other_than_cfa_minus_8_should_be_followed)
+{
+	int stop;
+	fake_reset(4096);
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RSP, 32);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -24);
+	add_root(0x3000, 0x3100);
+	put(BASE + 8, 0x3010);
+	put(BASE + 24, 0x1); /* the fixed slot holds junk */
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 2);
+	CHECK_U64(FR[1].pc, 0x3010);
+}
+
+TEST(missing_registers_should_stop_as_no_regs)
+{
+	int stop;
+	fake_reset(64);
+	struct sfprof_regs r = regs_at(0, 0, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_NO_REGS);
+	CHECK_INT(n, 0);
+}
+
+TEST(stats_should_count_every_stop_reason_by_name)
+{
+	struct unwind_stats s;
+	int stop;
+	char buf[2048];
+	memset(&s, 0, sizeof(s));
+	build_three_frames();
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	unwind_stack(&r, F.mem, F.len, &OPS, FR, 512, &stop, &s);
+	F.len = 32;
+	unwind_stack(&r, F.mem, F.len, &OPS, FR, 512, &stop, &s);
+	CHECK_U64(s.stacks, 2);
+	CHECK_U64(s.frames, 5);
+	CHECK_U64(s.stop[UNWIND_STOP_COMPLETE], 1);
+	CHECK_U64(s.stop[UNWIND_STOP_SNAPSHOT], 1);
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	unwind_stats__print(&s, f);
+	fclose(f);
+	CHECK(strstr(buf, "unwind_stop_complete: 1\n") != NULL);
+	CHECK(strstr(buf, "unwind_stop_snapshot_exhausted: 1\n") != NULL);
+	CHECK_STR(unwind_stop__name(UNWIND_STOP_NO_MAPPING), "no_mapping");
+}
+
+TEST_MAIN()
