@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR MIT)
+/*
+ * sfprof capture: on-CPU samples (perf_event, cpu-clock) and futex waits
+ * (tp_btf sys_enter/sys_exit; no tracefs needed) of one process, each with
+ * the full user register set and a snapshot of the user stack, sent as
+ * variable-length records through one BPF ring buffer.
+ *
+ * Options are rodata set by user space between open and load, so the
+ * verifier prunes what a run does not use.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "sfprof_event.h"
+#include "sfprof.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile __u32 target_tgid = 0;
+const volatile __u32 stack_size = SFPROF_STACK_DEFAULT;
+const volatile __u64 min_wait_ns = 0;
+const volatile __u32 want_kstack = 0;
+/* Ask the consumer to wake up once this much data is pending (0: never). */
+const volatile __u64 wakeup_bytes = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by user space */
+} events SEC(".maps");
+
+/*
+ * Record scratch space, one slot per (CPU, program kind): per-CPU map
+ * values are limited to 32 KiB, a record can be 64 KiB. Slot index is
+ * cpu * SFPROF_SLOT_KINDS + kind; user space sets max_entries.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct sfprof_scratch);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SFPROF_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct futex_entry {
+	__u64 ts_ns;
+	__u64 addr;
+	__u32 op;
+	__u32 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32); /* tid */
+	__type(value, struct futex_entry);
+} futex_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1); /* resized by user space when --kernel */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 127 * sizeof(__u64));
+} kstacks SEC(".maps");
+
+static __always_inline void count(__u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+
+	if (v)
+		*v += n; /* per-CPU and no nesting of one program: no atomics */
+}
+
+/*
+ * Copies up to `want` bytes of user memory from `sp` into `dst`, one page
+ * at a time, so the copy reaches exactly the end of the stack mapping: a
+ * single large read fails as a whole when the mapping ends inside it.
+ * Returns the number of bytes copied.
+ */
+static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want)
+{
+	__u64 off = 0;
+
+	for (int i = 0; i < SFPROF_STACK_PAGES; i++) {
+		__u64 chunk = SFPROF_PAGE_SIZE - ((sp + off) & (SFPROF_PAGE_SIZE - 1));
+
+		if (off >= want)
+			break;
+		if (chunk > want - off)
+			chunk = want - off;
+		/* opaque to clang so these bounds stay on the registers the
+		 * helper gets: off <= 65528, 1 <= chunk <= 4096; the scratch
+		 * slot has a page of slack behind SFPROF_STACK_MAX */
+		asm volatile("" : "+r"(chunk), "+r"(off));
+		if (off > SFPROF_STACK_MAX || chunk > SFPROF_PAGE_SIZE || chunk == 0)
+			break;
+		if (bpf_probe_read_user(dst + off, chunk, (void *)(sp + off)))
+			break;
+		off += chunk;
+	}
+	return off;
+}
+
+/*
+ * Fills the header's stack part, sends the record, releases the slot.
+ * `e` lives in a scratch slot the caller holds busy.
+ */
+static __always_inline void finish_and_send(struct sfprof_scratch *s, __u64 flags)
+{
+	struct sfprof_event *e = (struct sfprof_event *)s->rec;
+	__u32 want = stack_size;
+	__u32 len = 0;
+	__u64 size;
+
+	if (want > SFPROF_STACK_MAX)
+		want = SFPROF_STACK_MAX;
+	if (!(e->flags & SFPROF_EVF_NO_USER_REGS)) {
+		len = copy_user_stack(s->rec + SFPROF_EVENT_HDR_SIZE, e->regs.sp, want);
+		if (len == 0 && want) {
+			e->flags |= SFPROF_EVF_STACK_PARTIAL;
+			count(SFPROF_CNT_LOST_STACK_READ, 1);
+		} else if (len >= want) {
+			e->flags |= SFPROF_EVF_STACK_FULL;
+		}
+	}
+	if (len > SFPROF_STACK_MAX)
+		len = SFPROF_STACK_MAX;
+	e->stack_len = len;
+	e->size = (SFPROF_EVENT_HDR_SIZE + len + 7) & ~7u;
+	if (wakeup_bytes &&
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	/* re-read and clamp right before the call, opaque to clang, so the
+	 * register the helper gets carries the bound the verifier needs */
+	size = e->size;
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(s->rec))
+		size = sizeof(s->rec);
+	if (bpf_ringbuf_output(&events, e, size, flags))
+		count(SFPROF_CNT_LOST_RINGBUF, 1);
+}
+
+static __always_inline struct sfprof_scratch *slot_get(__u32 kind)
+{
+	__u32 key = bpf_get_smp_processor_id() * SFPROF_SLOT_KINDS + kind;
+	struct sfprof_scratch *s = bpf_map_lookup_elem(&scratch, &key);
+
+	if (!s)
+		return NULL;
+	/* a program preempted on this CPU may still hold the slot */
+	if (__sync_val_compare_and_swap(&s->busy, 0, 1) != 0) {
+		count(SFPROF_CNT_LOST_BUSY, 1);
+		return NULL;
+	}
+	return s;
+}
+
+static __always_inline void slot_put(struct sfprof_scratch *s)
+{
+	/* the helper calls before this are compiler barriers */
+	*(volatile __u64 *)&s->busy = 0;
+}
+
+static __always_inline void fill_common(struct sfprof_event *e, __u64 pid_tgid, __u16 kind)
+{
+	e->kind = kind;
+	e->flags = 0;
+	e->pid = pid_tgid >> 32;
+	e->tid = (__u32)pid_tgid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->ts_ns = bpf_ktime_get_ns();
+	e->futex_addr = 0;
+	e->futex_op = 0;
+	e->kstack_id = -1;
+	e->syscall_nr = 0;
+	e->pad0 = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+}
+
+/* The task's saved user registers (syscall entry or interrupt frame). */
+static __always_inline int task_user_regs(struct sfprof_event *e)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+
+	if (task->flags & PF_KTHREAD)
+		return -1;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs || bpf_probe_read_kernel(&e->regs, sizeof(e->regs), regs))
+		return -1;
+	return 0;
+}
+
+SEC("perf_event")
+int sfprof_cpu(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct sfprof_scratch *s;
+	struct sfprof_event *e;
+	__u64 cs;
+
+	if ((pid_tgid >> 32) != target_tgid)
+		return 0;
+	count(SFPROF_CNT_SAMPLES_SEEN, 1);
+	s = slot_get(SFPROF_SLOT_CPU);
+	if (!s)
+		return 0;
+	e = (struct sfprof_event *)s->rec;
+	fill_common(e, pid_tgid, SFPROF_EV_CPU);
+	e->weight = 1;
+	/* full 8-byte read: the verifier rejects narrower ctx loads of cs */
+	cs = ctx->regs.csx;
+	if ((cs & 3) == 3) {
+		e->regs.r15 = ctx->regs.r15;
+		e->regs.r14 = ctx->regs.r14;
+		e->regs.r13 = ctx->regs.r13;
+		e->regs.r12 = ctx->regs.r12;
+		e->regs.bp = ctx->regs.bp;
+		e->regs.bx = ctx->regs.bx;
+		e->regs.r11 = ctx->regs.r11;
+		e->regs.r10 = ctx->regs.r10;
+		e->regs.r9 = ctx->regs.r9;
+		e->regs.r8 = ctx->regs.r8;
+		e->regs.ax = ctx->regs.ax;
+		e->regs.cx = ctx->regs.cx;
+		e->regs.dx = ctx->regs.dx;
+		e->regs.si = ctx->regs.si;
+		e->regs.di = ctx->regs.di;
+		e->regs.orig_ax = ctx->regs.orig_ax;
+		e->regs.ip = ctx->regs.ip;
+		e->regs.cs = cs;
+		e->regs.flags = ctx->regs.flags;
+		e->regs.sp = ctx->regs.sp;
+		e->regs.ss = ctx->regs.ssx;
+	} else {
+		e->flags |= SFPROF_EVF_KERNEL_MODE;
+		if (task_user_regs(e)) {
+			e->flags |= SFPROF_EVF_NO_USER_REGS;
+			__builtin_memset(&e->regs, 0, sizeof(e->regs));
+			count(SFPROF_CNT_NO_USER_REGS, 1);
+		}
+	}
+	if (want_kstack)
+		e->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
+	finish_and_send(s, BPF_RB_NO_WAKEUP);
+	slot_put(s);
+	return 0;
+}
+
+/*
+ * Futex waits. FUTEX_CMD_MASK strips FUTEX_PRIVATE_FLAG and
+ * FUTEX_CLOCK_REALTIME (include/uapi/linux/futex.h).
+ */
+static __always_inline int futex_is_wait(__u32 op)
+{
+	switch (op & SFPROF_FUTEX_CMD_MASK) {
+	case SFPROF_FUTEX_WAIT:
+	case SFPROF_FUTEX_LOCK_PI:
+	case SFPROF_FUTEX_WAIT_BITSET:
+	case SFPROF_FUTEX_WAIT_REQUEUE_PI:
+	case SFPROF_FUTEX_LOCK_PI2:
+		return 1;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sfprof_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct futex_entry ent;
+	__u32 tid;
+
+	if ((pid_tgid >> 32) != target_tgid)
+		return 0;
+	if (id == SFPROF_NR_futex) {
+		ent.op = (__u32)regs->si;
+		if (!futex_is_wait(ent.op))
+			return 0;
+	} else if (id == SFPROF_NR_futex_waitv || id == SFPROF_NR_futex_wait) {
+		/* futex_wait(uaddr, val, mask, flags, ...): op = flags */
+		ent.op = id == SFPROF_NR_futex_wait ? (__u32)regs->r10 : 0;
+	} else {
+		return 0;
+	}
+	ent.addr = regs->di;
+	ent.nr = id;
+	ent.ts_ns = bpf_ktime_get_ns();
+	tid = (__u32)pid_tgid;
+	if (bpf_map_update_elem(&futex_start, &tid, &ent, BPF_ANY))
+		count(SFPROF_CNT_LOST_ENTRY_MAP, 1);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct futex_entry *ent;
+	struct sfprof_scratch *s;
+	struct sfprof_event *e;
+	__u64 now, waited;
+	__u32 tid;
+
+	if ((pid_tgid >> 32) != target_tgid)
+		return 0;
+	tid = (__u32)pid_tgid;
+	ent = bpf_map_lookup_elem(&futex_start, &tid);
+	if (!ent)
+		return 0;
+	now = bpf_ktime_get_ns();
+	waited = now - ent->ts_ns;
+	count(SFPROF_CNT_FUTEX_WAITS_SEEN, 1);
+	if (waited < min_wait_ns) {
+		count(SFPROF_CNT_FUTEX_SHORT, 1);
+		bpf_map_delete_elem(&futex_start, &tid);
+		return 0;
+	}
+	s = slot_get(SFPROF_SLOT_FUTEX);
+	if (!s) {
+		bpf_map_delete_elem(&futex_start, &tid);
+		return 0;
+	}
+	e = (struct sfprof_event *)s->rec;
+	fill_common(e, pid_tgid, SFPROF_EV_FUTEX);
+	e->ts_ns = now;
+	e->weight = waited;
+	e->futex_addr = ent->addr;
+	e->futex_op = ent->op;
+	e->syscall_nr = ent->nr;
+	bpf_map_delete_elem(&futex_start, &tid);
+	/* the user stack does not change while the thread is in the kernel:
+	 * the snapshot at exit is the waiting stack */
+	if (task_user_regs(e)) {
+		e->flags |= SFPROF_EVF_NO_USER_REGS;
+		__builtin_memset(&e->regs, 0, sizeof(e->regs));
+		count(SFPROF_CNT_NO_USER_REGS, 1);
+	}
+	finish_and_send(s, 0);
+	slot_put(s);
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR MIT) */
+/* BPF-only definitions of sfprof.bpf.c. */
+#ifndef SFPROF_BPF_H
+#define SFPROF_BPF_H
+
+#define SFPROF_PAGE_SIZE 4096u
+/* pages a maximal snapshot can touch: 65528 bytes from an unaligned SP */
+#define SFPROF_STACK_PAGES 17
+
+/* include/linux/sched.h */
+#define PF_KTHREAD 0x00200000
+
+/* arch/x86/entry/syscalls/syscall_64.tbl */
+#define SFPROF_NR_futex 202
+#define SFPROF_NR_futex_waitv 449
+#define SFPROF_NR_futex_wait 455
+
+/* include/uapi/linux/futex.h */
+#define SFPROF_FUTEX_WAIT 0
+#define SFPROF_FUTEX_LOCK_PI 6
+#define SFPROF_FUTEX_WAIT_BITSET 9
+#define SFPROF_FUTEX_WAIT_REQUEUE_PI 11
+#define SFPROF_FUTEX_LOCK_PI2 13
+#define SFPROF_FUTEX_CMD_MASK (~(128 | 256))
+
+enum sfprof_slot_kind {
+	SFPROF_SLOT_CPU = 0,
+	SFPROF_SLOT_FUTEX = 1,
+	SFPROF_SLOT_KINDS = 2,
+};
+
+/* One record under construction: a struct sfprof_event and its stack
+ * (plus a page of slack the verifier needs for the last page copy). */
+struct sfprof_scratch {
+	__u64 busy;
+	__u8 rec[SFPROF_EVENT_HDR_SIZE + SFPROF_STACK_MAX + SFPROF_PAGE_SIZE + 8];
+};
+
+#endif

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture: loads the BPF programs (bpf/sfprof.bpf.c), configures them for
+ * one target process, attaches them, and drains the ring buffer into a
+ * callback, one struct sfprof_event at a time.
+ *
+ *   on-CPU   perf_event program on software cpu-clock, one event per online
+ *            CPU (pid=-1), filtered by tgid in BPF: threads created later
+ *            are covered without following them.
+ *   futex    tp_btf/sys_enter + sys_exit (no tracefs): one event per wait
+ *            of at least min_wait_ns, emitted at syscall exit.
+ *
+ * Wakeups: the perf program never wakes the consumer (a wakeup from that
+ * context cost ~90% of the samples on this kernel, DESIGN.md); capture__poll
+ * drains on a timer and ring_buffer__consume()s every time.
+ *
+ * Ownership: the event passed to the callback points into the ring buffer
+ * and is valid only during the call; copy what you keep.
+ */
+#ifndef SFPROF_CAPTURE_H
+#define SFPROF_CAPTURE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "sfprof_event.h"
+
+#ifndef __cplusplus
+_Static_assert(sizeof(struct sfprof_event) == SFPROF_EVENT_HDR_SIZE,
+	       "struct sfprof_event must match SFPROF_EVENT_HDR_SIZE");
+_Static_assert(sizeof(struct sfprof_regs) == 21 * 8,
+	       "struct sfprof_regs must match struct pt_regs");
+#endif
+
+/*
+ * Consumer interface: called for every record, in ring order. `len` is the
+ * record's length in the ring (>= e->size, a multiple of 8); e->stack_len
+ * bytes of stack follow the header. Return 0 to go on, a negative errno to
+ * stop the capture (capture__run returns it).
+ */
+typedef int (*capture_event_fn)(void *ctx, const struct sfprof_event *e, size_t len);
+
+enum capture_kind {
+	CAPTURE_CPU = 1,
+	CAPTURE_FUTEX = 2,
+};
+
+struct capture_opts {
+	pid_t pid;		/* target process (tgid) */
+	enum capture_kind kind;
+	uint32_t freq;		/* CPU: samples per second (period 1e9/freq ns) */
+	uint32_t stack_size;	/* bytes of user stack per event, <= SFPROF_STACK_MAX */
+	uint64_t min_wait_ns;	/* futex: shorter waits are only counted */
+	uint32_t ring_bytes;	/* ring buffer size, a power of two; 0 = 16 MiB */
+	int kernel_stacks;	/* CPU: collect kernel stack ids (capture__kstack) */
+};
+
+/* Totals: BPF per-CPU counters summed, plus what user space saw. */
+struct capture_stats {
+	uint64_t events_cpu;	   /* cpu records received */
+	uint64_t events_futex;	   /* futex records received */
+	uint64_t futex_wait_ns;	   /* sum of weights of futex records */
+	uint64_t bytes;		   /* record bytes received */
+	uint64_t stack_bytes;	   /* of which stack bytes */
+	uint64_t stack_full;	   /* records whose copy hit --stack-size */
+	uint64_t kernel_mode;	   /* cpu samples taken in the kernel */
+	uint64_t bad_records;	   /* malformed records (size mismatch) */
+	uint64_t bpf[SFPROF_CNT_MAX]; /* enum sfprof_counter, summed over CPUs */
+};
+
+/* Names of the counters as --stats prints them (lost_ringbuf, ...). */
+const char *capture_counter__name(enum sfprof_counter c);
+
+struct capture;
+
+/*
+ * Load, configure and attach for o->pid. Needs CAP_BPF + CAP_PERFMON (or
+ * root). Returns NULL + errno: EPERM (privileges), ESRCH (no such
+ * process), EINVAL (options), others from libbpf/perf_event_open. A
+ * one-line reason is written to `err` (may be NULL).
+ */
+struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
+			     void *ctx, FILE *err);
+void capture__free(struct capture *c); /* detaches; NULL is a no-op */
+
+/*
+ * Wait up to timeout_ms for data, then drain everything pending. Returns
+ * the number of records delivered, or a negative errno (from the callback
+ * or the ring buffer). -EINTR from a signal counts as 0 records.
+ */
+int capture__poll(struct capture *c, int timeout_ms);
+
+/* Drain everything pending without waiting; same returns as capture__poll. */
+int capture__drain(struct capture *c);
+
+/* Why capture__run returned. */
+enum capture_end {
+	CAPTURE_END_STOP = 1,	  /* *stop became nonzero (signal) */
+	CAPTURE_END_DURATION,	  /* duration_ns elapsed */
+	CAPTURE_END_TARGET_EXIT,  /* the target process exited */
+};
+
+struct capture_run_opts {
+	uint64_t duration_ns;		  /* 0 = no limit */
+	volatile sig_atomic_t *stop;	  /* set by a signal handler; may be NULL */
+	int poll_ms;			  /* drain interval; 0 = 50 ms */
+	/* called after every drain (progress line); may be NULL */
+	void (*on_tick)(void *ctx, const struct capture_stats *st);
+	void *tick_ctx;
+};
+
+/*
+ * Drain until stopped, the duration elapses, or the target exits (watched
+ * with a pidfd), then drain what is left. Returns enum capture_end (> 0)
+ * or a negative errno.
+ */
+int capture__run(struct capture *c, const struct capture_run_opts *ro);
+
+/* Counters so far (reads the BPF per-CPU array). 0 or -errno. */
+int capture__stats(struct capture *c, struct capture_stats *st);
+
+/* Sum of the lost_* counters in st. */
+uint64_t capture_stats__lost(const struct capture_stats *st);
+
+/* --stats lines "name: value" for every counter. */
+void capture_stats__print(const struct capture_stats *st, FILE *f);
+
+/*
+ * Kernel stack of a cpu record (e->kstack_id >= 0, kernel_stacks set):
+ * fills up to max instruction pointers, innermost first. Returns the
+ * number written or -errno (-ENOENT: id unknown or evicted).
+ */
+int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max);
+
+/*
+ * Missing privileges for capture, as text ("CAP_BPF and CAP_PERFMON"), or
+ * NULL if the process has them (root or both capabilities).
+ */
+const char *capture__missing_privileges(void);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Subcommands of the sfprof binary. src/main.c dispatches
+ *   sfprof [options] ...        -> cmd_live     (src/main.c)
+ *   sfprof record ...           -> cmd_record   (src/main.c)
+ *   sfprof report ...           -> cmd_report   (src/cmd_report.c)
+ *   sfprof sframe-dump ...      -> cmd_sframe_dump (src/cmd_sframe_dump.c)
+ * Each takes argv with argv[0] the subcommand name and returns the
+ * process exit status (0 ok, 2 bad usage, 1 other failures).
+ */
+#ifndef SFPROF_CMD_H
+#define SFPROF_CMD_H
+
+int cmd_live(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_sframe_dump(int argc, char **argv);
+
+#endif

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sfprof command: subcommand dispatch, the target (-p PID or a
+ * started COMMAND), signals, and the live/record sinks that consume
+ * capture events.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cmd.h"
+#include "options.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* No SA_RESTART: the drain loop's epoll_wait returns at once. */
+static void install_stop_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/*
+ * A sink consumes events during the run and writes its result at the end.
+ * The live and record paths are sinks; the unwinder's stacks pipeline
+ * replaces the leaf-address sink below once it lands.
+ */
+struct sink {
+	capture_event_fn on_event;
+	int (*finish)(void *ctx, const struct sfprof_opts *o, const struct capture_stats *st);
+	void *ctx;
+};
+
+/* ---- raw records to a file (record, and --dump-events for tests) ---- */
+
+/* File: 8-byte magic, then records exactly as they left the ring
+ * (struct sfprof_event, e->size bytes each). */
+#define SFPROF_RAW_MAGIC "SFPREV01"
+
+static FILE *raw_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	if (fwrite(SFPROF_RAW_MAGIC, 8, 1, f) != 1) {
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}
+
+static int raw_write(FILE *f, const struct sfprof_event *e)
+{
+	return fwrite(e, e->size, 1, f) == 1 ? 0 : -EIO;
+}
+
+/* ---- live output until the unwinder lands: one line per leaf address ---- */
+
+struct leaf_count {
+	uint64_t ip;
+	uint64_t weight;
+};
+
+struct leaf_table {
+	struct leaf_count *slots; /* open addressing, ip 0 = empty */
+	size_t cap, used;
+	uint64_t no_ip; /* weight of events without user registers */
+};
+
+static int leaf_table__grow(struct leaf_table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024, i;
+	struct leaf_count *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		size_t j;
+
+		if (!t->slots[i].ip)
+			continue;
+		for (j = (t->slots[i].ip * 0x9e3779b97f4a7c15ull) & (cap - 1); s[j].ip;
+		     j = (j + 1) & (cap - 1))
+			;
+		s[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = s;
+	t->cap = cap;
+	return 0;
+}
+
+static int leaf_table__add(struct leaf_table *t, uint64_t ip, uint64_t w)
+{
+	size_t j;
+
+	if (!ip) {
+		t->no_ip += w;
+		return 0;
+	}
+	if ((t->used + 1) * 2 > t->cap && leaf_table__grow(t))
+		return -ENOMEM;
+	for (j = (ip * 0x9e3779b97f4a7c15ull) & (t->cap - 1);
+	     t->slots[j].ip && t->slots[j].ip != ip; j = (j + 1) & (t->cap - 1))
+		;
+	if (!t->slots[j].ip) {
+		t->slots[j].ip = ip;
+		t->used++;
+	}
+	t->slots[j].weight += w;
+	return 0;
+}
+
+static int cmp_leaf(const void *a, const void *b)
+{
+	const struct leaf_count *x = a, *y = b;
+
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+struct leaf_sink {
+	struct leaf_table t;
+	char comm[32];
+	FILE *dump; /* --dump-events, may be NULL */
+};
+
+static int leaf_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
+{
+	struct leaf_sink *s = ctx;
+	uint64_t ip = (e->flags & SFPROF_EVF_NO_USER_REGS) ? 0 : e->regs.ip;
+
+	(void)len;
+	if (s->dump && raw_write(s->dump, e))
+		return -EIO;
+	if (!s->comm[0])
+		snprintf(s->comm, sizeof(s->comm), "%.*s", SFPROF_COMM_LEN, e->comm);
+	return leaf_table__add(&s->t, ip, e->weight);
+}
+
+/* `comm;0xADDR COUNT`, heaviest first; futex weights in microseconds. */
+static int leaf_sink__finish(void *ctx, const struct sfprof_opts *o,
+			     const struct capture_stats *st)
+{
+	struct leaf_sink *s = ctx;
+	FILE *f = stdout;
+	size_t i, n = 0;
+	int ret = 0;
+
+	(void)st;
+	if (o->output && !(f = fopen(o->output, "w"))) {
+		fprintf(stderr, "sfprof: cannot write %s: %s\n", o->output, strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < s->t.cap; i++)
+		if (s->t.slots[i].ip)
+			s->t.slots[n++] = s->t.slots[i];
+	qsort(s->t.slots, n, sizeof(*s->t.slots), cmp_leaf);
+	for (i = 0; i < n; i++) {
+		uint64_t w = s->t.slots[i].weight;
+
+		if (o->event == SFPROF_SEL_FUTEX)
+			w = (w + 500) / 1000;
+		fprintf(f, "%s;0x%llx %llu\n", s->comm[0] ? s->comm : "?",
+			(unsigned long long)s->t.slots[i].ip, (unsigned long long)w);
+	}
+	if (s->t.no_ip)
+		fprintf(f, "%s;[no_user_regs] %llu\n", s->comm[0] ? s->comm : "?",
+			(unsigned long long)(o->event == SFPROF_SEL_FUTEX ?
+					     (s->t.no_ip + 500) / 1000 : s->t.no_ip));
+	if (fflush(f) || ferror(f))
+		ret = -EIO;
+	if (f != stdout && fclose(f))
+		ret = -EIO;
+	return ret;
+}
+
+/* ---- record: raw events to -o until the capture file format lands ---- */
+
+static int record_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
+{
+	(void)len;
+	return raw_write(ctx, e);
+}
+
+static int record_sink__finish(void *ctx, const struct sfprof_opts *o,
+			       const struct capture_stats *st)
+{
+	(void)o;
+	(void)st;
+	return fflush(ctx) ? -EIO : 0;
+}
+
+/* ---- the target ---- */
+
+struct child {
+	pid_t pid;
+	int go_fd;   /* write one byte: exec */
+	int err_fd;  /* EOF: exec happened; an int: its errno */
+};
+
+/*
+ * Fork COMMAND, held before exec until child_release(), so the programs
+ * are attached before its first instruction.
+ */
+static int child_spawn(char **argv, struct child *ch)
+{
+	int go[2], er[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(er, O_CLOEXEC)) {
+		int ret = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		return ret;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int ret = -errno;
+
+		close(go[0]), close(go[1]), close(er[0]), close(er[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(er[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* sfprof gave up */
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(er[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(er[1]);
+	ch->pid = pid;
+	ch->go_fd = go[1];
+	ch->err_fd = er[0];
+	return 0;
+}
+
+/* Let the child exec; 0 or the exec's -errno. */
+static int child_release(struct child *ch)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(ch->go_fd, "g", 1) != 1)
+		e = errno;
+	close(ch->go_fd);
+	ch->go_fd = -1;
+	if (e)
+		return -e;
+	do
+		n = read(ch->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ch->err_fd);
+	ch->err_fd = -1;
+	return n == (ssize_t)sizeof(e) ? -e : 0;
+}
+
+/* Abandon a held child: closing go_fd makes it exit. */
+static void child_reap(struct child *ch, int kill_it)
+{
+	if (ch->go_fd >= 0)
+		close(ch->go_fd);
+	if (ch->err_fd >= 0)
+		close(ch->err_fd);
+	ch->go_fd = ch->err_fd = -1;
+	if (ch->pid > 0) {
+		if (kill_it)
+			kill(ch->pid, SIGTERM);
+		while (waitpid(ch->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		ch->pid = 0;
+	}
+}
+
+/* Load, attach, run, drain; the sink gets every event. Returns the exit status. */
+static int profile_target(struct sfprof_opts *o, struct sink *sink)
+{
+	struct capture_opts co = {
+		.kind = o->event == SFPROF_SEL_FUTEX ? CAPTURE_FUTEX : CAPTURE_CPU,
+		.freq = o->freq,
+		.stack_size = o->stack_size,
+		.min_wait_ns = o->min_wait_us * 1000,
+		.ring_bytes = o->ring_mb << 20,
+		.kernel_stacks = o->kernel,
+	};
+	struct capture_run_opts ro = { .duration_ns = o->duration_ns, .stop = &stop_requested };
+	struct child ch = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	struct capture_stats st;
+	struct capture *c = NULL;
+	int ret, why, status = 1;
+
+	if (o->pid) {
+		if (kill(o->pid, 0) && errno == ESRCH) {
+			fprintf(stderr, "sfprof: no such process: %d\n", (int)o->pid);
+			return SFPROF_EXIT_USAGE;
+		}
+		co.pid = o->pid;
+	} else {
+		const char *missing = capture__missing_privileges();
+
+		/* say it before starting anything */
+		if (missing) {
+			fprintf(stderr, "sfprof: profiling needs %s\n", missing);
+			return 1;
+		}
+		ret = child_spawn(o->command, &ch);
+		if (ret) {
+			fprintf(stderr, "sfprof: cannot start %s: %s\n", o->command[0], strerror(-ret));
+			return 1;
+		}
+		co.pid = ch.pid;
+	}
+
+	install_stop_handlers();
+	c = capture__new(&co, sink->on_event, sink->ctx, stderr);
+	if (!c) {
+		status = errno == ESRCH ? SFPROF_EXIT_USAGE : 1;
+		goto out;
+	}
+	if (ch.pid) {
+		ret = child_release(&ch);
+		if (ret) {
+			fprintf(stderr, "sfprof: cannot run '%s': %s\n", o->command[0], strerror(-ret));
+			status = SFPROF_EXIT_USAGE;
+			goto out;
+		}
+	}
+
+	why = capture__run(c, &ro);
+	if (why < 0) {
+		fprintf(stderr, "sfprof: capture failed: %s\n", strerror(-why));
+		/* still write what was collected */
+	}
+	ret = capture__stats(c, &st);
+	if (ret)
+		fprintf(stderr, "sfprof: reading counters: %s\n", strerror(-ret));
+	ret = sink->finish(sink->ctx, o, &st);
+	if (ret)
+		fprintf(stderr, "sfprof: writing the output: %s\n", strerror(-ret));
+	if (o->stats)
+		capture_stats__print(&st, stderr);
+	status = (why < 0 || ret) ? 1 : 0;
+out:
+	capture__free(c);
+	/* a started COMMAND ends with the profile: stop it if still running */
+	child_reap(&ch, 1);
+	return status;
+}
+
+int cmd_live(int argc, char **argv)
+{
+	struct sfprof_opts o;
+	struct leaf_sink ls;
+	struct sink sink = { leaf_sink__event, leaf_sink__finish, &ls };
+	int status;
+
+	sfprof_opts__init(&o, SFPROF_CMD_LIVE);
+	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
+		return SFPROF_EXIT_USAGE;
+	if (o.help)
+		return 0;
+	memset(&ls, 0, sizeof(ls));
+	if (o.dump_events && !(ls.dump = raw_open(o.dump_events))) {
+		fprintf(stderr, "sfprof: cannot write %s: %s\n", o.dump_events, strerror(errno));
+		return 1;
+	}
+	status = profile_target(&o, &sink);
+	if (ls.dump && fclose(ls.dump) && !status) {
+		fprintf(stderr, "sfprof: writing %s: %s\n", o.dump_events, strerror(errno));
+		status = 1;
+	}
+	free(ls.t.slots);
+	return status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct sfprof_opts o;
+	struct sink sink = { record_sink__event, record_sink__finish, NULL };
+	FILE *f;
+	int status;
+
+	sfprof_opts__init(&o, SFPROF_CMD_RECORD);
+	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
+		return SFPROF_EXIT_USAGE;
+	if (o.help)
+		return 0;
+	/* raw stacks can hold secrets: 0600 */
+	f = raw_open(o.output);
+	if (!f) {
+		fprintf(stderr, "sfprof: cannot write %s: %s\n", o.output, strerror(errno));
+		return 1;
+	}
+	sink.ctx = f;
+	status = profile_target(&o, &sink);
+	if (fclose(f) && !status) {
+		fprintf(stderr, "sfprof: writing %s: %s\n", o.output, strerror(errno));
+		status = 1;
+	}
+	return status;
+}
+
+struct subcmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+/* Subcommands whose owners have landed them; add a line when yours links. */
+static const struct subcmd subcmds[] = {
+	{ "record", cmd_record },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc >= 2) {
+		for (i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
+			if (!strcmp(argv[1], subcmds[i].name))
+				return subcmds[i].fn(argc - 1, argv + 1);
+	}
+	return cmd_live(argc, argv);
+}

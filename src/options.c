@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/* sfprof's command line: argv -> struct sfprof_opts. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "sfprof_event.h"
+
+enum {
+	OPT_MIN_WAIT = 0x100,
+	OPT_STACK_SIZE,
+	OPT_STATS,
+	OPT_KERNEL,
+	OPT_NO_DEMANGLE,
+	OPT_BY_LOCK,
+	OPT_PER_THREAD,
+	OPT_QUIET,
+	OPT_DUMP_EVENTS,
+	OPT_RING_MB,
+};
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
+	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "by-lock", no_argument, NULL, OPT_BY_LOCK },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "help", no_argument, NULL, 'h' },
+	/* hidden, for tests: raw records to a file; ring buffer size */
+	{ "dump-events", required_argument, NULL, OPT_DUMP_EVENTS },
+	{ "ring-mb", required_argument, NULL, OPT_RING_MB },
+	{ NULL, 0, NULL, 0 },
+};
+
+void sfprof_opts__init(struct sfprof_opts *o, enum sfprof_subcmd cmd)
+{
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	o->event = SFPROF_SEL_CPU;
+	o->freq = SFPROF_DEFAULT_HZ;
+	o->min_wait_us = SFPROF_DEFAULT_MIN_WAIT_US;
+	o->stack_size = SFPROF_STACK_DEFAULT;
+	o->format = PROFILE_FMT_AUTO;
+	o->ring_mb = 16;
+}
+
+void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
+{
+	if (cmd == SFPROF_CMD_REPORT) {
+		fprintf(f,
+			"usage: sfprof report [options] FILE\n"
+			"Unwind a capture written by `sfprof record` into a profile.\n");
+	} else if (cmd == SFPROF_CMD_RECORD) {
+		fprintf(f,
+			"usage: sfprof record -o FILE [options] (-p PID | -- COMMAND [ARGS...])\n"
+			"Capture raw events to FILE (mode 0600) for `sfprof report`.\n");
+	} else {
+		fprintf(f,
+			"usage: sfprof [options] (-p PID | -- COMMAND [ARGS...])\n"
+			"       sfprof record -o FILE [options] (-p PID | -- COMMAND [ARGS...])\n"
+			"       sfprof report [options] FILE\n"
+			"       sfprof sframe-dump [options] FILE\n"
+			"Profile a process: on-CPU samples or futex (lock) waits, unwound with SFrame.\n");
+	}
+	fprintf(f,
+		"\nOptions:\n"
+		"  -e, --event cpu|futex   what to measure (default: cpu)\n"
+		"  -F, --freq HZ           on-CPU samples per second per thread (default: %u)\n"
+		"  -d, --duration SEC      stop after SEC seconds (default: until the target\n"
+		"                          exits or SIGINT/SIGTERM)\n"
+		"      --min-wait USEC     record futex waits of at least USEC (default: %u)\n"
+		"      --stack-size BYTES  user stack bytes copied per event (default: %u,\n"
+		"                          max %u)\n"
+		"  -o, --output FILE       write the profile to FILE (default: stdout)\n"
+		"  -f, --format FMT        folded|svg|pprof (default: by -o extension, else folded)\n"
+		"      --stats             print counters on stderr at the end (name: value)\n"
+		"  -p, --pid PID           profile this process (all its threads)\n"
+		"      --kernel            add kernel stacks (frames suffixed _[k])\n"
+		"      --no-demangle       keep C++ names mangled\n"
+		"      --by-lock           futex: root each stack at its lock address\n"
+		"      --per-thread        root each stack at comm-pid/tid (default: comm)\n"
+		"      --quiet             no progress line on a terminal\n"
+		"  -h, --help              this help\n",
+		SFPROF_DEFAULT_HZ, SFPROF_DEFAULT_MIN_WAIT_US, SFPROF_STACK_DEFAULT,
+		SFPROF_STACK_MAX);
+}
+
+/* Whole-string unsigned decimal in [min, max]; 0 or -EINVAL. */
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	double v;
+	char *end;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 1e7)
+		return -EINVAL;
+	*ns = (uint64_t)(v * 1e9);
+	return *ns ? 0 : -EINVAL;
+}
+
+#define BAD(...)                                                               \
+	do {                                                                   \
+		fprintf(err, "sfprof: " __VA_ARGS__);                          \
+		fputc('\n', err);                                              \
+		return -EINVAL;                                                \
+	} while (0)
+
+int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
+		       FILE *out, FILE *err)
+{
+	uint64_t v;
+	int c;
+
+	opterr = 0;
+	optind = 0; /* full re-initialisation in glibc: parse may run twice */
+	/* '+': stop at the first non-option, so COMMAND keeps its own options */
+	while ((c = getopt_long(argc, argv, "+:e:F:d:o:f:p:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (!strcmp(optarg, "cpu"))
+				o->event = SFPROF_SEL_CPU;
+			else if (!strcmp(optarg, "futex"))
+				o->event = SFPROF_SEL_FUTEX;
+			else
+				BAD("-e: unknown event '%s' (expected cpu or futex)", optarg);
+			break;
+		case 'F':
+			if (parse_u64(optarg, 1, SFPROF_MAX_HZ, &v))
+				BAD("-F: frequency must be an integer from 1 to %u, got '%s'",
+				    SFPROF_MAX_HZ, optarg);
+			o->freq = (uint32_t)v;
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &o->duration_ns))
+				BAD("-d: duration must be a positive number of seconds, got '%s'",
+				    optarg);
+			break;
+		case OPT_MIN_WAIT:
+			if (parse_u64(optarg, 0, UINT64_MAX / 1000, &v))
+				BAD("--min-wait: expected microseconds (an integer >= 0), got '%s'",
+				    optarg);
+			o->min_wait_us = v;
+			break;
+		case OPT_STACK_SIZE:
+			if (parse_u64(optarg, 0, SFPROF_STACK_MAX, &v))
+				BAD("--stack-size: expected bytes from 0 to %u, got '%s'",
+				    SFPROF_STACK_MAX, optarg);
+			o->stack_size = (uint32_t)v;
+			break;
+		case 'o':
+			if (!optarg[0])
+				BAD("-o: empty file name");
+			o->output = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "folded"))
+				o->format = PROFILE_FMT_FOLDED;
+			else if (!strcmp(optarg, "svg"))
+				o->format = PROFILE_FMT_SVG;
+			else if (!strcmp(optarg, "pprof"))
+				o->format = PROFILE_FMT_PPROF;
+			else
+				BAD("-f: unknown format '%s' (expected folded, svg or pprof)", optarg);
+			break;
+		case 'p':
+			if (parse_u64(optarg, 1, INT_MAX, &v))
+				BAD("-p: expected a process ID (a positive integer), got '%s'", optarg);
+			o->pid = (pid_t)v;
+			break;
+		case OPT_STATS: o->stats = 1; break;
+		case OPT_KERNEL: o->kernel = 1; break;
+		case OPT_NO_DEMANGLE: o->no_demangle = 1; break;
+		case OPT_BY_LOCK: o->by_lock = 1; break;
+		case OPT_PER_THREAD: o->per_thread = 1; break;
+		case OPT_QUIET: o->quiet = 1; break;
+		case OPT_DUMP_EVENTS: o->dump_events = optarg; break;
+		case OPT_RING_MB:
+			if (parse_u64(optarg, 1, 1024, &v) || (v & (v - 1)))
+				BAD("--ring-mb: expected a power of two from 1 to 1024, got '%s'",
+				    optarg);
+			o->ring_mb = (uint32_t)v;
+			break;
+		case 'h':
+			sfprof_opts__usage(o->cmd, out);
+			o->help = 1;
+			return 0;
+		case ':':
+			BAD("option '%s' needs a value (see --help)", argv[optind - 1]);
+		default:
+			if (optopt)
+				BAD("unknown option '-%c' (see --help)", optopt);
+			BAD("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+
+	if (o->cmd == SFPROF_CMD_REPORT) {
+		if (optind != argc - 1)
+			BAD("report: expected one capture FILE (see --help)");
+		o->input = argv[optind];
+		return 0;
+	}
+	if (optind < argc) {
+		o->command = &argv[optind];
+		o->command_argc = argc - optind;
+	}
+	if (o->pid && o->command)
+		BAD("give either -p PID or -- COMMAND, not both");
+	if (!o->pid && !o->command)
+		BAD("no target: give -p PID or -- COMMAND (see --help)");
+	if (o->cmd == SFPROF_CMD_RECORD && !o->output)
+		BAD("record: -o FILE is required");
+	return 0;
+}

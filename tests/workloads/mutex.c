@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Lock waits with a known total: thread A holds a mutex for HOLD_MS
+ * (default 100), ROUNDS times (default 10), while thread B waits for it.
+ *   mutex [ROUNDS [HOLD_MS]]
+ * The handshakes spin on atomics and sleep with nanosleep, never futex,
+ * so B's only futex waits are the mutex ones. Prints "waiter_tid TID",
+ * "holder_tid TID" and, at the end, "waited_ns N" (B's own measurement).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int round_held = -1; /* round A holds the lock in */
+static atomic_int round_done = -1; /* round B got the lock in */
+static int rounds = 10, hold_ms = 100;
+static long long waited_ns;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void nap_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+__attribute__((noinline)) static void *holder(void *arg)
+{
+	(void)arg;
+	printf("holder_tid %ld\n", (long)syscall(SYS_gettid));
+	fflush(stdout);
+	for (int r = 0; r < rounds; r++) {
+		pthread_mutex_lock(&lock);
+		atomic_store(&round_held, r);
+		nap_us(hold_ms * 1000L);
+		pthread_mutex_unlock(&lock);
+		while (atomic_load(&round_done) < r)
+			nap_us(200);
+	}
+	return NULL;
+}
+
+__attribute__((noinline)) static void *waiter(void *arg)
+{
+	(void)arg;
+	printf("waiter_tid %ld\n", (long)syscall(SYS_gettid));
+	fflush(stdout);
+	for (int r = 0; r < rounds; r++) {
+		long long t0;
+
+		while (atomic_load(&round_held) < r)
+			nap_us(200);
+		t0 = now_ns();
+		pthread_mutex_lock(&lock);
+		waited_ns += now_ns() - t0;
+		pthread_mutex_unlock(&lock);
+		atomic_store(&round_done, r);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t a, b;
+
+	if (argc > 1)
+		rounds = atoi(argv[1]);
+	if (argc > 2)
+		hold_ms = atoi(argv[2]);
+	pthread_create(&b, NULL, waiter, NULL);
+	pthread_create(&a, NULL, holder, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("waited_ns %lld\n", waited_ns);
+	return 0;
+}
