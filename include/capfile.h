@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture files: what `sfprof record` writes and `sfprof report` reads.
+ *
+ * Layout (all integers little-endian, every record 8-byte aligned):
+ *
+ *   file header, 16 bytes:  magic "SFPROFCA", u32 version (1), u32 flags (0)
+ *   records:                u32 type, u32 len, len payload bytes, zero
+ *                           padding to a multiple of 8
+ *
+ * Records (unknown types are skipped, so readers survive additions):
+ *   META     first record. "key\0value\0" pairs: host, kernel, clock,
+ *            start_mono_ns, start_unix_ns, event, hz, stack_size, pid,
+ *            command, sfprof_version, arch, event_hdr_size. Self-describing:
+ *            a reader prints or ignores keys it does not know.
+ *   MAPPING  one executable mapping of a process and the time (the
+ *            CLOCK_MONOTONIC of the events) it was seen: fixed fields, then
+ *            build-id bytes, then the path. Written before the first event
+ *            that needs it.
+ *   EVENT    one struct sfprof_event exactly as the ring buffer gave it
+ *            (header + stack_len stack bytes).
+ *   KSTACK   a kernel stack referenced by events' kstack_id: id, ips.
+ *   KSYM     kernel symbols for KSTACK frames: address, name.
+ *   STATS    "key\0value\0" pairs: the counters of the run (lost_*, ...).
+ *   END      record and event counts: present when record finished cleanly.
+ *
+ * The file is created with mode 0600: raw stacks may hold secrets.
+ *
+ * The reader validates every length and field before use; a truncated or
+ * corrupt file yields every record before the damage, then an error with
+ * the offset and what was wrong (capfile_reader__error()).
+ *
+ * Ownership: pointers in a struct capfile_record point into the reader's
+ * buffer and live until the next capfile_reader__next() or __free().
+ */
+#ifndef SFPROF_CAPFILE_H
+#define SFPROF_CAPFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "proc.h" /* struct proc_mapping_rec */
+#include "sfprof_event.h"
+
+#define CAPFILE_MAGIC "SFPROFCA"
+#define CAPFILE_VERSION 1u
+#define CAPFILE_HDR_SIZE 16u
+/* No record is larger: an event is at most 248 + 65528 bytes. */
+#define CAPFILE_REC_MAX (1u << 20)
+#define CAPFILE_KSTACK_MAX 128u
+
+enum capfile_rec_type {
+	CAPFILE_REC_META = 1,
+	CAPFILE_REC_MAPPING = 2,
+	CAPFILE_REC_EVENT = 3,
+	CAPFILE_REC_KSTACK = 4,
+	CAPFILE_REC_KSYM = 5,
+	CAPFILE_REC_STATS = 6,
+	CAPFILE_REC_END = 7,
+};
+
+/* Errors (negative returns), besides -errno. */
+enum capfile_error {
+	CAPFILE_E_MAGIC = 2000, /* not a capture file */
+	CAPFILE_E_VERSION,	/* a version this sfprof cannot read */
+	CAPFILE_E_TRUNCATED,	/* the file ends inside a record */
+	CAPFILE_E_CORRUPT,	/* a length or field is impossible */
+	CAPFILE_E_NO_META,	/* the first record is not META */
+};
+const char *capfile_strerror(int err);
+
+/* A key/value list (META, STATS); strings live in the record payload. */
+struct capfile_kv {
+	const char *key, *value;
+};
+#define CAPFILE_KV_MAX 64
+
+struct capfile_record {
+	uint32_t type; /* enum capfile_rec_type; others are skipped */
+	uint64_t offset; /* in the file, of the record header */
+	union {
+		struct { /* META, STATS */
+			struct capfile_kv kv[CAPFILE_KV_MAX];
+			size_t nr_kv;
+		} kv;
+		struct { /* MAPPING; m.path is NUL-terminated */
+			uint32_t pid;
+			uint64_t ts_ns;
+			struct proc_mapping_rec m;
+		} mapping;
+		struct { /* EVENT: e->size bytes, validated, 8-aligned */
+			const struct sfprof_event *e;
+		} event;
+		struct { /* KSTACK */
+			int32_t id;
+			uint32_t nr;
+			const uint64_t *ips; /* may be unaligned: use memcpy */
+		} kstack;
+		struct { /* KSYM */
+			uint64_t addr;
+			const char *name;
+		} ksym;
+		struct { /* END */
+			uint64_t nr_records, nr_events;
+		} end;
+	};
+};
+
+/* The META keys this sfprof writes, parsed (strings: "" when absent). */
+struct capfile_meta {
+	const char *host, *kernel, *clock, *event, *command, *arch;
+	const char *sfprof_version;
+	uint64_t start_mono_ns, start_unix_ns;
+	uint32_t hz, stack_size, pid, event_hdr_size;
+};
+
+/* ---- writer ---- */
+
+struct capfile_writer;
+
+/*
+ * Create `path` (mode 0600, replacing an existing file) and write the
+ * header and META (host, kernel release, arch, clock and sfprof_version
+ * are filled in here; the other fields from meta). NULL + errno.
+ */
+struct capfile_writer *capfile_writer__create(const char *path,
+					      const struct capfile_meta *meta);
+int capfile_writer__mapping(struct capfile_writer *w, uint32_t pid,
+			    uint64_t ts_ns, const struct proc_mapping_rec *m);
+/* e->size bytes (header + stack); -EINVAL when e's lengths disagree. */
+int capfile_writer__event(struct capfile_writer *w, const struct sfprof_event *e);
+int capfile_writer__kstack(struct capfile_writer *w, int32_t id,
+			   const uint64_t *ips, uint32_t nr);
+int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
+			 const char *name);
+int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
+			  size_t nr);
+/* Write END, flush and close; 0 or -errno (a write error anywhere before
+ * is reported here too). Frees w in every case. */
+int capfile_writer__close(struct capfile_writer *w);
+uint64_t capfile_writer__events(const struct capfile_writer *w);
+
+/* ---- reader ---- */
+
+struct capfile_reader;
+
+/* Open a file and check its header and META. NULL + errno; *err gets a
+ * negative capfile error or -errno when err is non-NULL. */
+struct capfile_reader *capfile_reader__open(const char *path, int *err);
+/* Same over bytes in memory (fuzzing, tests); data must outlive r. */
+struct capfile_reader *capfile_reader__new_mem(const void *data, size_t len,
+					       int *err);
+void capfile_reader__free(struct capfile_reader *r);
+
+const struct capfile_meta *capfile_reader__meta(const struct capfile_reader *r);
+/* META pairs as stored (unknown keys included). */
+const struct capfile_kv *capfile_reader__meta_kv(const struct capfile_reader *r,
+						 size_t *nr);
+
+/*
+ * Next record: 1 with *rec, 0 at a clean end (END seen and nothing after
+ * it, or end of file), or a negative error: the file is damaged at
+ * rec->offset; capfile_reader__error() says how. Reading stops there.
+ */
+int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec);
+
+/* "offset N: ..." for the last error, "" when none. */
+const char *capfile_reader__error(const struct capfile_reader *r);
+/* Whether an END record was read (a clean, complete capture). */
+int capfile_reader__complete(const struct capfile_reader *r);
+uint64_t capfile_reader__records(const struct capfile_reader *r);
+
+#endif

@@ -1,0 +1,771 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Capture file writer and reader; the format is described in
+ * include/capfile.h. The reader treats the file as hostile: every length
+ * is checked before it is used, and damage ends the read with a message
+ * that names the offset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "capfile.h"
+
+#define SFPROF_VERSION_STR "0.1"
+#define MAPPING_FIXED 64u
+#define PATH_MAX_LEN 4096u
+
+static size_t pad8(size_t n)
+{
+	return (8 - (n & 7)) & 7;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+const char *capfile_strerror(int err)
+{
+	switch (-err) {
+	case CAPFILE_E_MAGIC:
+		return "not an sfprof capture file (bad magic)";
+	case CAPFILE_E_VERSION:
+		return "unsupported capture file version";
+	case CAPFILE_E_TRUNCATED:
+		return "capture file is truncated";
+	case CAPFILE_E_CORRUPT:
+		return "capture file is corrupt";
+	case CAPFILE_E_NO_META:
+		return "capture file has no META record";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* ------------------------------------------------------------ writer */
+
+struct capfile_writer {
+	FILE *f;
+	int err;
+	uint64_t records, events;
+};
+
+static void w_record(struct capfile_writer *w, uint32_t type,
+		     const void *a, size_t alen, const void *b, size_t blen,
+		     const void *c, size_t clen)
+{
+	static const uint8_t zeros[8];
+	uint8_t hdr[8];
+	size_t len = alen + blen + clen;
+
+	if (w->err)
+		return;
+	if (len > CAPFILE_REC_MAX) {
+		w->err = -E2BIG;
+		return;
+	}
+	put32(hdr, type);
+	put32(hdr + 4, (uint32_t)len);
+	if (fwrite(hdr, 1, 8, w->f) != 8 ||
+	    (alen && fwrite(a, 1, alen, w->f) != alen) ||
+	    (blen && fwrite(b, 1, blen, w->f) != blen) ||
+	    (clen && fwrite(c, 1, clen, w->f) != clen) ||
+	    fwrite(zeros, 1, pad8(len), w->f) != pad8(len)) {
+		w->err = errno ? -errno : -EIO;
+		return;
+	}
+	w->records++;
+}
+
+/* "k\0v\0" pairs into a malloc()ed buffer. */
+static int kv_encode(const struct capfile_kv *kv, size_t nr, char **out,
+		     size_t *len)
+{
+	size_t n = 0, off = 0;
+	char *buf;
+
+	for (size_t i = 0; i < nr; i++)
+		n += strlen(kv[i].key) + strlen(kv[i].value ? kv[i].value : "") + 2;
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		const char *v = kv[i].value ? kv[i].value : "";
+		size_t kl = strlen(kv[i].key) + 1, vl = strlen(v) + 1;
+		memcpy(buf + off, kv[i].key, kl);
+		off += kl;
+		memcpy(buf + off, v, vl);
+		off += vl;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static void w_kv(struct capfile_writer *w, uint32_t type,
+		 const struct capfile_kv *kv, size_t nr)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (w->err)
+		return;
+	err = kv_encode(kv, nr, &buf, &len);
+	if (err) {
+		w->err = err;
+		return;
+	}
+	w_record(w, type, buf, len, NULL, 0, NULL, 0);
+	free(buf);
+}
+
+struct capfile_writer *capfile_writer__create(const char *path,
+					      const struct capfile_meta *meta)
+{
+	struct capfile_writer *w = NULL;
+	struct utsname u;
+	char num[6][24];
+	uint8_t hdr[CAPFILE_HDR_SIZE];
+	int fd = -1, err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	/* 0600 from the start: stacks may hold secrets. An existing file
+	 * keeps its mode across O_TRUNC, hence the fchmod. */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd < 0)
+		goto err_out;
+	if (fchmod(fd, 0600) != 0)
+		goto err_out;
+	w->f = fdopen(fd, "wb");
+	if (!w->f)
+		goto err_out;
+	fd = -1;
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+
+	memcpy(hdr, CAPFILE_MAGIC, 8);
+	put32(hdr + 8, CAPFILE_VERSION);
+	put32(hdr + 12, 0);
+	if (fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr))
+		goto err_out;
+
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	snprintf(num[0], sizeof(num[0]), "%" PRIu64, meta->start_mono_ns);
+	snprintf(num[1], sizeof(num[1]), "%" PRIu64, meta->start_unix_ns);
+	snprintf(num[2], sizeof(num[2]), "%" PRIu32, meta->hz);
+	snprintf(num[3], sizeof(num[3]), "%" PRIu32, meta->stack_size);
+	snprintf(num[4], sizeof(num[4]), "%" PRIu32, meta->pid);
+	snprintf(num[5], sizeof(num[5]), "%u", SFPROF_EVENT_HDR_SIZE);
+	struct capfile_kv kv[] = {
+		{ "host", u.nodename },
+		{ "kernel", u.release },
+		{ "arch", u.machine },
+		{ "clock", "CLOCK_MONOTONIC" },
+		{ "sfprof_version", SFPROF_VERSION_STR },
+		{ "event", meta->event ? meta->event : "" },
+		{ "command", meta->command ? meta->command : "" },
+		{ "start_mono_ns", num[0] },
+		{ "start_unix_ns", num[1] },
+		{ "hz", num[2] },
+		{ "stack_size", num[3] },
+		{ "pid", num[4] },
+		{ "event_hdr_size", num[5] },
+	};
+	w_kv(w, CAPFILE_REC_META, kv, sizeof(kv) / sizeof(kv[0]));
+	if (w->err) {
+		errno = -w->err;
+		goto err_out;
+	}
+	return w;
+
+err_out:
+	err = errno ? errno : EIO;
+	if (w->f)
+		fclose(w->f);
+	if (fd >= 0)
+		close(fd);
+	free(w);
+	errno = err;
+	return NULL;
+}
+
+int capfile_writer__mapping(struct capfile_writer *w, uint32_t pid,
+			    uint64_t ts_ns, const struct proc_mapping_rec *m)
+{
+	uint8_t fixed[MAPPING_FIXED];
+	const char *path = m->path ? m->path : "";
+	size_t plen = strlen(path);
+	uint32_t blen = m->build_id_len;
+
+	if (blen > ELFREAD_BUILD_ID_MAX || plen == 0 || plen > PATH_MAX_LEN)
+		return -EINVAL;
+	put32(fixed, pid);
+	put32(fixed + 4, m->prot);
+	put64(fixed + 8, ts_ns);
+	put64(fixed + 16, m->start);
+	put64(fixed + 24, m->end);
+	put64(fixed + 32, m->offset);
+	put64(fixed + 40, m->inode);
+	put32(fixed + 48, m->dev_major);
+	put32(fixed + 52, m->dev_minor);
+	put32(fixed + 56, blen);
+	put32(fixed + 60, (uint32_t)plen);
+	w_record(w, CAPFILE_REC_MAPPING, fixed, sizeof(fixed), m->build_id,
+		 blen, path, plen);
+	return w->err;
+}
+
+int capfile_writer__event(struct capfile_writer *w, const struct sfprof_event *e)
+{
+	if (e->size < SFPROF_EVENT_HDR_SIZE ||
+	    e->stack_len > SFPROF_STACK_MAX ||
+	    e->size < SFPROF_EVENT_HDR_SIZE + e->stack_len)
+		return -EINVAL;
+	w_record(w, CAPFILE_REC_EVENT, e, e->size, NULL, 0, NULL, 0);
+	if (!w->err)
+		w->events++;
+	return w->err;
+}
+
+int capfile_writer__kstack(struct capfile_writer *w, int32_t id,
+			   const uint64_t *ips, uint32_t nr)
+{
+	uint8_t hdr[8];
+
+	if (nr > CAPFILE_KSTACK_MAX)
+		nr = CAPFILE_KSTACK_MAX;
+	put32(hdr, (uint32_t)id);
+	put32(hdr + 4, nr);
+	w_record(w, CAPFILE_REC_KSTACK, hdr, 8, ips, (size_t)nr * 8, NULL, 0);
+	return w->err;
+}
+
+int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
+			 const char *name)
+{
+	uint8_t a[8];
+	size_t n = strlen(name);
+
+	if (n == 0 || n > PATH_MAX_LEN)
+		return -EINVAL;
+	put64(a, addr);
+	w_record(w, CAPFILE_REC_KSYM, a, 8, name, n, NULL, 0);
+	return w->err;
+}
+
+int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
+			  size_t nr)
+{
+	if (nr > CAPFILE_KV_MAX)
+		return -EINVAL;
+	w_kv(w, CAPFILE_REC_STATS, kv, nr);
+	return w->err;
+}
+
+uint64_t capfile_writer__events(const struct capfile_writer *w)
+{
+	return w->events;
+}
+
+int capfile_writer__close(struct capfile_writer *w)
+{
+	uint8_t end[16];
+	int err;
+
+	if (!w)
+		return 0;
+	put64(end, w->records + 1);
+	put64(end + 8, w->events);
+	w_record(w, CAPFILE_REC_END, end, sizeof(end), NULL, 0, NULL, 0);
+	err = w->err;
+	if (fflush(w->f) != 0 && !err)
+		err = errno ? -errno : -EIO;
+	if (fsync(fileno(w->f)) != 0 && !err && errno != EINVAL)
+		err = -errno;
+	if (fclose(w->f) != 0 && !err)
+		err = errno ? -errno : -EIO;
+	free(w);
+	return err;
+}
+
+/* ------------------------------------------------------------ reader */
+
+struct capfile_reader {
+	FILE *f;		  /* file source, or NULL */
+	const uint8_t *mem;	  /* memory source */
+	size_t mem_len, mem_pos;
+	uint64_t pos;		  /* file offset of the next byte */
+	uint8_t *buf;		  /* current payload (+1 for a NUL) */
+	size_t cap;
+	char *meta_buf;		  /* META payload, kept */
+	struct capfile_kv meta_kv[CAPFILE_KV_MAX];
+	size_t nr_meta_kv;
+	struct capfile_meta meta;
+	uint64_t records;
+	int ended, failed, complete;
+	char err[256];
+};
+
+static size_t r_read(struct capfile_reader *r, void *dst, size_t n)
+{
+	size_t got;
+
+	if (r->f) {
+		got = fread(dst, 1, n, r->f);
+	} else {
+		got = r->mem_len - r->mem_pos;
+		if (got > n)
+			got = n;
+		if (got)
+			memcpy(dst, r->mem + r->mem_pos, got);
+		r->mem_pos += got;
+	}
+	r->pos += got;
+	return got;
+}
+
+static int r_fail(struct capfile_reader *r, int err, uint64_t off,
+		  const char *fmt, ...)
+{
+	char detail[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	snprintf(r->err, sizeof(r->err),
+		 "%s at offset %" PRIu64 " (after %" PRIu64 " records): %s",
+		 capfile_strerror(err), off, r->records, detail);
+	r->failed = err;
+	return err;
+}
+
+/* Parse "k\0v\0..." into kv (pointers into p, which must end in NUL). */
+static int kv_parse(const char *p, size_t len, struct capfile_kv *kv,
+		    size_t *nr)
+{
+	size_t off = 0, n = 0;
+
+	*nr = 0;
+	if (len == 0)
+		return 0;
+	if (p[len - 1] != '\0')
+		return -1;
+	while (off < len) {
+		const char *k = p + off, *v;
+		off += strlen(k) + 1;
+		if (off >= len)
+			return -1; /* key without a value */
+		v = p + off;
+		off += strlen(v) + 1;
+		if (n < CAPFILE_KV_MAX) {
+			kv[n].key = k;
+			kv[n].value = v;
+			n++;
+		}
+	}
+	*nr = n;
+	return 0;
+}
+
+static const char *kv_get(const struct capfile_kv *kv, size_t nr,
+			  const char *key)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (strcmp(kv[i].key, key) == 0)
+			return kv[i].value;
+	return "";
+}
+
+static uint64_t num(const char *s)
+{
+	return strtoull(s, NULL, 10);
+}
+
+static int reserve(struct capfile_reader *r, size_t n)
+{
+	uint8_t *nb;
+
+	if (n + 1 <= r->cap)
+		return 0;
+	nb = realloc(r->buf, n + 1);
+	if (!nb)
+		return -ENOMEM;
+	r->buf = nb;
+	r->cap = n + 1;
+	return 0;
+}
+
+/*
+ * Read one record into r->buf: 1 with type/len/offset, 0 at EOF on a
+ * record boundary, or a negative error.
+ */
+static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
+		    uint64_t *off)
+{
+	uint8_t hdr[8], pad[8];
+	size_t got, p;
+
+	*off = r->pos;
+	got = r_read(r, hdr, 8);
+	if (got == 0)
+		return 0;
+	if (got < 8)
+		return r_fail(r, -CAPFILE_E_TRUNCATED, *off,
+			      "record header cut after %zu of 8 bytes", got);
+	*type = get32(hdr);
+	*len = get32(hdr + 4);
+	if (*len > CAPFILE_REC_MAX)
+		return r_fail(r, -CAPFILE_E_CORRUPT, *off,
+			      "record length %u exceeds %u", *len,
+			      CAPFILE_REC_MAX);
+	if (reserve(r, *len))
+		return r_fail(r, -ENOMEM, *off, "no memory for %u bytes", *len);
+	got = r_read(r, r->buf, *len);
+	if (got < *len)
+		return r_fail(r, -CAPFILE_E_TRUNCATED, *off,
+			      "record type %u cut after %zu of %u bytes",
+			      *type, got, *len);
+	r->buf[*len] = 0;
+	p = pad8(*len);
+	if (p && r_read(r, pad, p) < p) {
+		/* a file cut inside the padding still holds the whole record */
+	}
+	return 1;
+}
+
+static int parse_meta(struct capfile_reader *r, uint32_t len, uint64_t off)
+{
+	const struct capfile_kv *kv = r->meta_kv;
+	size_t n;
+
+	r->meta_buf = malloc(len + 1);
+	if (!r->meta_buf)
+		return r_fail(r, -ENOMEM, off, "no memory");
+	memcpy(r->meta_buf, r->buf, len + 1);
+	if (kv_parse(r->meta_buf, len, r->meta_kv, &r->nr_meta_kv))
+		return r_fail(r, -CAPFILE_E_CORRUPT, off,
+			      "META is not a list of key/value strings");
+	n = r->nr_meta_kv;
+	r->meta.host = kv_get(kv, n, "host");
+	r->meta.kernel = kv_get(kv, n, "kernel");
+	r->meta.clock = kv_get(kv, n, "clock");
+	r->meta.event = kv_get(kv, n, "event");
+	r->meta.command = kv_get(kv, n, "command");
+	r->meta.arch = kv_get(kv, n, "arch");
+	r->meta.sfprof_version = kv_get(kv, n, "sfprof_version");
+	r->meta.start_mono_ns = num(kv_get(kv, n, "start_mono_ns"));
+	r->meta.start_unix_ns = num(kv_get(kv, n, "start_unix_ns"));
+	r->meta.hz = (uint32_t)num(kv_get(kv, n, "hz"));
+	r->meta.stack_size = (uint32_t)num(kv_get(kv, n, "stack_size"));
+	r->meta.pid = (uint32_t)num(kv_get(kv, n, "pid"));
+	r->meta.event_hdr_size = (uint32_t)num(kv_get(kv, n, "event_hdr_size"));
+	if (r->meta.event_hdr_size &&
+	    r->meta.event_hdr_size != SFPROF_EVENT_HDR_SIZE)
+		return r_fail(r, -CAPFILE_E_VERSION, off,
+			      "event header of %u bytes, this sfprof reads %u",
+			      r->meta.event_hdr_size, SFPROF_EVENT_HDR_SIZE);
+	return 0;
+}
+
+static int reader_start(struct capfile_reader *r, int *errp)
+{
+	uint8_t hdr[CAPFILE_HDR_SIZE];
+	uint32_t type, len;
+	uint64_t off;
+	size_t got;
+	int err;
+
+	got = r_read(r, hdr, sizeof(hdr));
+	if (got < 8 || memcmp(hdr, CAPFILE_MAGIC, 8) != 0) {
+		err = r_fail(r, -CAPFILE_E_MAGIC, 0, "expected \"%s\"",
+			     CAPFILE_MAGIC);
+		goto err_out;
+	}
+	if (got < sizeof(hdr)) {
+		err = r_fail(r, -CAPFILE_E_TRUNCATED, 0, "file header cut");
+		goto err_out;
+	}
+	if (get32(hdr + 8) != CAPFILE_VERSION) {
+		err = r_fail(r, -CAPFILE_E_VERSION, 8,
+			     "version %u, this sfprof reads %u", get32(hdr + 8),
+			     CAPFILE_VERSION);
+		goto err_out;
+	}
+	err = read_raw(r, &type, &len, &off);
+	if (err == 0)
+		err = r_fail(r, -CAPFILE_E_NO_META, off, "no records");
+	if (err < 0)
+		goto err_out;
+	if (type != CAPFILE_REC_META) {
+		err = r_fail(r, -CAPFILE_E_NO_META, off,
+			     "first record has type %u", type);
+		goto err_out;
+	}
+	err = parse_meta(r, len, off);
+	if (err)
+		goto err_out;
+	r->records = 1;
+	return 0;
+
+err_out:
+	if (errp)
+		*errp = err;
+	return err;
+}
+
+static struct capfile_reader *reader_finish(struct capfile_reader *r, int *err)
+{
+	int e = reader_start(r, err);
+
+	if (e == 0)
+		return r;
+	capfile_reader__free(r);
+	errno = e <= -2000 ? EINVAL : -e;
+	return NULL;
+}
+
+struct capfile_reader *capfile_reader__open(const char *path, int *err)
+{
+	struct capfile_reader *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		if (err)
+			*err = -ENOMEM;
+		return NULL;
+	}
+	r->f = fopen(path, "rb");
+	if (!r->f) {
+		int e = errno;
+		if (err)
+			*err = -e;
+		free(r);
+		errno = e;
+		return NULL;
+	}
+	setvbuf(r->f, NULL, _IOFBF, 1 << 20);
+	return reader_finish(r, err);
+}
+
+struct capfile_reader *capfile_reader__new_mem(const void *data, size_t len,
+					       int *err)
+{
+	struct capfile_reader *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		if (err)
+			*err = -ENOMEM;
+		return NULL;
+	}
+	r->mem = data;
+	r->mem_len = data ? len : 0;
+	return reader_finish(r, err);
+}
+
+void capfile_reader__free(struct capfile_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	free(r->buf);
+	free(r->meta_buf);
+	free(r);
+}
+
+const struct capfile_meta *capfile_reader__meta(const struct capfile_reader *r)
+{
+	return &r->meta;
+}
+
+const struct capfile_kv *capfile_reader__meta_kv(const struct capfile_reader *r,
+						 size_t *nr)
+{
+	*nr = r->nr_meta_kv;
+	return r->meta_kv;
+}
+
+const char *capfile_reader__error(const struct capfile_reader *r)
+{
+	return r->err;
+}
+
+int capfile_reader__complete(const struct capfile_reader *r)
+{
+	return r->complete;
+}
+
+uint64_t capfile_reader__records(const struct capfile_reader *r)
+{
+	return r->records;
+}
+
+static int parse_mapping(struct capfile_reader *r, uint32_t len, uint64_t off,
+			 struct capfile_record *rec)
+{
+	const uint8_t *b = r->buf;
+	struct proc_mapping_rec *m = &rec->mapping.m;
+	uint32_t blen, plen;
+
+	if (len < MAPPING_FIXED)
+		return r_fail(r, -CAPFILE_E_CORRUPT, off,
+			      "MAPPING of %u bytes, fixed part is %u", len,
+			      MAPPING_FIXED);
+	memset(m, 0, sizeof(*m));
+	rec->mapping.pid = get32(b);
+	m->prot = get32(b + 4);
+	rec->mapping.ts_ns = get64(b + 8);
+	m->start = get64(b + 16);
+	m->end = get64(b + 24);
+	m->offset = get64(b + 32);
+	m->inode = get64(b + 40);
+	m->dev_major = get32(b + 48);
+	m->dev_minor = get32(b + 52);
+	blen = get32(b + 56);
+	plen = get32(b + 60);
+	if (blen > ELFREAD_BUILD_ID_MAX)
+		return r_fail(r, -CAPFILE_E_CORRUPT, off,
+			      "build-id of %u bytes", blen);
+	if (plen == 0 || plen > PATH_MAX_LEN ||
+	    (uint64_t)MAPPING_FIXED + blen + plen != len)
+		return r_fail(r, -CAPFILE_E_CORRUPT, off,
+			      "MAPPING lengths disagree (build-id %u, path %u, record %u)",
+			      blen, plen, len);
+	if (m->start >= m->end)
+		return r_fail(r, -CAPFILE_E_CORRUPT, off,
+			      "mapping start 0x%" PRIx64 " >= end 0x%" PRIx64,
+			      m->start, m->end);
+	m->build_id_len = blen;
+	memcpy(m->build_id, b + MAPPING_FIXED, blen);
+	m->path = (const char *)b + MAPPING_FIXED + blen; /* NUL at buf[len] */
+	if (memchr(m->path, '\0', plen))
+		return r_fail(r, -CAPFILE_E_CORRUPT, off, "NUL inside a path");
+	return 0;
+}
+
+static int parse_event(struct capfile_reader *r, uint32_t len, uint64_t off,
+		       struct capfile_record *rec)
+{
+	const struct sfprof_event *e = (const void *)r->buf;
+
+	if (len < SFPROF_EVENT_HDR_SIZE)
+		return r_fail(r, -CAPFILE_E_CORRUPT, off,
+			      "EVENT of %u bytes, header is %u", len,
+			      SFPROF_EVENT_HDR_SIZE);
+	if (e->size != len || e->stack_len > SFPROF_STACK_MAX ||
+	    SFPROF_EVENT_HDR_SIZE + e->stack_len > len)
+		return r_fail(r, -CAPFILE_E_CORRUPT, off,
+			      "EVENT size %u, stack %u, record %u disagree",
+			      e->size, e->stack_len, len);
+	rec->event.e = e;
+	return 0;
+}
+
+int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
+{
+	uint32_t type, len;
+	uint64_t off;
+	int rc;
+
+	if (r->failed)
+		return r->failed;
+	if (r->ended)
+		return 0;
+	for (;;) {
+		rc = read_raw(r, &type, &len, &off);
+		if (rc <= 0) {
+			if (rc == 0)
+				r->ended = 1;
+			return rc;
+		}
+		memset(rec, 0, sizeof(*rec));
+		rec->type = type;
+		rec->offset = off;
+		switch (type) {
+		case CAPFILE_REC_META:
+			return r_fail(r, -CAPFILE_E_CORRUPT, off,
+				      "a second META record");
+		case CAPFILE_REC_MAPPING:
+			rc = parse_mapping(r, len, off, rec);
+			break;
+		case CAPFILE_REC_EVENT:
+			rc = parse_event(r, len, off, rec);
+			break;
+		case CAPFILE_REC_KSTACK:
+			if (len < 8 || get32(r->buf + 4) > CAPFILE_KSTACK_MAX ||
+			    len != 8 + 8 * get32(r->buf + 4)) {
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off,
+					    "KSTACK length %u disagrees", len);
+				break;
+			}
+			rec->kstack.id = (int32_t)get32(r->buf);
+			rec->kstack.nr = get32(r->buf + 4);
+			rec->kstack.ips = (const uint64_t *)(r->buf + 8);
+			break;
+		case CAPFILE_REC_KSYM:
+			if (len <= 8 || memchr(r->buf + 8, '\0', len - 8)) {
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off,
+					    "bad KSYM record");
+				break;
+			}
+			rec->ksym.addr = get64(r->buf);
+			rec->ksym.name = (const char *)r->buf + 8;
+			break;
+		case CAPFILE_REC_STATS:
+			if (kv_parse((const char *)r->buf, len, rec->kv.kv,
+				     &rec->kv.nr_kv))
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off,
+					    "STATS is not a list of key/value strings");
+			break;
+		case CAPFILE_REC_END:
+			if (len != 16) {
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off,
+					    "END of %u bytes", len);
+				break;
+			}
+			rec->end.nr_records = get64(r->buf);
+			rec->end.nr_events = get64(r->buf + 8);
+			r->complete = 1;
+			r->ended = 1;
+			break;
+		default:
+			/* a newer record type: skip it */
+			r->records++;
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+		r->records++;
+		return 1;
+	}
+}

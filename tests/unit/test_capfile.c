@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+/* Capture files: round trip, mode, and reading damaged files. */
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capfile.h"
+#include "testlib.h"
+
+static char tmpdir[] = "/tmp/sfprof-capfile-XXXXXX";
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[256];
+	if (!strchr(tmpdir, '-') || strstr(tmpdir, "XXXXXX"))
+		if (!mkdtemp(tmpdir))
+			abort();
+	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static struct sfprof_event *make_event(uint32_t tid, uint32_t stack_len)
+{
+	uint32_t size = (SFPROF_EVENT_HDR_SIZE + stack_len + 7) & ~7u;
+	struct sfprof_event *e = calloc(1, size);
+	e->size = size;
+	e->kind = SFPROF_EV_CPU;
+	e->pid = 100;
+	e->tid = tid;
+	e->stack_len = stack_len;
+	e->weight = 1;
+	e->regs.ip = 0x401000 + tid;
+	e->regs.sp = 0x7ffd0000;
+	strcpy(e->comm, "work");
+	for (uint32_t i = 0; i < stack_len; i++)
+		e->stack[i] = (uint8_t)(i * 7 + tid);
+	return e;
+}
+
+/* Writes META, 2 mappings, 3 events, kstack, ksym, stats. */
+static int write_sample(const char *path)
+{
+	struct capfile_meta meta = { .event = "cpu", .command = "work -x",
+				     .hz = 99, .stack_size = 16384, .pid = 100,
+				     .start_mono_ns = 123456789 };
+	struct capfile_writer *w = capfile_writer__create(path, &meta);
+	if (!w)
+		return -errno;
+	struct proc_mapping_rec m = { .start = 0x400000, .end = 0x402000,
+				      .offset = 0x1000, .inode = 42,
+				      .dev_major = 8, .dev_minor = 1,
+				      .prot = 5, .build_id_len = 20,
+				      .path = "/usr/bin/work" };
+	for (int i = 0; i < 20; i++)
+		m.build_id[i] = (uint8_t)i;
+	capfile_writer__mapping(w, 100, 5, &m);
+	m.start = 0x7f0000000000;
+	m.end = 0x7f0000100000;
+	m.build_id_len = 0;
+	m.path = "/lib/libc.so.6";
+	capfile_writer__mapping(w, 100, 6, &m);
+	for (uint32_t i = 0; i < 3; i++) {
+		struct sfprof_event *e = make_event(200 + i, 100 * i + 3);
+		capfile_writer__event(w, e);
+		free(e);
+	}
+	uint64_t ips[3] = { 0xffffffff81000000, 0xffffffff81000010, 1 };
+	capfile_writer__kstack(w, 7, ips, 3);
+	capfile_writer__ksym(w, 0xffffffff81000000, "do_syscall_64");
+	struct capfile_kv kv[] = { { "lost_ringbuf", "0" }, { "events_cpu", "3" } };
+	capfile_writer__stats(w, kv, 2);
+	return capfile_writer__close(w);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	static uint8_t buf[1 << 16];
+	*len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	return buf;
+}
+
+TEST(round_trip_should_return_every_record_as_written)
+{
+	const char *path = tmp_path("rt.cap");
+	CHECK_INT(write_sample(path), 0);
+	int err = 0;
+	struct capfile_reader *r = capfile_reader__open(path, &err);
+	CHECK_MSG(r, "open failed: %d", err);
+	const struct capfile_meta *meta = capfile_reader__meta(r);
+	CHECK_STR(meta->event, "cpu");
+	CHECK_STR(meta->command, "work -x");
+	CHECK_STR(meta->clock, "CLOCK_MONOTONIC");
+	CHECK_INT(meta->hz, 99);
+	CHECK_INT(meta->pid, 100);
+	CHECK_U64(meta->start_mono_ns, 123456789);
+	CHECK(meta->kernel[0] != 0);
+	CHECK(meta->host[0] != 0);
+	struct capfile_record rec;
+	int n_map = 0, n_ev = 0, n_other = 0, rc;
+	while ((rc = capfile_reader__next(r, &rec)) == 1) {
+		if (rec.type == CAPFILE_REC_MAPPING) {
+			if (n_map++ == 0) {
+				CHECK_STR(rec.mapping.m.path, "/usr/bin/work");
+				CHECK_U64(rec.mapping.m.start, 0x400000);
+				CHECK_U64(rec.mapping.m.offset, 0x1000);
+				CHECK_INT(rec.mapping.m.build_id_len, 20);
+				CHECK_INT(rec.mapping.m.build_id[19], 19);
+				CHECK_INT(rec.mapping.m.dev_minor, 1);
+				CHECK_U64(rec.mapping.ts_ns, 5);
+			} else {
+				CHECK_STR(rec.mapping.m.path, "/lib/libc.so.6");
+			}
+		} else if (rec.type == CAPFILE_REC_EVENT) {
+			const struct sfprof_event *e = rec.event.e;
+			CHECK_INT(e->tid, 200 + n_ev);
+			CHECK_INT(e->stack_len, 100 * n_ev + 3);
+			CHECK_INT(e->stack[2], (uint8_t)(14 + e->tid));
+			CHECK_STR(e->comm, "work");
+			n_ev++;
+		} else if (rec.type == CAPFILE_REC_KSTACK) {
+			CHECK_INT(rec.kstack.id, 7);
+			CHECK_INT(rec.kstack.nr, 3);
+			n_other++;
+		} else if (rec.type == CAPFILE_REC_KSYM) {
+			CHECK_STR(rec.ksym.name, "do_syscall_64");
+			n_other++;
+		} else if (rec.type == CAPFILE_REC_STATS) {
+			CHECK_INT(rec.kv.nr_kv, 2);
+			CHECK_STR(rec.kv.kv[1].value, "3");
+			n_other++;
+		} else if (rec.type == CAPFILE_REC_END) {
+			CHECK_U64(rec.end.nr_events, 3);
+		}
+	}
+	CHECK_INT(rc, 0);
+	CHECK_INT(n_map, 2);
+	CHECK_INT(n_ev, 3);
+	CHECK_INT(n_other, 3);
+	CHECK(capfile_reader__complete(r));
+	capfile_reader__free(r);
+}
+
+TEST(capture_file_should_be_created_mode_0600_even_over_an_existing_file)
+{
+	const char *path = tmp_path("mode.cap");
+	FILE *f = fopen(path, "w");
+	fclose(f);
+	chmod(path, 0644);
+	CHECK_INT(write_sample(path), 0);
+	struct stat st;
+	CHECK_INT(stat(path, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0600);
+}
+
+TEST(truncated_file_should_yield_the_records_before_the_cut_then_an_error)
+{
+	const char *path = tmp_path("trunc.cap");
+	CHECK_INT(write_sample(path), 0);
+	size_t len;
+	uint8_t *buf = slurp(path, &len);
+	int prev_events = 0, saw_trunc = 0;
+	for (size_t cut = 0; cut < len; cut++) {
+		int err = 0;
+		struct capfile_reader *r = capfile_reader__new_mem(buf, cut, &err);
+		if (!r) {
+			CHECK_MSG(err < 0, "cut %zu: no error", cut);
+			continue;
+		}
+		struct capfile_record rec;
+		int rc, events = 0;
+		while ((rc = capfile_reader__next(r, &rec)) == 1)
+			events += rec.type == CAPFILE_REC_EVENT;
+		CHECK_MSG(events >= prev_events, "cut %zu: %d events after %d",
+			  cut, events, prev_events);
+		prev_events = events;
+		CHECK(!capfile_reader__complete(r));
+		if (rc == -CAPFILE_E_TRUNCATED) {
+			saw_trunc++;
+			CHECK_MSG(strstr(capfile_reader__error(r), "offset") != NULL,
+				  "message: %s", capfile_reader__error(r));
+		}
+		capfile_reader__free(r);
+	}
+	CHECK_INT(prev_events, 3);
+	CHECK(saw_trunc > 0);
+}
+
+TEST(event_with_inconsistent_size_should_stop_the_read_as_corrupt)
+{
+	const char *path = tmp_path("corrupt.cap");
+	CHECK_INT(write_sample(path), 0);
+	size_t len;
+	uint8_t *buf = slurp(path, &len);
+	/* find the second EVENT record and break its stack_len */
+	size_t off = CAPFILE_HDR_SIZE;
+	int events = 0;
+	while (off + 8 <= len) {
+		uint32_t type, rlen;
+		memcpy(&type, buf + off, 4);
+		memcpy(&rlen, buf + off + 4, 4);
+		if (type == CAPFILE_REC_EVENT && ++events == 2) {
+			struct sfprof_event *e = (void *)(buf + off + 8);
+			e->stack_len = 60000;
+			break;
+		}
+		off += 8 + rlen + ((8 - (rlen & 7)) & 7);
+	}
+	int err = 0;
+	struct capfile_reader *r = capfile_reader__new_mem(buf, len, &err);
+	CHECK(r);
+	struct capfile_record rec;
+	int rc, n = 0;
+	while ((rc = capfile_reader__next(r, &rec)) == 1)
+		n += rec.type == CAPFILE_REC_EVENT;
+	CHECK_INT(rc, -CAPFILE_E_CORRUPT);
+	CHECK_INT(n, 1);
+	CHECK(strstr(capfile_reader__error(r), "EVENT") != NULL);
+	capfile_reader__free(r);
+}
+
+TEST(wrong_magic_or_version_should_be_refused_at_open)
+{
+	uint8_t buf[64] = "NOTSFPRF";
+	int err = 0;
+	CHECK(capfile_reader__new_mem(buf, sizeof(buf), &err) == NULL);
+	CHECK_INT(err, -CAPFILE_E_MAGIC);
+	memcpy(buf, CAPFILE_MAGIC, 8);
+	uint32_t v = 9;
+	memcpy(buf + 8, &v, 4);
+	CHECK(capfile_reader__new_mem(buf, sizeof(buf), &err) == NULL);
+	CHECK_INT(err, -CAPFILE_E_VERSION);
+	CHECK(capfile_reader__new_mem(NULL, 0, &err) == NULL);
+	CHECK_INT(err, -CAPFILE_E_MAGIC);
+}
+
+TEST(unknown_record_types_should_be_skipped)
+{
+	const char *path = tmp_path("unk.cap");
+	CHECK_INT(write_sample(path), 0);
+	size_t len;
+	uint8_t *src = slurp(path, &len);
+	static uint8_t buf[1 << 16];
+	/* insert a type-99 record of 5 bytes (+3 pad) after META */
+	uint32_t mlen;
+	memcpy(&mlen, src + CAPFILE_HDR_SIZE + 4, 4);
+	size_t at = CAPFILE_HDR_SIZE + 8 + mlen + ((8 - (mlen & 7)) & 7);
+	memcpy(buf, src, at);
+	uint32_t h[2] = { 99, 5 };
+	memcpy(buf + at, h, 8);
+	memset(buf + at + 8, 0xee, 8);
+	memcpy(buf + at + 16, src + at, len - at);
+	int err = 0;
+	struct capfile_reader *r = capfile_reader__new_mem(buf, len + 16, &err);
+	CHECK(r);
+	struct capfile_record rec;
+	int rc, n = 0;
+	while ((rc = capfile_reader__next(r, &rec)) == 1)
+		n += rec.type == CAPFILE_REC_EVENT;
+	CHECK_INT(rc, 0);
+	CHECK_INT(n, 3);
+	CHECK(capfile_reader__complete(r));
+	capfile_reader__free(r);
+}
+
+TEST(writer_should_refuse_an_event_whose_lengths_disagree)
+{
+	const char *path = tmp_path("bad.cap");
+	struct capfile_meta meta = { .event = "cpu" };
+	struct capfile_writer *w = capfile_writer__create(path, &meta);
+	CHECK(w);
+	struct sfprof_event *e = make_event(1, 16);
+	e->stack_len = 4096;
+	CHECK_INT(capfile_writer__event(w, e), -EINVAL);
+	free(e);
+	CHECK_INT(capfile_writer__close(w), 0);
+}
+
+TEST_MAIN()
