@@ -29,7 +29,7 @@ endif
 WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -I$(BUILD) -MMD -MP
-LDLIBS   := -lbpf -lelf -lz -lpthread
+LDLIBS   := -lbpf -lelf -lz -llzma -lstdc++ -lpthread
 
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)

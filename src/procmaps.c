@@ -225,8 +225,10 @@ int procmaps__parse(const char *text, size_t len, struct procmaps **out,
 			err = -ENOMEM;
 			goto err_out;
 		}
-		memcpy(blk, m->entries, esz);
-		memcpy(blk + esz, strs, used_str);
+		if (esz)
+			memcpy(blk, m->entries, esz);
+		if (used_str)
+			memcpy(blk + esz, strs, used_str);
 		blk[esz + used_str] = '\0';
 		free(m->entries);
 		m->entries = (struct procmaps_entry *)blk;

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: MIT
+/* Symbol tables and debug-file lookup. See include/symbolize.h. */
+#include "symbolize.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "elfread.h"
+
+/* libstdc++'s demangler (Itanium C++ ABI, "Demangler API"). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status);
+
+/* MiniDebugInfo images are small (symbols only); refuse bombs. */
+#define MINIDEBUG_MAX (64u << 20)
+
+struct symtab_sym {
+	uint64_t start;
+	uint64_t end;	/* exclusive; after symtab__finish() */
+	uint64_t size;
+	uint64_t limit; /* 0 or section end */
+	uint32_t name;	/* offset in strs */
+	uint8_t bind;
+};
+
+/* Marks "tried: not a mangled name" in symtab.dem[]. */
+static char not_mangled[1];
+
+struct symtab {
+	struct symtab_sym *syms;
+	size_t nr, cap;
+	char *strs;
+	size_t strs_len, strs_cap;
+	char **dem;	/* demangled names, lazily; NULL = not tried */
+	int no_demangle;
+	int finished;
+	unsigned sources;
+};
+
+struct symtab *symtab__new(int no_demangle)
+{
+	struct symtab *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->no_demangle = no_demangle;
+	return s;
+}
+
+static void symtab__drop_dem(struct symtab *s)
+{
+	size_t i;
+
+	if (!s->dem)
+		return;
+	for (i = 0; i < s->nr; i++)
+		if (s->dem[i] != not_mangled)
+			free(s->dem[i]);
+	free(s->dem);
+	s->dem = NULL;
+}
+
+void symtab__free(struct symtab *s)
+{
+	if (!s)
+		return;
+	symtab__drop_dem(s);
+	free(s->syms);
+	free(s->strs);
+	free(s);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64, bytes;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (__builtin_mul_overflow(ncap, 2, &ncap))
+			return -ENOMEM;
+	}
+	if (__builtin_mul_overflow(ncap, elem, &bytes))
+		return -ENOMEM;
+	np = realloc(*p, bytes);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+int symtab__add(struct symtab *s, const char *name, uint64_t start,
+		uint64_t size, uint64_t limit, uint8_t bind)
+{
+	size_t len = strlen(name) + 1;
+	struct symtab_sym *sym;
+
+	if (s->strs_len + len > UINT32_MAX)
+		return -ENOMEM;
+	if (grow((void **)&s->syms, &s->cap, s->nr + 1, sizeof(*s->syms)) ||
+	    grow((void **)&s->strs, &s->strs_cap, s->strs_len + len, 1))
+		return -ENOMEM;
+	/* Demangled names are indexed by position: positions change now. */
+	symtab__drop_dem(s);
+	sym = &s->syms[s->nr++];
+	sym->start = start;
+	sym->size = size;
+	/* A size that wraps is a lie: treat it as unknown. */
+	if (start + size < start)
+		sym->size = 0;
+	sym->limit = limit > start ? limit : 0;
+	sym->end = 0;
+	sym->name = s->strs_len;
+	sym->bind = bind;
+	memcpy(s->strs + s->strs_len, name, len);
+	s->strs_len += len;
+	s->finished = 0;
+	return 0;
+}
+
+struct add_ctx {
+	struct symtab *s;
+	const struct elfread *e;
+	uint64_t *sec_end; /* per section index: sh_addr + sh_size, or 0 */
+	size_t nr_sec;
+	int added;
+	int err;
+};
+
+static int add_one(void *ctx, const struct elfread_sym *sym)
+{
+	struct add_ctx *c = ctx;
+	uint64_t limit = 0;
+	int err;
+
+	if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC)
+		return 0;
+	if (sym->shndx == SHN_UNDEF || !sym->value || !sym->name[0])
+		return 0;
+	if (sym->shndx < c->nr_sec)
+		limit = c->sec_end[sym->shndx];
+	err = symtab__add(c->s, sym->name, sym->value, sym->size, limit,
+			  sym->bind);
+	if (err) {
+		c->err = err;
+		return 1;
+	}
+	c->added++;
+	return 0;
+}
+
+int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
+{
+	struct add_ctx c = { .s = s, .e = e };
+	size_t i;
+	int ret;
+
+	c.nr_sec = elfread__nr_sections(e);
+	if (c.nr_sec > 65536) /* more sections than any real binary */
+		c.nr_sec = 65536;
+	c.sec_end = calloc(c.nr_sec ? c.nr_sec : 1, sizeof(*c.sec_end));
+	if (!c.sec_end)
+		return -ENOMEM;
+	for (i = 0; i < c.nr_sec; i++) {
+		struct elfread_section sec;
+
+		/* NOBITS sections of debug files keep their addresses. */
+		if (elfread__section_at(e, i, &sec) == 0 &&
+		    sec.vaddr + sec.size > sec.vaddr)
+			c.sec_end[i] = sec.vaddr + sec.size;
+	}
+	ret = elfread__for_each_symbol(e, sht, add_one, &c);
+	free(c.sec_end);
+	if (c.err)
+		return c.err;
+	if (ret < 0)
+		return ret;
+	return c.added;
+}
+
+static size_t leading_underscores(const char *n)
+{
+	size_t k = 0;
+
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+/* <0 when a is the better of two symbols at one address. */
+static int sym_better(const struct symtab *s, const struct symtab_sym *a,
+		      const struct symtab_sym *b)
+{
+	const char *na = s->strs + a->name, *nb = s->strs + b->name;
+	size_t ua, ub, la, lb;
+
+	if (!!a->size != !!b->size)
+		return a->size ? -1 : 1;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return a->bind == STB_WEAK ? 1 : -1;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL ? -1 : 1;
+	ua = leading_underscores(na);
+	ub = leading_underscores(nb);
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	la = strlen(na);
+	lb = strlen(nb);
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	return strcmp(na, nb);
+}
+
+/* qsort has no context argument: the table being sorted. */
+static const struct symtab *sort_tab;
+
+static int sym_cmp(const void *pa, const void *pb)
+{
+	const struct symtab_sym *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return sym_better(sort_tab, a, b);
+}
+
+int symtab__finish(struct symtab *s)
+{
+	size_t i, out = 0;
+
+	symtab__drop_dem(s);
+	if (s->nr) {
+		sort_tab = s;
+		qsort(s->syms, s->nr, sizeof(*s->syms), sym_cmp);
+		sort_tab = NULL;
+	}
+	/* Keep the best (first after sorting) of each start address. */
+	for (i = 0; i < s->nr; i++) {
+		if (out && s->syms[out - 1].start == s->syms[i].start)
+			continue;
+		s->syms[out++] = s->syms[i];
+	}
+	s->nr = out;
+	for (i = 0; i < s->nr; i++) {
+		struct symtab_sym *y = &s->syms[i];
+
+		if (y->size) {
+			y->end = y->start + y->size;
+			continue;
+		}
+		/* Size 0 (hand-written assembly): up to the next symbol,
+		 * but never past its section. */
+		y->end = i + 1 < s->nr ? s->syms[i + 1].start : UINT64_MAX;
+		if (y->limit && y->limit < y->end)
+			y->end = y->limit;
+		if (y->end == UINT64_MAX)
+			y->end = y->start + 1;
+	}
+	if (s->nr) {
+		s->dem = calloc(s->nr, sizeof(*s->dem));
+		if (!s->dem)
+			return -ENOMEM;
+	}
+	s->finished = 1;
+	return 0;
+}
+
+unsigned symtab__sources(const struct symtab *s)
+{
+	return s->sources;
+}
+
+size_t symtab__nr(const struct symtab *s)
+{
+	return s->nr;
+}
+
+char *symbolize__demangle(const char *name)
+{
+	int status = 0;
+	char *d;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static const char *symtab__name(struct symtab *s, size_t i)
+{
+	const char *raw = s->strs + s->syms[i].name;
+
+	if (s->no_demangle || !s->dem)
+		return raw;
+	if (!s->dem[i]) {
+		char *d = symbolize__demangle(raw);
+
+		s->dem[i] = d ? d : not_mangled;
+	}
+	return s->dem[i] == not_mangled ? raw : s->dem[i];
+}
+
+int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
+		   uint64_t *offset, uint64_t *start)
+{
+	size_t lo = 0, hi = s->nr, k;
+
+	if (!s->finished || !s->nr)
+		return -ENOENT;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/*
+	 * lo - 1 is the largest start <= vaddr. If it ends before vaddr, an
+	 * enclosing symbol a few entries back may still cover it (nested
+	 * local labels inside a large function).
+	 */
+	for (k = 0; k < 4 && lo > k; k++) {
+		const struct symtab_sym *y = &s->syms[lo - 1 - k];
+
+		if (vaddr < y->end) {
+			*name = symtab__name(s, lo - 1 - k);
+			*offset = vaddr - y->start;
+			if (start)
+				*start = y->start;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* ---- separate debug files ---- */
+
+static int same_build_id(const struct elfread *a, const struct elfread *b)
+{
+	uint8_t ia[ELFREAD_BUILD_ID_MAX], ib[ELFREAD_BUILD_ID_MAX];
+	size_t la, lb;
+
+	if (elfread__build_id(a, ia, &la) || elfread__build_id(b, ib, &lb))
+		return -ENOENT; /* cannot tell */
+	return la == lb && !memcmp(ia, ib, la);
+}
+
+static int file_crc32(const char *path, uint32_t *out)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, n);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	*out = crc;
+	return 0;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!a || !b || stat(a, &sa) || stat(b, &sb))
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Does candidate `cand` hold the debug info of `e`? */
+static int debug_file_matches(const struct elfread *e, const char *cand,
+			      int have_crc, uint32_t crc)
+{
+	struct elfread *d = elfread__open(cand);
+	int same;
+
+	if (!d)
+		return 0;
+	same = same_build_id(e, d);
+	elfread__free(d);
+	if (same >= 0)
+		return same;
+	if (have_crc) {
+		uint32_t got;
+
+		return !file_crc32(cand, &got) && got == crc;
+	}
+	return 0;
+}
+
+int symbolize__find_debug_file(const struct elfread *e, const char *path,
+			       const char *debug_root, char *buf, size_t cap,
+			       unsigned *how)
+{
+	uint8_t id[ELFREAD_BUILD_ID_MAX];
+	char hex[2 * ELFREAD_BUILD_ID_MAX + 1];
+	const char *root = debug_root && strcmp(debug_root, "/") ? debug_root
+								 : "";
+	const char *link = NULL;
+	uint32_t crc = 0;
+	size_t id_len;
+	int n;
+
+	if (!elfread__build_id(e, id, &id_len) && id_len >= 2) {
+		elfread__hex(id, id_len, hex);
+		n = snprintf(buf, cap, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+			     root, hex, hex + 2);
+		if (n > 0 && (size_t)n < cap && !access(buf, R_OK) &&
+		    debug_file_matches(e, buf, 0, 0) == 1) {
+			*how = SYMSRC_DEBUG_BUILDID;
+			return 0;
+		}
+	}
+	if (!elfread__debuglink(e, &link, &crc) && !strchr(link, '/')) {
+		char dir[PATH_MAX];
+		const char *slash = path ? strrchr(path, '/') : NULL;
+		const char *fmts[3] = { "%s/%s", "%s/.debug/%s",
+					"%s/usr/lib/debug%s/%s" };
+		int i;
+
+		if (slash) {
+			size_t dl = slash - path;
+
+			if (dl >= sizeof(dir))
+				return -ENOENT;
+			memcpy(dir, path, dl);
+			dir[dl] = '\0';
+		} else {
+			strcpy(dir, ".");
+		}
+		for (i = 0; i < 3; i++) {
+			if (i < 2)
+				n = snprintf(buf, cap, fmts[i], dir, link);
+			else if (dir[0] == '/')
+				n = snprintf(buf, cap, fmts[i], root, dir, link);
+			else
+				continue;
+			if (n <= 0 || (size_t)n >= cap || access(buf, R_OK))
+				continue;
+			if (same_file(buf, path))
+				continue;
+			if (debug_file_matches(e, buf, 1, crc) == 1) {
+				*how = SYMSRC_DEBUGLINK;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+struct symtab *symtab__load(const struct elfread *e, const char *path,
+			    const struct symtab_opts *opts)
+{
+	static const struct symtab_opts defaults;
+	struct symtab *s;
+	int n, have_full = 0;
+
+	if (!opts)
+		opts = &defaults;
+	s = symtab__new(opts->no_demangle);
+	if (!s)
+		return NULL;
+	n = symtab__add_elf(s, e, SHT_SYMTAB);
+	if (n == -ENOMEM)
+		goto err_out;
+	if (n > 0) {
+		s->sources |= SYMSRC_SYMTAB;
+		have_full = 1;
+	}
+	if (!have_full && !opts->no_debug_files) {
+		char dbg[PATH_MAX];
+		unsigned how = 0;
+
+		if (!symbolize__find_debug_file(e, path, opts->debug_root, dbg,
+						sizeof(dbg), &how)) {
+			struct elfread *d = elfread__open(dbg);
+
+			if (d) {
+				n = symtab__add_elf(s, d, SHT_SYMTAB);
+				elfread__free(d);
+				if (n == -ENOMEM)
+					goto err_out;
+				if (n > 0) {
+					s->sources |= how;
+					have_full = 1;
+				}
+			}
+		}
+	}
+	if (!have_full) {
+		struct elfread *mini =
+			elfread__open_gnu_debugdata(e, MINIDEBUG_MAX);
+
+		if (mini) {
+			n = symtab__add_elf(s, mini, SHT_SYMTAB);
+			elfread__free(mini);
+			if (n == -ENOMEM)
+				goto err_out;
+			if (n > 0)
+				s->sources |= SYMSRC_MINIDEBUG;
+		}
+	}
+	n = symtab__add_elf(s, e, SHT_DYNSYM);
+	if (n == -ENOMEM)
+		goto err_out;
+	if (n > 0)
+		s->sources |= SYMSRC_DYNSYM;
+	if (symtab__finish(s))
+		goto err_out;
+	return s;
+
+err_out:
+	symtab__free(s);
+	errno = ENOMEM;
+	return NULL;
+}
