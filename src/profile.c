@@ -1,0 +1,865 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Aggregated stacks (include/profile.h): string interning, frame and stack
+ * hash tables, the folded writer/reader and output-format dispatch.
+ *
+ * Three open-addressing tables (strings, frames, stacks) map contents to
+ * dense uint32 ids; slots hold id + 1 so 0 means empty. Each table keeps
+ * its load under 1/2 and stores the full 64-bit hash per entry, so a
+ * lookup compares hashes before contents and rehashing never re-reads
+ * strings.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile.h"
+#include "profile_int.h"
+
+#define ARENA_BLOCK (64 * 1024)
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	char data[];
+};
+
+struct strtab {
+	struct arena_block *blocks;
+	const char **strs;
+	uint64_t *hashes;
+	uint32_t nr, cap;
+	uint32_t *slots;
+	uint32_t mask; /* slots - 1; slots is a power of two */
+};
+
+struct profile {
+	struct profile_meta meta; /* strings point into strs */
+	struct strtab strs;
+
+	struct prof_frame *frames;
+	uint32_t nr_frames, cap_frames;
+	uint32_t *frame_slots;
+	uint32_t frame_mask;
+
+	struct prof_stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	uint32_t *stack_slots;
+	uint32_t stack_mask;
+
+	uint32_t *ids;
+	size_t nr_ids, cap_ids;
+
+	uint32_t *scratch; /* frame ids of the stack being added */
+	size_t cap_scratch;
+
+	uint64_t total;
+	uint64_t events;
+};
+
+/* Grow *ptr (elements of `elem` bytes) to hold at least `need`. */
+static int grow(void **ptr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap, bytes;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (__builtin_mul_overflow(ncap, 2, &ncap))
+			return -ENOMEM;
+	}
+	if (__builtin_mul_overflow(ncap, elem, &bytes))
+		return -ENOMEM;
+	n = realloc(*ptr, bytes);
+	if (!n)
+		return -ENOMEM;
+	*ptr = n;
+	*cap = ncap;
+	return 0;
+}
+
+static int grow32(void **ptr, uint32_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap;
+	int err;
+
+	if (need > UINT32_MAX - 1)
+		return -ENOMEM;
+	err = grow(ptr, &c, need, elem);
+	if (err)
+		return err;
+	*cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+	return 0;
+}
+
+static uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *s = data;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+static char *arena_alloc(struct arena_block **head, size_t n)
+{
+	struct arena_block *b = *head;
+
+	if (!b || b->size - b->used < n) {
+		size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+
+		b = malloc(sizeof(*b) + size);
+		if (!b)
+			return NULL;
+		b->size = size;
+		b->used = 0;
+		b->next = *head;
+		*head = b;
+	}
+	b->used += n;
+	return b->data + b->used - n;
+}
+
+static void strtab__release(struct strtab *t)
+{
+	struct arena_block *b = t->blocks, *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(t->strs);
+	free(t->hashes);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Rebuild a slot array of 2 * need (power of two) from per-entry hashes. */
+static int slots__rebuild(uint32_t **slots, uint32_t *mask, size_t nr,
+			  const void *entries, size_t stride, size_t hash_off)
+{
+	size_t size = 64;
+	uint32_t *s;
+
+	while (size < 2 * (nr + 1)) {
+		if (size > (1u << 30))
+			return -ENOMEM;
+		size *= 2;
+	}
+	s = calloc(size, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t h;
+		size_t j;
+
+		memcpy(&h, (const char *)entries + i * stride + hash_off, sizeof(h));
+		for (j = h & (size - 1); s[j]; j = (j + 1) & (size - 1))
+			;
+		s[j] = (uint32_t)i + 1;
+	}
+	free(*slots);
+	*slots = s;
+	*mask = (uint32_t)(size - 1);
+	return 0;
+}
+
+/* Intern len bytes at s; returns the id (> 0) or a negative errno. */
+static int64_t strtab__intern(struct strtab *t, const char *s, size_t len)
+{
+	uint32_t j, old_cap = t->cap;
+	uint64_t h;
+	char *copy;
+
+	if (!len)
+		return 0;
+	h = hash_bytes(s, len, 0);
+	if (t->slots) {
+		for (j = h & t->mask; t->slots[j]; j = (j + 1) & t->mask) {
+			uint32_t id = t->slots[j] - 1;
+
+			if (t->hashes[id] == h && !strncmp(t->strs[id], s, len) &&
+			    t->strs[id][len] == 0)
+				return id;
+		}
+	}
+	/* entry 0 is the empty string; it is never in the slots */
+	if (grow32((void **)&t->strs, &t->cap, (size_t)t->nr + 2, sizeof(*t->strs)))
+		return -ENOMEM;
+	if (t->cap != old_cap) {
+		void *nh = realloc(t->hashes, (size_t)t->cap * sizeof(*t->hashes));
+
+		if (!nh) {
+			t->cap = old_cap; /* strs is larger; harmless */
+			return -ENOMEM;
+		}
+		t->hashes = nh;
+	}
+	copy = arena_alloc(&t->blocks, len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, s, len);
+	copy[len] = 0;
+	if (t->nr == 0) {
+		t->strs[0] = "";
+		t->hashes[0] = 0;
+		t->nr = 1;
+	}
+	if (!t->slots || 2 * ((size_t)t->nr + 1) > (size_t)t->mask) {
+		size_t size = t->slots ? ((size_t)t->mask + 1) * 2 : 64;
+		uint32_t *ns = calloc(size, sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		for (uint32_t i = 1; i < t->nr; i++) {
+			for (j = t->hashes[i] & (size - 1); ns[j]; j = (j + 1) & (size - 1))
+				;
+			ns[j] = i + 1;
+		}
+		free(t->slots);
+		t->slots = ns;
+		t->mask = (uint32_t)(size - 1);
+	}
+	t->strs[t->nr] = copy;
+	t->hashes[t->nr] = h;
+	for (j = h & t->mask; t->slots[j]; j = (j + 1) & t->mask)
+		;
+	t->slots[j] = t->nr + 1;
+	return t->nr++;
+}
+
+static int64_t strtab__intern_str(struct strtab *t, const char *s)
+{
+	return s ? strtab__intern(t, s, strlen(s)) : 0;
+}
+
+const char *prof__str(const struct profile *p, uint32_t id)
+{
+	if (!id || id >= p->strs.nr)
+		return "";
+	return p->strs.strs[id];
+}
+
+uint32_t prof__nr_strs(const struct profile *p)
+{
+	return p->strs.nr ? p->strs.nr : 1;
+}
+
+const struct prof_frame *prof__frames(const struct profile *p, uint32_t *nr)
+{
+	*nr = p->nr_frames;
+	return p->frames;
+}
+
+const struct prof_stack *prof__stacks(const struct profile *p, size_t *nr)
+{
+	*nr = p->nr_stacks;
+	return p->stacks;
+}
+
+const uint32_t *prof__ids(const struct profile *p)
+{
+	return p->ids;
+}
+
+struct profile *profile__new(const struct profile_meta *meta)
+{
+	struct profile *p = NULL;
+	int64_t id;
+
+	if (!meta || (meta->kind != PROFILE_CPU && meta->kind != PROFILE_FUTEX)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto err_out;
+	p->meta = *meta;
+	p->meta.target_comm = p->meta.target_cmdline = p->meta.unit = NULL;
+	if ((id = strtab__intern_str(&p->strs, meta->target_comm)) < 0)
+		goto err_out;
+	p->meta.target_comm = id ? p->strs.strs[id] : NULL;
+	if ((id = strtab__intern_str(&p->strs, meta->target_cmdline)) < 0)
+		goto err_out;
+	p->meta.target_cmdline = id ? p->strs.strs[id] : NULL;
+	if ((id = strtab__intern_str(&p->strs, meta->unit)) < 0)
+		goto err_out;
+	p->meta.unit = id ? p->strs.strs[id]
+			  : (meta->kind == PROFILE_CPU ? "samples" : "nanoseconds");
+	return p;
+
+err_out:
+	profile__free(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void profile__free(struct profile *p)
+{
+	if (!p)
+		return;
+	strtab__release(&p->strs);
+	free(p->frames);
+	free(p->frame_slots);
+	free(p->stacks);
+	free(p->stack_slots);
+	free(p->ids);
+	free(p->scratch);
+	free(p);
+}
+
+void profile__set_duration(struct profile *p, uint64_t duration_ns)
+{
+	if (p)
+		p->meta.duration_ns = duration_ns;
+}
+
+const struct profile_meta *profile__meta(const struct profile *p)
+{
+	return &p->meta;
+}
+
+uint64_t profile__total_weight(const struct profile *p)
+{
+	return p->total;
+}
+
+uint64_t profile__nr_events(const struct profile *p)
+{
+	return p->events;
+}
+
+size_t profile__nr_stacks(const struct profile *p)
+{
+	return p->nr_stacks;
+}
+
+/*
+ * A display name never contains ';' (the folded separator) or line
+ * breaks; other bytes pass (the SVG writer escapes for XML itself).
+ */
+static void sanitize(char *s)
+{
+	for (; *s; s++) {
+		if (*s == ';')
+			*s = '_';
+		else if (*s == '\n' || *s == '\r')
+			*s = ' ';
+	}
+}
+
+static int64_t intern_display(struct profile *p, const char *s)
+{
+	char stackbuf[256], *buf = stackbuf;
+	size_t len = strlen(s);
+	int64_t id;
+
+	if (!strpbrk(s, ";\n\r"))
+		return strtab__intern(&p->strs, s, len);
+	if (len >= sizeof(stackbuf) && !(buf = malloc(len + 1)))
+		return -ENOMEM;
+	memcpy(buf, s, len + 1);
+	sanitize(buf);
+	id = strtab__intern(&p->strs, buf, len);
+	if (buf != stackbuf)
+		free(buf);
+	return id;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* What folded and SVG print for a frame (see profile.h). */
+static int64_t frame_display(struct profile *p, const struct profile_frame *f)
+{
+	char small[512], *buf = small;
+	const char *prefix;
+	size_t need;
+	int64_t id;
+
+	if (f->name && *f->name && f->kind != PROFILE_FRAME_KERNEL)
+		return intern_display(p, f->name);
+	if (f->name && *f->name) {
+		need = strlen(f->name) + sizeof("_[k]");
+		if (need > sizeof(small) && !(buf = malloc(need)))
+			return -ENOMEM;
+		snprintf(buf, need, "%s_[k]", f->name);
+	} else {
+		if (f->dso && *f->dso)
+			prefix = base_name(f->dso);
+		else
+			prefix = f->kind == PROFILE_FRAME_KERNEL ? "[kernel.kallsyms]" : "[unknown]";
+		need = strlen(prefix) + sizeof("+0x_[k]") + 16;
+		if (need > sizeof(small) && !(buf = malloc(need)))
+			return -ENOMEM;
+		snprintf(buf, need, "%s+0x%" PRIx64 "%s", prefix, f->rel_addr,
+			 f->kind == PROFILE_FRAME_KERNEL ? "_[k]" : "");
+	}
+	id = intern_display(p, buf);
+	if (buf != small)
+		free(buf);
+	return id;
+}
+
+static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
+{
+	int64_t name, dso, bid, disp;
+	struct prof_frame *e;
+	uint64_t h;
+	uint32_t j;
+
+	name = strtab__intern_str(&p->strs, f->name);
+	dso = strtab__intern_str(&p->strs, f->dso);
+	bid = strtab__intern_str(&p->strs, f->build_id);
+	if (name < 0 || dso < 0 || bid < 0)
+		return -ENOMEM;
+	/* string ids are unique per content, so hashing ids is exact */
+	h = hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(0, (uint64_t)name), (uint64_t)dso),
+					(uint64_t)bid), f->rel_addr), f->kind);
+	if (p->frame_slots) {
+		for (j = h & p->frame_mask; p->frame_slots[j]; j = (j + 1) & p->frame_mask) {
+			e = &p->frames[p->frame_slots[j] - 1];
+			if (e->hash == h && e->name == name && e->dso == dso &&
+			    e->build_id == bid && e->rel_addr == f->rel_addr && e->kind == f->kind)
+				return p->frame_slots[j] - 1;
+		}
+	}
+	disp = frame_display(p, f);
+	if (disp < 0)
+		return disp;
+	if (grow32((void **)&p->frames, &p->cap_frames, (size_t)p->nr_frames + 1, sizeof(*p->frames)))
+		return -ENOMEM;
+	e = &p->frames[p->nr_frames];
+	*e = (struct prof_frame){ .hash = h, .rel_addr = f->rel_addr, .name = (uint32_t)name,
+				  .dso = (uint32_t)dso, .build_id = (uint32_t)bid,
+				  .kind = f->kind, .disp = (uint32_t)disp };
+	p->nr_frames++;
+	if (!p->frame_slots || 2 * (size_t)p->nr_frames > (size_t)p->frame_mask) {
+		if (slots__rebuild(&p->frame_slots, &p->frame_mask, p->nr_frames, p->frames,
+				   sizeof(*p->frames), offsetof(struct prof_frame, hash))) {
+			p->nr_frames--;
+			return -ENOMEM;
+		}
+	} else {
+		for (j = h & p->frame_mask; p->frame_slots[j]; j = (j + 1) & p->frame_mask)
+			;
+		p->frame_slots[j] = p->nr_frames;
+	}
+	return p->nr_frames - 1;
+}
+
+int profile__add(struct profile *p, const char *root, const struct profile_frame *frames,
+		 size_t n, uint64_t weight)
+{
+	struct prof_stack *s;
+	int64_t rid;
+	uint64_t h;
+	uint32_t j;
+	int err;
+
+	if (!p || (n && !frames) || n > UINT32_MAX)
+		return -EINVAL;
+	if (!weight)
+		return 0;
+	rid = root && *root ? intern_display(p, root) : 0;
+	if (rid < 0)
+		return -ENOMEM;
+	if ((err = grow((void **)&p->scratch, &p->cap_scratch, n ? n : 1, sizeof(*p->scratch))))
+		return err;
+	h = hash_mix(0x5eed, (uint64_t)rid);
+	for (size_t i = 0; i < n; i++) {
+		int64_t fid = frame__intern(p, &frames[i]);
+
+		if (fid < 0)
+			return (int)fid;
+		p->scratch[i] = (uint32_t)fid;
+		h = hash_mix(h, (uint64_t)fid);
+	}
+	h = hash_mix(h, n);
+
+	if (p->stack_slots) {
+		for (j = h & p->stack_mask; p->stack_slots[j]; j = (j + 1) & p->stack_mask) {
+			s = &p->stacks[p->stack_slots[j] - 1];
+			if (s->hash == h && s->root == rid && s->n == n &&
+			    !memcmp(p->ids + s->off, p->scratch, n * sizeof(*p->scratch))) {
+				s->weight += weight;
+				s->count++;
+				p->total += weight;
+				p->events++;
+				return 0;
+			}
+		}
+	}
+	if (p->nr_stacks >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((err = grow((void **)&p->ids, &p->cap_ids, p->nr_ids + n, sizeof(*p->ids))) ||
+	    (err = grow((void **)&p->stacks, &p->cap_stacks, p->nr_stacks + 1, sizeof(*p->stacks))))
+		return err;
+	if (n)
+		memcpy(p->ids + p->nr_ids, p->scratch, n * sizeof(*p->scratch));
+	s = &p->stacks[p->nr_stacks];
+	*s = (struct prof_stack){ .hash = h, .weight = weight, .count = 1, .off = p->nr_ids,
+				  .root = (uint32_t)rid, .n = (uint32_t)n };
+	p->nr_stacks++;
+	if (!p->stack_slots || 2 * p->nr_stacks > (size_t)p->stack_mask) {
+		if (slots__rebuild(&p->stack_slots, &p->stack_mask, p->nr_stacks, p->stacks,
+				   sizeof(*p->stacks), offsetof(struct prof_stack, hash))) {
+			p->nr_stacks--;
+			return -ENOMEM;
+		}
+	} else {
+		for (j = h & p->stack_mask; p->stack_slots[j]; j = (j + 1) & p->stack_mask)
+			;
+		p->stack_slots[j] = (uint32_t)p->nr_stacks;
+	}
+	p->nr_ids += n;
+	p->total += weight;
+	p->events++;
+	return 0;
+}
+
+uint64_t prof__folded_count(const struct profile *p, uint64_t weight)
+{
+	uint64_t us;
+
+	if (p->meta.kind != PROFILE_FUTEX)
+		return weight;
+	us = weight / 1000 + (weight % 1000 >= 500);
+	return us ? us : (weight ? 1 : 0);
+}
+
+/* ---- stacks merged by display name ------------------------------------ */
+
+struct named_ctx {
+	const uint32_t *rank; /* display string id -> alphabetical rank */
+	const uint32_t *ids;
+};
+
+static const struct named_ctx *named_sort_ctx;
+
+static int named_cmp(const void *a, const void *b)
+{
+	const struct prof_named_stack *x = a, *y = b;
+	const uint32_t *xi = named_sort_ctx->ids + x->off, *yi = named_sort_ctx->ids + y->off;
+	const uint32_t *rank = named_sort_ctx->rank;
+	uint32_t n = x->n < y->n ? x->n : y->n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (xi[i] != yi[i])
+			return rank[xi[i]] < rank[yi[i]] ? -1 : 1;
+	}
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static const struct profile *str_sort_profile;
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(prof__str(str_sort_profile, *(const uint32_t *)a),
+		      prof__str(str_sort_profile, *(const uint32_t *)b));
+}
+
+void prof_named__release(struct prof_named *nm)
+{
+	free(nm->stacks);
+	free(nm->ids);
+	memset(nm, 0, sizeof(*nm));
+}
+
+int prof__named(const struct profile *p, struct prof_named *out)
+{
+	uint32_t nstr = prof__nr_strs(p), *order = NULL, *rank = NULL, *slots = NULL;
+	size_t size = 64, total_ids = 0;
+	struct named_ctx ctx;
+	int err = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < p->nr_stacks; i++)
+		total_ids += p->stacks[i].n + 1;
+	while (size < 2 * (p->nr_stacks + 1))
+		size *= 2;
+	order = malloc((size_t)nstr * sizeof(*order));
+	rank = malloc((size_t)nstr * sizeof(*rank));
+	slots = calloc(size, sizeof(*slots));
+	out->stacks = malloc((p->nr_stacks ? p->nr_stacks : 1) * sizeof(*out->stacks));
+	out->ids = malloc((total_ids ? total_ids : 1) * sizeof(*out->ids));
+	if (!order || !rank || !slots || !out->stacks || !out->ids)
+		goto err_out;
+
+	/* ranks: one sort of all strings, then stacks compare as integers */
+	for (uint32_t i = 0; i < nstr; i++)
+		order[i] = i;
+	str_sort_profile = p;
+	qsort(order, nstr, sizeof(*order), str_cmp);
+	for (uint32_t i = 0; i < nstr; i++)
+		rank[order[i]] = i;
+
+	for (size_t i = 0; i < p->nr_stacks; i++) {
+		const struct prof_stack *s = &p->stacks[i];
+		uint32_t *dst = out->ids + out->nr_ids, n = 0, j;
+		struct prof_named_stack *ns;
+		uint64_t h = 0x6e616d6564ull;
+
+		if (s->root)
+			dst[n++] = s->root;
+		for (uint32_t k = 0; k < s->n; k++)
+			dst[n++] = p->frames[p->ids[s->off + k]].disp;
+		for (uint32_t k = 0; k < n; k++)
+			h = hash_mix(h, dst[k]);
+		h = hash_mix(h, n);
+		for (j = h & (size - 1); slots[j]; j = (j + 1) & (size - 1)) {
+			ns = &out->stacks[slots[j] - 1];
+			if (ns->n == n && !memcmp(out->ids + ns->off, dst, n * sizeof(*dst)))
+				break;
+		}
+		if (slots[j]) {
+			out->stacks[slots[j] - 1].weight += s->weight;
+			continue;
+		}
+		ns = &out->stacks[out->nr];
+		*ns = (struct prof_named_stack){ .weight = s->weight, .off = out->nr_ids, .n = n };
+		slots[j] = (uint32_t)++out->nr;
+		out->nr_ids += n;
+		if (n > out->max_depth)
+			out->max_depth = n;
+	}
+	ctx = (struct named_ctx){ .rank = rank, .ids = out->ids };
+	named_sort_ctx = &ctx;
+	qsort(out->stacks, out->nr, sizeof(*out->stacks), named_cmp);
+	named_sort_ctx = NULL;
+	err = 0;
+err_out:
+	free(order);
+	free(rank);
+	free(slots);
+	if (err)
+		prof_named__release(out);
+	return err;
+}
+
+/* ---- folded ----------------------------------------------------------- */
+
+int profile__write_folded(const struct profile *p, FILE *f)
+{
+	struct prof_named nm;
+	int err;
+
+	err = prof__named(p, &nm);
+	if (err)
+		return err;
+	for (size_t i = 0; i < nm.nr; i++) {
+		const struct prof_named_stack *s = &nm.stacks[i];
+		uint64_t count = prof__folded_count(p, s->weight);
+
+		if (!s->n)
+			continue; /* no root and no frames: nothing to print */
+		for (uint32_t k = 0; k < s->n; k++) {
+			if (k)
+				putc(';', f);
+			fputs(prof__str(p, nm.ids[s->off + k]), f);
+		}
+		fprintf(f, " %" PRIu64 "\n", count);
+	}
+	prof_named__release(&nm);
+	if (fflush(f) || ferror(f))
+		return -EIO;
+	return 0;
+}
+
+int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
+{
+	struct profile_frame *frames = NULL;
+	size_t cap_frames = 0, lineno = 0, cap = 0;
+	char *line = NULL;
+	ssize_t len;
+	int err = 0;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *sp, *end, *field, *next;
+		size_t n = 0;
+		uint64_t count;
+		const char *root;
+
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
+			       line[len - 1] == ' ' || line[len - 1] == '\t'))
+			line[--len] = 0;
+		if (!len)
+			continue;
+		if ((size_t)len != strlen(line)) /* embedded NUL */
+			goto bad;
+		sp = strrchr(line, ' ');
+		if (!sp || sp == line || sp[1] < '0' || sp[1] > '9')
+			goto bad;
+		errno = 0;
+		count = strtoull(sp + 1, &end, 10);
+		if (errno || *end)
+			goto bad;
+		*sp = 0;
+		if (p->meta.kind == PROFILE_FUTEX && __builtin_mul_overflow(count, 1000, &count))
+			goto bad;
+		root = line;
+		next = strchr(line, ';');
+		if (next)
+			*next++ = 0;
+		for (field = next; field; field = next) {
+			next = strchr(field, ';');
+			if (next)
+				*next++ = 0;
+			if (!*field)
+				goto bad;
+			if ((err = grow((void **)&frames, &cap_frames, n + 1, sizeof(*frames))))
+				goto out;
+			frames[n++] = (struct profile_frame){ .name = field, .kind = PROFILE_FRAME_USER };
+		}
+		if ((err = profile__add(p, root, frames, n, count)))
+			goto out;
+	}
+	goto out;
+bad:
+	err = -EINVAL;
+	if (bad_line)
+		*bad_line = lineno;
+out:
+	free(line);
+	free(frames);
+	return err;
+}
+
+/* ---- format dispatch -------------------------------------------------- */
+
+int profile_format__parse(const char *name)
+{
+	if (!name)
+		return -EINVAL;
+	if (!strcmp(name, "folded"))
+		return PROFILE_FMT_FOLDED;
+	if (!strcmp(name, "svg"))
+		return PROFILE_FMT_SVG;
+	if (!strcmp(name, "pprof"))
+		return PROFILE_FMT_PPROF;
+	return -EINVAL;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcasecmp(s + a - b, suffix);
+}
+
+enum profile_format profile_format__from_path(const char *path)
+{
+	if (!path)
+		return PROFILE_FMT_FOLDED;
+	if (ends_with(path, ".svg"))
+		return PROFILE_FMT_SVG;
+	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof") || ends_with(path, ".pb"))
+		return PROFILE_FMT_PPROF;
+	return PROFILE_FMT_FOLDED;
+}
+
+static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f)
+{
+	switch (fmt) {
+	case PROFILE_FMT_SVG:
+		return profile__write_svg(p, f);
+	case PROFILE_FMT_PPROF:
+		return profile__write_pprof(p, f);
+	case PROFILE_FMT_FOLDED:
+	case PROFILE_FMT_AUTO:
+		return profile__write_folded(p, f);
+	}
+	return -EINVAL;
+}
+
+int profile__write(const struct profile *p, enum profile_format fmt, const char *path)
+{
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int err;
+
+	if (!p || fmt < PROFILE_FMT_AUTO || fmt > PROFILE_FMT_PPROF)
+		return -EINVAL;
+	if (fmt == PROFILE_FMT_AUTO)
+		fmt = profile_format__from_path(path && strcmp(path, "-") ? path : NULL);
+	if (!path || !strcmp(path, "-"))
+		return write_fmt(p, fmt, stdout);
+
+	if (asprintf(&tmp, "%s.tmp", path) < 0)
+		return -ENOMEM;
+	f = fopen(tmp, "w");
+	if (!f) {
+		err = -errno;
+		goto err_out;
+	}
+	err = write_fmt(p, fmt, f);
+	if (fclose(f) && !err)
+		err = -errno ? -errno : -EIO;
+	f = NULL;
+	if (err)
+		goto err_out;
+	if (rename(tmp, path)) {
+		err = -errno;
+		goto err_out;
+	}
+	free(tmp);
+	return 0;
+
+err_out:
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	return err;
+}
+
+/* ---- root names ------------------------------------------------------- */
+
+static int root_fmt_result(int n, size_t size)
+{
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n >= size ? -ENOSPC : n;
+}
+
+int profile_root__thread(char *buf, size_t size, const char *comm, uint32_t pid, uint32_t tid)
+{
+	if (!buf || !size)
+		return -ENOSPC;
+	return root_fmt_result(snprintf(buf, size, "%s-%" PRIu32 "/%" PRIu32,
+					comm && *comm ? comm : "?", pid, tid), size);
+}
+
+int profile_root__lock(char *buf, size_t size, const char *symbol, uint64_t sym_off, uint64_t addr)
+{
+	int n;
+
+	if (!buf || !size)
+		return -ENOSPC;
+	if (symbol && *symbol && sym_off)
+		n = snprintf(buf, size, "lock:%s+0x%" PRIx64, symbol, sym_off);
+	else if (symbol && *symbol)
+		n = snprintf(buf, size, "lock:%s", symbol);
+	else
+		n = snprintf(buf, size, "lock:0x%" PRIx64, addr);
+	return root_fmt_result(n, size);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals shared by the profile writers (profile.c, svg.c, pprof.c).
+ * Not a public interface: only these three files include it.
+ */
+#ifndef SFPROF_PROFILE_INT_H
+#define SFPROF_PROFILE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* Interned string ids: 0 is the empty string (a NULL input). */
+
+/* One distinct frame: all five profile_frame fields, plus its display
+ * name (what folded and SVG print) as another string id. */
+struct prof_frame {
+	uint64_t hash;
+	uint64_t rel_addr;
+	uint32_t name, dso, build_id, kind;
+	uint32_t disp;
+	uint32_t pad;
+};
+
+/* One distinct stack: root display id, then n frame ids at ids[off..]. */
+struct prof_stack {
+	uint64_t hash;
+	uint64_t weight;
+	uint64_t count;
+	size_t off;
+	uint32_t root;
+	uint32_t n;
+};
+
+/*
+ * Stacks merged by display name (root included as element 0 when the
+ * stack has one), sorted by names element-wise, so shared prefixes are
+ * adjacent: the SVG writer builds its tree in one pass from this order.
+ */
+struct prof_named_stack {
+	uint64_t weight;
+	size_t off; /* display string ids at ids[off..off+n) */
+	uint32_t n;
+	uint32_t pad;
+};
+
+struct prof_named {
+	struct prof_named_stack *stacks;
+	size_t nr;
+	uint32_t *ids;
+	size_t nr_ids;
+	uint32_t max_depth; /* longest n */
+};
+
+const char *prof__str(const struct profile *p, uint32_t id);
+const struct prof_frame *prof__frames(const struct profile *p, uint32_t *nr);
+const struct prof_stack *prof__stacks(const struct profile *p, size_t *nr);
+const uint32_t *prof__ids(const struct profile *p);
+uint32_t prof__nr_strs(const struct profile *p);
+
+/* 0 or -ENOMEM; release with prof_named__release. */
+int prof__named(const struct profile *p, struct prof_named *out);
+void prof_named__release(struct prof_named *nm);
+
+/* Weight in the folded unit: samples, or microseconds (>= 1 if ns > 0). */
+uint64_t prof__folded_count(const struct profile *p, uint64_t weight);
+
+#endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One-line status on a terminal (include/progress.h). The line is
+ * rewritten in place: "\r" + text + "\033[K" (erase to end of line), so
+ * a shorter line never leaves debris, and erased with "\r\033[K" at the
+ * end so the final summary starts on a clean line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "progress.h"
+
+#define PROGRESS_INTERVAL_NS 1000000000ull
+
+struct progress {
+	FILE *f;
+	int active;
+	int shown; /* a status line is on screen */
+	uint64_t duration_ns;
+	uint64_t start_ns, last_ns;
+	uint64_t last_events;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct progress *progress__new(FILE *f, int quiet, uint64_t duration_ns)
+{
+	struct progress *pg = calloc(1, sizeof(*pg));
+
+	if (!pg) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pg->f = f;
+	pg->active = f && !quiet && isatty(fileno(f));
+	pg->duration_ns = duration_ns;
+	pg->start_ns = pg->last_ns = now_ns();
+	return pg;
+}
+
+int progress__active(const struct progress *pg)
+{
+	return pg && pg->active;
+}
+
+static void fmt_count(char *buf, size_t size, uint64_t v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < n && (size_t)o + 2 < size; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+}
+
+void progress__update(struct progress *pg, uint64_t events, uint64_t lost)
+{
+	char ev[32], lo[32], rate[32], planned[32] = "";
+	uint64_t now, dt;
+
+	if (!pg || !pg->active)
+		return;
+	now = now_ns();
+	dt = now - pg->last_ns;
+	if (dt < PROGRESS_INTERVAL_NS)
+		return;
+	fmt_count(ev, sizeof(ev), events);
+	fmt_count(lo, sizeof(lo), lost);
+	fmt_count(rate, sizeof(rate),
+		  events >= pg->last_events ? (events - pg->last_events) * 1000000000ull / dt : 0);
+	if (pg->duration_ns)
+		snprintf(planned, sizeof(planned), "/%" PRIu64 "s",
+			 (uint64_t)((pg->duration_ns + 999999999ull) / 1000000000ull));
+	fprintf(pg->f, "\rsfprof: %" PRIu64 "s%s  events %s  lost %s  rate %s/s\033[K",
+		(uint64_t)((now - pg->start_ns) / 1000000000ull), planned, ev, lo, rate);
+	fflush(pg->f);
+	pg->shown = 1;
+	pg->last_ns = now;
+	pg->last_events = events;
+}
+
+void progress__end(struct progress *pg)
+{
+	if (!pg || !pg->active || !pg->shown)
+		return;
+	fputs("\r\033[K", pg->f);
+	fflush(pg->f);
+	pg->shown = 0;
+}
+
+void progress__free(struct progress *pg)
+{
+	if (!pg)
+		return;
+	progress__end(pg);
+	free(pg);
+}
