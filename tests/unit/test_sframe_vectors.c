@@ -323,6 +323,7 @@ TEST(every_vector_dump_should_match_objdump_groundtruth)
 				  names[i], err, sframe_strerror(err));
 			empty++;
 			vector_free(&v);
+			free(names[i]);
 			continue;
 		}
 		CHECK_MSG(err == 0, "%s: decode failed: %s", names[i],
@@ -364,6 +365,7 @@ TEST(every_vector_row_should_be_found_at_its_start)
 		CHECK(load_vector(dir, names[i], &v) == 0);
 		if (sframe_table__new(v.content, v.len, v.base, &t)) {
 			vector_free(&v);
+			free(names[i]);
 			continue;
 		}
 		for (size_t k = 0; k < sframe_table__nr_funcs(t); k++) {
