@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +72,20 @@ __attribute__((noinline)) static void *waiter(void *arg)
 	return NULL;
 }
 
+static void print_libc_text(void)
+{
+	char line[512], path[256], perm[8];
+	unsigned long lo, hi;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perm, path) == 4 &&
+		    perm[2] == 'x' && strstr(path, "/libc.so"))
+			printf("libc %lu %lu\n", lo, hi);
+	if (f)
+		fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t a, b;
@@ -79,6 +94,7 @@ int main(int argc, char **argv)
 		rounds = atoi(argv[1]);
 	if (argc > 2)
 		hold_ms = atoi(argv[2]);
+	print_libc_text();
 	pthread_create(&b, NULL, waiter, NULL);
 	pthread_create(&a, NULL, holder, NULL);
 	pthread_join(a, NULL);

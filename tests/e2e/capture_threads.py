@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Every thread of the target is sampled, including one it creates after
+sfprof attached; no event comes from another process."""
+import os
+import subprocess
+import tempfile
+
+from libcapture import SFPROF, WL, Checker, parse_stats, privileged, read_events
+
+
+def run(variant):
+    name = "capture_threads_late_thread_" + variant
+    if not privileged(name):
+        return
+    c = Checker(name)
+    with tempfile.TemporaryDirectory() as d:
+        raw = os.path.join(d, "ev.raw")
+        wl_out = os.path.join(d, "wl.out")
+        # the late thread starts 1.5 s after exec; sfprof attaches before exec
+        with open(wl_out, "w") as wo:
+            r = subprocess.run([SFPROF, "-F", "199", "--stats", "--dump-events", raw,
+                                "-o", os.path.join(d, "out"), "--",
+                                os.path.join(WL, "threads-" + variant), "3", "1500", "3"],
+                               stdout=wo, stderr=subprocess.PIPE, text=True, timeout=60)
+        if not c.check(r.returncode == 0, "sfprof exited %d: %s" % (r.returncode, r.stderr.strip())):
+            return c.done()
+        lines = open(wl_out).read().split("\n")
+        pid = int([l.split()[1] for l in lines if l.startswith("pid ")][0])
+        tids = {int(l.split()[1]) for l in lines if l.startswith("tid ")}
+        late = [int(l.split()[1]) for l in lines if l.startswith("late_tid ")]
+        evs = read_events(raw)
+        st = parse_stats(r.stderr)
+    c.check(len(tids) == 3 and len(late) == 1, "workload printed tids %s late %s" % (tids, late))
+    by_tid = {}
+    for e in evs:
+        by_tid.setdefault(e.tid, []).append(e)
+    print("# %s: events per tid %s; late thread %s; events_cpu %s, lost_total %s" % (
+        name, {t: len(v) for t, v in sorted(by_tid.items())}, late, st.get("events_cpu"),
+        st.get("lost_total")))
+    for t in sorted(tids) + late:
+        c.check(len(by_tid.get(t, [])) > 0, "no event from thread %d" % t)
+    strangers = set(by_tid) - tids - set(late) - {pid}
+    c.check(not strangers, "events from tids not in the target: %s" % sorted(strangers))
+    c.check(all(e.pid == pid for e in evs), "an event's pid is not the target's %d" % pid)
+    if late and by_tid.get(late[0]):
+        gap = (min(e.ts for e in by_tid[late[0]]) - min(e.ts for e in evs)) / 1e9
+        # the late thread began 1.5 s after the others: sampled after attach
+        c.check(gap > 1.0, "late thread's first sample only %.2f s after the first sample" % gap)
+    c.done()
+
+
+if __name__ == "__main__":
+    run("sframe")

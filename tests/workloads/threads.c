@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Several spinning threads, one of them started late:
+ *   threads [NTHREADS [LATE_MS [SECONDS]]]    (defaults 3, 1500, 4)
+ * NTHREADS threads spin from the start; one more starts LATE_MS later.
+ * All stop SECONDS after the start. Prints "pid PID", then "tid TID" for
+ * every spinning thread and "late_tid TID" for the late one.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static double end_s;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static unsigned long burn(unsigned long x)
+{
+	for (int i = 0; i < 100000; i++)
+		x = x * 2862933555777941757ul + 3037000493ul;
+	return x;
+}
+
+static void *spinner(void *arg)
+{
+	volatile unsigned long sink = 1;
+
+	printf("%s %ld\n", arg ? "late_tid" : "tid", (long)syscall(SYS_gettid));
+	fflush(stdout);
+	while (now_s() < end_s)
+		sink = burn(sink);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 3;
+	int late_ms = argc > 2 ? atoi(argv[2]) : 1500;
+	double secs = argc > 3 ? atof(argv[3]) : 4;
+	pthread_t *t = calloc(n + 1, sizeof(*t));
+	struct timespec d = { late_ms / 1000, (late_ms % 1000) * 1000000L };
+
+	if (!t || n < 1)
+		return 1;
+	end_s = now_s() + secs;
+	printf("pid %d\n", (int)getpid());
+	fflush(stdout);
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, spinner, NULL);
+	nanosleep(&d, NULL);
+	pthread_create(&t[n], NULL, spinner, (void *)1);
+	for (int i = 0; i <= n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
