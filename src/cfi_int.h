@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal interface between the CFI interpreter (cfi_parse.c) and the
+ * SFrame row conversion (cfi_sframe.c). Not installed, not a contract.
+ */
+#ifndef SFPROF_CFI_INT_H
+#define SFPROF_CFI_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfi.h"
+
+/* A register's rule in the DWARF sense (DWARF 5, section 6.4.1). */
+enum cfi_rule {
+	CFI_RULE_UNSET = 0, /* no rule given: same value, for callee-saved rbp */
+	CFI_RULE_UNDEFINED,
+	CFI_RULE_SAME,
+	CFI_RULE_OFFSET,     /* saved at CFA + off */
+	CFI_RULE_VAL_OFFSET, /* value is CFA + off */
+	CFI_RULE_REGISTER,   /* value is in register `reg` */
+	CFI_RULE_EXPR,	     /* saved at the address expr computes */
+	CFI_RULE_VAL_EXPR,   /* value is what expr computes */
+};
+
+struct cfi_reg_state {
+	uint8_t rule; /* enum cfi_rule */
+	uint64_t reg;
+	int64_t off;
+	const uint8_t *expr; /* points into the input section */
+	uint32_t expr_len;
+};
+
+enum { CFI_CFA_UNSET = 0, CFI_CFA_REG, CFI_CFA_EXPR };
+
+struct cfi_cfa_state {
+	uint8_t kind;
+	uint64_t reg;
+	int64_t off;
+	const uint8_t *expr;
+	uint32_t expr_len;
+};
+
+/* The part of a DWARF row an SFrame row can use. */
+struct cfi_regs {
+	struct cfi_cfa_state cfa;
+	struct cfi_reg_state fp; /* rbp, DWARF register 6 */
+	struct cfi_reg_state ra; /* the CIE's return address column */
+};
+
+struct cfi_fde_info {
+	uint64_t pc_begin, pc_range;
+	uint64_t ra_column;
+	bool signal;
+};
+
+/*
+ * Callbacks of cfi__walk, in order per FDE: begin, row* (ascending loc,
+ * loc < pc_range), end(ok). After end(ok=false) the FDE's rows must be
+ * dropped (its reason is already counted). A callback returning nonzero
+ * (-ENOMEM) stops the walk with that value.
+ */
+struct cfi_walk_ops {
+	int (*fde_begin)(void *ctx, const struct cfi_fde_info *fde);
+	int (*row)(void *ctx, uint64_t loc, const struct cfi_regs *regs);
+	int (*fde_end)(void *ctx, bool ok);
+};
+
+/* Walk .eh_frame then .debug_frame of `in`. 0 or the callbacks' error. */
+int cfi__walk(const struct cfi_input *in, struct cfi_stats *st,
+	      const struct cfi_walk_ops *ops, void *ctx);
+
+#endif
