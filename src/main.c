@@ -446,6 +446,7 @@ struct subcmd {
 /* Subcommands whose owners have landed them; add a line when yours links. */
 static const struct subcmd subcmds[] = {
 	{ "record", cmd_record },
+	{ "sframe-dump", cmd_sframe_dump },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sfprof sframe-dump: print a .sframe section the way binutils
+ * `objdump --sframe` does, so the two can be compared with diff(1).
+ *
+ *   sfprof sframe-dump FILE                   the .sframe section of an ELF file
+ *   sfprof sframe-dump --raw FILE --base ADDR a raw section loaded at ADDR
+ *
+ * Exit status: 0 ok, 1 unreadable file or malformed section, 2 bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "sframe.h"
+
+#ifndef SHT_GNU_SFRAME
+#define SHT_GNU_SFRAME 0x6ffffff4
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sfprof sframe-dump FILE\n"
+		   "       sfprof sframe-dump --raw FILE --base ADDR\n"
+		   "Print the SFrame section of FILE in the format of "
+		   "objdump --sframe.\n");
+}
+
+/* The whole file in a malloc()ed buffer. 0 or -errno. */
+static int slurp(const char *path, uint8_t **out, size_t *out_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0;
+	struct stat st;
+
+	*out = NULL;
+	*out_len = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			size_t nc = cap ? cap * 2 : 65536;
+			uint8_t *nb = realloc(buf, nc);
+
+			if (!nb) {
+				err = -ENOMEM;
+				goto err_out;
+			}
+			buf = nb;
+			cap = nc;
+		} else if (!buf) {
+			buf = malloc(cap);
+			if (!buf) {
+				err = -ENOMEM;
+				goto err_out;
+			}
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto err_out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	*out = buf;
+	*out_len = len;
+	return 0;
+err_out:
+	close(fd);
+	free(buf);
+	return err;
+}
+
+/* objdump's BFD target name for the ELF header. */
+static void elf_format_name(const GElf_Ehdr *eh, char *buf, size_t sz)
+{
+	int is64 = eh->e_ident[EI_CLASS] == ELFCLASS64;
+	int be = eh->e_ident[EI_DATA] == ELFDATA2MSB;
+
+	switch (eh->e_machine) {
+	case EM_X86_64:
+		snprintf(buf, sz, is64 ? "elf64-x86-64" : "elf32-x86-64");
+		break;
+	case EM_386:
+		snprintf(buf, sz, "elf32-i386");
+		break;
+	case EM_AARCH64:
+		snprintf(buf, sz, "elf%d-%saarch64", is64 ? 64 : 32,
+			 be ? "big" : "little");
+		break;
+	case EM_S390:
+		snprintf(buf, sz, "elf%d-s390", is64 ? 64 : 32);
+		break;
+	default:
+		snprintf(buf, sz, "elf%d-%s", is64 ? 64 : 32,
+			 be ? "big" : "little");
+	}
+}
+
+/*
+ * Find .sframe in an ELF image: *data and *len point into the image, *vaddr
+ * is its sh_addr. 0, -ENOENT (no such section) or -EINVAL (bad ELF).
+ */
+static int find_sframe(Elf *elf, const uint8_t *img, size_t img_len,
+		       const uint8_t **data, size_t *len, uint64_t *vaddr)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return -EINVAL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -EINVAL;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!(name && !strcmp(name, ".sframe")) &&
+		    sh.sh_type != SHT_GNU_SFRAME)
+			continue;
+		if (sh.sh_flags & SHF_COMPRESSED)
+			return -EINVAL;
+		*vaddr = sh.sh_addr;
+		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0) {
+			*data = img;
+			*len = 0;
+			return 0;
+		}
+		if (sh.sh_offset > img_len || sh.sh_size > img_len - sh.sh_offset)
+			return -EINVAL;
+		*data = img + sh.sh_offset;
+		*len = (size_t)sh.sh_size;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int dump_section(const char *path, const uint8_t *data, size_t len,
+			uint64_t vaddr, const char *name)
+{
+	struct sframe_table *t = NULL;
+	int err;
+
+	if (len == 0) /* objdump prints nothing for an empty section */
+		return 0;
+	err = sframe_table__new(data, len, vaddr, &t);
+	if (err) {
+		fflush(stdout);
+		fprintf(stderr, "sfprof: %s: %s\n", path, sframe_strerror(err));
+		return 1;
+	}
+	err = sframe_table__dump(t, name, stdout);
+	sframe_table__free(t);
+	return err ? 1 : 0;
+}
+
+static int dump_elf(const char *path)
+{
+	uint8_t *img = NULL;
+	size_t img_len = 0, len = 0;
+	const uint8_t *data = NULL;
+	uint64_t vaddr = 0;
+	Elf *elf = NULL;
+	GElf_Ehdr eh;
+	char fmt[64];
+	int err, rc = 1;
+
+	err = slurp(path, &img, &img_len);
+	if (err) {
+		fprintf(stderr, "sfprof: %s: %s\n", path, strerror(-err));
+		return 1;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		goto err_out;
+	elf = elf_memory((char *)img, img_len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		fprintf(stderr, "sfprof: %s: not an ELF file\n", path);
+		goto err_out;
+	}
+	err = find_sframe(elf, img, img_len, &data, &len, &vaddr);
+	if (err == -ENOENT) {
+		fprintf(stderr, "sfprof: %s: no .sframe section\n", path);
+		goto err_out;
+	}
+	if (err) {
+		fprintf(stderr, "sfprof: %s: malformed ELF section headers\n",
+			path);
+		goto err_out;
+	}
+	elf_format_name(&eh, fmt, sizeof(fmt));
+	printf("\n%s:     file format %s\n\n", path, fmt);
+	rc = dump_section(path, data, len, vaddr, NULL);
+err_out:
+	if (elf)
+		elf_end(elf);
+	free(img);
+	return rc;
+}
+
+static int dump_raw(const char *path, uint64_t base)
+{
+	uint8_t *img = NULL;
+	size_t len = 0;
+	int err, rc;
+
+	err = slurp(path, &img, &len);
+	if (err) {
+		fprintf(stderr, "sfprof: %s: %s\n", path, strerror(-err));
+		return 1;
+	}
+	rc = dump_section(path, img, len, base, path);
+	free(img);
+	return rc;
+}
+
+int cmd_sframe_dump(int argc, char **argv)
+{
+	const char *file = NULL, *base_str = NULL;
+	int raw = 0, rc;
+	uint64_t base = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--raw")) {
+			raw = 1;
+		} else if (!strcmp(a, "--base")) {
+			if (++i >= argc) {
+				fprintf(stderr, "sfprof: --base needs an address\n");
+				return 2;
+			}
+			base_str = argv[i];
+		} else if (!strncmp(a, "--base=", 7)) {
+			base_str = a + 7;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "sfprof: sframe-dump: unknown option %s\n",
+				a);
+			usage(stderr);
+			return 2;
+		} else if (!file) {
+			file = a;
+		} else {
+			fprintf(stderr, "sfprof: sframe-dump: one file only\n");
+			return 2;
+		}
+	}
+	if (!file || (raw && !base_str) || (!raw && base_str)) {
+		usage(stderr);
+		return 2;
+	}
+	if (base_str) {
+		char *end;
+
+		errno = 0;
+		base = strtoull(base_str, &end, 0);
+		if (errno || end == base_str || *end) {
+			fprintf(stderr, "sfprof: bad --base address '%s'\n",
+				base_str);
+			return 2;
+		}
+	}
+	rc = raw ? dump_raw(file, base) : dump_elf(file);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "sfprof: writing the dump: %s\n", strerror(errno));
+		return 1;
+	}
+	return rc;
+}
