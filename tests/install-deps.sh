@@ -4,7 +4,7 @@
 # only when something is missing.
 set -eu
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libdw-dev
-      linux-perf binutils python3 liblzma-dev"
+      linux-perf binutils python3 liblzma-dev duktape-dev"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do
