@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pprof writer, checked by decoding its output here: gunzip with
+ * zlib, then a small protobuf reader for the profile.proto fields the
+ * writer emits. (The end-to-end test reads the same files with `go tool
+ * pprof`.)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "profile.h"
+#include "testlib.h"
+
+TEST_MAIN();
+
+#define MAXN 256
+
+struct dec_loc { uint64_t id, mapping, address, function; };
+struct dec_func { uint64_t id, name; };
+struct dec_map { uint64_t id, start, limit, filename, build_id, has_functions; };
+struct dec_sample { uint64_t locs[64]; int nlocs; uint64_t value; int nvalues; };
+
+struct decoded {
+	char *strs[MAXN];
+	int nstrs;
+	struct dec_loc locs[MAXN];
+	int nlocs;
+	struct dec_func funcs[MAXN];
+	int nfuncs;
+	struct dec_map maps[16];
+	int nmaps;
+	struct dec_sample samples[MAXN];
+	int nsamples;
+	uint64_t st_type, st_unit, nsample_types, pt_type, pt_unit, period, duration, time_nanos;
+	uint64_t default_type, comment;
+	int bad;
+};
+
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (*p >= end)
+			return -1;
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+/* Calls fn(field, wiretype, varint value, bytes, len) for each field. */
+static int fields(const uint8_t *p, const uint8_t *end,
+		  void (*fn)(void *, uint32_t, uint64_t, const uint8_t *, size_t), void *ctx)
+{
+	while (p < end) {
+		uint64_t key, v = 0;
+
+		if (varint(&p, end, &key))
+			return -1;
+		if ((key & 7) == 0) {
+			if (varint(&p, end, &v))
+				return -1;
+			fn(ctx, (uint32_t)(key >> 3), v, NULL, 0);
+		} else if ((key & 7) == 2) {
+			if (varint(&p, end, &v) || v > (uint64_t)(end - p))
+				return -1;
+			fn(ctx, (uint32_t)(key >> 3), v, p, v);
+			p += v;
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct two { uint64_t a, b; };
+static void valuetype_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
+{
+	(void)b, (void)n;
+	if (f == 1)
+		((struct two *)c)->a = v;
+	if (f == 2)
+		((struct two *)c)->b = v;
+}
+
+static void line_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
+{
+	(void)b, (void)n;
+	if (f == 1)
+		*(uint64_t *)c = v;
+}
+
+static void loc_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
+{
+	struct dec_loc *l = c;
+
+	if (f == 1) l->id = v;
+	if (f == 2) l->mapping = v;
+	if (f == 3) l->address = v;
+	if (f == 4) fields(b, b + n, line_fn, &l->function);
+}
+
+static void func_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
+{
+	struct dec_func *fu = c;
+
+	(void)b, (void)n;
+	if (f == 1) fu->id = v;
+	if (f == 2) fu->name = v;
+}
+
+static void map_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
+{
+	struct dec_map *m = c;
+
+	(void)b, (void)n;
+	if (f == 1) m->id = v;
+	if (f == 2) m->start = v;
+	if (f == 3) m->limit = v;
+	if (f == 5) m->filename = v;
+	if (f == 6) m->build_id = v;
+	if (f == 7) m->has_functions = v;
+}
+
+static void sample_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
+{
+	struct dec_sample *s = c;
+	const uint8_t *end = b + n;
+
+	(void)v;
+	if (f == 1) {
+		while (b < end && s->nlocs < 64 && !varint(&b, end, &s->locs[s->nlocs]))
+			s->nlocs++;
+	}
+	if (f == 2) {
+		while (b < end && !varint(&b, end, &s->value))
+			s->nvalues++;
+	}
+}
+
+static void profile_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
+{
+	struct decoded *d = c;
+	struct two t = { 0, 0 };
+
+	switch (f) {
+	case 1:
+		fields(b, b + n, valuetype_fn, &t);
+		d->st_type = t.a, d->st_unit = t.b, d->nsample_types++;
+		break;
+	case 2:
+		if (d->nsamples < MAXN)
+			fields(b, b + n, sample_fn, &d->samples[d->nsamples++]);
+		break;
+	case 3:
+		if (d->nmaps < 16)
+			fields(b, b + n, map_fn, &d->maps[d->nmaps++]);
+		break;
+	case 4:
+		if (d->nlocs < MAXN)
+			fields(b, b + n, loc_fn, &d->locs[d->nlocs++]);
+		break;
+	case 5:
+		if (d->nfuncs < MAXN)
+			fields(b, b + n, func_fn, &d->funcs[d->nfuncs++]);
+		break;
+	case 6:
+		if (d->nstrs < MAXN)
+			d->strs[d->nstrs++] = strndup((const char *)b, n);
+		break;
+	case 9: d->time_nanos = v; break;
+	case 10: d->duration = v; break;
+	case 11:
+		fields(b, b + n, valuetype_fn, &t);
+		d->pt_type = t.a, d->pt_unit = t.b;
+		break;
+	case 12: d->period = v; break;
+	case 13: d->comment = v; break;
+	case 14: d->default_type = v; break;
+	}
+}
+
+static int decode(const struct profile *p, struct decoded *d)
+{
+	char *gz = NULL;
+	size_t gzlen = 0, cap = 1 << 20;
+	uint8_t *raw = malloc(cap);
+	FILE *f = open_memstream(&gz, &gzlen);
+	z_stream z = { 0 };
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if (!raw || !f || profile__write_pprof(p, f))
+		return -1;
+	fclose(f);
+	if ((unsigned char)gz[0] != 0x1f || (unsigned char)gz[1] != 0x8b)
+		return -2;
+	inflateInit2(&z, 15 + 16);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gzlen;
+	z.next_out = raw;
+	z.avail_out = (uInt)cap;
+	rc = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	free(gz);
+	if (rc != Z_STREAM_END)
+		return -3;
+	rc = fields(raw, raw + z.total_out, profile_fn, d);
+	free(raw);
+	return rc;
+}
+
+static void release(struct decoded *d)
+{
+	for (int i = 0; i < d->nstrs; i++)
+		free(d->strs[i]);
+}
+
+static const char *str(const struct decoded *d, uint64_t i)
+{
+	return i < (uint64_t)d->nstrs ? d->strs[i] : "<out of range>";
+}
+
+static const struct dec_loc *loc(const struct decoded *d, uint64_t id)
+{
+	for (int i = 0; i < d->nlocs; i++)
+		if (d->locs[i].id == id)
+			return &d->locs[i];
+	return NULL;
+}
+
+static const char *loc_name(const struct decoded *d, uint64_t id)
+{
+	const struct dec_loc *l = loc(d, id);
+
+	if (!l)
+		return "<no location>";
+	for (int i = 0; i < d->nfuncs; i++)
+		if (d->funcs[i].id == l->function)
+			return str(d, d->funcs[i].name);
+	return "<no function>";
+}
+
+TEST(pprof_cpu_should_have_sample_types_period_and_string_zero_empty)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99, .duration_ns = 5000000000ull,
+				  .start_unix_ns = 1700000000000000000ull, .target_comm = "app" };
+	struct profile *p = profile__new(&m);
+	struct profile_frame fr[] = { { .name = "main", .dso = "/bin/app" } };
+	struct decoded d;
+
+	profile__add(p, "app", fr, 1, 3);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK(d.nstrs > 0);
+	CHECK_STR(d.strs[0], "");
+	CHECK_INT(d.nsample_types, 1);
+	CHECK_STR(str(&d, d.st_type), "samples");
+	CHECK_STR(str(&d, d.st_unit), "count");
+	CHECK_STR(str(&d, d.pt_type), "cpu");
+	CHECK_STR(str(&d, d.pt_unit), "nanoseconds");
+	CHECK_U64(d.period, 1000000000ull / 99);
+	CHECK_U64(d.duration, 5000000000ull);
+	CHECK_U64(d.time_nanos, 1700000000000000000ull);
+	CHECK_STR(str(&d, d.default_type), "samples");
+	CHECK(strstr(str(&d, d.comment), "on-CPU samples of app at 99 Hz"));
+	release(&d);
+	profile__free(p);
+}
+
+TEST(pprof_futex_should_count_wait_nanoseconds)
+{
+	struct profile_meta m = { .kind = PROFILE_FUTEX };
+	struct profile *p = profile__new(&m);
+	struct profile_frame fr[] = { { .name = "pthread_mutex_lock", .dso = "/lib/libc.so.6" } };
+	struct decoded d;
+
+	profile__add(p, "lock:big", fr, 1, 1500);
+	profile__add(p, "lock:big", fr, 1, 2500);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_STR(str(&d, d.st_type), "wait");
+	CHECK_STR(str(&d, d.st_unit), "nanoseconds");
+	CHECK_INT(d.nsamples, 1);
+	CHECK_U64(d.samples[0].value, 4000);
+	release(&d);
+	profile__free(p);
+}
+
+TEST(pprof_samples_should_list_locations_leaf_first_with_the_root_outermost)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	struct profile_frame fr[] = {
+		{ .name = "main", .dso = "/bin/app", .build_id = "abcd", .rel_addr = 0x1100 },
+		{ .name = "work", .dso = "/bin/app", .build_id = "abcd", .rel_addr = 0x1200 },
+		{ .dso = "/lib/libz.so.1", .build_id = "ef01", .rel_addr = 0x10 },
+	};
+	struct decoded d;
+	uint64_t total = 0;
+
+	profile__add(p, "app-1/2", fr, 3, 7);
+	profile__add(p, "app-1/3", fr, 2, 5);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nsamples, 2);
+	for (int i = 0; i < d.nsamples; i++) {
+		const struct dec_sample *s = &d.samples[i];
+
+		CHECK_INT(s->nvalues, 1);
+		total += s->value;
+		if (s->value == 7) {
+			CHECK_INT(s->nlocs, 4);
+			CHECK_STR(loc_name(&d, s->locs[0]), "libz.so.1+0x10");
+			CHECK_STR(loc_name(&d, s->locs[1]), "work");
+			CHECK_STR(loc_name(&d, s->locs[2]), "main");
+			CHECK_STR(loc_name(&d, s->locs[3]), "app-1/2");
+		} else {
+			CHECK_INT(s->nlocs, 3);
+			CHECK_STR(loc_name(&d, s->locs[2]), "app-1/3");
+		}
+	}
+	CHECK_U64(total, 12);
+	release(&d);
+	profile__free(p);
+}
+
+TEST(pprof_mappings_should_carry_build_ids_and_contain_their_locations)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	struct profile_frame fr[] = {
+		{ .name = "main", .dso = "/bin/app", .build_id = "abcd", .rel_addr = 0x1100 },
+		{ .name = "inflate", .dso = "/lib/libz.so.1", .build_id = "ef01", .rel_addr = 0x2010 },
+		{ .name = "do_syscall_64", .kind = PROFILE_FRAME_KERNEL, .rel_addr = 0xffffffff81001000ull },
+		{ .name = "[truncated]", .kind = PROFILE_FRAME_MARKER },
+	};
+	struct decoded d;
+	int seen = 0;
+
+	profile__add(p, "app", fr, 4, 1);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nmaps, 3);
+	for (int i = 0; i < d.nmaps; i++) {
+		const struct dec_map *mp = &d.maps[i];
+		const char *fn = str(&d, mp->filename);
+
+		CHECK(mp->has_functions);
+		if (!strcmp(fn, "/bin/app")) {
+			CHECK_STR(str(&d, mp->build_id), "abcd");
+			seen |= 1;
+		} else if (!strcmp(fn, "/lib/libz.so.1")) {
+			CHECK_STR(str(&d, mp->build_id), "ef01");
+			seen |= 2;
+		} else if (!strcmp(fn, "[kernel.kallsyms]")) {
+			seen |= 4;
+		}
+	}
+	CHECK_INT(seen, 7);
+	for (int i = 0; i < d.nlocs; i++) {
+		const struct dec_loc *l = &d.locs[i];
+		const struct dec_map *mp = NULL;
+
+		for (int k = 0; k < d.nmaps; k++)
+			if (d.maps[k].id == l->mapping)
+				mp = &d.maps[k];
+		if (!l->mapping)
+			continue; /* roots and markers */
+		CHECK(mp);
+		CHECK_MSG(l->address >= mp->start && l->address < mp->limit,
+			  "location 0x%llx outside its mapping [0x%llx, 0x%llx)",
+			  (unsigned long long)l->address, (unsigned long long)mp->start,
+			  (unsigned long long)mp->limit);
+		/* user addresses normalise back to the file-relative address */
+		if (!strcmp(str(&d, mp->filename), "/lib/libz.so.1"))
+			CHECK_U64(l->address - mp->start, 0x2010);
+		if (!strcmp(str(&d, mp->filename), "[kernel.kallsyms]"))
+			CHECK_U64(l->address, 0xffffffff81001000ull);
+	}
+	/* disjoint ranges */
+	for (int i = 0; i < d.nmaps; i++)
+		for (int k = i + 1; k < d.nmaps; k++)
+			CHECK(d.maps[i].limit <= d.maps[k].start || d.maps[k].limit <= d.maps[i].start);
+	release(&d);
+	profile__free(p);
+}
+
+TEST(pprof_leaf_totals_should_equal_the_folded_leaf_totals)
+{
+	const char *folded = "app;main;a 30\napp;main;b 12\napp;main;a;b 8\napp;x 1\n";
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	FILE *f = fmemopen((void *)folded, strlen(folded), "r");
+	uint64_t a = 0, b = 0, x = 0;
+	struct decoded d;
+
+	CHECK_INT(profile__read_folded(p, f, NULL), 0);
+	fclose(f);
+	CHECK_INT(decode(p, &d), 0);
+	for (int i = 0; i < d.nsamples; i++) {
+		const char *leaf = loc_name(&d, d.samples[i].locs[0]);
+
+		if (!strcmp(leaf, "a"))
+			a += d.samples[i].value;
+		else if (!strcmp(leaf, "b"))
+			b += d.samples[i].value;
+		else if (!strcmp(leaf, "x"))
+			x += d.samples[i].value;
+	}
+	CHECK_U64(a, 30);
+	CHECK_U64(b, 20);
+	CHECK_U64(x, 1);
+	release(&d);
+	profile__free(p);
+}
