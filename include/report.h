@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stacks pipeline as a capture sink, for src/main.c: live runs (events
+ * -> folded/SVG/pprof at the end) and `record` (events + the mappings they
+ * need -> a capture file, capfile.h). `sfprof report` (src/cmd_report.c)
+ * reads such a file back through the same pipeline.
+ *
+ * record resolves every event's stack while the process lives (so a
+ * library dlopen()ed mid-run is seen, and its mapping recorded before the
+ * first event that needs it). For the tests, SFPROF_RECORD_PROFILE=PATH
+ * makes record also write the folded profile of the events it recorded,
+ * which `report` on the capture must reproduce exactly.
+ *
+ * Ownership: the sink owns its proc cache, profile and writer.
+ */
+#ifndef SFPROF_REPORT_H
+#define SFPROF_REPORT_H
+
+#include <stddef.h>
+
+#include "capture.h"
+#include "options.h"
+
+struct report_sink;
+
+/* o->cmd decides: SFPROF_CMD_RECORD writes o->output as a capture file.
+ * NULL + errno (a message on stderr). */
+struct report_sink *report_sink__new(const struct sfprof_opts *o);
+/* Kernel stacks (--kernel) are read from c; set it once it exists. */
+void report_sink__set_capture(struct report_sink *s, struct capture *c);
+/* capture_event_fn */
+int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len);
+/* Write the output (profile, or close the capture); --stats lines. */
+int report_sink__finish(void *ctx, const struct sfprof_opts *o,
+			const struct capture_stats *st);
+void report_sink__free(struct report_sink *s);
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Events -> stacks -> profile: the glue between capture (or a capture
+ * file), the unwinder, the address-space model and the profile.
+ *
+ * For each event: the process's proc (proc.h), unwind_stack() over the
+ * event's registers and stack snapshot with proc__find_row() as the row
+ * lookup, proc__symbolize() for every frame, then profile__add() with the
+ * frames root first under a root frame (comm, "comm-pid/tid" with
+ * per_thread, "lock:SYM" with by_lock). A frame with no symbol keeps its
+ * dso and address (the profile prints "binary+0xOFFSET"). A stack that
+ * stopped before the thread's entry frame gets the marker frame
+ * "[truncated]" right under the root, so it stays visible. Kernel frames
+ * (--kernel) go on top of the user frames, kind PROFILE_FRAME_KERNEL.
+ *
+ * Symbol and row results are cached per (process, PC); the cache is
+ * dropped for a process whose mapping list changed.
+ *
+ * Ownership: a stacks object borrows the proc cache and the profile; both
+ * must outlive it. Single-threaded.
+ */
+#ifndef SFPROF_STACKS_H
+#define SFPROF_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "proc.h"
+#include "profile.h"
+#include "sfprof_event.h"
+#include "unwind.h"
+
+#define STACKS_MAX_DEPTH 1024u
+#define STACKS_TRUNCATED "[truncated]"
+
+struct stacks_opts {
+	uint32_t kind;	    /* PROFILE_CPU or PROFILE_FUTEX: events of the
+			       other kind are skipped (counted) */
+	unsigned max_depth; /* 0 = STACKS_MAX_DEPTH */
+	int per_thread;	    /* root "comm-pid/tid" */
+	int by_lock;	    /* futex: root "lock:SYM" */
+	int kernel;	    /* add kernel frames given to stacks__add_event */
+};
+
+struct stacks_stats {
+	uint64_t events;	 /* handed to stacks__add_event */
+	uint64_t events_skipped; /* other kind */
+	uint64_t no_user_regs;	 /* events without user registers */
+	uint64_t complete;	 /* stacks that reached the entry frame */
+	uint64_t truncated;	 /* stacks marked [truncated] */
+	uint64_t entry_by_symbol; /* completed by an entry symbol */
+	uint64_t frames;
+	uint64_t frames_unnamed; /* frames printed as binary+0xOFF */
+	uint64_t cache_hits, cache_misses;
+	uint64_t add_errors;	 /* profile__add failures */
+	struct unwind_stats unwind;
+};
+
+struct stacks;
+
+struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
+			   const struct stacks_opts *opts);
+void stacks__free(struct stacks *s); /* NULL is a no-op */
+
+/* Kernel symbol lookup for kernel frames (may be unset: "0xADDR"). */
+typedef const char *(*stacks_ksym_fn)(void *ctx, uint64_t addr);
+void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx);
+
+/*
+ * Unwind, symbolize and add one event. kips[0..nk) is its kernel stack,
+ * innermost first (nk = 0 for none). 0 or -ENOMEM.
+ */
+int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
+		      const uint64_t *kips, size_t nk);
+
+/*
+ * Unwind only (no symbols, no profile): what record does per event so
+ * that every PC is resolved while the process lives (re-reading maps
+ * for new mappings). Returns the proc used, or NULL.
+ */
+struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *e);
+
+void stacks__stats(const struct stacks *s, struct stacks_stats *out);
+/* "name: value" lines (stacks_*, unwind_*). */
+void stacks_stats__print(const struct stacks_stats *st, FILE *f);
+
+/* Whether `name` is a thread entry function (_start, start_thread, ...). */
+int stacks__is_entry_symbol(const char *name);
+
+#endif
