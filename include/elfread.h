@@ -62,6 +62,9 @@ struct elfread *elfread__open(const char *path);
 void elfread__free(struct elfread *e); /* NULL is a no-op */
 
 const uint8_t *elfread__image(const struct elfread *e, size_t *len);
+/* The libelf handle (an Elf *), for code that takes one (cfi.h). It lives
+ * as long as e; do not elf_end() it. */
+void *elfread__libelf(const struct elfread *e);
 unsigned elfread__type(const struct elfread *e);    /* ET_EXEC, ET_DYN, ... */
 unsigned elfread__machine(const struct elfread *e); /* EM_X86_64, ... */
 int elfread__is_64(const struct elfread *e);

@@ -212,6 +212,11 @@ const uint8_t *elfread__image(const struct elfread *e, size_t *len)
 	return e->img;
 }
 
+void *elfread__libelf(const struct elfread *e)
+{
+	return e->elf;
+}
+
 unsigned elfread__type(const struct elfread *e)
 {
 	return e->ehdr.e_type;

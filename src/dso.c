@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: MIT
+/* Binaries cached by identity, with lazy SFrame and symbol tables. */
+#include "dso.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sframe.h"
+#include "symbolize.h"
+
+#if defined(__has_include)
+#if __has_include("cfi.h")
+#include "cfi.h"
+#define DSO_HAVE_CFI 1
+#endif
+#endif
+
+#define HASH_BUCKETS 1024
+
+/* dev:inode:size:mtime of an opened file -> its dso. */
+struct dso_ident {
+	uint64_t dev, ino, size;
+	int64_t mtime_sec, mtime_nsec;
+	struct dso *dso;
+	struct dso_ident *next;
+};
+
+struct dso {
+	char *path;
+	const char *name;
+	uint8_t build_id[ELFREAD_BUILD_ID_MAX];
+	size_t build_id_len;
+	char build_id_hex[2 * ELFREAD_BUILD_ID_MAX + 1];
+	struct elfread *elf;
+	struct dso_cache *cache;
+
+	int table_loaded;
+	enum dso_table_source table_src;
+	int table_err;
+	struct sframe_table *table;
+	/* For a binary with its own .sframe: rows from .eh_frame for the
+	 * functions .sframe lacks (e.g. crt1.o's _start, built without
+	 * --gsframe), made on the first miss. */
+	int fallback_loaded;
+	struct sframe_table *fallback;
+
+	int symtab_loaded;
+	struct symtab *symtab;
+
+	struct dso *next_all;
+	struct dso *next_bid; /* build-id hash chain */
+};
+
+struct dso_cache {
+	struct dso_cache_opts opts;
+	struct dso *all;
+	struct dso *by_bid[HASH_BUCKETS];
+	struct dso_ident *by_ident[HASH_BUCKETS];
+	struct dso_stats st;
+};
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	while (n--) {
+		h ^= *p++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static size_t ident_bucket(const struct stat *st)
+{
+	uint64_t k[3] = { st->st_dev, st->st_ino, (uint64_t)st->st_size };
+
+	return hash_bytes((const uint8_t *)k, sizeof(k)) % HASH_BUCKETS;
+}
+
+struct dso_cache *dso_cache__new(const struct dso_cache_opts *opts)
+{
+	struct dso_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	if (opts)
+		c->opts = *opts;
+	if (!c->opts.sframe_version)
+		c->opts.sframe_version = 3;
+	return c;
+}
+
+static void dso__free(struct dso *d)
+{
+	sframe_table__free(d->table);
+	sframe_table__free(d->fallback);
+	symtab__free(d->symtab);
+	elfread__free(d->elf);
+	free(d->path);
+	free(d);
+}
+
+void dso_cache__free(struct dso_cache *c)
+{
+	struct dso *d, *dn;
+	size_t i;
+
+	if (!c)
+		return;
+	for (d = c->all; d; d = dn) {
+		dn = d->next_all;
+		dso__free(d);
+	}
+	for (i = 0; i < HASH_BUCKETS; i++) {
+		struct dso_ident *x, *xn;
+
+		for (x = c->by_ident[i]; x; x = xn) {
+			xn = x->next;
+			free(x);
+		}
+	}
+	free(c);
+}
+
+static struct dso *find_by_build_id(struct dso_cache *c, const uint8_t *id,
+				    size_t len)
+{
+	struct dso *d;
+
+	for (d = c->by_bid[hash_bytes(id, len) % HASH_BUCKETS]; d;
+	     d = d->next_bid)
+		if (d->build_id_len == len && !memcmp(d->build_id, id, len))
+			return d;
+	return NULL;
+}
+
+static int add_ident(struct dso_cache *c, const struct stat *st, struct dso *d)
+{
+	struct dso_ident *x = calloc(1, sizeof(*x));
+	size_t b = ident_bucket(st);
+
+	if (!x)
+		return -ENOMEM;
+	x->dev = st->st_dev;
+	x->ino = st->st_ino;
+	x->size = st->st_size;
+	x->mtime_sec = st->st_mtim.tv_sec;
+	x->mtime_nsec = st->st_mtim.tv_nsec;
+	x->dso = d;
+	x->next = c->by_ident[b];
+	c->by_ident[b] = x;
+	return 0;
+}
+
+static struct dso *find_by_ident(struct dso_cache *c, const struct stat *st)
+{
+	struct dso_ident *x;
+
+	for (x = c->by_ident[ident_bucket(st)]; x; x = x->next)
+		if (x->dev == (uint64_t)st->st_dev &&
+		    x->ino == (uint64_t)st->st_ino &&
+		    x->size == (uint64_t)st->st_size &&
+		    x->mtime_sec == st->st_mtim.tv_sec &&
+		    x->mtime_nsec == st->st_mtim.tv_nsec)
+			return x->dso;
+	return NULL;
+}
+
+/* Take ownership of e: a new dso, or the known one with e's build-id. */
+static struct dso *dso_cache__adopt(struct dso_cache *c, struct elfread *e,
+				    const char *path, int *known)
+{
+	uint8_t id[ELFREAD_BUILD_ID_MAX];
+	size_t len = 0;
+	struct dso *d;
+	const char *slash;
+
+	*known = 0;
+	if (!elfread__build_id(e, id, &len)) {
+		d = find_by_build_id(c, id, len);
+		if (d) {
+			elfread__free(e);
+			*known = 1;
+			return d;
+		}
+	} else {
+		len = 0;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto err_out;
+	d->path = strdup(path ? path : "");
+	if (!d->path)
+		goto err_out;
+	slash = strrchr(d->path, '/');
+	d->name = slash ? slash + 1 : d->path;
+	d->elf = e;
+	d->cache = c;
+	d->build_id_len = len;
+	memcpy(d->build_id, id, len);
+	elfread__hex(id, len, d->build_id_hex);
+	d->next_all = c->all;
+	c->all = d;
+	if (len) {
+		size_t b = hash_bytes(id, len) % HASH_BUCKETS;
+
+		d->next_bid = c->by_bid[b];
+		c->by_bid[b] = d;
+	}
+	c->st.loads++;
+	return d;
+
+err_out:
+	if (d)
+		free(d->path);
+	free(d);
+	elfread__free(e);
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct dso *dso_cache__open_fd(struct dso_cache *c, int fd, const char *path)
+{
+	struct elfread *e;
+	struct stat st;
+	struct dso *d;
+	int known;
+
+	c->st.opens++;
+	if (fstat(fd, &st) != 0)
+		return NULL;
+	d = find_by_ident(c, &st);
+	if (d) {
+		c->st.hits_identity++;
+		return d;
+	}
+	e = elfread__open_fd(fd);
+	if (!e) {
+		c->st.load_errors++;
+		return NULL;
+	}
+	d = dso_cache__adopt(c, e, path, &known);
+	if (!d)
+		return NULL;
+	if (known)
+		c->st.hits_build_id++;
+	if (add_ident(c, &st, d)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return d;
+}
+
+struct dso *dso_cache__open_path(struct dso_cache *c, const char *path)
+{
+	struct dso *d;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int saved;
+
+	if (fd < 0) {
+		c->st.opens++;
+		return NULL;
+	}
+	d = dso_cache__open_fd(c, fd, path);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return d;
+}
+
+struct dso *dso_cache__open_mem(struct dso_cache *c, const void *image,
+				size_t len, const char *name)
+{
+	uint8_t id[ELFREAD_BUILD_ID_MAX];
+	struct elfread *e;
+	struct dso *d;
+	size_t id_len;
+	void *copy;
+	int known;
+
+	c->st.opens++;
+	e = elfread__open_mem(image, len);
+	if (!e) {
+		c->st.load_errors++;
+		return NULL;
+	}
+	if (!elfread__build_id(e, id, &id_len)) {
+		d = find_by_build_id(c, id, id_len);
+		if (d) {
+			elfread__free(e);
+			c->st.hits_build_id++;
+			return d;
+		}
+	}
+	elfread__free(e);
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, image, len);
+	e = elfread__open_mem_owned(copy, len);
+	if (!e) {
+		c->st.load_errors++;
+		return NULL;
+	}
+	return dso_cache__adopt(c, e, name, &known);
+}
+
+void dso_cache__stats(const struct dso_cache *c, struct dso_stats *out)
+{
+	*out = c->st;
+}
+
+const char *dso__path(const struct dso *d)
+{
+	return d->path;
+}
+
+const char *dso__name(const struct dso *d)
+{
+	return d->name;
+}
+
+const char *dso__build_id_hex(const struct dso *d)
+{
+	return d->build_id_hex;
+}
+
+size_t dso__build_id(const struct dso *d, const uint8_t **id)
+{
+	if (id)
+		*id = d->build_id;
+	return d->build_id_len;
+}
+
+const struct elfread *dso__elf(const struct dso *d)
+{
+	return d->elf;
+}
+
+int dso__mapping_bias(const struct dso *d, uint64_t start, uint64_t off,
+		      int64_t *bias)
+{
+	return elfread__mapping_bias(d->elf, start, off, bias);
+}
+
+/* A table derived from .eh_frame/.debug_frame, or a negative error. */
+static int derive_table(struct dso *d, struct sframe_table **out)
+{
+#ifdef DSO_HAVE_CFI
+	struct sframe_encode_opts o = {
+		.version = d->cache->opts.sframe_version,
+		.abi = SFRAME_ABI_AMD64_LE,
+		.fixed_ra_offset = -8,
+		.fixed_fp_offset = 0,
+		.section_vaddr = 0,
+	};
+	struct cfi_input in;
+	void *sec = NULL;
+	size_t len = 0;
+	int err;
+
+	if (elfread__machine(d->elf) != 62 /* EM_X86_64 */)
+		return -EOPNOTSUPP;
+	memset(&in, 0, sizeof(in));
+	err = cfi_input_from_elf(elfread__libelf(d->elf), &in);
+	if (err)
+		return err;
+	err = cfi_to_sframe(&in, &o, &sec, &len, NULL);
+	if (err)
+		return err;
+	/* Frees sec on failure. */
+	return sframe_table__new_owned(sec, len, o.section_vaddr, out);
+#else
+	(void)d;
+	*out = NULL;
+	return -EOPNOTSUPP;
+#endif
+}
+
+static void dso__load_table(struct dso *d)
+{
+	struct dso_cache *c = d->cache;
+	struct elfread_section s;
+	int err = -ENOENT;
+
+	if (d->table_loaded)
+		return;
+	d->table_loaded = 1;
+	if (!elfread__section(d->elf, ".sframe", &s) && s.data) {
+		err = sframe_table__new(s.data, s.size, s.vaddr, &d->table);
+		if (!err) {
+			d->table_src = DSO_TABLE_OWN;
+			c->st.tables_own++;
+			return;
+		}
+		d->table = NULL;
+	}
+	if (!c->opts.no_derive) {
+		err = derive_table(d, &d->table);
+		if (!err) {
+			d->table_src = DSO_TABLE_DERIVED;
+			c->st.tables_derived++;
+			return;
+		}
+		d->table = NULL;
+	}
+	d->table_src = DSO_TABLE_NONE;
+	d->table_err = err;
+	c->st.tables_none++;
+}
+
+const struct sframe_table *dso__sframe(struct dso *d)
+{
+	dso__load_table(d);
+	return d->table;
+}
+
+enum dso_table_source dso__table_source(struct dso *d)
+{
+	dso__load_table(d);
+	return d->table_src;
+}
+
+int dso__table_error(const struct dso *d)
+{
+	return d->table_err;
+}
+
+int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
+		  struct sframe_func *fn)
+{
+	struct dso_cache *c = d->cache;
+	int err;
+
+	c->st.row_lookups++;
+	dso__load_table(d);
+	if (!d->table) {
+		c->st.row_misses++;
+		return -ESRCH;
+	}
+	err = sframe_table__find(d->table, vaddr, row, fn);
+	if (err == -ENOENT && d->table_src == DSO_TABLE_OWN &&
+	    !c->opts.no_derive) {
+		if (!d->fallback_loaded) {
+			d->fallback_loaded = 1;
+			if (derive_table(d, &d->fallback))
+				d->fallback = NULL;
+		}
+		if (d->fallback)
+			err = sframe_table__find(d->fallback, vaddr, row, fn);
+	}
+	if (err) {
+		c->st.row_misses++;
+		return -ESRCH;
+	}
+	return 0;
+}
+
+struct symtab *dso__symtab(struct dso *d)
+{
+	struct dso_cache *c = d->cache;
+
+	if (!d->symtab_loaded) {
+		struct symtab_opts o = {
+			.debug_root = c->opts.debug_root,
+			.no_demangle = c->opts.no_demangle,
+			.no_debug_files = c->opts.no_debug_files,
+		};
+
+		d->symtab_loaded = 1;
+		d->symtab = symtab__load(d->elf, d->path, &o);
+		if (d->symtab)
+			c->st.symtabs++;
+	}
+	return d->symtab;
+}
+
+int dso__symbolize(struct dso *d, uint64_t vaddr, const char **name,
+		   uint64_t *offset)
+{
+	struct symtab *s = dso__symtab(d);
+
+	if (s && !symtab__lookup(s, vaddr, name, offset, NULL)) {
+		d->cache->st.sym_hits++;
+		return 0;
+	}
+	d->cache->st.sym_misses++;
+	return -ENOENT;
+}
+
+void dso_stats__print(const struct dso_stats *st, FILE *f)
+{
+	fprintf(f, "dso_opens: %llu\n", (unsigned long long)st->opens);
+	fprintf(f, "dso_hits_identity: %llu\n",
+		(unsigned long long)st->hits_identity);
+	fprintf(f, "dso_hits_build_id: %llu\n",
+		(unsigned long long)st->hits_build_id);
+	fprintf(f, "dso_loads: %llu\n", (unsigned long long)st->loads);
+	fprintf(f, "dso_load_errors: %llu\n",
+		(unsigned long long)st->load_errors);
+	fprintf(f, "dso_tables_own: %llu\n", (unsigned long long)st->tables_own);
+	fprintf(f, "dso_tables_derived: %llu\n",
+		(unsigned long long)st->tables_derived);
+	fprintf(f, "dso_tables_none: %llu\n",
+		(unsigned long long)st->tables_none);
+	fprintf(f, "dso_symtabs: %llu\n", (unsigned long long)st->symtabs);
+	fprintf(f, "dso_sym_hits: %llu\n", (unsigned long long)st->sym_hits);
+	fprintf(f, "dso_sym_misses: %llu\n", (unsigned long long)st->sym_misses);
+	fprintf(f, "dso_row_lookups: %llu\n",
+		(unsigned long long)st->row_lookups);
+	fprintf(f, "dso_row_misses: %llu\n",
+		(unsigned long long)st->row_misses);
+}

@@ -1,0 +1,795 @@
+// SPDX-License-Identifier: MIT
+/* Process address spaces. See include/proc.h. */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "procmaps.h"
+
+#define PROC_BUCKETS 4096
+#define STR_BUCKETS 4096
+#define VDSO_MAX (1u << 20) /* the vdso is a few pages */
+
+enum map_state {
+	MAP_UNRESOLVED = 0, /* offline: binary not opened yet */
+	MAP_OK,		    /* dso set */
+	MAP_NO_DSO,	    /* anonymous, unreadable, refused */
+};
+
+struct proc_map {
+	uint64_t start, end, offset, inode;
+	uint32_t dev_major, dev_minor;
+	uint8_t prot;
+	uint8_t state; /* enum map_state */
+	uint8_t is_vdso;
+	uint8_t deleted;
+	const char *path; /* interned */
+	struct dso *dso;
+	int64_t bias;
+	uint32_t build_id_len; /* offline: recorded build-id */
+	uint8_t build_id[ELFREAD_BUILD_ID_MAX];
+};
+
+struct proc {
+	uint32_t pid;
+	struct proc_map *maps; /* sorted by start, non-overlapping */
+	size_t nr, cap;
+	size_t last;	       /* index of the last hit, for locality */
+	uint64_t generation;
+	uint64_t last_read_ns;
+	int exited;	       /* no more re-reads */
+	int invalid;	       /* next miss re-reads regardless of rate */
+	int stale;	       /* exec: re-read before the next lookup */
+	int offline;
+	struct proc_cache *pc;
+	struct proc *next;
+};
+
+struct str_node {
+	struct str_node *next;
+	char s[];
+};
+
+struct problem {
+	const char *path;
+	const char *what;
+	char *detail;
+	struct problem *next;
+};
+
+struct proc_cache {
+	struct proc_cache_opts opts;
+	struct dso_cache *dsos;
+	struct proc *procs[PROC_BUCKETS];
+	struct str_node *strs[STR_BUCKETS];
+	struct problem *problems;
+	struct dso *self_vdso; /* offline: this process's vdso */
+	int self_vdso_tried;
+	struct proc_stats st;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Strings that must outlive mappings (paths in sym_result). */
+static const char *intern(struct proc_cache *pc, const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	const unsigned char *p;
+	struct str_node *n;
+	size_t len = strlen(s), b;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		h ^= *p;
+		h *= 1099511628211ull;
+	}
+	b = h % STR_BUCKETS;
+	for (n = pc->strs[b]; n; n = n->next)
+		if (!strcmp(n->s, s))
+			return n->s;
+	n = malloc(sizeof(*n) + len + 1);
+	if (!n)
+		return NULL;
+	memcpy(n->s, s, len + 1);
+	n->next = pc->strs[b];
+	pc->strs[b] = n;
+	return n->s;
+}
+
+struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts)
+{
+	struct proc_cache *pc = calloc(1, sizeof(*pc));
+	struct dso_cache_opts dopts = { 0 };
+
+	if (!pc)
+		return NULL;
+	if (opts)
+		pc->opts = *opts;
+	if (!pc->opts.reread_interval_ms)
+		pc->opts.reread_interval_ms = 50;
+	dopts.debug_root = pc->opts.debug_root;
+	dopts.no_demangle = pc->opts.no_demangle;
+	dopts.no_derive = pc->opts.no_derive;
+	dopts.sframe_version = pc->opts.sframe_version;
+	pc->dsos = dso_cache__new(&dopts);
+	if (!pc->dsos) {
+		free(pc);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* The debug root string must outlive opts' owner. */
+	if (pc->opts.debug_root)
+		pc->opts.debug_root = intern(pc, pc->opts.debug_root);
+	if (pc->opts.sysroot)
+		pc->opts.sysroot = intern(pc, pc->opts.sysroot);
+	return pc;
+}
+
+static void proc__free(struct proc *p)
+{
+	free(p->maps);
+	free(p);
+}
+
+void proc_cache__free(struct proc_cache *pc)
+{
+	struct problem *pr, *prn;
+	size_t i;
+
+	if (!pc)
+		return;
+	for (i = 0; i < PROC_BUCKETS; i++) {
+		struct proc *p, *pn;
+
+		for (p = pc->procs[i]; p; p = pn) {
+			pn = p->next;
+			proc__free(p);
+		}
+	}
+	for (i = 0; i < STR_BUCKETS; i++) {
+		struct str_node *n, *nn;
+
+		for (n = pc->strs[i]; n; n = nn) {
+			nn = n->next;
+			free(n);
+		}
+	}
+	for (pr = pc->problems; pr; pr = prn) {
+		prn = pr->next;
+		free(pr->detail);
+		free(pr);
+	}
+	dso_cache__free(pc->dsos);
+	free(pc);
+}
+
+struct dso_cache *proc_cache__dsos(struct proc_cache *pc)
+{
+	return pc->dsos;
+}
+
+static void report_problem(struct proc_cache *pc, const char *path,
+			   const char *what, const char *detail)
+{
+	struct problem *pr;
+
+	for (pr = pc->problems; pr; pr = pr->next)
+		if (pr->path == path && !strcmp(pr->what, what))
+			return; /* once per path */
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return;
+	pr->path = path;
+	pr->what = what;
+	pr->detail = strdup(detail ? detail : "");
+	pr->next = pc->problems;
+	pc->problems = pr;
+	if (!pc->opts.quiet)
+		fprintf(stderr, "sfprof: %s: %s%s%s\n", path, what,
+			detail && *detail ? ": " : "", detail ? detail : "");
+}
+
+void proc_cache__for_each_problem(const struct proc_cache *pc,
+				  proc_problem_fn cb, void *ctx)
+{
+	const struct problem *pr;
+
+	for (pr = pc->problems; pr; pr = pr->next)
+		cb(ctx, pr->path, pr->what, pr->detail);
+}
+
+/* ---- live: reading a process ---- */
+
+/* The [vdso] bytes of pid: process_vm_readv, else /proc/PID/mem. */
+static struct dso *read_vdso(struct proc_cache *pc, uint32_t pid,
+			     uint64_t start, uint64_t end)
+{
+	size_t len = end - start;
+	struct iovec local, remote;
+	struct dso *d = NULL;
+	char path[64];
+	ssize_t n;
+	void *buf;
+	int fd;
+
+	if (len > VDSO_MAX)
+		return NULL;
+	buf = malloc(len);
+	if (!buf)
+		return NULL;
+	local.iov_base = buf;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)start;
+	remote.iov_len = len;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n != (ssize_t)len) {
+		snprintf(path, sizeof(path), "/proc/%u/mem", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? pread(fd, buf, len, start) : -1;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (n == (ssize_t)len) {
+		pc->st.vdso_reads++;
+		d = dso_cache__open_mem(pc->dsos, buf, len, "[vdso]");
+	}
+	free(buf);
+	return d;
+}
+
+/* Open a mapped file the ways that work for deleted files and other
+ * mount namespaces first. */
+static struct dso *open_mapped_file(struct proc_cache *pc, uint32_t pid,
+				    const struct proc_map *m)
+{
+	char path[PATH_MAX + 64];
+	struct dso *d;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		pc->st.open_map_files++;
+		goto opened;
+	}
+	if (m->path[0] == '/' && !m->deleted) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			pc->st.open_root++;
+			goto opened;
+		}
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			pc->st.open_path++;
+			goto opened;
+		}
+	}
+	pc->st.open_failed++;
+	return NULL;
+opened:
+	d = dso_cache__open_fd(pc->dsos, fd, m->path);
+	close(fd);
+	return d;
+}
+
+static void map_set_dso(struct proc_map *m, struct dso *d)
+{
+	if (d && !dso__mapping_bias(d, m->start, m->offset, &m->bias)) {
+		m->dso = d;
+		m->state = MAP_OK;
+	} else {
+		m->dso = NULL;
+		m->state = MAP_NO_DSO;
+	}
+}
+
+static int same_mapping(const struct proc_map *a, const struct procmaps_entry *e)
+{
+	return a->start == e->start && a->end == e->end &&
+	       a->offset == e->offset && a->inode == e->inode &&
+	       a->dev_major == e->dev_major && a->dev_minor == e->dev_minor &&
+	       !strcmp(a->path, e->path);
+}
+
+static int proc__read_maps(struct proc *p)
+{
+	struct proc_cache *pc = p->pc;
+	struct procmaps *pm = NULL;
+	struct proc_map *maps = NULL;
+	size_t i, n = 0, j = 0;
+	int err;
+
+	p->last_read_ns = now_ns();
+	p->invalid = 0;
+	p->stale = 0;
+	pc->st.maps_reads++;
+	err = procmaps__read(p->pid, &pm);
+	if (err) {
+		/* Gone: keep the last maps for the events still queued. */
+		if (err == -ENOENT || err == -ESRCH)
+			p->exited = 1;
+		return err;
+	}
+	for (i = 0; i < pm->nr; i++)
+		if (pm->entries[i].prot & PROCMAPS_PROT_EXEC)
+			n++;
+	if (n) {
+		maps = calloc(n, sizeof(*maps));
+		if (!maps) {
+			procmaps__free(pm);
+			return -ENOMEM;
+		}
+	}
+	n = 0;
+	for (i = 0; i < pm->nr; i++) {
+		const struct procmaps_entry *e = &pm->entries[i];
+		struct proc_map *m = &maps[n];
+
+		if (!(e->prot & PROCMAPS_PROT_EXEC))
+			continue;
+		/* Overlap (maps read while changing): keep the first. */
+		if (n && e->start < maps[n - 1].end)
+			continue;
+		m->start = e->start;
+		m->end = e->end;
+		m->offset = e->offset;
+		m->inode = e->inode;
+		m->dev_major = e->dev_major;
+		m->dev_minor = e->dev_minor;
+		m->prot = e->prot;
+		m->deleted = e->deleted;
+		m->path = intern(pc, e->path);
+		if (!m->path)
+			continue;
+		n++;
+		/* Unchanged since the last read: keep its dso. Both lists
+		 * are sorted, so one forward walk finds them. */
+		while (j < p->nr && p->maps[j].start < e->start)
+			j++;
+		if (j < p->nr && same_mapping(&p->maps[j], e) &&
+		    p->maps[j].state != MAP_UNRESOLVED) {
+			*m = p->maps[j];
+			continue;
+		}
+		if (!strcmp(e->path, "[vdso]")) {
+			m->is_vdso = 1;
+			map_set_dso(m, read_vdso(pc, p->pid, e->start, e->end));
+		} else if (e->inode) {
+			map_set_dso(m, open_mapped_file(pc, p->pid, m));
+		} else {
+			m->state = MAP_NO_DSO; /* anonymous code (JIT) */
+		}
+	}
+	procmaps__free(pm);
+	free(p->maps);
+	p->maps = maps;
+	p->nr = p->cap = n;
+	p->last = 0;
+	p->generation++;
+	return 0;
+}
+
+static size_t pid_bucket(uint32_t pid)
+{
+	return (pid * 2654435761u) % PROC_BUCKETS;
+}
+
+struct proc *proc_cache__lookup(struct proc_cache *pc, uint32_t pid)
+{
+	struct proc *p;
+
+	for (p = pc->procs[pid_bucket(pid)]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static struct proc *proc_cache__create(struct proc_cache *pc, uint32_t pid)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+	size_t b = pid_bucket(pid);
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->pc = pc;
+	p->offline = pc->opts.offline;
+	p->next = pc->procs[b];
+	pc->procs[b] = p;
+	pc->st.procs++;
+	return p;
+}
+
+struct proc *proc_cache__get(struct proc_cache *pc, uint32_t pid)
+{
+	struct proc *p = proc_cache__lookup(pc, pid);
+
+	if (p)
+		return p;
+	p = proc_cache__create(pc, pid);
+	if (!p)
+		return NULL;
+	if (!p->offline)
+		proc__read_maps(p); /* failure: an empty proc, counted */
+	return p;
+}
+
+int proc_cache__remove(struct proc_cache *pc, uint32_t pid)
+{
+	struct proc **pp;
+
+	for (pp = &pc->procs[pid_bucket(pid)]; *pp; pp = &(*pp)->next) {
+		if ((*pp)->pid == pid) {
+			struct proc *p = *pp;
+
+			*pp = p->next;
+			proc__free(p);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void proc_cache__note_exec(struct proc_cache *pc, uint32_t pid)
+{
+	struct proc *p = proc_cache__lookup(pc, pid);
+
+	if (p && !p->offline) {
+		p->stale = 1;
+		p->exited = 0;
+	}
+}
+
+void proc_cache__note_exit(struct proc_cache *pc, uint32_t pid)
+{
+	struct proc *p = proc_cache__lookup(pc, pid);
+
+	if (p)
+		p->exited = 1;
+}
+
+void proc__invalidate(struct proc *p)
+{
+	p->invalid = 1;
+}
+
+uint32_t proc__pid(const struct proc *p)
+{
+	return p->pid;
+}
+
+uint64_t proc__generation(const struct proc *p)
+{
+	return p->generation;
+}
+
+/* ---- offline: mappings from a capture ---- */
+
+static struct dso *self_vdso(struct proc_cache *pc)
+{
+	struct procmaps *pm = NULL;
+	size_t i;
+
+	if (pc->self_vdso_tried)
+		return pc->self_vdso;
+	pc->self_vdso_tried = 1;
+	if (!getauxval(AT_SYSINFO_EHDR) ||
+	    procmaps__read_file("/proc/self/maps", &pm))
+		return NULL;
+	for (i = 0; i < pm->nr; i++) {
+		const struct procmaps_entry *e = &pm->entries[i];
+
+		if (!strcmp(e->path, "[vdso]") && e->end - e->start <= VDSO_MAX) {
+			pc->self_vdso = dso_cache__open_mem(
+				pc->dsos, (const void *)(uintptr_t)e->start,
+				e->end - e->start, "[vdso]");
+			break;
+		}
+	}
+	procmaps__free(pm);
+	return pc->self_vdso;
+}
+
+static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
+{
+	char path[PATH_MAX], want[2 * ELFREAD_BUILD_ID_MAX + 1];
+	char detail[2 * PATH_MAX];
+	const uint8_t *id;
+	struct dso *d;
+	size_t len;
+
+	m->state = MAP_NO_DSO;
+	if (m->is_vdso) {
+		d = self_vdso(pc);
+	} else {
+		if (m->path[0] != '/')
+			return;
+		snprintf(path, sizeof(path), "%s%s",
+			 pc->opts.sysroot ? pc->opts.sysroot : "", m->path);
+		d = dso_cache__open_path(pc->dsos, path);
+		if (!d) {
+			pc->st.open_failed++;
+			report_problem(pc, m->path, "cannot open",
+				       strerror(errno));
+			return;
+		}
+		pc->st.open_path++;
+	}
+	if (!d)
+		return;
+	len = dso__build_id(d, &id);
+	if (m->build_id_len &&
+	    (len != m->build_id_len || memcmp(id, m->build_id, len))) {
+		pc->st.buildid_mismatch++;
+		elfread__hex(m->build_id, m->build_id_len, want);
+		snprintf(detail, sizeof(detail),
+			 "capture has build-id %s, file has %s: not used", want,
+			 len ? dso__build_id_hex(d) : "none");
+		report_problem(pc, m->path, "build-id mismatch", detail);
+		return;
+	}
+	map_set_dso(m, d);
+}
+
+int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
+			    const struct proc_mapping_rec *rec)
+{
+	struct proc *p;
+	struct proc_map m = { 0 }, *nm;
+	size_t lo, hi;
+
+	if (!rec || rec->start >= rec->end ||
+	    rec->build_id_len > ELFREAD_BUILD_ID_MAX)
+		return -EINVAL;
+	p = proc_cache__lookup(pc, pid);
+	if (!p) {
+		p = proc_cache__create(pc, pid);
+		if (!p)
+			return -ENOMEM;
+		p->offline = 1;
+	}
+	m.start = rec->start;
+	m.end = rec->end;
+	m.offset = rec->offset;
+	m.inode = rec->inode;
+	m.dev_major = rec->dev_major;
+	m.dev_minor = rec->dev_minor;
+	m.prot = rec->prot;
+	m.path = intern(pc, rec->path ? rec->path : "");
+	if (!m.path)
+		return -ENOMEM;
+	m.is_vdso = !strcmp(m.path, "[vdso]");
+	m.build_id_len = rec->build_id_len;
+	memcpy(m.build_id, rec->build_id, rec->build_id_len);
+	m.state = (m.is_vdso || m.path[0] == '/') ? MAP_UNRESOLVED
+						  : MAP_NO_DSO;
+
+	/* Drop mappings this one overlaps (a later mmap replaced them). */
+	for (lo = 0; lo < p->nr && p->maps[lo].end <= m.start; lo++)
+		;
+	for (hi = lo; hi < p->nr && p->maps[hi].start < m.end; hi++)
+		;
+	if (hi == lo) {
+		if (p->nr == p->cap) {
+			size_t ncap = p->cap ? p->cap * 2 : 16;
+
+			nm = realloc(p->maps, ncap * sizeof(*nm));
+			if (!nm)
+				return -ENOMEM;
+			p->maps = nm;
+			p->cap = ncap;
+		}
+		memmove(&p->maps[lo + 1], &p->maps[lo],
+			(p->nr - lo) * sizeof(*nm));
+		p->nr++;
+	} else if (hi - lo > 1) {
+		memmove(&p->maps[lo + 1], &p->maps[hi],
+			(p->nr - hi) * sizeof(*nm));
+		p->nr -= hi - lo - 1;
+	}
+	p->maps[lo] = m;
+	p->last = 0;
+	p->generation++;
+	return 0;
+}
+
+/* ---- lookups ---- */
+
+static struct proc_map *find_map(struct proc *p, uint64_t pc)
+{
+	size_t lo = 0, hi = p->nr;
+
+	if (p->last < p->nr && pc >= p->maps[p->last].start &&
+	    pc < p->maps[p->last].end)
+		return &p->maps[p->last];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc >= p->maps[lo - 1].end)
+		return NULL;
+	p->last = lo - 1;
+	return &p->maps[lo - 1];
+}
+
+/* The mapping of pc, re-reading maps on a miss when allowed. */
+static struct proc_map *proc__map_of(struct proc *p, uint64_t pc)
+{
+	struct proc_cache *c = p->pc;
+	struct proc_map *m;
+
+	if (p->stale && !p->offline)
+		proc__read_maps(p);
+	m = find_map(p, pc);
+	if (!m && !p->offline && !p->exited) {
+		uint64_t gap = (uint64_t)c->opts.reread_interval_ms * 1000000ull;
+
+		if (p->invalid || now_ns() - p->last_read_ns >= gap) {
+			c->st.maps_rereads++;
+			proc__read_maps(p);
+			m = find_map(p, pc);
+		} else {
+			c->st.rereads_limited++;
+		}
+	}
+	if (!m) {
+		c->st.map_misses++;
+		return NULL;
+	}
+	if (m->state == MAP_UNRESOLVED)
+		resolve_offline(c, m);
+	return m;
+}
+
+int proc__find_row(struct proc *p, uint64_t pc, struct sframe_row *row,
+		   struct sframe_func *fn, uint64_t *fn_runtime_start)
+{
+	struct proc_cache *c = p->pc;
+	struct sframe_func f;
+	struct proc_map *m;
+
+	c->st.row_lookups++;
+	m = proc__map_of(p, pc);
+	if (!m)
+		return -ENOENT;
+	if (m->state != MAP_OK ||
+	    dso__find_row(m->dso, pc - m->bias, row, &f)) {
+		c->st.row_misses++;
+		return -ESRCH;
+	}
+	c->st.row_hits++;
+	if (fn)
+		*fn = f;
+	if (fn_runtime_start)
+		*fn_runtime_start = f.start + m->bias;
+	return 0;
+}
+
+int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
+{
+	struct proc_cache *c = p->pc;
+	struct proc_map *m;
+	const char *slash;
+
+	memset(out, 0, sizeof(*out));
+	out->build_id = "";
+	c->st.sym_lookups++;
+	m = proc__map_of(p, pc);
+	if (!m) {
+		c->st.sym_misses++;
+		return -ENOENT;
+	}
+	out->dso_path = m->path[0] ? m->path : "[anon]";
+	slash = strrchr(out->dso_path, '/');
+	out->dso_name = slash ? slash + 1 : out->dso_path;
+	out->file_offset = pc - m->start + m->offset;
+	out->rel_addr = out->file_offset;
+	if (m->state == MAP_OK) {
+		out->build_id = dso__build_id_hex(m->dso);
+		out->rel_addr = pc - m->bias;
+		out->has_elf = 1;
+		if (!dso__symbolize(m->dso, out->rel_addr, &out->name,
+				    &out->offset)) {
+			c->st.sym_hits++;
+			return 0;
+		}
+	}
+	c->st.sym_misses++;
+	return 0;
+}
+
+int proc__snapshot_maps(struct proc *p, struct proc_mapping_rec **out,
+			size_t *nr)
+{
+	struct proc_mapping_rec *v;
+	size_t i, n = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (p->stale && !p->offline)
+		proc__read_maps(p);
+	if (!p->nr)
+		return 0;
+	v = calloc(p->nr, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < p->nr; i++) {
+		struct proc_map *m = &p->maps[i];
+		struct proc_mapping_rec *r = &v[n];
+		const uint8_t *id;
+
+		if (!m->inode && !m->is_vdso)
+			continue; /* anonymous code: nothing to find later */
+		if (m->state == MAP_UNRESOLVED)
+			resolve_offline(p->pc, m);
+		r->start = m->start;
+		r->end = m->end;
+		r->offset = m->offset;
+		r->inode = m->inode;
+		r->dev_major = m->dev_major;
+		r->dev_minor = m->dev_minor;
+		r->prot = m->prot;
+		r->path = m->path;
+		if (m->state == MAP_OK) {
+			r->build_id_len = dso__build_id(m->dso, &id);
+			memcpy(r->build_id, id, r->build_id_len);
+		} else if (m->build_id_len) {
+			r->build_id_len = m->build_id_len;
+			memcpy(r->build_id, m->build_id, m->build_id_len);
+		}
+		n++;
+	}
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+void proc_cache__stats(const struct proc_cache *pc, struct proc_stats *out)
+{
+	*out = pc->st;
+	dso_cache__stats(pc->dsos, &out->dso);
+}
+
+void proc_stats__print(const struct proc_stats *st, FILE *f)
+{
+#define P(name) fprintf(f, "%s: %llu\n", #name, (unsigned long long)st->name)
+	P(procs);
+	P(maps_reads);
+	P(maps_rereads);
+	P(rereads_limited);
+	P(map_misses);
+	P(open_map_files);
+	P(open_root);
+	P(open_path);
+	P(open_failed);
+	P(vdso_reads);
+	P(buildid_mismatch);
+	P(sym_lookups);
+	P(sym_hits);
+	P(sym_misses);
+	P(row_lookups);
+	P(row_hits);
+	P(row_misses);
+#undef P
+	dso_stats__print(&st->dso, f);
+}

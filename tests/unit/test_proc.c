@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Process address-space model, live against this test's own process (and
+ * a forked child), and offline from recorded mappings.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/auxv.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dso.h"
+#include "elfread.h"
+#include "proc.h"
+#include "procmaps.h"
+#include "sframe.h"
+#include "testlib.h"
+
+static char dir[256];
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static void cleanup(void)
+{
+	if (dir[0])
+		sh("rm -rf '%s'", dir);
+}
+
+/* A shared library built for this run: path in buf. */
+static int build_lib(const char *name, char *buf, size_t cap)
+{
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/sfprof-proctest.XXXXXX");
+		if (!mkdtemp(dir)) {
+			dir[0] = 0;
+			return -1;
+		}
+		atexit(cleanup);
+	}
+	snprintf(buf, cap, "%s/%s", dir, name);
+	return sh("printf '%%s\\n' "
+		  "'__attribute__((noinline)) int sfprof_dl_fn(int x) "
+		  "{ return x * 5 + 3; }' > '%s.c' && "
+		  "gcc -O1 -shared -fPIC -o '%s' '%s.c'",
+		  buf, buf, buf);
+}
+
+__attribute__((noinline)) int sfprof_test_target(int x)
+{
+	return x * 7 + 1;
+}
+
+/* libc's own definition (not a sanitizer's interceptor of it). */
+static void *libc_sym(const char *name)
+{
+	void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *s = h ? dlsym(h, name) : NULL;
+
+	if (h)
+		dlclose(h);
+	return s;
+}
+
+static struct proc_cache *new_cache(uint32_t reread_ms)
+{
+	struct proc_cache_opts o = { .reread_interval_ms = reread_ms,
+				     .quiet = 1 };
+
+	return proc_cache__new(&o);
+}
+
+TEST(symbolize_should_name_a_function_of_this_process)
+{
+	struct proc_cache *pc = new_cache(0);
+	struct proc *p;
+	struct sym_result r;
+	uint64_t pcv = (uint64_t)(uintptr_t)&sfprof_test_target + 3;
+
+	CHECK(pc);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	CHECK_INT(proc__symbolize(p, pcv, &r), 0);
+	CHECK_STR(r.name, "sfprof_test_target");
+	CHECK_U64(r.offset, 3);
+	CHECK_STR(r.dso_name, "test_proc");
+	CHECK(r.has_elf);
+	CHECK(strlen(r.build_id) == 40);
+	proc_cache__free(pc);
+}
+
+TEST(symbolize_should_name_libc_functions_through_debug_files_or_dynsym)
+{
+	struct proc_cache *pc = new_cache(0);
+	void *q = libc_sym("qsort");
+	struct sym_result r;
+	struct proc *p;
+
+	CHECK(pc && q);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	CHECK_INT(proc__symbolize(p, (uintptr_t)q + 1, &r), 0);
+	CHECK_STR(r.name, "qsort");
+	CHECK_U64(r.offset, 1);
+	CHECK_STR(r.dso_name, "libc.so.6");
+	proc_cache__free(pc);
+}
+
+TEST(symbolize_should_give_file_relative_address_without_symbol)
+{
+	struct proc_cache *pc = new_cache(0);
+	struct sym_result r;
+	struct proc *p;
+
+	CHECK(pc);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	/* Address 0x10 is never mapped. */
+	CHECK_INT(proc__symbolize(p, 0x10, &r), -ENOENT);
+	CHECK(!r.name && !r.dso_path);
+	proc_cache__free(pc);
+}
+
+TEST(vdso_should_be_read_from_memory_and_symbolized)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), va;
+	struct procmaps *m = NULL;
+	const struct procmaps_entry *e;
+	struct proc_cache *pc;
+	struct elfread *elf;
+	struct sym_result r;
+	struct proc *p;
+
+	if (!base)
+		SKIP("no vdso in this process");
+	CHECK_INT(procmaps__read_file("/proc/self/maps", &m), 0);
+	e = procmaps__find(m, base);
+	CHECK(e);
+	CHECK_STR(e->path, "[vdso]");
+	/* The image in memory is an ELF with its load at the mapping. */
+	elf = elfread__open_mem((void *)(uintptr_t)base, e->end - e->start);
+	CHECK(elf);
+	{
+		int64_t bias;
+
+		CHECK_INT(elfread__mapping_bias(elf, e->start, e->offset, &bias),
+			  0);
+		CHECK_U64((uint64_t)bias, e->start);
+	}
+	elfread__free(elf);
+	pc = new_cache(0);
+	CHECK(pc);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	/* Some function in the vdso's code: scan for the first named one. */
+	for (va = e->start; va < e->end; va += 4) {
+		if (proc__symbolize(p, va, &r) == 0 && r.name)
+			break;
+	}
+	CHECK_STR(r.dso_path, "[vdso]");
+	CHECK(r.name != NULL);
+	CHECK(strstr(r.name, "vdso") || strstr(r.name, "time") ||
+	      strstr(r.name, "cpu"));
+	CHECK(strlen(r.build_id) > 0);
+	{
+		struct proc_stats st;
+
+		proc_cache__stats(pc, &st);
+		CHECK_INT(st.vdso_reads, 1);
+	}
+	proc_cache__free(pc);
+	procmaps__free(m);
+}
+
+TEST(miss_should_reread_maps_and_find_a_dlopened_library)
+{
+	char lib[200];
+	struct proc_cache *pc = new_cache(100000); /* only invalidate re-reads */
+	struct proc_stats st;
+	struct sym_result r;
+	struct proc *p;
+	void *h, *fn;
+
+	CHECK(pc);
+	CHECK_INT(build_lib("libdl1.so", lib, sizeof(lib)), 0);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	h = dlopen(lib, RTLD_NOW);
+	CHECK(h);
+	fn = dlsym(h, "sfprof_dl_fn");
+	CHECK(fn);
+	/* Rate limited: the first miss right after the first read waits. */
+	CHECK_INT(proc__symbolize(p, (uintptr_t)fn, &r), -ENOENT);
+	proc_cache__stats(pc, &st);
+	CHECK_INT(st.rereads_limited, 1);
+	proc__invalidate(p);
+	CHECK_INT(proc__symbolize(p, (uintptr_t)fn, &r), 0);
+	CHECK_STR(r.name, "sfprof_dl_fn");
+	CHECK_STR(r.dso_name, "libdl1.so");
+	proc_cache__stats(pc, &st);
+	CHECK_INT(st.maps_rereads, 1);
+	CHECK(proc__generation(p) >= 2);
+	dlclose(h);
+	proc_cache__free(pc);
+}
+
+TEST(deleted_library_should_open_through_map_files)
+{
+	char lib[200];
+	struct proc_cache *pc;
+	struct proc_stats st;
+	struct sym_result r;
+	struct proc *p;
+	void *h, *fn;
+
+	CHECK_INT(build_lib("libdel.so", lib, sizeof(lib)), 0);
+	h = dlopen(lib, RTLD_NOW);
+	CHECK(h);
+	fn = dlsym(h, "sfprof_dl_fn");
+	CHECK(fn);
+	CHECK_INT(unlink(lib), 0);
+	pc = new_cache(0);
+	CHECK(pc);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	CHECK_INT(proc__symbolize(p, (uintptr_t)fn + 2, &r), 0);
+	CHECK_STR(r.name, "sfprof_dl_fn");
+	CHECK_U64(r.offset, 2);
+	CHECK_STR(r.dso_path, lib);
+	proc_cache__stats(pc, &st);
+	CHECK(st.open_map_files > 0);
+	dlclose(h);
+	proc_cache__free(pc);
+}
+
+TEST(exited_process_should_keep_its_last_maps)
+{
+	struct proc_cache *pc = new_cache(1);
+	struct proc_stats st;
+	struct sym_result r;
+	struct proc *p;
+	int fds[2], status;
+	pid_t child;
+	char c;
+
+	CHECK(pc);
+	CHECK_INT(pipe(fds), 0);
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		close(fds[1]);
+		(void)!read(fds[0], &c, 1); /* until the parent closes */
+		_exit(0);
+	}
+	close(fds[0]);
+	p = proc_cache__get(pc, child);
+	CHECK(p);
+	close(fds[1]);
+	CHECK_INT(waitpid(child, &status, 0), child);
+	usleep(2000);
+	/* The child had this binary mapped where we have it (fork). */
+	CHECK_INT(proc__symbolize(p, (uintptr_t)&sfprof_test_target, &r), 0);
+	CHECK_STR(r.name, "sfprof_test_target");
+	/* A miss tries one re-read, finds the process gone, keeps maps. */
+	CHECK_INT(proc__symbolize(p, 0x10, &r), -ENOENT);
+	CHECK_INT(proc__symbolize(p, (uintptr_t)&sfprof_test_target, &r), 0);
+	CHECK_STR(r.name, "sfprof_test_target");
+	usleep(2000);
+	CHECK_INT(proc__symbolize(p, 0x10, &r), -ENOENT);
+	proc_cache__stats(pc, &st);
+	CHECK_INT(st.maps_rereads, 1); /* exited: no second re-read */
+	proc_cache__free(pc);
+}
+
+TEST(offline_should_rebuild_a_process_from_recorded_mappings)
+{
+	struct proc_cache *live = new_cache(0), *off;
+	struct proc_mapping_rec *recs = NULL;
+	struct proc_cache_opts oo = { .offline = 1, .quiet = 1 };
+	struct sym_result r;
+	struct proc *p, *q;
+	size_t nr = 0, i;
+
+	CHECK(live);
+	p = proc_cache__get(live, getpid());
+	CHECK(p);
+	CHECK_INT(proc__snapshot_maps(p, &recs, &nr), 0);
+	CHECK(nr >= 2);
+	for (i = 0; i < nr; i++)
+		CHECK(recs[i].prot & PROCMAPS_PROT_EXEC);
+	off = proc_cache__new(&oo);
+	CHECK(off);
+	/* Any order. */
+	for (i = nr; i-- > 0;)
+		CHECK_INT(proc_cache__add_mapping(off, 4242, &recs[i]), 0);
+	q = proc_cache__lookup(off, 4242);
+	CHECK(q);
+	CHECK_INT(proc__symbolize(q, (uintptr_t)&sfprof_test_target + 1, &r),
+		  0);
+	CHECK_STR(r.name, "sfprof_test_target");
+	CHECK_INT(proc__symbolize(q, (uintptr_t)libc_sym("qsort"),
+				  &r), 0);
+	CHECK_STR(r.name, "qsort");
+	free(recs);
+	proc_cache__free(off);
+	proc_cache__free(live);
+}
+
+struct problem_seen {
+	int n;
+	char what[64];
+};
+
+static void on_problem(void *ctx, const char *path, const char *what,
+		       const char *detail)
+{
+	struct problem_seen *s = ctx;
+
+	(void)path;
+	(void)detail;
+	s->n++;
+	snprintf(s->what, sizeof(s->what), "%s", what);
+}
+
+TEST(offline_should_refuse_a_binary_whose_build_id_differs)
+{
+	struct proc_cache_opts oo = { .offline = 1, .quiet = 1 };
+	struct proc_cache *live = new_cache(0), *off;
+	struct proc_mapping_rec *recs = NULL, *mine = NULL;
+	struct problem_seen seen = { 0 };
+	uint64_t addr = (uintptr_t)&sfprof_test_target;
+	struct sframe_row row;
+	struct proc_stats st;
+	struct sym_result r;
+	size_t nr = 0, i;
+	struct proc *q;
+
+	CHECK(live);
+	CHECK_INT(proc__snapshot_maps(proc_cache__get(live, getpid()), &recs,
+				      &nr), 0);
+	for (i = 0; i < nr; i++)
+		if (addr >= recs[i].start && addr < recs[i].end)
+			mine = &recs[i];
+	CHECK(mine);
+	CHECK(mine->build_id_len > 0);
+	mine->build_id[0] ^= 0xff; /* the file "changed" since the capture */
+	off = proc_cache__new(&oo);
+	CHECK(off);
+	CHECK_INT(proc_cache__add_mapping(off, 7, mine), 0);
+	q = proc_cache__lookup(off, 7);
+	CHECK(q);
+	CHECK_INT(proc__symbolize(q, addr, &r), 0);
+	CHECK(r.name == NULL);
+	CHECK(!r.has_elf);
+	CHECK_U64(r.rel_addr, addr - mine->start + mine->offset);
+	CHECK_INT(proc__find_row(q, addr, &row, NULL, NULL), -ESRCH);
+	proc_cache__stats(off, &st);
+	CHECK_INT(st.buildid_mismatch, 1);
+	proc_cache__for_each_problem(off, on_problem, &seen);
+	CHECK_INT(seen.n, 1);
+	CHECK_STR(seen.what, "build-id mismatch");
+	free(recs);
+	proc_cache__free(off);
+	proc_cache__free(live);
+}
+
+TEST(find_row_should_cover_a_libc_function)
+{
+	struct proc_cache *pc = new_cache(0);
+	void *q = libc_sym("qsort");
+	uint64_t rt_start = 0;
+	struct sframe_func fn;
+	struct sframe_row row;
+	struct sym_result r;
+	struct proc *p;
+	int err;
+
+	CHECK(pc && q);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	CHECK_INT(proc__find_row(p, 0x10, &row, &fn, &rt_start), -ENOENT);
+	err = proc__find_row(p, (uintptr_t)q + 1, &row, &fn, &rt_start);
+	if (err == -ESRCH) {
+		struct dso_cache *dc = proc_cache__dsos(pc);
+		struct dso_stats st;
+
+		dso_cache__stats(dc, &st);
+		if (st.tables_none && !st.tables_derived)
+			SKIP("no SFrame table for libc: derivation from "
+			     ".eh_frame (cfi) unavailable in this build");
+	}
+	CHECK_INT(err, 0);
+	CHECK(rt_start <= (uintptr_t)q + 1);
+	CHECK((uintptr_t)q + 1 < rt_start + fn.size);
+	/* The function the row belongs to is the one the symbols name. */
+	CHECK_INT(proc__symbolize(p, rt_start, &r), 0);
+	CHECK_STR(r.name, "qsort");
+	CHECK_U64(r.offset, 0);
+	CHECK_INT(row.cfa.kind, SFRAME_RULE_REG);
+	proc_cache__free(pc);
+}
+
+TEST(stats_should_print_name_value_lines)
+{
+	struct proc_cache *pc = new_cache(0);
+	struct proc_stats st;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(pc);
+	CHECK(proc_cache__get(pc, getpid()));
+	proc_cache__stats(pc, &st);
+	CHECK_INT(st.maps_reads, 1);
+	CHECK(st.dso.loads >= 2);
+	f = open_memstream(&buf, &len);
+	CHECK(f);
+	proc_stats__print(&st, f);
+	fclose(f);
+	CHECK(strstr(buf, "maps_reads: 1\n"));
+	CHECK(strstr(buf, "dso_loads: "));
+	free(buf);
+	proc_cache__free(pc);
+}
+
+TEST_MAIN()
