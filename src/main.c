@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "cmd.h"
 #include "options.h"
+#include "report.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -40,13 +41,15 @@ static void install_stop_handlers(void)
 
 /*
  * A sink consumes events during the run and writes its result at the end.
- * The live and record paths are sinks; the unwinder's stacks pipeline
- * replaces the leaf-address sink below once it lands.
+ * The live and record paths are sinks: the unwinder's stacks pipeline
+ * (include/report.h), plus --dump-events raw records for the tests.
  */
 struct sink {
 	capture_event_fn on_event;
 	int (*finish)(void *ctx, const struct sfprof_opts *o, const struct capture_stats *st);
 	void *ctx;
+	/* optional: told the capture once it exists (kernel stacks) */
+	void (*on_capture)(void *ctx, struct capture *c);
 };
 
 /* ---- raw records to a file (record, and --dump-events for tests) ---- */
@@ -77,144 +80,6 @@ static FILE *raw_open(const char *path)
 static int raw_write(FILE *f, const struct sfprof_event *e)
 {
 	return fwrite(e, e->size, 1, f) == 1 ? 0 : -EIO;
-}
-
-/* ---- live output until the unwinder lands: one line per leaf address ---- */
-
-struct leaf_count {
-	uint64_t ip;
-	uint64_t weight;
-};
-
-struct leaf_table {
-	struct leaf_count *slots; /* open addressing, ip 0 = empty */
-	size_t cap, used;
-	uint64_t no_ip; /* weight of events without user registers */
-};
-
-static int leaf_table__grow(struct leaf_table *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024, i;
-	struct leaf_count *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		size_t j;
-
-		if (!t->slots[i].ip)
-			continue;
-		for (j = (t->slots[i].ip * 0x9e3779b97f4a7c15ull) & (cap - 1); s[j].ip;
-		     j = (j + 1) & (cap - 1))
-			;
-		s[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = s;
-	t->cap = cap;
-	return 0;
-}
-
-static int leaf_table__add(struct leaf_table *t, uint64_t ip, uint64_t w)
-{
-	size_t j;
-
-	if (!ip) {
-		t->no_ip += w;
-		return 0;
-	}
-	if ((t->used + 1) * 2 > t->cap && leaf_table__grow(t))
-		return -ENOMEM;
-	for (j = (ip * 0x9e3779b97f4a7c15ull) & (t->cap - 1);
-	     t->slots[j].ip && t->slots[j].ip != ip; j = (j + 1) & (t->cap - 1))
-		;
-	if (!t->slots[j].ip) {
-		t->slots[j].ip = ip;
-		t->used++;
-	}
-	t->slots[j].weight += w;
-	return 0;
-}
-
-static int cmp_leaf(const void *a, const void *b)
-{
-	const struct leaf_count *x = a, *y = b;
-
-	if (x->weight != y->weight)
-		return x->weight < y->weight ? 1 : -1;
-	return x->ip < y->ip ? -1 : x->ip > y->ip;
-}
-
-struct leaf_sink {
-	struct leaf_table t;
-	char comm[32];
-	FILE *dump; /* --dump-events, may be NULL */
-};
-
-static int leaf_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
-{
-	struct leaf_sink *s = ctx;
-	uint64_t ip = (e->flags & SFPROF_EVF_NO_USER_REGS) ? 0 : e->regs.ip;
-
-	(void)len;
-	if (s->dump && raw_write(s->dump, e))
-		return -EIO;
-	if (!s->comm[0])
-		snprintf(s->comm, sizeof(s->comm), "%.*s", SFPROF_COMM_LEN, e->comm);
-	return leaf_table__add(&s->t, ip, e->weight);
-}
-
-/* `comm;0xADDR COUNT`, heaviest first; futex weights in microseconds. */
-static int leaf_sink__finish(void *ctx, const struct sfprof_opts *o,
-			     const struct capture_stats *st)
-{
-	struct leaf_sink *s = ctx;
-	FILE *f = stdout;
-	size_t i, n = 0;
-	int ret = 0;
-
-	(void)st;
-	if (o->output && !(f = fopen(o->output, "w"))) {
-		fprintf(stderr, "sfprof: cannot write %s: %s\n", o->output, strerror(errno));
-		return -errno;
-	}
-	for (i = 0; i < s->t.cap; i++)
-		if (s->t.slots[i].ip)
-			s->t.slots[n++] = s->t.slots[i];
-	qsort(s->t.slots, n, sizeof(*s->t.slots), cmp_leaf);
-	for (i = 0; i < n; i++) {
-		uint64_t w = s->t.slots[i].weight;
-
-		if (o->event == SFPROF_SEL_FUTEX)
-			w = (w + 500) / 1000;
-		fprintf(f, "%s;0x%llx %llu\n", s->comm[0] ? s->comm : "?",
-			(unsigned long long)s->t.slots[i].ip, (unsigned long long)w);
-	}
-	if (s->t.no_ip)
-		fprintf(f, "%s;[no_user_regs] %llu\n", s->comm[0] ? s->comm : "?",
-			(unsigned long long)(o->event == SFPROF_SEL_FUTEX ?
-					     (s->t.no_ip + 500) / 1000 : s->t.no_ip));
-	if (fflush(f) || ferror(f))
-		ret = -EIO;
-	if (f != stdout && fclose(f))
-		ret = -EIO;
-	return ret;
-}
-
-/* ---- record: raw events to -o until the capture file format lands ---- */
-
-static int record_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
-{
-	(void)len;
-	return raw_write(ctx, e);
-}
-
-static int record_sink__finish(void *ctx, const struct sfprof_opts *o,
-			       const struct capture_stats *st)
-{
-	(void)o;
-	(void)st;
-	return fflush(ctx) ? -EIO : 0;
 }
 
 /* ---- the target ---- */
@@ -355,6 +220,8 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		status = errno == ESRCH ? SFPROF_EXIT_USAGE : 1;
 		goto out;
 	}
+	if (sink->on_capture)
+		sink->on_capture(sink->ctx, c);
 	if (ch.pid) {
 		ret = child_release(&ch);
 		if (ret) {
@@ -385,57 +252,84 @@ out:
 	return status;
 }
 
+/* ---- live and record: the unwinder's stacks pipeline (src/cmd_report.c) ---- */
+
+struct stacks_sink {
+	struct report_sink *rs;
+	FILE *dump; /* --dump-events, may be NULL */
+};
+
+static int stacks_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
+{
+	struct stacks_sink *s = ctx;
+
+	if (s->dump && raw_write(s->dump, e))
+		return -EIO;
+	return report_sink__event(s->rs, e, len);
+}
+
+static int stacks_sink__finish(void *ctx, const struct sfprof_opts *o,
+			       const struct capture_stats *st)
+{
+	struct stacks_sink *s = ctx;
+
+	return report_sink__finish(s->rs, o, st);
+}
+
+static void stacks_sink__capture(void *ctx, struct capture *c)
+{
+	struct stacks_sink *s = ctx;
+
+	report_sink__set_capture(s->rs, c);
+}
+
+static int run_stacks(struct sfprof_opts *o)
+{
+	struct stacks_sink ss = { NULL, NULL };
+	struct sink sink = { stacks_sink__event, stacks_sink__finish, &ss, stacks_sink__capture };
+	int status;
+
+	if (o->dump_events && !(ss.dump = raw_open(o->dump_events))) {
+		fprintf(stderr, "sfprof: cannot write %s: %s\n", o->dump_events, strerror(errno));
+		return 1;
+	}
+	ss.rs = report_sink__new(o);
+	if (!ss.rs) {
+		if (ss.dump)
+			fclose(ss.dump);
+		return 1;
+	}
+	status = profile_target(o, &sink);
+	if (ss.dump && fclose(ss.dump) && !status) {
+		fprintf(stderr, "sfprof: writing %s: %s\n", o->dump_events, strerror(errno));
+		status = 1;
+	}
+	report_sink__free(ss.rs);
+	return status;
+}
+
 int cmd_live(int argc, char **argv)
 {
 	struct sfprof_opts o;
-	struct leaf_sink ls;
-	struct sink sink = { leaf_sink__event, leaf_sink__finish, &ls };
-	int status;
 
 	sfprof_opts__init(&o, SFPROF_CMD_LIVE);
 	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
-	memset(&ls, 0, sizeof(ls));
-	if (o.dump_events && !(ls.dump = raw_open(o.dump_events))) {
-		fprintf(stderr, "sfprof: cannot write %s: %s\n", o.dump_events, strerror(errno));
-		return 1;
-	}
-	status = profile_target(&o, &sink);
-	if (ls.dump && fclose(ls.dump) && !status) {
-		fprintf(stderr, "sfprof: writing %s: %s\n", o.dump_events, strerror(errno));
-		status = 1;
-	}
-	free(ls.t.slots);
-	return status;
+	return run_stacks(&o);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct sfprof_opts o;
-	struct sink sink = { record_sink__event, record_sink__finish, NULL };
-	FILE *f;
-	int status;
 
 	sfprof_opts__init(&o, SFPROF_CMD_RECORD);
 	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
-	/* raw stacks can hold secrets: 0600 */
-	f = raw_open(o.output);
-	if (!f) {
-		fprintf(stderr, "sfprof: cannot write %s: %s\n", o.output, strerror(errno));
-		return 1;
-	}
-	sink.ctx = f;
-	status = profile_target(&o, &sink);
-	if (fclose(f) && !status) {
-		fprintf(stderr, "sfprof: writing %s: %s\n", o.output, strerror(errno));
-		status = 1;
-	}
-	return status;
+	return run_stacks(&o);
 }
 
 struct subcmd {
@@ -446,6 +340,7 @@ struct subcmd {
 /* Subcommands whose owners have landed them; add a line when yours links. */
 static const struct subcmd subcmds[] = {
 	{ "record", cmd_record },
+	{ "report", cmd_report },
 	{ "sframe-dump", cmd_sframe_dump },
 };
 

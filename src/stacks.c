@@ -58,11 +58,15 @@ static const char *const entry_symbols[] = {
 
 int stacks__is_entry_symbol(const char *name)
 {
+	size_t len;
+
 	if (!name)
 		return 0;
+	len = strcspn(name, "@"); /* __libc_start_main@@GLIBC_2.34 */
 	for (size_t i = 0; i < sizeof(entry_symbols) / sizeof(entry_symbols[0]);
 	     i++)
-		if (strcmp(name, entry_symbols[i]) == 0)
+		if (strlen(entry_symbols[i]) == len &&
+		    strncmp(name, entry_symbols[i], len) == 0)
 			return 1;
 	return 0;
 }

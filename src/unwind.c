@@ -173,14 +173,15 @@ static void step_row(struct unwind_state *st)
 	bool fp_known = reg_known(st, UNWIND_REG_RBP);
 	int rc;
 
+	/* outermost frame: nothing else in the row matters */
+	if (row->ra.kind == SFRAME_RULE_UNDEFINED)
+		return finish(st, UNWIND_STOP_COMPLETE);
 	if (row->cfa.kind != SFRAME_RULE_REG &&
 	    row->cfa.kind != SFRAME_RULE_REG_DEREF)
 		return finish(st, UNWIND_STOP_BAD_RULE);
 	rc = rule_value(st, &row->cfa, 0, &cfa);
 	if (rc)
 		return finish(st, rc);
-	if (row->ra.kind == SFRAME_RULE_UNDEFINED)
-		return finish(st, UNWIND_STOP_COMPLETE);
 	if (!cfa_ok(st, cfa))
 		return finish(st, UNWIND_STOP_BAD_CFA);
 

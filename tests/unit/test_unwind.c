@@ -301,6 +301,20 @@ TEST(recursion_300_deep_should_complete_within_a_large_limit)
 	CHECK_U64(FR[300].pc, 0x3010);
 }
 
+TEST(undefined_ra_should_end_the_walk_whatever_the_cfa_rule_says)
+{
+	/* glibc's clone3 child: RA undefined, CFA rule meaningless */
+	int stop;
+	fake_reset(4096);
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_NONE, 0, 0);
+	x->row.ra = R(SFRAME_RULE_UNDEFINED, 0, 0);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 1);
+}
+
 TEST(zero_return_address_should_end_the_walk_as_complete)
 {
 	int stop;
