@@ -10,6 +10,8 @@
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
+# Keep intermediates (BPF objects, skeletons, dir stamps) so rebuilds are incremental.
+.SECONDARY:
 
 BUILD    ?= build
 CC       ?= gcc
