@@ -49,6 +49,8 @@ WL_BINS  := $(foreach s,$(WL_SRCS),$(BUILD)/workloads/$(basename $(notdir $(s)))
 WL_SOS   := $(foreach s,$(WL_LIBS),$(BUILD)/workloads/$(basename $(notdir $(s))).so $(BUILD)/workloads/$(basename $(notdir $(s)))-ehframe.so)
 
 # Workloads: -fomit-frame-pointer so frame pointers cannot hide unwinder bugs.
+# Always gcc: they need gas's --gsframe whatever CC builds sfprof with.
+WL_CC ?= gcc
 WL_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -D_GNU_SOURCE
 
 .PHONY: all deps test check fuzz fuzz-smoke bench demo clean install workloads
@@ -93,16 +95,16 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) | $(SKELS) $(BUILD)/fuzz/.
 
 $(BUILD)/workloads/%-sframe: tests/workloads/%.c | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
-	$(Q)$(CC) $(WL_CFLAGS) -Wa,--gsframe -o $@ $< -ldl -lm
+	$(Q)$(WL_CC) $(WL_CFLAGS) -Wa,--gsframe -o $@ $< -ldl -lm
 $(BUILD)/workloads/%-ehframe: tests/workloads/%.c | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
-	$(Q)$(CC) $(WL_CFLAGS) -o $@ $< -ldl -lm
+	$(Q)$(WL_CC) $(WL_CFLAGS) -o $@ $< -ldl -lm
 $(BUILD)/workloads/%-ehframe.so: tests/workloads/%.c | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
-	$(Q)$(CC) $(WL_CFLAGS) -shared -fPIC -o $@ $<
+	$(Q)$(WL_CC) $(WL_CFLAGS) -shared -fPIC -o $@ $<
 $(BUILD)/workloads/%.so: tests/workloads/%.c | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
-	$(Q)$(CC) $(WL_CFLAGS) -Wa,--gsframe -shared -fPIC -o $@ $<
+	$(Q)$(WL_CC) $(WL_CFLAGS) -Wa,--gsframe -shared -fPIC -o $@ $<
 
 %/.dir:
 	$(Q)mkdir -p $(dir $@) && touch $@
