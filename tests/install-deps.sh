@@ -5,6 +5,8 @@
 set -eu
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libdw-dev
       linux-perf binutils python3 liblzma-dev duktape-dev"
+# surface tests: the SVG rendered by a real browser, pprof read by go tool pprof
+pkgs="$pkgs chromium fonts-dejavu-core golang-go"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do
