@@ -56,9 +56,10 @@ struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts);
 void proc_cache__free(struct proc_cache *pc); /* NULL is a no-op */
 
 /*
- * The proc for pid: existing, or created (live: its maps read now; a
- * process whose maps cannot be read still gets a proc with no mappings,
- * whose lookups return -ENOENT). NULL + errno only on ENOMEM.
+ * The proc for pid (the process id, i.e. the tgid that all its threads
+ * share; pass no thread ids): existing, or created (live: its maps read
+ * now; a process whose maps cannot be read still gets a proc with no
+ * mappings, whose lookups return -ENOENT). NULL + errno only on ENOMEM.
  */
 struct proc *proc_cache__get(struct proc_cache *pc, uint32_t pid);
 /* The proc for pid if it exists; never creates or reads. */
@@ -106,6 +107,15 @@ struct sym_result {
  * still be NULL: then print "dso_name+0xREL_ADDR"), -ENOENT when not.
  */
 int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out);
+
+/*
+ * Copy len bytes at runtime address pc from the mapped binary's bytes
+ * (the file as opened, or the vdso image), e.g. to recognise a signal
+ * trampoline by its code. Works for deleted files, other mount
+ * namespaces, exited processes and offline procs. 0; -ENOENT: no mapping;
+ * -ESRCH: no usable binary, or the range is not all in the file.
+ */
+int proc__read_code(struct proc *p, uint64_t pc, void *buf, size_t len);
 
 /*
  * Mapping records, as a capture file stores them. Both directions:

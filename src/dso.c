@@ -9,15 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfi.h"
 #include "sframe.h"
 #include "symbolize.h"
-
-#if defined(__has_include)
-#if __has_include("cfi.h")
-#include "cfi.h"
-#define DSO_HAVE_CFI 1
-#endif
-#endif
 
 #define HASH_BUCKETS 1024
 
@@ -350,7 +344,6 @@ int dso__mapping_bias(const struct dso *d, uint64_t start, uint64_t off,
 /* A table derived from .eh_frame/.debug_frame, or a negative error. */
 static int derive_table(struct dso *d, struct sframe_table **out)
 {
-#ifdef DSO_HAVE_CFI
 	struct sframe_encode_opts o = {
 		.version = d->cache->opts.sframe_version,
 		.abi = SFRAME_ABI_AMD64_LE,
@@ -374,11 +367,6 @@ static int derive_table(struct dso *d, struct sframe_table **out)
 		return err;
 	/* Frees sec on failure. */
 	return sframe_table__new_owned(sec, len, o.section_vaddr, out);
-#else
-	(void)d;
-	*out = NULL;
-	return -EOPNOTSUPP;
-#endif
 }
 
 static void dso__load_table(struct dso *d)

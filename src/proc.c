@@ -718,6 +718,28 @@ int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
 	return 0;
 }
 
+int proc__read_code(struct proc *p, uint64_t pc, void *buf, size_t len)
+{
+	struct proc_map *m = proc__map_of(p, pc);
+	const uint8_t *img;
+	size_t img_len;
+	uint64_t off;
+
+	if (!m)
+		return -ENOENT;
+	if (m->state != MAP_OK)
+		return -ESRCH;
+	/* The same range must be in the mapping and in the file. */
+	if (len > m->end - pc)
+		return -ESRCH;
+	off = pc - m->start + m->offset;
+	img = elfread__image(dso__elf(m->dso), &img_len);
+	if (off > img_len || len > img_len - off)
+		return -ESRCH;
+	memcpy(buf, img + off, len);
+	return 0;
+}
+
 int proc__snapshot_maps(struct proc *p, struct proc_mapping_rec **out,
 			size_t *nr)
 {

@@ -40,6 +40,7 @@ struct symtab {
 	char *strs;
 	size_t strs_len, strs_cap;
 	char **dem;	/* demangled names, lazily; NULL = not tried */
+	uint64_t *starts; /* syms[i].start, dense for the binary search */
 	int no_demangle;
 	int finished;
 	unsigned sources;
@@ -73,6 +74,7 @@ void symtab__free(struct symtab *s)
 	if (!s)
 		return;
 	symtab__drop_dem(s);
+	free(s->starts);
 	free(s->syms);
 	free(s->strs);
 	free(s);
@@ -265,10 +267,15 @@ int symtab__finish(struct symtab *s)
 		if (y->end == UINT64_MAX)
 			y->end = y->start + 1;
 	}
+	free(s->starts);
+	s->starts = NULL;
 	if (s->nr) {
 		s->dem = calloc(s->nr, sizeof(*s->dem));
-		if (!s->dem)
+		s->starts = malloc(s->nr * sizeof(*s->starts));
+		if (!s->dem || !s->starts)
 			return -ENOMEM;
+		for (i = 0; i < s->nr; i++)
+			s->starts[i] = s->syms[i].start;
 	}
 	s->finished = 1;
 	return 0;
@@ -323,7 +330,7 @@ int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->syms[mid].start <= vaddr)
+		if (s->starts[mid] <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -412,6 +412,76 @@ TEST(find_row_should_cover_a_libc_function)
 	proc_cache__free(pc);
 }
 
+TEST(read_code_should_copy_the_mapped_binarys_bytes)
+{
+	struct proc_cache *pc = new_cache(0);
+	uint8_t *q = libc_sym("qsort");
+	uint8_t buf[16];
+	struct proc *p;
+
+	CHECK(pc && q);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	CHECK_INT(proc__read_code(p, (uintptr_t)&sfprof_test_target, buf,
+				  sizeof(buf)), 0);
+	CHECK(!memcmp(buf, (const void *)&sfprof_test_target, sizeof(buf)));
+	CHECK_INT(proc__read_code(p, (uintptr_t)q, buf, sizeof(buf)), 0);
+	CHECK(!memcmp(buf, q, sizeof(buf)));
+	CHECK_INT(proc__read_code(p, 0x10, buf, sizeof(buf)), -ENOENT);
+	proc_cache__free(pc);
+}
+
+TEST(offline_should_use_a_sysroot_and_match_the_vdso_by_build_id)
+{
+	struct proc_cache *live = new_cache(0), *off;
+	struct proc_mapping_rec *recs = NULL, *mine = NULL, *vdso = NULL;
+	uint64_t addr = (uintptr_t)&sfprof_test_target, va;
+	char root[300], lib[200];
+	struct sym_result r, lr;
+	struct proc *p, *q;
+	size_t nr = 0, i;
+
+	CHECK(live);
+	p = proc_cache__get(live, getpid());
+	CHECK(p);
+	CHECK_INT(proc__snapshot_maps(p, &recs, &nr), 0);
+	for (i = 0; i < nr; i++) {
+		if (addr >= recs[i].start && addr < recs[i].end)
+			mine = &recs[i];
+		if (!strcmp(recs[i].path, "[vdso]"))
+			vdso = &recs[i];
+	}
+	CHECK(mine);
+	/* Recorded under a path that exists only in the sysroot. */
+	mine->path = "/sfprof-sysroot-only/bin/test_proc";
+	CHECK_INT(build_lib("unused.so", lib, sizeof(lib)), 0);
+	snprintf(root, sizeof(root), "%s/sysroot", dir);
+	CHECK_INT(sh("mkdir -p '%s'\"$(dirname '%s')\" && cp /proc/%d/exe '%s%s'",
+		     root, mine->path, getpid(), root, mine->path), 0);
+	off = proc_cache__new(&(struct proc_cache_opts){
+		.offline = 1, .quiet = 1, .sysroot = root });
+	CHECK(off);
+	CHECK_INT(proc_cache__add_mapping(off, 9, mine), 0);
+	if (vdso)
+		CHECK_INT(proc_cache__add_mapping(off, 9, vdso), 0);
+	q = proc_cache__lookup(off, 9);
+	CHECK(q);
+	CHECK_INT(proc__symbolize(q, addr + 2, &r), 0);
+	CHECK_STR(r.name, "sfprof_test_target");
+	CHECK_STR(r.dso_path, mine->path); /* the recorded path */
+	if (vdso) {
+		for (va = vdso->start; va < vdso->end; va += 4)
+			if (!proc__symbolize(p, va, &lr) && lr.name)
+				break;
+		CHECK(va < vdso->end);
+		CHECK_INT(proc__symbolize(q, va, &r), 0);
+		CHECK_STR(r.name, lr.name);
+	}
+	free(recs);
+	proc_cache__free(off);
+	proc_cache__free(live);
+}
+
 TEST(stats_should_print_name_value_lines)
 {
 	struct proc_cache *pc = new_cache(0);
