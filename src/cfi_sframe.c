@@ -721,7 +721,8 @@ int cfi_derive(const struct cfi_input *in, struct cfi_table *out,
 			goto err_out;
 
 	/* Sorted and non-overlapping, as an SFrame function index must be. */
-	qsort(c.fns, c.nr_fns, sizeof(*c.fns), fn_cmp);
+	if (c.nr_fns)
+		qsort(c.fns, c.nr_fns, sizeof(*c.fns), fn_cmp);
 	size_t nf = 0, nrows = 0;
 	uint64_t end = 0;
 	for (size_t i = 0; i < c.nr_fns; i++) {
@@ -745,8 +746,9 @@ int cfi_derive(const struct cfi_input *in, struct cfi_table *out,
 	size_t r = 0;
 	for (size_t i = 0; i < nf; i++) {
 		out->funcs[i] = c.fns[i].f;
-		memcpy(&out->rows[r], &c.rows[c.fns[i].first],
-		       c.fns[i].f.num_rows * sizeof(*out->rows));
+		if (c.fns[i].f.num_rows)
+			memcpy(&out->rows[r], &c.rows[c.fns[i].first],
+			       c.fns[i].f.num_rows * sizeof(*out->rows));
 		r += c.fns[i].f.num_rows;
 	}
 	out->nr_funcs = nf;
