@@ -5,6 +5,8 @@
  *
  *   sfprof sframe-dump FILE                   the .sframe section of an ELF file
  *   sfprof sframe-dump --raw FILE --base ADDR a raw section loaded at ADDR
+ *   sfprof sframe-dump --from-eh-frame FILE   the table derived from FILE's
+ *                                             .eh_frame/.debug_frame (cfi.h)
  *
  * Exit status: 0 ok, 1 unreadable file or malformed section, 2 bad usage.
  */
@@ -18,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfi.h"
 #include "cmd.h"
 #include "sframe.h"
 
@@ -29,6 +32,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sfprof sframe-dump FILE\n"
 		   "       sfprof sframe-dump --raw FILE --base ADDR\n"
+		   "       sfprof sframe-dump --from-eh-frame FILE\n"
 		   "Print the SFrame section of FILE in the format of "
 		   "objdump --sframe.\n");
 }
@@ -172,7 +176,32 @@ static int dump_section(const char *path, const uint8_t *data, size_t len,
 	return err ? 1 : 0;
 }
 
-static int dump_elf(const char *path)
+/* The SFrame table cfi_to_sframe() derives from the ELF's CFI, dumped. */
+static int dump_derived(const char *path, Elf *elf)
+{
+	struct cfi_input in;
+	struct sframe_encode_opts o = { 3, SFRAME_ABI_AMD64_LE, -8, 0, 0 };
+	void *buf = NULL;
+	size_t len = 0;
+	int err, rc;
+
+	err = cfi_input_from_elf(elf, &in);
+	if (!err) {
+		o.section_vaddr = in.eh_frame_vaddr;
+		err = cfi_to_sframe(&in, &o, &buf, &len, NULL);
+	}
+	if (err) {
+		fprintf(stderr, "sfprof: %s: cannot derive SFrame from CFI: %s\n",
+			path, err <= -SFRAME_E_TRUNCATED ? sframe_strerror(err)
+							 : strerror(-err));
+		return 1;
+	}
+	rc = dump_section(path, buf, len, o.section_vaddr, NULL);
+	free(buf);
+	return rc;
+}
+
+static int dump_elf(const char *path, int from_eh)
 {
 	uint8_t *img = NULL;
 	size_t img_len = 0, len = 0;
@@ -193,6 +222,12 @@ static int dump_elf(const char *path)
 	elf = elf_memory((char *)img, img_len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		fprintf(stderr, "sfprof: %s: not an ELF file\n", path);
+		goto err_out;
+	}
+	if (from_eh) {
+		elf_format_name(&eh, fmt, sizeof(fmt));
+		printf("\n%s:     file format %s\n\n", path, fmt);
+		rc = dump_derived(path, elf);
 		goto err_out;
 	}
 	err = find_sframe(elf, img, img_len, &data, &len, &vaddr);
@@ -234,7 +269,7 @@ static int dump_raw(const char *path, uint64_t base)
 int cmd_sframe_dump(int argc, char **argv)
 {
 	const char *file = NULL, *base_str = NULL;
-	int raw = 0, rc;
+	int raw = 0, from_eh = 0, rc;
 	uint64_t base = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -245,6 +280,8 @@ int cmd_sframe_dump(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--raw")) {
 			raw = 1;
+		} else if (!strcmp(a, "--from-eh-frame")) {
+			from_eh = 1;
 		} else if (!strcmp(a, "--base")) {
 			if (++i >= argc) {
 				fprintf(stderr, "sfprof: --base needs an address\n");
@@ -265,7 +302,8 @@ int cmd_sframe_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!file || (raw && !base_str) || (!raw && base_str)) {
+	if (!file || (raw && !base_str) || (!raw && base_str) ||
+	    (raw && from_eh)) {
 		usage(stderr);
 		return 2;
 	}
@@ -280,7 +318,7 @@ int cmd_sframe_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	rc = raw ? dump_raw(file, base) : dump_elf(file);
+	rc = raw ? dump_raw(file, base) : dump_elf(file, from_eh);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "sfprof: writing the dump: %s\n", strerror(errno));
 		return 1;
