@@ -58,6 +58,35 @@ else
 		END { if (n) printf "    overall: %d of %d gas functions match (%.2f%%)\n", m, n, 100*m/n }'
 fi
 
+# `sfprof sframe-dump --from-eh-frame` against `objdump --sframe` of the
+# binary's own section: every function block objdump prints (start, size,
+# rows' STARTPC/CFA/FP columns) must be in the dump of the derived table.
+blocks() { # objdump-format dump on stdin -> one line per function
+	awk '/func idx/ { if (b) print b; sub(/.*pc = /, ""); sub(/, attr.*/, ""); b = $0; next }
+	     /^    [0-9a-f]+  / { b = b "|" $1 " " $2 " " $3 }
+	     END { if (b) print b }' | sort
+}
+if [ -x "$BUILD/sfprof" ] && command -v objdump >/dev/null && [ ${#gas[@]} -gt 0 ]; then
+	for f in "${gas[@]}"; do
+		n=$(basename "$f")
+		objdump --sframe "$f" | blocks >"$out/$n.gas"
+		if ! "$BUILD/sfprof" sframe-dump --from-eh-frame "$f" | blocks >"$out/$n.derived"; then
+			echo "FAIL cfi_dump_$n: sframe-dump --from-eh-frame failed"; rc=1; continue
+		fi
+		missing=$(comm -23 "$out/$n.gas" "$out/$n.derived" | wc -l)
+		total=$(wc -l <"$out/$n.gas")
+		if [ "$total" -gt 0 ] && [ "$missing" -eq 0 ]; then
+			echo "PASS cfi_dump_$n (sframe-dump --from-eh-frame shows all $total of objdump's functions)"
+		else
+			echo "FAIL cfi_dump_$n: $missing of $total objdump --sframe functions differ in sframe-dump --from-eh-frame"
+			comm -23 "$out/$n.gas" "$out/$n.derived" | head -3 | sed 's/^/    /'
+			rc=1
+		fi
+	done
+else
+	echo "SKIP cfi_dump: needs $BUILD/sfprof, objdump and a binary with .sframe"
+fi
+
 stock=()
 for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
 	/lib64/ld-linux-x86-64.so.2 /usr/bin/python3; do
