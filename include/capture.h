@@ -10,9 +10,11 @@
  *   futex    tp_btf/sys_enter + sys_exit (no tracefs): one event per wait
  *            of at least min_wait_ns, emitted at syscall exit.
  *
- * Wakeups: the perf program never wakes the consumer (a wakeup from that
- * context cost ~90% of the samples on this kernel, DESIGN.md); capture__poll
- * drains on a timer and ring_buffer__consume()s every time.
+ * Wakeups: no program wakes the consumer per record (from the perf program
+ * a wakeup cost ~90% of the samples on this kernel, DESIGN.md; from
+ * sys_exit it tripled the cost of a futex event, 13 us -> 4 us measured);
+ * a forced wakeup only once half the ring is pending. capture__poll drains
+ * on a timer and ring_buffer__consume()s every time.
  *
  * Ownership: the event passed to the callback points into the ring buffer
  * and is valid only during the call; copy what you keep.
@@ -69,6 +71,15 @@ struct capture_stats {
 	uint64_t kernel_mode;	   /* cpu samples taken in the kernel */
 	uint64_t bad_records;	   /* malformed records (size mismatch) */
 	uint64_t bpf[SFPROF_CNT_MAX]; /* enum sfprof_counter, summed over CPUs */
+	/*
+	 * Kernel-measured program cost (only with sysctl
+	 * kernel.bpf_stats_enabled=1, else 0), per attached program: every
+	 * invocation counts, including the cheap ones other processes cause
+	 * before the tgid filter returns.
+	 */
+	struct capture_prog_cost {
+		uint64_t run_ns, run_cnt;
+	} prog_cpu, prog_sys_enter, prog_sys_exit;
 };
 
 /* Names of the counters as --stats prints them (lost_ringbuf, ...). */

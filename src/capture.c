@@ -395,6 +395,20 @@ int capture__run(struct capture *c, const struct capture_run_opts *ro)
 	return ret < 0 ? ret : why;
 }
 
+static void prog_cost(const struct bpf_program *prog, struct capture_prog_cost *out)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	memset(out, 0, sizeof(*out));
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	out->run_ns = info.run_time_ns;
+	out->run_cnt = info.run_cnt;
+}
+
 int capture__stats(struct capture *c, struct capture_stats *st)
 {
 	uint64_t *vals;
@@ -419,6 +433,9 @@ int capture__stats(struct capture *c, struct capture_stats *st)
 		st->bpf[k] = sum;
 	}
 	free(vals);
+	prog_cost(c->skel->progs.sfprof_cpu, &st->prog_cpu);
+	prog_cost(c->skel->progs.sfprof_sys_enter, &st->prog_sys_enter);
+	prog_cost(c->skel->progs.sfprof_sys_exit, &st->prog_sys_exit);
 	return ret;
 }
 
@@ -445,6 +462,18 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "stack_full: %llu\n", (unsigned long long)st->stack_full);
 	fprintf(f, "record_bytes: %llu\n", (unsigned long long)st->bytes);
 	fprintf(f, "stack_bytes: %llu\n", (unsigned long long)st->stack_bytes);
+	if (st->prog_cpu.run_cnt | st->prog_sys_enter.run_cnt | st->prog_sys_exit.run_cnt) {
+		const struct capture_prog_cost *pc[3] = { &st->prog_cpu, &st->prog_sys_enter,
+							  &st->prog_sys_exit };
+		static const char *const names[3] = { "cpu", "sys_enter", "sys_exit" };
+
+		for (k = 0; k < 3; k++) {
+			if (!pc[k]->run_cnt)
+				continue;
+			fprintf(f, "bpf_run_ns_%s: %llu\n", names[k], (unsigned long long)pc[k]->run_ns);
+			fprintf(f, "bpf_run_cnt_%s: %llu\n", names[k], (unsigned long long)pc[k]->run_cnt);
+		}
+	}
 }
 
 int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max)

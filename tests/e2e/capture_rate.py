@@ -26,6 +26,12 @@ def run(hz, variant):
     c = Checker(name)
     wl, pid = start_workload([os.path.join(WL, "spin-" + variant), str(SECONDS + 3)])
     try:
+        # on a shared machine, help the spinner get its whole core; the
+        # CPU-time expectation printed below tells contention from loss
+        try:
+            os.setpriority(os.PRIO_PROCESS, pid, -10)
+        except OSError:
+            pass
         with tempfile.TemporaryDirectory() as d:
             raw = os.path.join(d, "ev.raw")
             text = text_ranges(pid, "spin-" + variant)

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Target slowdown under sfprof and under `perf record --call-graph dwarf`
+at the same rate, side by side: a fixed amount of single-threaded CPU
+work (build/workloads/cpuwork-sframe UNITS), timed by the workload itself
+around the work only, so profiler start-up is not counted. Runs are
+interleaved (baseline, sfprof, perf, ... in turn) and medians compared.
+
+Three figures per run:
+  target CPU   the workload's own CPU time (CLOCK_PROCESS_CPUTIME_ID). The
+               sampling interrupt and the BPF program / perf's copy run on
+               the target's CPU and, without IRQ time accounting (this
+               kernel), are charged to it: this is the slowdown the target
+               pays, and it stays meaningful on a busy machine.
+  wall         the work's elapsed time: the slowdown a user sees, but only
+               meaningful when the machine is otherwise idle (load shown).
+  profiler CPU the profiler process's own CPU (sfprof's drain, perf's
+               writer), from rusage of the finished run minus the target.
+
+  Usage: bench/capture_slowdown.py [REPEATS [UNITS]]   (default 7, 600)
+"""
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
+SFPROF = os.path.join(BUILD, "sfprof")
+WORK = os.path.join(BUILD, "workloads", "cpuwork-sframe")
+
+
+def measure(cmd):
+    """(wall s, target cpu s, profiler cpu s) of one run."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        sys.exit("%s failed (%d): %s" % (cmd[0], r.returncode, r.stderr[-500:]))
+    v = dict(l.split() for l in r.stdout.splitlines() if l.startswith(("elapsed_ns ", "cpu_ns ")))
+    if len(v) != 2:
+        sys.exit("no elapsed_ns/cpu_ns from %s: %r" % (cmd, r.stdout))
+    total = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+    cpu = int(v["cpu_ns"]) / 1e9
+    return int(v["elapsed_ns"]) / 1e9, cpu, max(0.0, total - cpu)
+
+
+def main():
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    units = sys.argv[2] if len(sys.argv) > 2 else "600"
+    if os.geteuid() != 0:
+        print("capture_slowdown: SKIP: needs root")
+        return 0
+    have_perf = subprocess.run(["perf", "--version"], capture_output=True).returncode == 0
+    with tempfile.TemporaryDirectory() as d:
+        pdata = os.path.join(d, "perf.data")
+        modes = [("baseline", [WORK, units])]
+        for hz in (99, 999):
+            modes.append(("sfprof -F %d" % hz, [SFPROF, "-F", str(hz), "-o", os.path.join(d, "out"),
+                                                "--", WORK, units]))
+            if have_perf:
+                modes.append(("perf record -F %d --call-graph dwarf" % hz,
+                              ["perf", "record", "-q", "-F", str(hz), "--call-graph", "dwarf",
+                               "-o", pdata, "--", WORK, units]))
+        res = {m: [] for m, _ in modes}
+        load0 = os.getloadavg()[0]
+        for _ in range(reps):
+            for m, cmd in modes:
+                res[m].append(measure(cmd))
+        load1 = os.getloadavg()[0]
+    med = {m: [statistics.median(x[i] for x in res[m]) for i in range(3)] for m in res}
+    bw, bc, _ = med["baseline"]
+    print("| run | target CPU (median) | target CPU slowdown | wall (median) | wall slowdown "
+          "| profiler CPU | target CPU, all runs |")
+    print("|---|---|---|---|---|---|---|")
+    for m, _ in modes:
+        w, c, p = med[m]
+        print("| %s | %.3f s | %+.2f%% | %.3f s | %+.2f%% | %.3f s | %s |" % (
+            m, c, (c / bc - 1) * 100, w, (w / bw - 1) * 100, p,
+            " ".join("%.3f" % x[1] for x in res[m])))
+    print("(cpuwork-sframe %s, %d interleaved runs each; load average %.1f before, %.1f after, "
+          "%d CPUs)" % (units, reps, load0, load1, os.cpu_count()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
