@@ -1023,3 +1023,79 @@ TEST(encode_random_tables_with_no_rule_rows_should_find_the_same_rows)
 		return;
 	round_trip_by_pc(&amd64_v3, 150);
 }
+
+/* Large tables go through the bucket index: check it against a scan. */
+TEST(find_on_large_sparse_tables_should_match_a_linear_scan)
+{
+	for (int round = 0; round < 4; round++) {
+		size_t nf = round == 0 ? 64 : round == 1 ? 3000 : 20000;
+		struct sframe_func *f = calloc(nf, sizeof(*f));
+		struct sframe_row *r = calloc(nf * 2, sizeof(*r));
+		struct sframe_table *t = NULL;
+		uint64_t pc = round == 3 ? 0xffffff0000000000ull : 0x1000;
+		void *buf = NULL;
+		size_t len;
+
+		CHECK(f && r);
+		for (size_t i = 0; i < nf; i++) {
+			/* gaps from none to huge, so buckets hold 0 to many */
+			uint32_t g = rnd(10);
+
+			pc += g < 5 ? 0 : g < 8 ? rnd(64) : g < 9 ? rnd(1 << 20) : 0;
+			if (round == 3 && i == nf / 2)
+				pc += 1ull << 38;
+			f[i].start = pc;
+			f[i].size = 1 + rnd(200);
+			f[i].num_rows = 2;
+			r[2 * i] = amd64_row(rnd(2), SP, 8, 0, 0);
+			r[2 * i + 1] = amd64_row(r[2 * i].start + 1 + rnd(f[i].size),
+						 BP, 16, 1, -16);
+			if (r[2 * i + 1].start > f[i].size)
+				r[2 * i + 1].start = f[i].size;
+			pc += f[i].size;
+		}
+		CHECK_INT(sframe_encode(&amd64_v3, f, nf, r, 2 * nf, &buf, &len), 0);
+		CHECK_INT(sframe_table__new(buf, len, amd64_v3.section_vaddr, &t), 0);
+		for (int k = 0; k < 200000; k++) {
+			size_t i = rnd((uint32_t)nf);
+			uint64_t probe;
+			int want = -ENOENT, got;
+			struct sframe_row row;
+			struct sframe_func fn;
+			size_t lo = 0, hi = nf;
+
+			switch (k % 4) {
+			case 0: probe = f[i].start; break;
+			case 1: probe = f[i].start - 1; break;
+			case 2: probe = f[i].start + f[i].size; break;
+			default: probe = f[i].start + rnd(f[i].size); break;
+			}
+			/* reference: binary search by hand over the source */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (f[mid].start <= probe)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo && probe - f[lo - 1].start < f[lo - 1].size) {
+				const struct sframe_func *s = &f[lo - 1];
+				uint64_t off = probe - s->start;
+
+				want = off < r[2 * (lo - 1)].start ? -ESRCH : 0;
+				(void)s;
+			}
+			got = sframe_table__find(t, probe, &row, &fn);
+			CHECK_MSG(got == want,
+				  "round %d: find(0x%llx): expected %d, got %d",
+				  round, (unsigned long long)probe, want, got);
+			if (!got)
+				CHECK_U64(fn.start, f[lo - 1].start);
+		}
+		sframe_table__free(t);
+		free(buf);
+		free(f);
+		free(r);
+	}
+}
