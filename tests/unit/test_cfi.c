@@ -28,7 +28,8 @@ struct sec {
 
 static void put(struct sec *s, const void *p, size_t n)
 {
-	memcpy(s->b + s->n, p, n);
+	if (n)
+		memcpy(s->b + s->n, p, n);
 	s->n += n;
 }
 static void u8(struct sec *s, uint8_t v) { put(s, &v, 1); }
