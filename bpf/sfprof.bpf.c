@@ -81,11 +81,21 @@ static __always_inline void count(__u32 idx, __u64 n)
  * Copies up to `want` bytes of user memory from `sp` into `dst`, one page
  * at a time, so the copy reaches exactly the end of the stack mapping: a
  * single large read fails as a whole when the mapping ends inside it.
- * Returns the number of bytes copied.
+ *
+ * A page that fails inside the stack is not resident: BPF cannot fault it
+ * in. On the main thread this is normal: exec leaves a random gap of up to
+ * 8 KiB, never touched, between the argv/envp arrays and their strings
+ * (arch_align_stack() in fs/binfmt_elf.c). bpf_probe_read_user zero-fills
+ * on failure, which is exactly what an untouched anonymous page holds, so
+ * the copy goes on past up to SFPROF_STACK_HOLE_PAGES failed pages in a
+ * row and ends after the last page that was read; more failures in a row
+ * mean the mapping ended. Returns the bytes copied; *hole is set when a
+ * zero-filled page lies inside them.
  */
-static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want)
+static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want, int *hole)
 {
-	__u64 off = 0;
+	__u64 off = 0, good = 0, first_miss = ~0ull;
+	int misses = 0;
 
 	for (int i = 0; i < SFPROF_STACK_PAGES; i++) {
 		__u64 chunk = SFPROF_PAGE_SIZE - ((sp + off) & (SFPROF_PAGE_SIZE - 1));
@@ -100,11 +110,20 @@ static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want)
 		asm volatile("" : "+r"(chunk), "+r"(off));
 		if (off > SFPROF_STACK_MAX || chunk > SFPROF_PAGE_SIZE || chunk == 0)
 			break;
-		if (bpf_probe_read_user(dst + off, chunk, (void *)(sp + off)))
-			break;
+		if (bpf_probe_read_user(dst + off, chunk, (void *)(sp + off))) {
+			/* the page at SP itself: nothing to unwind from */
+			if (off == 0 || ++misses > SFPROF_STACK_HOLE_PAGES)
+				break;
+			if (first_miss == ~0ull)
+				first_miss = off;
+		} else {
+			misses = 0;
+			good = off + chunk;
+		}
 		off += chunk;
 	}
-	return off;
+	*hole = first_miss < good;
+	return good;
 }
 
 /*
@@ -121,7 +140,11 @@ static __always_inline void finish_and_send(struct sfprof_scratch *s, __u64 flag
 	if (want > SFPROF_STACK_MAX)
 		want = SFPROF_STACK_MAX;
 	if (!(e->flags & SFPROF_EVF_NO_USER_REGS)) {
-		len = copy_user_stack(s->rec + SFPROF_EVENT_HDR_SIZE, e->regs.sp, want);
+		int hole = 0;
+
+		len = copy_user_stack(s->rec + SFPROF_EVENT_HDR_SIZE, e->regs.sp, want, &hole);
+		if (hole)
+			e->flags |= SFPROF_EVF_STACK_HOLE;
 		if (len == 0 && want) {
 			e->flags |= SFPROF_EVF_STACK_PARTIAL;
 			count(SFPROF_CNT_LOST_STACK_READ, 1);

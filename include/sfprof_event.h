@@ -32,6 +32,12 @@ enum sfprof_event_flag {
 	SFPROF_EVF_STACK_FULL = 1u << 2,
 	/* no user regs could be found (kernel thread, exiting task) */
 	SFPROF_EVF_NO_USER_REGS = 1u << 3,
+	/*
+	 * a page inside stack[] was not resident (BPF cannot fault it in) and
+	 * reads as zeros, which is what an untouched anonymous page holds:
+	 * exec's random gap above the main thread's argv/envp arrays
+	 */
+	SFPROF_EVF_STACK_HOLE = 1u << 4,
 };
 
 /*

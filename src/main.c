@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "cmd.h"
 #include "options.h"
+#include "progress.h"
 #include "report.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -175,6 +176,12 @@ static void child_reap(struct child *ch, int kill_it)
 	}
 }
 
+/* Status line on a terminal (progress.h), fed after every drain. */
+static void on_tick_progress(void *ctx, const struct capture_stats *st)
+{
+	progress__update(ctx, st->events_cpu + st->events_futex, capture_stats__lost(st));
+}
+
 /* Load, attach, run, drain; the sink gets every event. Returns the exit status. */
 static int profile_target(struct sfprof_opts *o, struct sink *sink)
 {
@@ -190,6 +197,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	struct child ch = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	struct capture_stats st;
 	struct capture *c = NULL;
+	struct progress *pg = NULL;
 	int ret, why, status = 1;
 
 	if (o->pid) {
@@ -231,7 +239,13 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		}
 	}
 
+	pg = progress__new(stderr, o->quiet, o->duration_ns);
+	if (pg && progress__active(pg)) {
+		ro.on_tick = on_tick_progress;
+		ro.tick_ctx = pg;
+	}
 	why = capture__run(c, &ro);
+	progress__end(pg);
 	if (why < 0) {
 		fprintf(stderr, "sfprof: capture failed: %s\n", strerror(-why));
 		/* still write what was collected */
@@ -246,6 +260,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		capture_stats__print(&st, stderr);
 	status = (why < 0 || ret) ? 1 : 0;
 out:
+	progress__free(pg);
 	capture__free(c);
 	/* a started COMMAND ends with the profile: stop it if still running */
 	child_reap(&ch, 1);
