@@ -9,6 +9,13 @@
  * One in-memory row format (struct sframe_row) serves every version and
  * also the tables derived from .eh_frame (cfi.h), so the unwinder reads
  * exactly one thing.
+ *
+ * sframe_table__new() validates the whole section once and decodes it
+ *  into flat arrays (function starts, descriptors, rows: about 60 bytes per
+ * function and 36 per row), so the lookup does no parsing and no bounds
+ * checks; it is a bucketed binary search over the functions, then over the
+ * function's rows. The section bytes are still borrowed (the dump prints
+ * them as stored). A table is immutable: concurrent lookups are safe.
  */
 #ifndef SFPROF_SFRAME_H
 #define SFPROF_SFRAME_H
@@ -40,8 +47,13 @@ enum {
  *  REG       value = reg + off                    (CFA = SP/FP + off)
  *  REG_DEREF value = *(reg + off)                 (v3 flexible only)
  *  UNDEFINED RA undefined: this is the outermost frame
- *  NO_RULE   the source could not express this here (derived tables):
- *            the unwinder must fall back (frame pointer) or stop
+ *  NO_RULE   the source could not express this here (derived tables;
+ *            also a v3 flexible rule "value = CFA + off", which has no
+ *            kind here): the unwinder must fall back (frame pointer) or stop
+ *
+ * An "RA undefined" row (outermost frame) decodes as ra = UNDEFINED with
+ * cfa and fp NONE. AMD64 default rows decode RA as CFA_DEREF(fixed RA
+ * offset, -8); AArch64 rows without an RA slot as RA NONE (still in LR).
  */
 enum sframe_rule_kind {
 	SFRAME_RULE_NONE = 0,
@@ -108,7 +120,8 @@ enum sframe_error {
 	SFRAME_E_HEADER,	   /* inconsistent header fields */
 	SFRAME_E_FDE,		   /* malformed function descriptor */
 	SFRAME_E_FRE,		   /* malformed frame row */
-	SFRAME_E_UNSORTED,	   /* FREs not in ascending order */
+	SFRAME_E_UNSORTED,	   /* FREs not ascending, or FDEs flagged
+				      sorted and not sorted */
 	SFRAME_E_OVERLAP,	   /* sub-sections or functions overlap */
 	SFRAME_E_COUNT,		   /* absurd count */
 	SFRAME_E_EMPTY,		   /* zero-length section */
@@ -124,12 +137,16 @@ struct sframe_table;
  * the table's life (it is not copied; the table borrows it). `section_vaddr`
  * is the section's virtual address in its ELF file (function starts are
  * relative to it, or to the FDE field itself with the PCREL flag).
- * Returns 0 and *out, or a negative error (sframe_strerror()).
- * An unsorted function index gets a sorted index built here, once.
+ * Returns 0 and *out, or a negative error (sframe_strerror()): a
+ * zero-length section is -SFRAME_E_EMPTY; on error *out is NULL.
+ * An unsorted function index (SFRAME_F_FDE_SORTED clear) gets a sorted
+ * index built here, once; one that claims to be sorted and is not is
+ * rejected (-SFRAME_E_UNSORTED), as are overlapping functions.
  */
 int sframe_table__new(const void *data, size_t len, uint64_t section_vaddr,
 		      struct sframe_table **out);
-/* Same, but the table owns `data` and free()s it in sframe_table__free(). */
+/* Same, but the table owns `data` and free()s it in sframe_table__free(),
+ * or here when this fails. */
 int sframe_table__new_owned(void *data, size_t len, uint64_t section_vaddr,
 			    struct sframe_table **out);
 void sframe_table__free(struct sframe_table *t); /* NULL is a no-op */
@@ -163,8 +180,10 @@ int sframe_table__find(const struct sframe_table *t, uint64_t pc,
  * Print the table the way binutils `objdump --sframe` does (the header
  * block, the function index, one line per row), using the layout of the
  * binutils release that emits this version: v1 as 2.40, v2/v3 as 2.45+.
- * `name` is the file name objdump prints in its first line; NULL prints
- * only from "Contents of the SFrame section" on.
+ * `name` is the file name objdump prints in its first line (with a file
+ * format named after the ABI); NULL prints only from "Contents of the
+ * SFrame section" on. Functions come in the order the section stores
+ * them, as objdump prints them. 0, or -EIO when writing failed.
  */
 int sframe_table__dump(const struct sframe_table *t, const char *name,
 		       FILE *out);
@@ -180,7 +199,12 @@ int sframe_table__dump(const struct sframe_table *t, const char *name,
  * the function's FDE: their PC range is left uncovered (the function is
  * split into several FDEs around it), so a lookup there returns -ENOENT
  * and the unwinder falls back. UNDEFINED RA rows are written as SFrame's
- * "RA undefined" FREs (v2: zero offsets; v3: as the spec says).
+ * "RA undefined" FREs (no data words, in both versions).
+ * ABIs: AMD64 and AArch64 (either endianness); s390x returns -EINVAL.
+ * Also -EINVAL for overlapping functions, rows out of order or past the
+ * function's size, and counts that do not add up; -ERANGE when a v2
+ * function start is more than 2 GiB from the section. v3 functions with
+ * more than 65535 rows are split into several FDEs.
  */
 struct sframe_encode_opts {
 	int version;		 /* 2 or 3 */
