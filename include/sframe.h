@@ -11,7 +11,7 @@
  * exactly one thing.
  *
  * sframe_table__new() validates the whole section once and decodes it
- *  into flat arrays (function starts, descriptors, rows: about 60 bytes per
+ * into flat arrays (function starts, descriptors, rows: about 60 bytes per
  * function and 36 per row), so the lookup does no parsing and no bounds
  * checks; it is a bucketed binary search over the functions, then over the
  * function's rows. The section bytes are still borrowed (the dump prints
