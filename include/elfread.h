@@ -114,6 +114,11 @@ typedef int (*elfread_sym_fn)(void *ctx, const struct elfread_sym *sym);
 int elfread__for_each_symbol(const struct elfread *e, uint32_t sht,
 			     elfread_sym_fn cb, void *ctx);
 
+/* Symbol number idx of the table of type sht. 0, -ENOENT (no table, idx
+ * out of range, or its name outside the string table). */
+int elfread__symbol(const struct elfread *e, uint32_t sht, uint64_t idx,
+		    struct elfread_sym *out);
+
 /*
  * MiniDebugInfo: decompress .gnu_debugdata (xz) into a new elfread that
  * owns the bytes. At most `max_len` output bytes (0: 256 MiB). NULL +

@@ -18,7 +18,9 @@
  *   .gnu_debuglink (next to the binary, in its .debug/ directory, or under
  *   <root>/usr/lib/debug/<dir>/; CRC32 or build-id checked);
  *   MiniDebugInfo (.gnu_debugdata, xz, as Fedora ships it);
- *   and always .dynsym (MiniDebugInfo omits what .dynsym has).
+ *   and always .dynsym (MiniDebugInfo omits what .dynsym has);
+ *   and "name@plt" for x86-64 PLT stubs (.plt, .plt.sec, .plt.got), as
+ *   perf and objdump name them.
  *
  * C++ (Itanium ABI) names are demangled lazily at lookup, once per symbol,
  * unless the table was made with demangling off.
@@ -42,6 +44,7 @@ enum {
 	SYMSRC_DEBUGLINK = 1u << 2,	/* .gnu_debuglink */
 	SYMSRC_MINIDEBUG = 1u << 3,	/* .gnu_debugdata */
 	SYMSRC_DYNSYM = 1u << 4,	/* .dynsym */
+	SYMSRC_PLT = 1u << 5,		/* synthesized "name@plt" */
 };
 
 struct symtab_opts {
@@ -59,6 +62,9 @@ void symtab__free(struct symtab *s); /* NULL is a no-op */
 /* Add function symbols of e's table `sht` (SHT_SYMTAB/SHT_DYNSYM).
  * Returns how many were added, or -errno. */
 int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht);
+/* x86-64 PLT stubs: each entry's `jmp *disp(%rip)` names a GOT slot whose
+ * JUMP_SLOT/GLOB_DAT relocation names the symbol. Returns how many. */
+int symtab__add_plt(struct symtab *s, const struct elfread *e);
 /* Add one symbol (name is copied). 0 or -ENOMEM. `limit`: 0, or an
  * address the symbol cannot extend past (its section's end). */
 int symtab__add(struct symtab *s, const char *name, uint64_t start,

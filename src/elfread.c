@@ -492,61 +492,95 @@ int elfread__debuglink(const struct elfread *e, const char **name,
 	return 0;
 }
 
-int elfread__for_each_symbol(const struct elfread *e, uint32_t sht,
-			     elfread_sym_fn cb, void *ctx)
+/* The symbol table of type sht and its string table. */
+static int symbol_tables(const struct elfread *e, uint32_t sht,
+			 struct elfread_section *syms,
+			 struct elfread_section *strs)
 {
-	struct elfread_section syms, strs;
-	int is64 = elfread__is_64(e);
-	size_t entsz = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
-	uint64_t i, n;
 	size_t idx;
-	int ret;
 
 	for (idx = 1; idx < e->shnum; idx++) {
-		if (elfread__section_at(e, idx, &syms) == 0 &&
-		    syms.type == sht && syms.data)
+		if (elfread__section_at(e, idx, syms) == 0 &&
+		    syms->type == sht && syms->data)
 			break;
 	}
 	if (idx >= e->shnum)
 		return -ENOENT;
-	if (elfread__section_at(e, syms.link, &strs) || !strs.data ||
-	    strs.type != SHT_STRTAB)
+	if (elfread__section_at(e, syms->link, strs) || !strs->data ||
+	    strs->type != SHT_STRTAB)
 		return -ENOENT;
-	n = syms.size / entsz;
+	return 0;
+}
+
+/* Decode symbol i (in bounds) of syms; 0, or -ENOENT for a bad name. */
+static int decode_symbol(const struct elfread *e,
+			 const struct elfread_section *syms,
+			 const struct elfread_section *strs, uint64_t i,
+			 struct elfread_sym *s)
+{
+	uint32_t name_off;
+
+	if (elfread__is_64(e)) {
+		Elf64_Sym es;
+
+		memcpy(&es, syms->data + i * sizeof(es), sizeof(es));
+		name_off = es.st_name;
+		s->value = es.st_value;
+		s->size = es.st_size;
+		s->shndx = es.st_shndx;
+		s->type = ELF64_ST_TYPE(es.st_info);
+		s->bind = ELF64_ST_BIND(es.st_info);
+	} else {
+		Elf32_Sym es;
+
+		memcpy(&es, syms->data + i * sizeof(es), sizeof(es));
+		name_off = es.st_name;
+		s->value = es.st_value;
+		s->size = es.st_size;
+		s->shndx = es.st_shndx;
+		s->type = ELF32_ST_TYPE(es.st_info);
+		s->bind = ELF32_ST_BIND(es.st_info);
+	}
+	s->name = section_str(strs, name_off);
+	return s->name ? 0 : -ENOENT;
+}
+
+static size_t sym_entsize(const struct elfread *e)
+{
+	return elfread__is_64(e) ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+}
+
+int elfread__for_each_symbol(const struct elfread *e, uint32_t sht,
+			     elfread_sym_fn cb, void *ctx)
+{
+	struct elfread_section syms, strs;
+	uint64_t i, n;
+	int ret;
+
+	if (symbol_tables(e, sht, &syms, &strs))
+		return -ENOENT;
+	n = syms.size / sym_entsize(e);
 	for (i = 0; i < n; i++) {
-		const uint8_t *p = syms.data + i * entsz;
 		struct elfread_sym s;
-		uint32_t name_off;
 
-		if (is64) {
-			Elf64_Sym es;
-
-			memcpy(&es, p, sizeof(es));
-			name_off = es.st_name;
-			s.value = es.st_value;
-			s.size = es.st_size;
-			s.shndx = es.st_shndx;
-			s.type = ELF64_ST_TYPE(es.st_info);
-			s.bind = ELF64_ST_BIND(es.st_info);
-		} else {
-			Elf32_Sym es;
-
-			memcpy(&es, p, sizeof(es));
-			name_off = es.st_name;
-			s.value = es.st_value;
-			s.size = es.st_size;
-			s.shndx = es.st_shndx;
-			s.type = ELF32_ST_TYPE(es.st_info);
-			s.bind = ELF32_ST_BIND(es.st_info);
-		}
-		s.name = section_str(&strs, name_off);
-		if (!s.name)
+		if (decode_symbol(e, &syms, &strs, i, &s))
 			continue;
 		ret = cb(ctx, &s);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+int elfread__symbol(const struct elfread *e, uint32_t sht, uint64_t idx,
+		    struct elfread_sym *out)
+{
+	struct elfread_section syms, strs;
+
+	if (symbol_tables(e, sht, &syms, &strs) ||
+	    idx >= syms.size / sym_entsize(e))
+		return -ENOENT;
+	return decode_symbol(e, &syms, &strs, idx, out);
 }
 
 struct elfread *elfread__open_gnu_debugdata(const struct elfread *e,

@@ -72,6 +72,7 @@ static void extract(const struct elfread *e, int depth)
 
 		symtab__add_elf(st, e, SHT_SYMTAB);
 		symtab__add_elf(st, e, SHT_DYNSYM);
+		symtab__add_plt(st, e);
 		if (!symtab__finish(st)) {
 			uint64_t probes[] = { 0, 1, 0x1000, 0x401000,
 					      0x7fffffffffffffffull };

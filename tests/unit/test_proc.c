@@ -482,6 +482,58 @@ TEST(offline_should_use_a_sysroot_and_match_the_vdso_by_build_id)
 	proc_cache__free(live);
 }
 
+struct find_sym {
+	const char *name;
+	uint64_t value;
+};
+
+static int find_sym_cb(void *ctx, const struct elfread_sym *s)
+{
+	struct find_sym *f = ctx;
+
+	if (strcmp(s->name, f->name))
+		return 0;
+	f->value = s->value;
+	return 1;
+}
+
+TEST(dso_with_own_sframe_should_fill_gaps_from_eh_frame)
+{
+	struct find_sym st = { "_start" }, mn = { "main" };
+	struct dso_cache *dc;
+	struct sframe_func fn;
+	struct sframe_row row;
+	struct dso_stats ds;
+	char exe[300];
+	struct dso *d;
+
+	CHECK_INT(build_lib("unused2.so", exe, 200), 0);
+	snprintf(exe, sizeof(exe), "%s/gsframe", dir);
+	if (sh("printf 'int main(void) { return 0; }\\n' > '%s.c' && "
+	       "gcc -O2 -Wa,--gsframe -o '%s' '%s.c' 2>/dev/null",
+	       exe, exe, exe))
+		SKIP("this assembler cannot emit .sframe (-Wa,--gsframe)");
+	dc = dso_cache__new(NULL);
+	CHECK(dc);
+	d = dso_cache__open_path(dc, exe);
+	CHECK(d);
+	elfread__for_each_symbol(dso__elf(d), SHT_SYMTAB, find_sym_cb, &st);
+	elfread__for_each_symbol(dso__elf(d), SHT_SYMTAB, find_sym_cb, &mn);
+	CHECK(st.value && mn.value);
+	CHECK_INT(dso__table_source(d), DSO_TABLE_OWN);
+	CHECK_INT(dso__find_row(d, mn.value, &row, &fn), 0);
+	CHECK_U64(fn.start, mn.value);
+	/* crt1.o's _start has CFI but no .sframe: the derived rows cover
+	 * it, and say the return address is undefined (outermost frame). */
+	CHECK_INT(dso__find_row(d, st.value + 1, &row, &fn), 0);
+	CHECK_U64(fn.start, st.value);
+	CHECK_INT(row.ra.kind, SFRAME_RULE_UNDEFINED);
+	dso_cache__stats(dc, &ds);
+	CHECK_INT(ds.tables_own, 1);
+	CHECK_INT(ds.row_misses, 0);
+	dso_cache__free(dc);
+}
+
 TEST(stats_should_print_name_value_lines)
 {
 	struct proc_cache *pc = new_cache(0);

@@ -109,7 +109,9 @@ static int fixtures(void)
 	       dir, BUILD_ID_HEX) ||
 	    sh("cd '%s' && gcc -O1 -fno-pie -no-pie -o nopie prog.c", dir) ||
 	    sh("cd '%s' && gcc -O1 -shared -fPIC -o libfix.so lib.c", dir) ||
-	    sh("cd '%s' && g++ -O1 -o cxx cxx.cc", dir))
+	    sh("cd '%s' && g++ -O1 -o cxx cxx.cc", dir) ||
+	    sh("cd '%s' && gcc -O1 -fcf-protection=full -Wl,-z,ibtplt "
+	       "-Wl,-z,lazy -o ibt prog.c", dir))
 		return 0;
 	/* Separate debug file by build-id under a test root. */
 	if (sh("cd '%s' && objcopy --only-keep-debug pie pie.debug && "
@@ -502,6 +504,55 @@ TEST(bias_should_translate_a_dlopened_shared_library)
 	elfread__free(e);
 	procmaps__free(m);
 	dlclose(h);
+}
+
+/* Every "<name@plt>" objdump shows must be named the same here. */
+static int check_plt_names(const char *file, int *count)
+{
+	char cmd[600], line[512], want[256];
+	struct symtab *s = load_fix(file, "/nonexistent");
+	const char *name;
+	unsigned long long a;
+	uint64_t off;
+	FILE *f;
+	int bad = 0;
+
+	*count = 0;
+	if (!s)
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -d -j .plt -j .plt.sec -j .plt.got '%s/%s'", dir,
+		 file);
+	f = popen(cmd, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx <%255[^>]>:", &a, want) != 2 ||
+		    !strstr(want, "@plt") || strchr(want, '-') ||
+		    strchr(want, '+'))
+			continue;
+		(*count)++;
+		if (symtab__lookup(s, a, &name, &off, NULL) ||
+		    strcmp(name, want) || off) {
+			fprintf(stderr, "%s: 0x%llx: want %s, got %s\n", file,
+				a, want, name);
+			bad = 1;
+		}
+	}
+	if (f)
+		pclose(f);
+	symtab__free(s);
+	return bad ? -1 : 0;
+}
+
+TEST(symtab_should_name_plt_stubs_like_objdump)
+{
+	int n = 0;
+
+	NEED_FIXTURES();
+	CHECK_INT(check_plt_names("pie", &n), 0);
+	CHECK(n >= 3); /* printf, fopen, fread, fwrite */
+	CHECK_INT(check_plt_names("ibt", &n), 0);
+	CHECK(n >= 3);
+	CHECK_INT(check_plt_names("libfix.so", &n), 0);
 }
 
 TEST(demangle_should_turn_itanium_names_into_cxx)
