@@ -565,6 +565,28 @@ TEST(cfi_restore_brings_rbp_back_to_the_first_row_rule_like_gas)
 	cfi_table__release(&t);
 }
 
+/*
+ * Where gas 2.40's gen-sframe.c is wrong, DWARF wins: it remembers the last
+ * *finished* row (not the current state) and def_cfa_register takes the
+ * last finished row's offset. gcc never emits these shapes (the oracle
+ * matches gas on 100% of its functions); hand-written assembly can.
+ */
+TEST(cfi_remember_state_keeps_changes_made_at_the_same_address)
+{
+	struct cfi_table t;
+	DERIVE(&t, NULL, 8, 0x41, 0x0e, 16, 0x0a, 0x41, 0x0e, 8, 0x41, 0x0b);
+	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 sp+16 c-8 -; @2 sp+8 c-8 -; @3 sp+16 c-8 -");
+	cfi_table__release(&t);
+}
+
+TEST(cfi_def_cfa_register_keeps_an_offset_set_at_the_same_address)
+{
+	struct cfi_table t;
+	DERIVE(&t, NULL, 8, 0x41, 0x0e, 16, 0x41, 0x0e, 32, 0x0d, 6);
+	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 sp+16 c-8 -; @2 fp+32 c-8 -");
+	cfi_table__release(&t);
+}
+
 TEST(cfi_sf_and_extended_forms_use_the_data_alignment_factor)
 {
 	struct cfi_table t;
