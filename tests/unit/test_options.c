@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/* The command-line contract: struct sfprof_opts from argv. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+#include "sfprof_event.h"
+#include "testlib.h"
+
+/* Parse a NULL-terminated argv; the error line (if any) lands in err_buf. */
+static char err_buf[512];
+
+static int parse(struct sfprof_opts *o, enum sfprof_subcmd cmd, char **argv)
+{
+	int argc = 0, ret;
+	FILE *err = fmemopen(err_buf, sizeof(err_buf), "w");
+	FILE *out = fopen("/dev/null", "w");
+
+	while (argv[argc])
+		argc++;
+	sfprof_opts__init(o, cmd);
+	ret = sfprof_opts__parse(o, argc, argv, out, err);
+	fclose(err);
+	fclose(out);
+	return ret;
+}
+
+#define ARGV(...) ((char *[]){ "sfprof", __VA_ARGS__, NULL })
+
+TEST(defaults_should_be_cpu_at_99hz_with_16k_stacks)
+{
+	struct sfprof_opts o;
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("-p", "42")), 0);
+	CHECK_INT(o.pid, 42);
+	CHECK_INT(o.event, SFPROF_SEL_CPU);
+	CHECK_INT(o.freq, 99);
+	CHECK_U64(o.duration_ns, 0);
+	CHECK_INT(o.stack_size, SFPROF_STACK_DEFAULT);
+	CHECK_U64(o.min_wait_us, SFPROF_DEFAULT_MIN_WAIT_US);
+	CHECK(o.output == NULL);
+	CHECK_INT(o.format, PROFILE_FMT_AUTO);
+	CHECK(o.command == NULL);
+}
+
+TEST(every_option_should_land_in_its_field)
+{
+	struct sfprof_opts o;
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE,
+			ARGV("-e", "futex", "-F", "999", "-d", "2.5", "--min-wait", "1000",
+			     "--stack-size", "65528", "-o", "x.svg", "-f", "pprof", "--stats",
+			     "--kernel", "--no-demangle", "--by-lock", "--per-thread", "--quiet",
+			     "-p", "7")), 0);
+	CHECK_INT(o.event, SFPROF_SEL_FUTEX);
+	CHECK_INT(o.freq, 999);
+	CHECK_U64(o.duration_ns, 2500000000ull);
+	CHECK_U64(o.min_wait_us, 1000);
+	CHECK_INT(o.stack_size, 65528);
+	CHECK_STR(o.output, "x.svg");
+	CHECK_INT(o.format, PROFILE_FMT_PPROF);
+	CHECK(o.stats && o.kernel && o.no_demangle && o.by_lock && o.per_thread && o.quiet);
+	CHECK_INT(o.pid, 7);
+}
+
+TEST(command_after_double_dash_should_keep_its_own_options)
+{
+	struct sfprof_opts o;
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("-F", "49", "--", "ls", "-l", "-p", "3")), 0);
+	CHECK_INT(o.command_argc, 4);
+	CHECK_STR(o.command[0], "ls");
+	CHECK_STR(o.command[1], "-l");
+	CHECK_STR(o.command[3], "3");
+	CHECK(o.command[4] == NULL);
+	CHECK_INT(o.pid, 0);
+	CHECK_INT(o.freq, 49);
+}
+
+TEST(bad_values_should_be_rejected_with_one_line)
+{
+	static char *bad[][6] = {
+		{ "sfprof", "-p", "0", NULL },
+		{ "sfprof", "-p", "abc", NULL },
+		{ "sfprof", "-p", "12x", NULL },
+		{ "sfprof", "-p", "-3", NULL },
+		{ "sfprof", "-F", "0", "-p", "1", NULL },
+		{ "sfprof", "-F", "100001", "-p", "1", NULL },
+		{ "sfprof", "-d", "0", "-p", "1", NULL },
+		{ "sfprof", "-d", "-1", "-p", "1", NULL },
+		{ "sfprof", "-e", "cycles", "-p", "1", NULL },
+		{ "sfprof", "--stack-size", "65529", "-p", "1", NULL },
+		{ "sfprof", "-f", "json", "-p", "1", NULL },
+		{ "sfprof", "--bogus", "-p", "1", NULL },
+		{ "sfprof", "-p", NULL },
+		{ "sfprof", NULL },
+		{ "sfprof", "-p", "1", "--", "ls", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sfprof_opts o;
+		char *nl;
+
+		CHECK_MSG(parse(&o, SFPROF_CMD_LIVE, bad[i]) == -EINVAL, "case %zu (%s %s) accepted",
+			  i, bad[i][1] ? bad[i][1] : "", bad[i][1] && bad[i][2] ? bad[i][2] : "");
+		CHECK_MSG(!strncmp(err_buf, "sfprof: ", 8), "case %zu: message %.80s", i, err_buf);
+		nl = strchr(err_buf, '\n');
+		CHECK_MSG(nl && nl[1] == 0, "case %zu: not exactly one line: %.80s", i, err_buf);
+	}
+}
+
+TEST(help_should_set_help_and_succeed)
+{
+	struct sfprof_opts o;
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("--help")), 0);
+	CHECK(o.help);
+}
+
+TEST(record_should_need_an_output_file)
+{
+	struct sfprof_opts o;
+
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, ARGV("-p", "5")), -EINVAL);
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, ARGV("-o", "cap", "-p", "5")), 0);
+	CHECK_STR(o.output, "cap");
+}
+
+TEST(report_should_take_one_file)
+{
+	struct sfprof_opts o;
+
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, ARGV("-e", "futex", "cap.sfp")), 0);
+	CHECK_STR(o.input, "cap.sfp");
+	CHECK_INT(o.event, SFPROF_SEL_FUTEX);
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, ARGV("-e", "futex")), -EINVAL);
+}
+
+TEST(parsing_twice_should_start_afresh)
+{
+	struct sfprof_opts o;
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("-F", "10", "-p", "1")), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("-p", "2")), 0);
+	CHECK_INT(o.freq, 99);
+	CHECK_INT(o.pid, 2);
+}
+
+TEST_MAIN()
