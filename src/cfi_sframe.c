@@ -806,11 +806,19 @@ int cfi_input_from_elf(Elf *e, struct cfi_input *in)
 		return -EINVAL;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, &sh))
 			continue;
 		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
 		if (!name)
 			continue;
+		/* A separate debug file keeps the addresses, not the bytes. */
+		if (sh.sh_type == SHT_NOBITS) {
+			if (!strcmp(name, ".got"))
+				in->got_vaddr = sh.sh_addr;
+			else if (!strcmp(name, ".text"))
+				in->text_vaddr = sh.sh_addr;
+			continue;
+		}
 		bool is_eh = !strcmp(name, ".eh_frame");
 		bool is_dbg = !strcmp(name, ".debug_frame");
 		bool is_hdr = !strcmp(name, ".eh_frame_hdr");
