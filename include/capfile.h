@@ -146,7 +146,8 @@ uint64_t capfile_writer__events(const struct capfile_writer *w);
 struct capfile_reader;
 
 /* Open a file and check its header and META. NULL + errno; *err gets a
- * negative capfile error or -errno when err is non-NULL. */
+ * negative capfile error or -errno when err is non-NULL. A regular file
+ * is mmap()ed: it must not be truncated while the reader lives. */
 struct capfile_reader *capfile_reader__open(const char *path, int *err);
 /* Same over bytes in memory (fuzzing, tests); data must outlive r. */
 struct capfile_reader *capfile_reader__new_mem(const void *data, size_t len,

@@ -41,6 +41,7 @@ struct stacks_opts {
 	int per_thread;	    /* root "comm-pid/tid" */
 	int by_lock;	    /* futex: root "lock:SYM" */
 	int kernel;	    /* add kernel frames given to stacks__add_event */
+	int no_profile;	    /* benchmarks: unwind + symbolize, skip profile__add */
 };
 
 struct stacks_stats {

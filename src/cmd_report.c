@@ -449,6 +449,16 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 
 /* ------------------------------------------------------------ report */
 
+static int report_event(struct stacks *stk, struct kstacks *ks,
+			const struct sfprof_opts *o, const struct sfprof_event *e)
+{
+	const struct kstack_ent *k = NULL;
+
+	if (o->kernel && e->kstack_id >= 0)
+		k = kstacks__get(ks, e->kstack_id, 0);
+	return stacks__add_event(stk, e, k ? k->ips : NULL, k ? k->nr : 0);
+}
+
 static int event_given(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -474,7 +484,8 @@ int cmd_report(int argc, char **argv)
 	const struct capfile_meta *meta;
 	struct stacks_opts so = { 0 };
 	uint64_t first_ts = 0, last_ts = 0, events = 0, problems = 0;
-	int err = 0, rc, status = 1;
+	uint64_t t0, pass_ns[16] = { 0 };
+	int err = 0, rc, status = 1, repeat;
 
 	sfprof_opts__init(&o, SFPROF_CMD_REPORT);
 	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
@@ -494,6 +505,8 @@ int cmd_report(int argc, char **argv)
 	so.per_thread = o.per_thread;
 	so.by_lock = o.by_lock;
 	so.kernel = o.kernel;
+	/* benchmarks: measure unwinding + symbolization without aggregation */
+	so.no_profile = getenv("SFPROF_REPORT_NO_PROFILE") != NULL;
 
 	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle };
 	pc = proc_cache__new(&po);
@@ -513,6 +526,7 @@ int cmd_report(int argc, char **argv)
 	stacks__set_ksym(stk, ksyms__name, &ksyms);
 	ksyms.loaded = 1; /* names come from the capture, not this kernel */
 
+	t0 = now_ns(CLOCK_MONOTONIC);
 	while ((rc = capfile_reader__next(r, &rec)) == 1) {
 		switch (rec.type) {
 		case CAPFILE_REC_MAPPING:
@@ -540,24 +554,41 @@ int cmd_report(int argc, char **argv)
 						rec.kv.kv[i].key,
 						rec.kv.kv[i].value);
 			break;
-		case CAPFILE_REC_EVENT: {
-			const struct sfprof_event *e = rec.event.e;
-			const struct kstack_ent *k = NULL;
-
-			if (o.kernel && e->kstack_id >= 0)
-				k = kstacks__get(&ks, e->kstack_id, 0);
+		case CAPFILE_REC_EVENT:
 			if (!events++)
-				first_ts = e->ts_ns;
-			last_ts = e->ts_ns;
-			if (stacks__add_event(stk, e, k ? k->ips : NULL,
-					      k ? k->nr : 0))
+				first_ts = rec.event.e->ts_ns;
+			last_ts = rec.event.e->ts_ns;
+			if (report_event(stk, &ks, &o, rec.event.e))
 				goto out_err;
 			break;
-		}
 		default:
 			break;
 		}
 	}
+	pass_ns[0] = now_ns(CLOCK_MONOTONIC) - t0;
+	/*
+	 * Benchmarks: SFPROF_REPORT_REPEAT=N runs the events N-1 more times
+	 * with every cache warm (weights in the output scale by N) and
+	 * prints the time of each pass per event.
+	 */
+	repeat = getenv("SFPROF_REPORT_REPEAT") ? atoi(getenv("SFPROF_REPORT_REPEAT")) : 1;
+	for (int pass = 1; pass < repeat && pass < 16 && rc == 0; pass++) {
+		struct capfile_reader *r2 = capfile_reader__open(o.input, NULL);
+		if (!r2)
+			break;
+		t0 = now_ns(CLOCK_MONOTONIC);
+		while (capfile_reader__next(r2, &rec) == 1)
+			if (rec.type == CAPFILE_REC_EVENT &&
+			    report_event(stk, &ks, &o, rec.event.e)) {
+				capfile_reader__free(r2);
+				goto out_err;
+			}
+		pass_ns[pass] = now_ns(CLOCK_MONOTONIC) - t0;
+		capfile_reader__free(r2);
+	}
+	for (int pass = 0; pass < repeat && pass < 16 && repeat > 1; pass++)
+		fprintf(stderr, "report_pass_%d_ns_per_event: %.0f\n", pass + 1,
+			events ? (double)pass_ns[pass] / (double)events : 0.0);
 	if (rc < 0) {
 		fprintf(stderr,
 			"sfprof: %s: %s\nsfprof: the report covers the %" PRIu64

@@ -11,7 +11,7 @@
 #include "stacks.h"
 
 /* Direct-mapped cache of per-(proc, PC) results. */
-#define CACHE_BITS 15
+#define CACHE_BITS 12
 #define CACHE_SIZE (1u << CACHE_BITS)
 
 enum {
@@ -320,6 +320,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		}
 	}
 
+	if (s->opts.no_profile)
+		return 0;
 	if (profile__add(s->prof, root, pf, np, e->weight)) {
 		s->st.add_errors++;
 		return -ENOMEM;

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Unwinding + symbolization cost per sample: `sfprof report` on a capture
+# against `perf script` on perf.data recorded from the same process at the
+# same rate and stack size, at the same time. Needs root (BPF, perf).
+#   bench/unwind_bench.sh            (BUILD=build, SECS=6, HZ=999)
+# Prints, per workload build: samples, frames/sample, sfprof report wall
+# time per sample (whole command, cold caches), per-pass cost inside one
+# report process (pass 1 cold, passes 2+ warm; with and without profile
+# aggregation), perf script per sample (default, and --no-inline), and
+# the overlap of the two stack distributions.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+SECS=${SECS:-6}
+HZ=${HZ:-999}
+STACK=32768
+SF=$BUILD/sfprof
+if [ "$(id -u)" != 0 ]; then echo "unwind_bench: needs root"; exit 0; fi
+command -v perf >/dev/null || { echo "unwind_bench: perf missing"; exit 0; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+best_of3() { # command... -> min wall seconds
+	local best=
+	for _ in 1 2 3; do
+		local t0 t1
+		t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
+		best=$(python3 -c "a=$t1-$t0; b='$best'; print(a if not b or a<float(b) else b)")
+	done
+	echo "$best"
+}
+
+for flavor in sframe ehframe; do
+	wl=$BUILD/workloads/uwmix-$flavor
+	"$wl" $((SECS + 6)) chain,recurse,qsort,signal,dlopen >"$tmp/wl.out" &
+	wpid=$!
+	sleep 0.5
+	perf record -q -m 4096 --call-graph dwarf,$STACK -F "$HZ" -p "$wpid" -o "$tmp/perf.data" -- sleep "$SECS" 2>/dev/null &
+	ppid=$!
+	"$SF" record -F "$HZ" --stack-size $STACK -d "$SECS" -p "$wpid" -o "$tmp/cap.sfp" 2>/dev/null
+	wait "$ppid"
+	kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
+
+	st=$("$SF" report --stats -o "$tmp/sf.folded" "$tmp/cap.sfp" 2>&1)
+	n_sf=$(echo "$st" | awk '/^report_events:/{print $2}')
+	frames=$(echo "$st" | awk '/^stacks_frames:/{print $2}')
+	n_perf=$(perf script -i "$tmp/perf.data" -F tid 2>/dev/null | wc -l)
+	t_sf=$(best_of3 "$SF" report -o /dev/null "$tmp/cap.sfp")
+	t_perf=$(best_of3 perf script -i "$tmp/perf.data")
+	t_perf_ni=$(best_of3 perf script --no-inline -i "$tmp/perf.data")
+	full=$(SFPROF_REPORT_REPEAT=6 "$SF" report -o /dev/null "$tmp/cap.sfp" 2>&1)
+	bare=$(SFPROF_REPORT_REPEAT=6 SFPROF_REPORT_NO_PROFILE=1 "$SF" report -o /dev/null "$tmp/cap.sfp" 2>&1)
+	perf script --no-inline --max-stack 1024 -i "$tmp/perf.data" -F comm,tid,ip,sym,dso > "$tmp/perf.txt" 2>/dev/null
+	ov=$(python3 - "$tmp/sf.folded" "$tmp/perf.txt" <<'PY'
+import sys
+sys.path.insert(0, "tests/e2e")
+from libunwind import fold_perf_script, overlap, read_folded
+print("%.4f" % overlap(read_folded(sys.argv[1]), fold_perf_script(open(sys.argv[2]).read())))
+PY
+)
+	python3 - "$flavor" "$n_sf" "$frames" "$n_perf" "$t_sf" "$t_perf" "$t_perf_ni" "$ov" "$full" "$bare" <<'PY'
+import statistics, sys
+fl, n_sf, frames, n_perf = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+t_sf, t_perf, t_ni, ov = (float(x) for x in sys.argv[5:9])
+def passes(text):
+    v = [float(l.split()[1]) for l in text.splitlines() if l.startswith("report_pass_")]
+    return v[0], statistics.median(v[1:])
+cold_f, warm_f = passes(sys.argv[9])
+cold_b, warm_b = passes(sys.argv[10])
+us = lambda s, n: 1e6 * s / n
+print("uwmix-%s: %d sfprof samples (%.0f frames/sample), %d perf samples; overlap %s" % (
+    fl, n_sf, frames / n_sf, n_perf, ov))
+print("  sfprof report, whole command     %8.2f us/sample" % us(t_sf, n_sf))
+print("  perf script                      %8.2f us/sample  (%.0fx sfprof report)" % (
+    us(t_perf, n_perf), us(t_perf, n_perf) / us(t_sf, n_sf)))
+print("  perf script --no-inline          %8.2f us/sample  (%.0fx sfprof report)" % (
+    us(t_ni, n_perf), us(t_ni, n_perf) / us(t_sf, n_sf)))
+print("  in-process, unwind+symbolize     cold %8.2f us  warm %6.2f us/sample" % (cold_b / 1e3, warm_b / 1e3))
+print("  in-process, + profile__add       cold %8.2f us  warm %6.2f us/sample" % (cold_f / 1e3, warm_f / 1e3))
+PY
+done
