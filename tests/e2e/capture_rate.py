@@ -11,12 +11,22 @@ told apart from lost samples."""
 import os
 import subprocess
 import tempfile
+import threading
+import time
 
 from libcapture import (EV_CPU, EVF_NO_USER_REGS, SFPROF, WL, Checker,
                         parse_stats, privileged, read_events, start_workload,
                         task_cpu_ns, text_ranges)
 
 SECONDS = 3
+
+
+def cpu_at(trace, t):
+    """Target CPU ns at monotonic time t, interpolated in the trace."""
+    for (ta, ca), (tb, cb) in zip(trace, trace[1:]):
+        if ta <= t <= tb:
+            return ca + (cb - ca) * (t - ta) / max(1, tb - ta)
+    return trace[-1][1] if trace and t > trace[-1][0] else (trace[0][1] if trace else 0)
 
 
 def run(hz, variant):
@@ -36,24 +46,46 @@ def run(hz, variant):
             raw = os.path.join(d, "ev.raw")
             text = text_ranges(pid, "spin-" + variant)
             stack = text_ranges(pid, "[stack]", perm="")
-            cpu0 = task_cpu_ns(pid)
-            r = subprocess.run([SFPROF, "-p", str(pid), "-F", str(hz), "-d", str(SECONDS),
-                                "--stats", "--dump-events", raw, "-o", os.path.join(d, "out")],
-                               capture_output=True, text=True, timeout=60)
-            cpu = (task_cpu_ns(pid) - cpu0) / 1e9
+            # the target's CPU time, sampled every 10 ms on CLOCK_MONOTONIC
+            # (the clock of the events), to know how much CPU it got while
+            # sfprof was attached: from its first to its last sample
+            trace, done = [], threading.Event()
+
+            def sample_cpu():
+                while not done.is_set():
+                    trace.append((time.monotonic_ns(), task_cpu_ns(pid)))
+                    time.sleep(0.01)
+            th = threading.Thread(target=sample_cpu)
+            th.start()
+            try:
+                r = subprocess.run([SFPROF, "-p", str(pid), "-F", str(hz), "-d", str(SECONDS),
+                                    "--stats", "--dump-events", raw, "-o", os.path.join(d, "out")],
+                                   capture_output=True, text=True, timeout=60)
+            finally:
+                done.set()
+                th.join()
             if not c.check(r.returncode == 0, "sfprof exited %d: %s" % (r.returncode, r.stderr.strip())):
                 return c.done()
             st = parse_stats(r.stderr)
             evs = read_events(raw)
+            cpu = 0.0
+            if evs:
+                t0, t1 = min(e.ts for e in evs), max(e.ts for e in evs)
+                cpu = (cpu_at(trace, t1) - cpu_at(trace, t0)) / 1e9 + 1.0 / hz
     finally:
         wl.kill()
         wl.wait()
     want = SECONDS * hz
     n = st.get("events_cpu", -1)
-    # the CPU-time window includes sfprof's load/attach time: slightly high
-    print("# %s: events_cpu %d, expected %d (issue) or %.0f (target on-CPU %.3f s x %d Hz); "
+    print("# %s: events_cpu %d, expected %d (issue) or %.0f (target on-CPU %.3f s while attached x %d Hz); "
           "lost %d, kernel-mode %d" % (name, n, want, cpu * hz, cpu, hz,
                                       st.get("lost_total", -1), st.get("kernel_mode_samples", -1)))
+    # sampling correctness independent of contention: one sample per
+    # 1/Hz of CPU the target actually got while attached
+    c2 = Checker(name + "_matches_target_cpu_time")
+    c2.check(cpu > 0 and abs(n - cpu * hz) <= max(3, cpu * hz * 0.10),
+             "events_cpu %d not within 10%% of target CPU time x Hz = %.0f" % (n, cpu * hz))
+    c2.done()
     c.check(abs(n - want) <= want * 0.10,
             "events_cpu %d not within 10%% of %d (target CPU time x Hz = %.0f)" % (n, want, cpu * hz))
     c.check(len(evs) == n, "dump holds %d events, --stats says %d" % (len(evs), n))
