@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: the unwinder over hostile input. The bytes give the
+ * registers, a table of up to 8 row ranges (any rule kind, register and
+ * offset, signal flag, lookup errors) and the stack snapshot; the walk
+ * must stay inside the snapshot and end within max_depth frames.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind.h"
+
+#define NR_RANGES 8
+#define RANGE_BYTES 32
+
+struct fz_range {
+	uint64_t lo;
+	uint32_t len;
+	uint8_t rc, flags, cfa_kind, cfa_reg, ra_kind, ra_reg, fp_kind, fp_reg;
+	int32_t cfa_off, ra_off, fp_off;
+};
+
+static struct fz_range ranges[NR_RANGES];
+
+static int fz_find(void *ctx, uint64_t pc, struct sframe_row *row,
+		   struct sframe_func *fn)
+{
+	(void)ctx;
+	for (int i = 0; i < NR_RANGES; i++) {
+		const struct fz_range *x = &ranges[i];
+		if (pc < x->lo || pc - x->lo >= x->len)
+			continue;
+		if (x->rc % 4 == 1)
+			return -ENOENT;
+		if (x->rc % 4 == 2)
+			return -ESRCH;
+		memset(row, 0, sizeof(*row));
+		row->cfa.kind = x->cfa_kind % 7;
+		row->cfa.reg = x->cfa_reg;
+		row->cfa.off = x->cfa_off;
+		row->ra.kind = x->ra_kind % 7;
+		row->ra.reg = x->ra_reg;
+		row->ra.off = x->ra_off;
+		row->fp.kind = x->fp_kind % 7;
+		row->fp.reg = x->fp_reg;
+		row->fp.off = x->fp_off;
+		fn->start = x->lo;
+		fn->size = x->len;
+		fn->flags = x->flags & SFRAME_FUNC_SIGNAL;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static bool fz_sigtramp(void *ctx, uint64_t pc)
+{
+	(void)ctx;
+	return (pc & 0xfff) == 0x123;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct unwind_ops ops = { fz_find, fz_sigtramp, NULL };
+	struct sfprof_regs regs;
+	struct unwind_frame frames[256];
+	size_t need = sizeof(regs) + NR_RANGES * RANGE_BYTES;
+	int stop;
+
+	if (size < need)
+		return 0;
+	memcpy(&regs, data, sizeof(regs));
+	for (int i = 0; i < NR_RANGES; i++) {
+		const uint8_t *b = data + sizeof(regs) + i * RANGE_BYTES;
+		memcpy(&ranges[i].lo, b, 8);
+		memcpy(&ranges[i].len, b + 8, 4);
+		memcpy(&ranges[i].rc, b + 12, 8);
+		memcpy(&ranges[i].cfa_off, b + 20, 12);
+	}
+	/* the snapshot is a separate heap copy, so ASan sees any read past it */
+	size_t len = size - need;
+	uint8_t *stack = malloc(len ? len : 1);
+	if (!stack)
+		return 0;
+	memcpy(stack, data + need, len);
+	size_t n = unwind_stack(&regs, stack, len, &ops, frames, 256, &stop, NULL);
+	if (n > 256 || stop <= UNWIND_STOP_NONE || stop >= UNWIND_STOP__NR)
+		abort();
+	free(stack);
+	return 0;
+}
