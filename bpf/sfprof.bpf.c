@@ -73,8 +73,10 @@ static __always_inline void count(__u32 idx, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
 
+	/* atomic: syscall tracepoint programs can be preempted on this
+	 * kernel (faultable syscall tracepoints), so two may interleave */
 	if (v)
-		*v += n; /* per-CPU and no nesting of one program: no atomics */
+		__sync_fetch_and_add(v, n);
 }
 
 /*
@@ -337,6 +339,13 @@ int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 	ent = bpf_map_lookup_elem(&futex_start, &tid);
 	if (!ent)
 		return 0;
+	/* an entry left by a thread that never returned from its wait (killed
+	 * by exit_group) must not match a later syscall of a reused tid */
+	if (regs->orig_ax != ent->nr) {
+		bpf_map_delete_elem(&futex_start, &tid);
+		count(SFPROF_CNT_FUTEX_STALE, 1);
+		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	waited = now - ent->ts_ns;
 	count(SFPROF_CNT_FUTEX_WAITS_SEEN, 1);

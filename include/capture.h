@@ -130,6 +130,15 @@ struct capture_run_opts {
  */
 int capture__run(struct capture *c, const struct capture_run_opts *ro);
 
+/*
+ * Detach every program (capture__run does it before its final drain), so
+ * no record is produced after the next drain and the counters stop: after
+ * detach + drain, samples_seen == events_cpu + lost_ringbuf + lost_busy,
+ * and futex_waits_seen == events_futex + futex_short + lost_ringbuf +
+ * lost_busy. Idempotent.
+ */
+void capture__detach(struct capture *c);
+
 /* Counters so far (reads the BPF per-CPU array). 0 or -errno. */
 int capture__stats(struct capture *c, struct capture_stats *st);
 

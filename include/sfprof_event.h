@@ -88,6 +88,7 @@ enum sfprof_counter {
 	SFPROF_CNT_FUTEX_SHORT,	     /* waits below --min-wait (not sent) */
 	SFPROF_CNT_SAMPLES_SEEN,     /* perf samples of the target */
 	SFPROF_CNT_FUTEX_WAITS_SEEN, /* futex waits of the target */
+	SFPROF_CNT_FUTEX_STALE,	     /* entry of a wait that never returned */
 	SFPROF_CNT_MAX
 };
 

@@ -31,6 +31,7 @@ struct capture {
 	struct bpf_link **perf_links;
 	int nr_cpus;
 	int pidfd;
+	int detached;
 	pid_t pid;
 	capture_event_fn fn;
 	void *fn_ctx;
@@ -46,6 +47,7 @@ static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_FUTEX_SHORT] = "futex_short",
 	[SFPROF_CNT_SAMPLES_SEEN] = "samples_seen",
 	[SFPROF_CNT_FUTEX_WAITS_SEEN] = "futex_waits_seen",
+	[SFPROF_CNT_FUTEX_STALE] = "futex_stale",
 };
 
 const char *capture_counter__name(enum sfprof_counter c)
@@ -320,6 +322,26 @@ void capture__free(struct capture *c)
 	free(c);
 }
 
+void capture__detach(struct capture *c)
+{
+	int i;
+
+	if (c->detached)
+		return;
+	c->detached = 1;
+	for (i = 0; i < c->nr_cpus; i++) {
+		bpf_link__destroy(c->perf_links[i]);
+		c->perf_links[i] = NULL;
+		if (c->perf_fds[i] >= 0)
+			close(c->perf_fds[i]);
+		c->perf_fds[i] = -1;
+	}
+	sfprof_bpf__detach(c->skel);
+	/* a program already running on another CPU finishes within
+	 * microseconds; let it, so the drain that follows sees its record */
+	usleep(2000);
+}
+
 int capture__poll(struct capture *c, int timeout_ms)
 {
 	int n, m;
@@ -390,7 +412,9 @@ int capture__run(struct capture *c, const struct capture_run_opts *ro)
 		else if (target_exited(c->pidfd))
 			why = CAPTURE_END_TARGET_EXIT;
 	}
-	/* what the programs submitted before we stopped is all in the ring */
+	/* stop producing, then drain: every record the programs submitted is
+	 * delivered and the counters read afterwards add up exactly */
+	capture__detach(c);
 	ret = capture__drain(c);
 	return ret < 0 ? ret : why;
 }

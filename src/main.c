@@ -182,6 +182,24 @@ static void on_tick_progress(void *ctx, const struct capture_stats *st)
 	progress__update(ctx, st->events_cpu + st->events_futex, capture_stats__lost(st));
 }
 
+/* The process (tgid) a PID belongs to: -p may name any of its threads. */
+static pid_t tgid_of(pid_t pid)
+{
+	char path[64], line[128];
+	pid_t tgid = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid > 0 ? tgid : pid;
+}
+
 /* Load, attach, run, drain; the sink gets every event. Returns the exit status. */
 static int profile_target(struct sfprof_opts *o, struct sink *sink)
 {
@@ -205,7 +223,8 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 			fprintf(stderr, "sfprof: no such process: %d\n", (int)o->pid);
 			return SFPROF_EXIT_USAGE;
 		}
-		co.pid = o->pid;
+		/* the BPF filter is by process: a thread ID means its process */
+		co.pid = o->pid = tgid_of(o->pid);
 	} else {
 		const char *missing = capture__missing_privileges();
 
