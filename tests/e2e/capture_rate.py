@@ -81,10 +81,14 @@ def run(hz, variant):
           "lost %d, kernel-mode %d" % (name, n, want, cpu * hz, cpu, hz,
                                       st.get("lost_total", -1), st.get("kernel_mode_samples", -1)))
     # sampling correctness independent of contention: one sample per
-    # 1/Hz of CPU the target actually got while attached
+    # 1/Hz of CPU the target actually got while attached. When the target
+    # only runs part of the time, whether it is on the CPU at each tick is
+    # a coin toss: allow 3 standard deviations where that exceeds 10%.
     c2 = Checker(name + "_matches_target_cpu_time")
-    c2.check(cpu > 0 and abs(n - cpu * hz) <= max(3, cpu * hz * 0.10),
-             "events_cpu %d not within 10%% of target CPU time x Hz = %.0f" % (n, cpu * hz))
+    exp = cpu * hz
+    tol = max(exp * 0.10, 3 * exp ** 0.5)
+    c2.check(cpu > 0 and abs(n - exp) <= tol,
+             "events_cpu %d not within %.0f of target CPU time x Hz = %.0f" % (n, tol, exp))
     c2.done()
     c.check(abs(n - want) <= want * 0.10,
             "events_cpu %d not within 10%% of %d (target CPU time x Hz = %.0f)" % (n, want, cpu * hz))
