@@ -9,7 +9,9 @@
  * frames root first under a root frame (comm, "comm-pid/tid" with
  * per_thread, "lock:SYM" with by_lock). A frame with no symbol keeps its
  * dso and address (the profile prints "binary+0xOFFSET"). A stack that
- * stopped before the thread's entry frame gets the marker frame
+ * stopped before the thread's entry frame (a row saying RA is undefined,
+ * an entry symbol such as _start or start_thread, or a return address
+ * just past a binary's ELF entry point) gets the marker frame
  * "[truncated]" right under the root, so it stays visible. Kernel frames
  * (--kernel) go on top of the user frames, kind PROFILE_FRAME_KERNEL.
  *
@@ -50,7 +52,8 @@ struct stacks_stats {
 	uint64_t no_user_regs;	 /* events without user registers */
 	uint64_t complete;	 /* stacks that reached the entry frame */
 	uint64_t truncated;	 /* stacks marked [truncated] */
-	uint64_t entry_by_symbol; /* completed by an entry symbol */
+	uint64_t entry_by_symbol; /* completed by an entry symbol or the
+				     ELF entry point of the outermost frame */
 	uint64_t frames;
 	uint64_t frames_unnamed; /* frames printed as binary+0xOFF */
 	uint64_t cache_hits, cache_misses;

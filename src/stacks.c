@@ -44,6 +44,13 @@ struct stacks {
 	char (*knames)[24];
 	stacks_ksym_fn ksym;
 	void *ksym_ctx;
+	/* ELF entry points of binaries, by dso path (strings live as long as
+	 * the proc cache) */
+	struct {
+		const char *path;
+		uint64_t entry;
+	} entries[16];
+	unsigned nr_entries;
 	/* the walk in progress */
 	struct proc *cur;
 	uint64_t cur_gen;
@@ -195,6 +202,45 @@ static bool is_sigtramp_cb(void *ctx, uint64_t pc)
 	return yes;
 }
 
+/* e_entry of the ELF file at path, 0 when unknown. */
+static uint64_t elf_entry(struct stacks *s, const char *path)
+{
+	unsigned char h[32];
+	uint64_t entry = 0;
+	unsigned i;
+	int fd;
+
+	for (i = 0; i < s->nr_entries; i++)
+		if (s->entries[i].path == path)
+			return s->entries[i].entry;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+		    memcmp(h, "\177ELF", 4) == 0 && h[4] == 2 /* ELFCLASS64 */)
+			memcpy(&entry, h + 24, 8);
+		close(fd);
+	}
+	i = s->nr_entries < 16 ? s->nr_entries++ : (unsigned)(entry % 16);
+	s->entries[i].path = path;
+	s->entries[i].entry = entry;
+	return entry;
+}
+
+/*
+ * The outermost frame is a process entry point without a usable row or
+ * symbol: the dynamic loader's _start (no FDE in Debian's ld.so) calls
+ * _dl_start a few bytes after the ELF entry point.
+ */
+static int at_elf_entry(struct stacks *s, const struct sym_result *sr)
+{
+	uint64_t entry;
+
+	if (!sr || !sr->has_elf || !sr->dso_path || sr->dso_path[0] != '/')
+		return 0;
+	entry = elf_entry(s, sr->dso_path);
+	return entry && sr->rel_addr >= entry && sr->rel_addr - entry < 64;
+}
+
 static void copy_comm(char *dst, const char *comm)
 {
 	size_t n = strnlen(comm, SFPROF_COMM_LEN);
@@ -239,6 +285,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	size_t n, np = 0;
 	int stop = UNWIND_STOP_NONE, complete;
 	const char *outer = NULL;
+	const struct sym_result *outer_sr = NULL;
 
 	s->st.events++;
 	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
@@ -280,13 +327,16 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		o->kind = PROFILE_FRAME_USER;
 		if (!sr->name)
 			s->st.frames_unnamed++;
-		if (i == n - 1)
+		if (i == n - 1) {
 			outer = sr->name;
+			outer_sr = sr;
+		}
 	}
 	s->st.frames += n;
 
 	complete = stop == UNWIND_STOP_COMPLETE;
-	if (!complete && stacks__is_entry_symbol(outer)) {
+	if (!complete && (stacks__is_entry_symbol(outer) ||
+			  at_elf_entry(s, outer_sr))) {
 		complete = 1;
 		s->st.entry_by_symbol++;
 	}
@@ -342,7 +392,7 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 	P("stacks_no_user_regs", st->no_user_regs);
 	P("stacks_complete", st->complete);
 	P("stacks_truncated", st->truncated);
-	P("stacks_complete_by_entry_symbol", st->entry_by_symbol);
+	P("stacks_complete_at_entry", st->entry_by_symbol);
 	P("stacks_frames", st->frames);
 	P("stacks_frames_unnamed", st->frames_unnamed);
 	P("stacks_cache_hits", st->cache_hits);
