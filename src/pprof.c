@@ -452,8 +452,12 @@ int profile__write_pprof(const struct profile *p, FILE *f)
 		goto err_out;
 
 	g->f = f;
-	/* windowBits 15 + 16: gzip wrapper, which pprof expects */
-	if (deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+	/*
+	 * windowBits 15 + 16: the gzip wrapper pprof expects. Level 1: half
+	 * the time of the default level 6 for 5% more bytes on a 100k-stack
+	 * profile (BENCHMARKS.md, outputs).
+	 */
+	if (deflateInit2(&g->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		err = -ENOMEM;
 		goto err_out;
 	}

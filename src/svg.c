@@ -265,6 +265,8 @@ static const char svg_style[] =
 	"#frames text{pointer-events:none}\n"
 	"#frames rect{rx:2px;ry:2px}\n"
 	"#frames g:hover rect{stroke:#000;stroke-width:0.5}\n"
+	"#frames.z>g{display:none}\n"
+	"#frames.z>g.v{display:inline}\n"
 	".title{font-size:17px;text-anchor:middle}\n"
 	".sub{text-anchor:middle;fill:#333}\n"
 	".note{text-anchor:middle;fill:#777;font-size:11px}\n"
@@ -309,14 +311,26 @@ static const char svg_script[] =
 	" if(!q.t){if(!s)return;q.t=document.createElementNS(NS,'text');q.t.setAttribute('y',q.y+11.5);q.g.appendChild(q.t);}\n"
 	" q.t.setAttribute('x',x+3);q.t.textContent=s;}\n"
 	"function place(q,x,w,op){q.r.setAttribute('x',x);q.r.setAttribute('width',w);\n"
-	" q.g.style.display='';q.g.style.opacity=op;label(q,x,w);}\n"
-	"function zoom(z){var s=(W-2*XP)/z.w,e=1e-6;zoomed=z;unz.style.display='';\n"
+	" q.g.style.opacity=op;label(q,x,w);}\n"
+	/*
+	 * Zoom touches as few elements as it can: hide the minority. Few
+	 * frames stay visible (the usual deep zoom): #frames gets class z,
+	 * which hides all but those marked v. Else hide the others one by
+	 * one. Unzoom restores only what zoom touched.
+	 */
+	"var shown=[],hid=[];\n"
+	"function restore(){for(var i=0;i<shown.length;i++){var q=shown[i];q.g.classList.remove('v');\n"
+	" place(q,q.x,q.w,1);}for(var k=0;k<hid.length;k++)hid[k].g.style.display='';\n"
+	" shown=[];hid=[];document.getElementById('frames').classList.remove('z');}\n"
+	"function zoom(z){var s=(W-2*XP)/z.w,e=1e-6,inv=[];restore();zoomed=z;unz.style.display='';\n"
 	" for(var i=0;i<fr.length;i++){var q=fr[i];\n"
-	"  if(q.y>z.y){if(q.x<=z.x+e&&q.x+q.w>=z.x+z.w-e)place(q,XP,W-2*XP,0.55);else q.g.style.display='none';}\n"
-	"  else if(q.x>=z.x-e&&q.x+q.w<=z.x+z.w+e)place(q,XP+(q.x-z.x)*s,q.w*s,1);\n"
-	"  else q.g.style.display='none';}}\n"
-	"function unzoom(){zoomed=null;unz.style.display='none';\n"
-	" for(var i=0;i<fr.length;i++)place(fr[i],fr[i].x,fr[i].w,1);}\n"
+	"  if(q.y>z.y){if(q.x<=z.x+e&&q.x+q.w>=z.x+z.w-e){place(q,XP,W-2*XP,0.55);shown.push(q);}else inv.push(q);}\n"
+	"  else if(q.x>=z.x-e&&q.x+q.w<=z.x+z.w+e){place(q,XP+(q.x-z.x)*s,q.w*s,1);shown.push(q);}\n"
+	"  else inv.push(q);}\n"
+	" if(inv.length<shown.length){for(var k=0;k<inv.length;k++)inv[k].g.style.display='none';hid=inv;}\n"
+	" else{for(var k=0;k<shown.length;k++)shown[k].g.classList.add('v');\n"
+	"  document.getElementById('frames').classList.add('z');}}\n"
+	"function unzoom(){zoomed=null;unz.style.display='none';restore();}\n"
 	"function search(){var t=prompt('Search frames (regular expression):',term||'');\n"
 	" if(t===null)return;if(t===''){clear();return;}\n"
 	" var re;try{re=new RegExp(t);}catch(err){alert('bad regular expression: '+err.message);return;}\n"

@@ -113,9 +113,10 @@ try {
  res.details=document.getElementById('details').textContent;
  r.dispatchEvent(new MouseEvent('click',{bubbles:true}));
  res.zoom=w('parse');res.main=w('main');res.lex=w('lex');
- res.gc=fr('gc').style.display;res.eval=fr('eval').style.display;
+ function disp(n){return getComputedStyle(fr(n)).display;}
+ res.gc=disp('gc');res.eval=disp('eval');res.lexd=disp('lex');
  window.dispatchEvent(new KeyboardEvent('keydown',{key:'Escape'}));
- res.unzoom=w('parse');res.gc2=fr('gc').style.display;
+ res.unzoom=w('parse');res.gc2=disp('gc');
  window.prompt=function(){return '^(lex|eval)$';};
  document.getElementById('search').dispatchEvent(new MouseEvent('click',{bubbles:true}));
  res.matched=document.getElementById('matched').textContent;
@@ -147,7 +148,7 @@ def test_svg_script_should_hover_zoom_and_search_in_chromium():
         return "FAIL %s: probe did not run; errors: %s" % (name, ls.js_errors(err)[:2])
     res = json.loads(html.unescape(m.group(1)))
     want = {"details": "parse (40 samples, 40.00%)", "zoom": 1180, "main": 1180,
-            "lex": 295, "gc": "none", "eval": "none", "unzoom": 472, "gc2": "",
+            "lex": 295, "gc": "none", "eval": "none", "lexd": "inline", "unzoom": 472, "gc2": "inline",
             "matched": "Matched: 65.00%", "fill": "#e040e0"}
     bad = ["%s: expected %r, got %r" % (k, v, res.get(k)) for k, v in want.items()
            if res.get(k) != v]
