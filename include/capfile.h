@@ -11,7 +11,8 @@
  * Records (unknown types are skipped, so readers survive additions):
  *   META     first record. "key\0value\0" pairs: host, kernel, clock,
  *            start_mono_ns, start_unix_ns, event, hz, stack_size, pid,
- *            command, sfprof_version, arch, event_hdr_size. Self-describing:
+ *            command, sfprof_version, arch, event_hdr_size, kernel_stacks.
+ *            Self-describing:
  *            a reader prints or ignores keys it does not know.
  *   MAPPING  one executable mapping of a process and the time (the
  *            CLOCK_MONOTONIC of the events) it was seen: fixed fields, then
@@ -113,6 +114,7 @@ struct capfile_meta {
 	const char *sfprof_version;
 	uint64_t start_mono_ns, start_unix_ns;
 	uint32_t hz, stack_size, pid, event_hdr_size;
+	uint32_t kernel_stacks; /* record --kernel: KSTACK/KSYM records follow */
 };
 
 /* ---- writer ---- */

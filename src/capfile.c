@@ -152,7 +152,7 @@ struct capfile_writer *capfile_writer__create(const char *path,
 {
 	struct capfile_writer *w = NULL;
 	struct utsname u;
-	char num[6][24];
+	char num[7][24];
 	uint8_t hdr[CAPFILE_HDR_SIZE];
 	int fd = -1, err;
 
@@ -187,6 +187,7 @@ struct capfile_writer *capfile_writer__create(const char *path,
 	snprintf(num[3], sizeof(num[3]), "%" PRIu32, meta->stack_size);
 	snprintf(num[4], sizeof(num[4]), "%" PRIu32, meta->pid);
 	snprintf(num[5], sizeof(num[5]), "%u", SFPROF_EVENT_HDR_SIZE);
+	snprintf(num[6], sizeof(num[6]), "%" PRIu32, meta->kernel_stacks);
 	struct capfile_kv kv[] = {
 		{ "host", u.nodename },
 		{ "kernel", u.release },
@@ -201,6 +202,7 @@ struct capfile_writer *capfile_writer__create(const char *path,
 		{ "stack_size", num[3] },
 		{ "pid", num[4] },
 		{ "event_hdr_size", num[5] },
+		{ "kernel_stacks", num[6] },
 	};
 	w_kv(w, CAPFILE_REC_META, kv, sizeof(kv) / sizeof(kv[0]));
 	if (w->err) {
@@ -507,6 +509,7 @@ static int parse_meta(struct capfile_reader *r, uint32_t len, uint64_t off)
 	r->meta.stack_size = (uint32_t)num(kv_get(kv, n, "stack_size"));
 	r->meta.pid = (uint32_t)num(kv_get(kv, n, "pid"));
 	r->meta.event_hdr_size = (uint32_t)num(kv_get(kv, n, "event_hdr_size"));
+	r->meta.kernel_stacks = (uint32_t)num(kv_get(kv, n, "kernel_stacks"));
 	if (r->meta.event_hdr_size &&
 	    r->meta.event_hdr_size != SFPROF_EVENT_HDR_SIZE)
 		return r_fail(r, -CAPFILE_E_VERSION, off,

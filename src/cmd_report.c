@@ -254,6 +254,7 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 			.start_mono_ns = s->start_mono,
 			.start_unix_ns = now_ns(CLOCK_REALTIME),
 			.command = cmd,
+			.kernel_stacks = o->kernel ? 1 : 0,
 		};
 		for (int i = 0; o->command && i < o->command_argc; i++) {
 			size_t l = strlen(cmd);
@@ -502,6 +503,9 @@ int cmd_report(int argc, char **argv)
 	if (!event_given(argc, argv) && strcmp(meta->event, "futex") == 0)
 		o.event = SFPROF_SEL_FUTEX;
 	so.kind = o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU;
+	/* a capture recorded with --kernel reports its kernel frames */
+	if (meta->kernel_stacks)
+		o.kernel = 1;
 	so.per_thread = o.per_thread;
 	so.by_lock = o.by_lock;
 	so.kernel = o.kernel;

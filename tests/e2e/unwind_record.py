@@ -65,6 +65,14 @@ def main():
                           ["-F", "499"])
         same_events(d, errs, "futex", [os.path.join(WL, "uwlock-ehframe"), "1"],
                     ["-e", "futex"])
+        # --kernel: kernel stacks and their symbols travel in the capture
+        same_events(d, errs, "kernel",
+                    [os.path.join(WL, "uwmix-ehframe"), "2", "chain,dlopen"],
+                    ["-F", "999", "--kernel"])
+        kfile = os.path.join(d, "kernel.report")
+        if os.path.exists(kfile):
+            kframes = open(kfile).read().count("_[k]")
+            print("kernel: %d kernel frames (NAME_[k]) in the report" % kframes)
 
         # truncated: the report covers what is before the cut, and says so
         if cap:
