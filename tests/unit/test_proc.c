@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -230,6 +231,28 @@ TEST(deleted_library_should_open_through_map_files)
 	CHECK(h);
 	fn = dlsym(h, "sfprof_dl_fn");
 	CHECK(fn);
+	{
+		/* Opening map_files needs CAP_SYS_ADMIN (or CHECKPOINT_RESTORE). */
+		struct procmaps *m = NULL;
+		const struct procmaps_entry *me;
+		char mf[128];
+		int fd;
+
+		CHECK_INT(procmaps__read_file("/proc/self/maps", &m), 0);
+		me = procmaps__find(m, (uintptr_t)fn);
+		CHECK(me);
+		snprintf(mf, sizeof(mf), "/proc/self/map_files/%llx-%llx",
+			 (unsigned long long)me->start,
+			 (unsigned long long)me->end);
+		procmaps__free(m);
+		fd = open(mf, O_RDONLY);
+		if (fd < 0) {
+			dlclose(h);
+			SKIP("cannot open %s (%s): needs root", mf,
+			     strerror(errno));
+		}
+		close(fd);
+	}
 	CHECK_INT(unlink(lib), 0);
 	pc = new_cache(0);
 	CHECK(pc);
@@ -532,6 +555,28 @@ TEST(dso_with_own_sframe_should_fill_gaps_from_eh_frame)
 	CHECK_INT(ds.tables_own, 1);
 	CHECK_INT(ds.row_misses, 0);
 	dso_cache__free(dc);
+}
+
+TEST(exec_note_should_reread_before_the_next_lookup)
+{
+	struct proc_cache *pc = new_cache(100000);
+	struct proc_stats st;
+	struct sym_result r;
+	struct proc *p;
+
+	CHECK(pc);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	CHECK_INT(proc__symbolize(p, (uintptr_t)&sfprof_test_target, &r), 0);
+	proc_cache__note_exec(pc, getpid());
+	CHECK_INT(proc__symbolize(p, (uintptr_t)&sfprof_test_target, &r), 0);
+	CHECK_STR(r.name, "sfprof_test_target");
+	proc_cache__stats(pc, &st);
+	CHECK_INT(st.maps_reads, 2);
+	CHECK_INT(proc_cache__remove(pc, getpid()), 0);
+	CHECK(!proc_cache__lookup(pc, getpid()));
+	CHECK_INT(proc_cache__remove(pc, getpid()), -ENOENT);
+	proc_cache__free(pc);
 }
 
 TEST(stats_should_print_name_value_lines)
