@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The stacks pipeline on this very process: registers and a stack copy
+ * taken here, unwound through the live proc cache (this binary's tables,
+ * libc's), symbolized and aggregated into folded lines.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "stacks.h"
+#include "testlib.h"
+
+static uint8_t evbuf[SFPROF_EVENT_HDR_SIZE + 16384] __attribute__((aligned(8)));
+
+/* End of the mapping that holds addr (the stack's top). */
+static uint64_t mapping_end(uint64_t addr)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	uint64_t lo, hi, end = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && addr >= lo && addr < hi)
+			end = hi;
+	if (f)
+		fclose(f);
+	return end;
+}
+
+/*
+ * Fill an event with this thread's registers at the call site of
+ * snapshot_here and a copy of the stack above them: the event's first
+ * frame is the caller, as if a sample had hit just after the call.
+ */
+__attribute__((noinline)) static struct sfprof_event *snapshot_here(uint16_t kind,
+								    uint64_t weight)
+{
+	struct sfprof_event *e = (void *)evbuf;
+	uint64_t sp, bp, ip, end, len;
+
+	memset(e, 0, SFPROF_EVENT_HDR_SIZE);
+	/* the state at our return address: SP = our CFA, IP = the return
+	 * address stored just below it */
+	sp = (uint64_t)__builtin_dwarf_cfa();
+	ip = *(uint64_t *)(sp - 8);
+	__asm__ volatile("mov %%rbp, %0" : "=r"(bp));
+	end = mapping_end(sp);
+	len = end > sp ? end - sp : 0;
+	if (len > 16384)
+		len = 16384;
+	memcpy(e->stack, (void *)sp, len);
+	e->size = (uint32_t)((SFPROF_EVENT_HDR_SIZE + len + 7) & ~7ull);
+	e->kind = kind;
+	e->pid = (uint32_t)getpid();
+	e->tid = (uint32_t)syscall(SYS_gettid);
+	e->stack_len = (uint32_t)len;
+	e->weight = weight;
+	strcpy(e->comm, "test_stacks");
+	e->regs.ip = ip;
+	e->regs.sp = sp;
+	e->regs.bp = bp;
+	return e;
+}
+
+static char folded_buf[65536];
+static char *folded = folded_buf;
+
+static int run(struct sfprof_event *e, const struct stacks_opts *so,
+	       struct stacks_stats *st)
+{
+	struct proc_cache_opts po = { .quiet = 1 };
+	struct proc_cache *pc = proc_cache__new(&po);
+	struct profile_meta pm = { .kind = so->kind, .hz = 99 };
+	struct profile *prof = profile__new(&pm);
+	struct stacks *s = stacks__new(pc, prof, so);
+	int err = s ? stacks__add_event(s, e, NULL, 0) : -ENOMEM;
+	FILE *f;
+
+	memset(folded_buf, 0, sizeof(folded_buf));
+	f = fmemopen(folded_buf, sizeof(folded_buf), "w");
+
+	profile__write_folded(prof, f);
+	fclose(f);
+	if (s)
+		stacks__stats(s, st);
+	stacks__free(s);
+	profile__free(prof);
+	proc_cache__free(pc);
+	return err;
+}
+
+__attribute__((noinline)) static struct sfprof_event *middle_frame(uint16_t kind, uint64_t w)
+{
+	struct sfprof_event *e = snapshot_here(kind, w);
+	__asm__ volatile("" ::: "memory");
+	return e;
+}
+
+TEST(live_stack_should_unwind_to_the_entry_and_name_every_frame)
+{
+	struct stacks_opts so = { .kind = PROFILE_CPU };
+	struct stacks_stats st;
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+
+	CHECK_INT(run(e, &so, &st), 0);
+	CHECK_MSG(strncmp(folded, "test_stacks;", 12) == 0, "folded: %.300s", folded);
+	CHECK_MSG(strstr(folded, ";main;") != NULL, "no main in: %.300s", folded);
+	CHECK_MSG(strstr(folded, ";middle_frame 1\n") != NULL, "leaf: %.300s", folded);
+	CHECK_MSG(strstr(folded, "[truncated]") == NULL, "truncated: %.300s", folded);
+	CHECK_MSG(strstr(folded, "_start") != NULL, "no _start: %.300s", folded);
+	CHECK_U64(st.complete, 1);
+	CHECK_U64(st.truncated, 0);
+}
+
+TEST(stack_cut_short_should_get_the_truncated_marker_at_its_root)
+{
+	struct stacks_opts so = { .kind = PROFILE_CPU };
+	struct stacks_stats st;
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+
+	e->stack_len = 16; /* the caller's return address is past the copy */
+	CHECK_INT(run(e, &so, &st), 0);
+	CHECK_MSG(strncmp(folded, "test_stacks;[truncated];", 24) == 0,
+		  "folded: %.300s", folded);
+	CHECK_U64(st.truncated, 1);
+	CHECK_U64(st.unwind.stop[UNWIND_STOP_SNAPSHOT], 1);
+}
+
+TEST(futex_wait_should_be_weighted_in_microseconds)
+{
+	struct stacks_opts so = { .kind = PROFILE_FUTEX };
+	struct stacks_stats st;
+	struct sfprof_event *e = middle_frame(SFPROF_EV_FUTEX, 1500000);
+
+	CHECK_INT(run(e, &so, &st), 0);
+	CHECK_MSG(strstr(folded, ";middle_frame 1500\n") != NULL, "folded: %.300s", folded);
+}
+
+TEST(events_of_the_other_kind_should_be_skipped_and_counted)
+{
+	struct stacks_opts so = { .kind = PROFILE_FUTEX };
+	struct stacks_stats st;
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+
+	CHECK_INT(run(e, &so, &st), 0);
+	CHECK_MSG(folded[0] == 0, "folded: %.200s", folded);
+	CHECK_U64(st.events_skipped, 1);
+}
+
+TEST(per_thread_should_root_stacks_at_comm_pid_tid)
+{
+	struct stacks_opts so = { .kind = PROFILE_CPU, .per_thread = 1 };
+	struct stacks_stats st;
+	char want[64];
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+
+	snprintf(want, sizeof(want), "test_stacks-%u/%u;", e->pid, e->tid);
+	CHECK_INT(run(e, &so, &st), 0);
+	CHECK_MSG(strncmp(folded, want, strlen(want)) == 0, "folded: %.200s", folded);
+}
+
+TEST(event_without_user_registers_should_be_marked_truncated)
+{
+	struct stacks_opts so = { .kind = PROFILE_CPU };
+	struct stacks_stats st;
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+
+	e->flags |= SFPROF_EVF_NO_USER_REGS;
+	CHECK_INT(run(e, &so, &st), 0);
+	CHECK_MSG(strcmp(folded, "test_stacks;[truncated] 1\n") == 0,
+		  "folded: %.200s", folded);
+	CHECK_U64(st.no_user_regs, 1);
+	CHECK_U64(st.unwind.stop[UNWIND_STOP_NO_REGS], 1);
+}
+
+TEST(entry_symbols_should_match_with_or_without_a_version)
+{
+	CHECK(stacks__is_entry_symbol("_start"));
+	CHECK(stacks__is_entry_symbol("__libc_start_main@@GLIBC_2.34"));
+	CHECK(stacks__is_entry_symbol("start_thread"));
+	CHECK(stacks__is_entry_symbol("clone3"));
+	CHECK(!stacks__is_entry_symbol("main"));
+	CHECK(!stacks__is_entry_symbol("_start_x"));
+	CHECK(!stacks__is_entry_symbol(NULL));
+}
+
+TEST_MAIN()
