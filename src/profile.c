@@ -97,6 +97,15 @@ static int grow32(void **ptr, uint32_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* Weights saturate rather than wrap: a wrapped total would scale every
+ * SVG frame wrongly. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 static uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *s = data;
@@ -501,9 +510,9 @@ int profile__add(struct profile *p, const char *root, const struct profile_frame
 			s = &p->stacks[p->stack_slots[j] - 1];
 			if (s->hash == h && s->root == rid && s->n == n &&
 			    !memcmp(p->ids + s->off, p->scratch, n * sizeof(*p->scratch))) {
-				s->weight += weight;
+				s->weight = sat_add(s->weight, weight);
 				s->count++;
-				p->total += weight;
+				p->total = sat_add(p->total, weight);
 				p->events++;
 				return 0;
 			}
@@ -532,7 +541,7 @@ int profile__add(struct profile *p, const char *root, const struct profile_frame
 		p->stack_slots[j] = (uint32_t)p->nr_stacks;
 	}
 	p->nr_ids += n;
-	p->total += weight;
+	p->total = sat_add(p->total, weight);
 	p->events++;
 	return 0;
 }
@@ -632,7 +641,8 @@ int prof__named(const struct profile *p, struct prof_named *out)
 				break;
 		}
 		if (slots[j]) {
-			out->stacks[slots[j] - 1].weight += s->weight;
+			ns = &out->stacks[slots[j] - 1];
+			ns->weight = sat_add(ns->weight, s->weight);
 			continue;
 		}
 		ns = &out->stacks[out->nr];

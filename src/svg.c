@@ -426,8 +426,9 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	err = prof__named(p, &nm);
 	if (err)
 		return err;
-	for (size_t i = 0; i < nm.nr; i++)
-		st.total += nm.stacks[i].weight;
+	for (size_t i = 0; i < nm.nr; i++) /* saturating, like the profile's */
+		st.total = st.total + nm.stacks[i].weight < st.total ? UINT64_MAX
+								      : st.total + nm.stacks[i].weight;
 	st.scale = st.total ? (SVG_WIDTH - 2 * SVG_XPAD) / st.total : 0;
 	/* narrowest drawn: MIN_PX, i.e. MIN_PX / scale weight units */
 	st.min_w = st.total ? (uint64_t)(MIN_PX * st.total / (SVG_WIDTH - 2 * SVG_XPAD)) : 1;
