@@ -16,6 +16,8 @@
  * All times are this thread's CPU time (see now()).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "dso.h"
+#include "elfread.h"
 #include "proc.h"
 #include "procmaps.h"
 #include "symbolize.h"
@@ -38,6 +41,25 @@ static double now(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Drop a file's unmapped pages from the page cache. */
+static void evict(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
+	}
 }
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -153,6 +175,47 @@ int main(int argc, char **argv)
 	       ROUNDS, t_maps[ROUNDS / 2] * 1e3, t_sym[ROUNDS / 2] * 1e3, nsyms,
 	       sources, t_tab[ROUNDS / 2] * 1e3, tab_src,
 	       t_all[ROUNDS / 2] * 1e3);
+
+	{
+		/* Symbols again with the separate debug file read from disk. */
+		char dbg[PATH_MAX], libpath[PATH_MAX] = "";
+		struct procmaps *m2 = NULL;
+		double tw[5];
+		unsigned how;
+
+		procmaps__read(getpid(), &m2);
+		for (i = 0; m2 && i < m2->nr; i++)
+			if ((m2->entries[i].prot & PROCMAPS_PROT_EXEC) &&
+			    strstr(m2->entries[i].path, lib)) {
+				snprintf(libpath, sizeof(libpath), "%s",
+					 m2->entries[i].path);
+				break;
+			}
+		procmaps__free(m2);
+		struct elfread *e = elfread__open(libpath);
+
+		if (e && !symbolize__find_debug_file(e, libpath, NULL, dbg,
+						     sizeof(dbg), &how)) {
+			for (r = 0; r < 5; r++) {
+				struct dso_cache *dc = dso_cache__new(NULL);
+				struct dso *d;
+				double t0;
+
+				evict(dbg);
+				d = dso_cache__open_path(dc, libpath);
+				t0 = wall();
+				if (d)
+					dso__symtab(d);
+				tw[r] = wall() - t0;
+				dso_cache__free(dc);
+			}
+			qsort(tw, 5, sizeof(double), cmp_double);
+			printf("symbols with %s evicted from the page cache "
+			       "(wall, median of 5): %.2f ms\n",
+			       dbg, tw[2] * 1e3);
+		}
+		elfread__free(e);
+	}
 
 	set = malloc(512 * sizeof(*set));
 	for (i = 0; i < 512; i++)
