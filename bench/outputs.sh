@@ -52,5 +52,34 @@ if command -v chromium >/dev/null; then
 	base=$(shot "$out/tiny.svg")
 	big=$(shot "$svg")
 	echo "chromium headless, load + render + screenshot: this SVG ${big} s, a one-frame SVG ${base} s (browser start-up)"
+	# Interaction cost in the browser: the SVG's own zoom/unzoom/search,
+	# timed by a script appended to a copy (each includes the relayout).
+	python3 - "$svg" "$out/probe.svg" <<'PY'
+import sys
+s=open(sys.argv[1]).read()
+inj=r'''<script type="text/ecmascript"><![CDATA[
+window.addEventListener('load', function(){ setTimeout(function(){ var res={}, bot=0, deep=null, shallow=null;
+try {
+ var gs=document.getElementById('frames').children; 
+ bot=0; for (var i=0;i<gs.length;i++) bot=Math.max(bot, gs[i].q.y); for (var i=0;i<gs.length;i++){ var q=gs[i].q; if(q.w>3 && q.y<bot-16*5 && (!deep || q.y<deep.q.y)) deep=gs[i]; if(q.y>=bot-16*3 && q.w>100 && q.w<1100 && (!shallow || q.w>shallow.q.w)) shallow=gs[i]; }
+ function lay(){document.documentElement.getBoundingClientRect(); return document.getElementById('frames').getBBox().width;}
+ lay();
+ function t(f){var a=performance.now(); f(); lay(); return Math.round(performance.now()-a);}
+ res.zoom_deep_ms=t(function(){deep.getElementsByTagName('rect')[0].dispatchEvent(new MouseEvent('click',{bubbles:true}));});
+ res.unzoom1_ms=t(function(){window.dispatchEvent(new KeyboardEvent('keydown',{key:'Escape'}));});
+ res.zoom_shallow_ms=t(function(){shallow.getElementsByTagName('rect')[0].dispatchEvent(new MouseEvent('click',{bubbles:true}));});
+ res.unzoom2_ms=t(function(){window.dispatchEvent(new KeyboardEvent('keydown',{key:'Escape'}));});
+ window.prompt=function(){return 'compute';};
+ res.search_ms=t(function(){document.getElementById('search').dispatchEvent(new MouseEvent('click',{bubbles:true}));});
+ res.n=gs.length; res.shallow_w=shallow.q.w; res.deep_w=deep.q.w;
+} catch(e) { res.error=String(e)+' deep='+deep+' shallow='+shallow+' bot='+bot; }
+document.documentElement.setAttribute('data-probe', JSON.stringify(res)); }, 0); });
+]]></script>
+</svg>'''
+open(sys.argv[2],'w').write(s.replace('</svg>',inj))
+PY
+	chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=30000 \
+		--user-data-dir="$(mktemp -d)" --dump-dom "file://$(pwd)/$out/probe.svg" 2>/dev/null |
+		sed -n 's/.*data-probe="\([^"]*\)".*/\1/p' | sed 's/&quot;/"/g; s/^/chromium interaction (ms): /'
 fi
 echo "command: bench/outputs.sh $N  (RUNS=$RUNS)"
