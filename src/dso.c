@@ -351,6 +351,7 @@ static int derive_table(struct dso *d, struct sframe_table **out)
 		.fixed_fp_offset = 0,
 		.section_vaddr = 0,
 	};
+	struct elfread *dbg = NULL;
 	struct cfi_input in;
 	void *sec = NULL;
 	size_t len = 0;
@@ -360,9 +361,34 @@ static int derive_table(struct dso *d, struct sframe_table **out)
 		return -EOPNOTSUPP;
 	memset(&in, 0, sizeof(in));
 	err = cfi_input_from_elf(elfread__libelf(d->elf), &in);
-	if (err)
-		return err;
-	err = cfi_to_sframe(&in, &o, &sec, &len, NULL);
+	if ((err == 0 || err == -ENOENT) && !in.debug_frame &&
+	    !d->cache->opts.no_debug_files) {
+		/*
+		 * Code built without unwind tables keeps its CFI in
+		 * .debug_frame, which stripping moves to the separate debug
+		 * file (same link, so the same addresses): use it too.
+		 */
+		char path[4096];
+		struct cfi_input din;
+		unsigned how;
+
+		if (!symbolize__find_debug_file(d->elf, d->path,
+						d->cache->opts.debug_root, path,
+						sizeof(path), &how))
+			dbg = elfread__open(path);
+		memset(&din, 0, sizeof(din));
+		if (dbg && !cfi_input_from_elf(elfread__libelf(dbg), &din) &&
+		    din.debug_frame) {
+			if (err)
+				in = din;
+			in.debug_frame = din.debug_frame;
+			in.debug_frame_len = din.debug_frame_len;
+			err = 0;
+		}
+	}
+	if (!err)
+		err = cfi_to_sframe(&in, &o, &sec, &len, NULL);
+	elfread__free(dbg); /* in's pointers die here: encoded already */
 	if (err)
 		return err;
 	/* Frees sec on failure. */

@@ -557,6 +557,51 @@ TEST(dso_with_own_sframe_should_fill_gaps_from_eh_frame)
 	dso_cache__free(dc);
 }
 
+TEST(dso_should_derive_rows_from_debug_frame_in_a_debug_file)
+{
+	struct find_sym fs = { "sfprof_nounwind" };
+	char exe[300], root[300];
+	int rc;
+	struct sframe_func fn;
+	struct sframe_row row;
+	struct dso_cache *dc;
+	struct dso *d;
+
+	CHECK_INT(build_lib("unused3.so", exe, 200), 0);
+	snprintf(exe, sizeof(exe), "%s/nounwind", dir);
+	snprintf(root, sizeof(root), "%s/dbgroot", dir);
+	/* CFI only in .debug_frame for this function; strip moves it out. */
+	rc = sh("cd '%s' && printf '%%s\\n' "
+		     "'int sfprof_nounwind(int x) { return x + 1; }' > nu.c && "
+		     "printf '%%s\\n' 'int sfprof_nounwind(int);' "
+		     "'int main(int c, char **v) { (void)v; return sfprof_nounwind(c); }' > nm.c && "
+		     "gcc -O1 -g -fno-asynchronous-unwind-tables -fno-unwind-tables -c nu.c && "
+		     "gcc -O1 -Wl,--build-id=0xfeedfacefeedfacefeedfacefeedfacefeedface "
+		     "-o '%s' nu.o nm.c && "
+		     "mkdir -p '%s/usr/lib/debug/.build-id/fe' && "
+		     "objcopy --only-keep-debug '%s' "
+		     "'%s/usr/lib/debug/.build-id/fe/edfacefeedfacefeedfacefeedfacefeedface.debug' && "
+		     "strip -g '%s'",
+		     dir, exe, root, exe, root, exe);
+	CHECK_INT(rc, 0);
+	dc = dso_cache__new(&(struct dso_cache_opts){ .debug_root = root });
+	CHECK(dc);
+	d = dso_cache__open_path(dc, exe);
+	CHECK(d);
+	elfread__for_each_symbol(dso__elf(d), SHT_SYMTAB, find_sym_cb, &fs);
+	CHECK(fs.value);
+	CHECK_INT(dso__find_row(d, fs.value, &row, &fn), 0);
+	CHECK_U64(fn.start, fs.value);
+	dso_cache__free(dc);
+	/* Without the debug file there is no row for it. */
+	dc = dso_cache__new(&(struct dso_cache_opts){ .debug_root = "/nonexistent" });
+	CHECK(dc);
+	d = dso_cache__open_path(dc, exe);
+	CHECK(d);
+	CHECK_INT(dso__find_row(d, fs.value, &row, &fn), -ESRCH);
+	dso_cache__free(dc);
+}
+
 TEST(exec_note_should_reread_before_the_next_lookup)
 {
 	struct proc_cache *pc = new_cache(100000);
