@@ -15,6 +15,10 @@
  * mmap the elfread made and unmaps (elfread__open, elfread__open_fd).
  * Every pointer returned (section data, names) lives until elfread__free().
  * Not thread-safe per object; separate objects are independent.
+ * A file mapping (as with libelf's ELF_C_READ_MMAP, which perf uses) is
+ * exposed to SIGBUS if the file is truncated in place while open; files
+ * replaced by rename or unlink+create, as linkers and package managers
+ * do, are safe (the old inode stays).
  */
 #ifndef SFPROF_ELFREAD_H
 #define SFPROF_ELFREAD_H
