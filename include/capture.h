@@ -73,12 +73,15 @@ struct capture_stats {
 	uint64_t bpf[SFPROF_CNT_MAX]; /* enum sfprof_counter, summed over CPUs */
 	/*
 	 * Kernel-measured program cost (only with sysctl
-	 * kernel.bpf_stats_enabled=1, else 0), per attached program: every
+	 * kernel.bpf_stats_enabled=1, else 0; misses always), per program: every
 	 * invocation counts, including the cheap ones other processes cause
 	 * before the tgid filter returns.
 	 */
 	struct capture_prog_cost {
 		uint64_t run_ns, run_cnt;
+		/* invocations the kernel skipped because a BPF program was
+		 * already running on that CPU (always counted) */
+		uint64_t misses;
 	} prog_cpu, prog_sys_enter, prog_sys_exit;
 };
 

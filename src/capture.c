@@ -431,6 +431,7 @@ static void prog_cost(const struct bpf_program *prog, struct capture_prog_cost *
 		return;
 	out->run_ns = info.run_time_ns;
 	out->run_cnt = info.run_cnt;
+	out->misses = info.recursion_misses;
 }
 
 int capture__stats(struct capture *c, struct capture_stats *st)
@@ -467,7 +468,8 @@ uint64_t capture_stats__lost(const struct capture_stats *st)
 {
 	return st->bpf[SFPROF_CNT_LOST_RINGBUF] + st->bpf[SFPROF_CNT_LOST_STACK_READ] +
 	       st->bpf[SFPROF_CNT_LOST_BUSY] + st->bpf[SFPROF_CNT_LOST_ENTRY_MAP] +
-	       st->bad_records;
+	       st->bad_records + st->prog_cpu.misses + st->prog_sys_enter.misses +
+	       st->prog_sys_exit.misses;
 }
 
 void capture_stats__print(const struct capture_stats *st, FILE *f)
@@ -481,6 +483,8 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 		fprintf(f, "%s: %llu\n", capture_counter__name(k),
 			(unsigned long long)st->bpf[k]);
 	fprintf(f, "lost_bad_record: %llu\n", (unsigned long long)st->bad_records);
+	fprintf(f, "lost_recursion: %llu\n", (unsigned long long)(st->prog_cpu.misses +
+		st->prog_sys_enter.misses + st->prog_sys_exit.misses));
 	fprintf(f, "lost_total: %llu\n", (unsigned long long)capture_stats__lost(st));
 	fprintf(f, "kernel_mode_samples: %llu\n", (unsigned long long)st->kernel_mode);
 	fprintf(f, "stack_full: %llu\n", (unsigned long long)st->stack_full);
