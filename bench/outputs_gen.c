@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	const char *out = NULL, *fmt = "folded", *ev = "cpu";
 	size_t want = 100000;
 	struct profile *p;
-	double t0, t1, t2, c1, c2;
+	double t0, t1, t2, c0, c1, c2;
 	long rss_built;
 	int c, f, err;
 
@@ -96,6 +96,7 @@ int main(int argc, char **argv)
 				  .target_cmdline = "./synthetic --threads 8", .duration_ns = 60000000000ull };
 
 	t0 = now_s();
+	c0 = cpu_s();
 	p = profile__new(&m);
 	if (!p)
 		return 1;
@@ -130,9 +131,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "profile__write: %s\n", strerror(-err));
 		return 1;
 	}
-	printf("format=%s stacks=%zu events=%" PRIu64 " build_s=%.3f write_s=%.3f write_cpu_s=%.3f "
+	printf("format=%s stacks=%zu events=%" PRIu64 " build_s=%.3f build_cpu_s=%.3f write_s=%.3f write_cpu_s=%.3f "
 	       "rss_after_build_kb=%ld peak_rss_kb=%ld\n",
-	       fmt, profile__nr_stacks(p), profile__nr_events(p), t1 - t0, t2 - t1, c2 - c1, rss_built,
+	       fmt, profile__nr_stacks(p), profile__nr_events(p), t1 - t0, c1 - c0, t2 - t1, c2 - c1, rss_built,
 	       maxrss_kb());
 	profile__free(p);
 	return 0;

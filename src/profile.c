@@ -20,6 +20,7 @@
 #include "profile_int.h"
 
 #define ARENA_BLOCK (64 * 1024)
+#define FRAME_CACHE 16384 /* power of two; 64 KiB */
 
 struct arena_block {
 	struct arena_block *next;
@@ -52,6 +53,13 @@ struct profile {
 
 	uint32_t *ids;
 	size_t nr_ids, cap_ids;
+
+	/*
+	 * Frames seen recently, by the caller's pointers: a hit is checked
+	 * against the interned strings (so reused caller buffers stay exact)
+	 * and skips hashing the strings and three table probes.
+	 */
+	uint32_t fcache[FRAME_CACHE];	/* frame id + 1, 0 = empty */
 
 	uint32_t *scratch; /* frame ids of the stack being added */
 	size_t cap_scratch;
@@ -106,16 +114,21 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* Eight bytes a step: interning hashes every frame name of every event. */
 static uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *s = data;
-	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed ^ (len * 0x9e3779b97f4a7c15ull), w;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ull;
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
 	}
-	return h;
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 32);
 }
 
 static uint64_t hash_mix(uint64_t h, uint64_t v)
@@ -429,13 +442,35 @@ static int64_t frame_display(struct profile *p, const struct profile_frame *f)
 	return id;
 }
 
+/* Does interned string id hold s (NULL and "" are id 0)? */
+static int str_is(const struct profile *p, uint32_t id, const char *s)
+{
+	if (!s || !*s)
+		return id == 0;
+	return id && !strcmp(p->strs.strs[id], s);
+}
+
+static uint32_t fcache_slot(const struct profile_frame *f)
+{
+	uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix((uintptr_t)f->name, (uintptr_t)f->dso),
+						 (uintptr_t)f->build_id), f->rel_addr), f->kind);
+
+	return (uint32_t)(h & (FRAME_CACHE - 1));
+}
+
 static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 {
 	int64_t name, dso, bid, disp;
+	uint32_t j, slot = fcache_slot(f);
 	struct prof_frame *e;
 	uint64_t h;
-	uint32_t j;
 
+	if (p->fcache[slot]) {
+		e = &p->frames[p->fcache[slot] - 1];
+		if (e->rel_addr == f->rel_addr && e->kind == f->kind && str_is(p, e->name, f->name) &&
+		    str_is(p, e->dso, f->dso) && str_is(p, e->build_id, f->build_id))
+			return p->fcache[slot] - 1;
+	}
 	name = strtab__intern_str(&p->strs, f->name);
 	dso = strtab__intern_str(&p->strs, f->dso);
 	bid = strtab__intern_str(&p->strs, f->build_id);
@@ -448,8 +483,10 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 		for (j = h & p->frame_mask; p->frame_slots[j]; j = (j + 1) & p->frame_mask) {
 			e = &p->frames[p->frame_slots[j] - 1];
 			if (e->hash == h && e->name == name && e->dso == dso &&
-			    e->build_id == bid && e->rel_addr == f->rel_addr && e->kind == f->kind)
+			    e->build_id == bid && e->rel_addr == f->rel_addr && e->kind == f->kind) {
+				p->fcache[slot] = p->frame_slots[j];
 				return p->frame_slots[j] - 1;
+			}
 		}
 	}
 	disp = frame_display(p, f);
@@ -473,6 +510,7 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 			;
 		p->frame_slots[j] = p->nr_frames;
 	}
+	p->fcache[slot] = p->nr_frames;
 	return p->nr_frames - 1;
 }
 

@@ -338,3 +338,30 @@ TEST(write_should_choose_the_format_by_extension_and_leave_no_temp_file)
 	rmdir(dir);
 	profile__free(p);
 }
+
+TEST(profile_add_should_copy_names_so_callers_may_reuse_their_buffers)
+{
+	struct profile *p = cpu_profile();
+	char name[32], dso[32];
+	struct profile_frame fr[] = { { .name = name, .dso = dso, .rel_addr = 0x10 } };
+	char *s;
+
+	/* same pointers, same address, different contents: different frames */
+	strcpy(name, "alpha");
+	strcpy(dso, "/bin/a");
+	CHECK_INT(profile__add(p, "app", fr, 1, 1), 0);
+	strcpy(name, "beta");
+	CHECK_INT(profile__add(p, "app", fr, 1, 2), 0);
+	strcpy(dso, "/bin/b");
+	CHECK_INT(profile__add(p, "app", fr, 1, 4), 0); /* beta in another binary */
+	strcpy(name, "alpha");
+	strcpy(dso, "/bin/a");
+	CHECK_INT(profile__add(p, "app", fr, 1, 8), 0);
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = 0;
+	CHECK_INT(profile__nr_stacks(p), 3);
+	s = folded(p);
+	CHECK_STR(s, "app;alpha 9\napp;beta 6\n");
+	free(s);
+	profile__free(p);
+}
