@@ -94,6 +94,7 @@ enum cfi_norule {
 	CFI_NR_RA_RULE,		/* RA in a register, or value/expression rule */
 	CFI_NR_FP_RULE,		/* rbp in a register, or value/expression rule */
 	CFI_NR_PLT_ALIGN,	/* PLT expression on a misaligned range */
+	CFI_NR_NEEDS_V3,	/* flexible rule, but SFrame v2 was asked for */
 	CFI_NR__COUNT
 };
 
@@ -150,6 +151,8 @@ void cfi_table__release(struct cfi_table *t); /* NULL is a no-op */
  * cfi_derive + sframe_encode: an SFrame section (opts->version, normally 3)
  * in a malloc()ed *out of *out_len bytes that the caller owns (typically
  * handed to sframe_table__new_owned(*out, *out_len, opts->section_vaddr)).
+ * With opts->version 2, rows that need v3's flexible FDEs become NO_RULE
+ * (counted as no_rule_needs_v3), so the conversion still succeeds.
  * Returns 0, -EINVAL, -ENOMEM, -EOPNOTSUPP (ABI not AMD64), -ENOENT (no
  * function could be derived), or an sframe_encode() error.
  */

@@ -67,6 +67,7 @@ static const char *const norule_names[CFI_NR__COUNT] = {
 	[CFI_NR_RA_RULE] = "no_rule_ra_rule",
 	[CFI_NR_FP_RULE] = "no_rule_fp_rule",
 	[CFI_NR_PLT_ALIGN] = "no_rule_plt_align",
+	[CFI_NR_NEEDS_V3] = "no_rule_needs_v3",
 };
 
 const char *cfi_reject__name(int reason)
@@ -780,6 +781,24 @@ int cfi_to_sframe(const struct cfi_input *in,
 	err = cfi_derive(in, &t, stats);
 	if (err)
 		return err;
+	if (opts->version < 3) {
+		/* v2 has no flexible FDEs: leave those ranges to the fallback. */
+		for (size_t i = 0, r = 0; i < t.nr_funcs; r += t.funcs[i++].num_rows) {
+			t.funcs[i].flags &= (uint8_t)~SFRAME_FUNC_FLEX;
+			for (size_t j = r; j < r + t.funcs[i].num_rows; j++) {
+				struct sframe_row *w = &t.rows[j];
+				if (!row_is_flex(w))
+					continue;
+				w->cfa = rule(SFRAME_RULE_NO_RULE, 0, 0);
+				w->ra = w->fp = w->cfa;
+				if (stats) {
+					stats->rows_flex--;
+					stats->rows_no_rule++;
+					stats->no_rule[CFI_NR_NEEDS_V3]++;
+				}
+			}
+		}
+	}
 	if (!t.nr_funcs)
 		err = -ENOENT;
 	else

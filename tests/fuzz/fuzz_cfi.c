@@ -4,7 +4,8 @@
  *
  * Input: 8-byte header, then section bytes.
  *   [0]    flags: bit0 .eh_frame present, bit1 .debug_frame present,
- *          bit2 a lazy .plt, bit3 a direct .plt.got, bit4 IBT .plt
+ *          bit2 a lazy .plt, bit3 a direct .plt.got, bit4 IBT .plt,
+ *          bit5 encode SFrame v2 instead of v3
  *   [1..3] where the .eh_frame ends and .debug_frame starts (LE, mod size)
  *   [4..7] .eh_frame vaddr (LE), also the text/GOT bases
  * Every derived table must encode (sframe_encode accepts what cfi_derive
@@ -54,6 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		in.plt[in.nr_plt++] = (struct cfi_plt){ vaddr + 0x1000, 0x18, 8, CFI_PLT_DIRECT };
 
 	o.section_vaddr = vaddr + 0x200000;
+	if (flags & 32)
+		o.version = 2;
 	int err = cfi_to_sframe(&in, &o, &buf, &len, &st);
 	if (err == -ENOENT || err == -ENOMEM)
 		return 0;

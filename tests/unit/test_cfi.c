@@ -953,6 +953,43 @@ TEST(cfi_to_sframe_encodes_a_table_the_decoder_reads_back)
 	CHECK_INT(cfi_to_sframe(NULL, &o, &buf, &len, NULL), -EINVAL);
 }
 
+TEST(cfi_to_sframe_v2_leaves_flexible_rows_to_the_fallback)
+{
+	static struct sec s;
+	struct cfi_stats st;
+	/* DRAP: cfa = r10+0 from 5 on, back to rsp+8 at 16 */
+	static const uint8_t ins[] = { 0x45, 0x0c, 10, 0, 0x4b, 0x0c, 7, 8 };
+	memset(&s, 0, sizeof(s));
+	size_t c = eh_cie(&s);
+	eh_fde(&s, c, 0x1000, 0x20, ins, sizeof(ins));
+	struct cfi_input in = eh_input(&s);
+	struct sframe_encode_opts o = { 2, SFRAME_ABI_AMD64_LE, -8, 0, 0x8000 };
+	void *buf;
+	size_t len;
+	struct sframe_table *tab;
+	struct sframe_row row;
+
+	CHECK_INT(cfi_to_sframe(&in, &o, &buf, &len, &st), 0);
+	CHECK_INT(st.no_rule[CFI_NR_NEEDS_V3], 1);
+	CHECK_INT(st.rows_flex, 0);
+	CHECK_INT(sframe_table__new_owned(buf, len, o.section_vaddr, &tab), 0);
+	CHECK_INT(sframe_table__version(tab), 2);
+	CHECK_INT(sframe_table__find(tab, 0x1002, &row, NULL), 0);
+	CHECK_INT(sframe_table__find(tab, 0x1008, &row, NULL), -ENOENT);
+	CHECK_INT(sframe_table__find(tab, 0x1012, &row, NULL), 0);
+	CHECK_INT(row.cfa.off, 8);
+	sframe_table__free(tab);
+
+	o.version = 3;
+	CHECK_INT(cfi_to_sframe(&in, &o, &buf, &len, &st), 0);
+	CHECK_INT(st.rows_flex, 1);
+	CHECK_INT(sframe_table__new_owned(buf, len, o.section_vaddr, &tab), 0);
+	CHECK_INT(sframe_table__find(tab, 0x1008, &row, NULL), 0);
+	CHECK_INT(row.cfa.kind, SFRAME_RULE_REG);
+	CHECK_INT(row.cfa.reg, 10);
+	sframe_table__free(tab);
+}
+
 TEST(cfi_stats_print_names_every_counter)
 {
 	struct cfi_stats st = { 0 };
