@@ -73,10 +73,16 @@ void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx);
 
 /*
  * Unwind, symbolize and add one event. kips[0..nk) is its kernel stack,
- * innermost first (nk = 0 for none). 0 or -ENOMEM.
+ * innermost first (nk = 0 for none). 0 or -ENOMEM. CPU samples are
+ * aggregated by raw stack (PCs, process, mapping generation) and reach
+ * the profile at stacks__flush(); futex waits reach it at once.
  */
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		      const uint64_t *kips, size_t nk);
+
+/* Hand the aggregated CPU stacks to the profile: call before writing it.
+ * 0 or -ENOMEM. */
+int stacks__flush(struct stacks *s);
 
 /*
  * Unwind only (no symbols, no profile): what record does per event so

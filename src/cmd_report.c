@@ -410,6 +410,8 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			return -ENOMEM;
 	}
 	profile__set_duration(s->prof, now_ns(CLOCK_MONOTONIC) - s->start_mono);
+	if (s->stacks && stacks__flush(s->stacks))
+		return -ENOMEM;
 	if (s->record) {
 		char v[SFPROF_CNT_MAX + 8][24];
 		struct capfile_kv kv[SFPROF_CNT_MAX + 8];
@@ -605,6 +607,8 @@ int cmd_report(int argc, char **argv)
 			o.input, events);
 	}
 	profile__set_duration(prof, last_ts - first_ts);
+	if (stacks__flush(stk))
+		goto out_err;
 	proc_cache__for_each_problem(pc, print_problem, &problems);
 	err = write_profile(prof, &o);
 	if (o.stats) {

@@ -33,6 +33,30 @@ struct pc_entry {
 	struct sym_result sym;
 };
 
+/*
+ * CPU samples are aggregated by raw stack first (process, mapping
+ * generation, PCs, kernel PCs, stop, root) and handed to the profile once
+ * per distinct stack at stacks__flush(): a repeated stack costs its unwind
+ * and a hash lookup, not the symbolization and string interning again.
+ * Futex waits go straight to the profile (it counts waits per stack).
+ */
+struct agg_entry {
+	uint64_t hash;
+	uint64_t weight;
+	uint64_t samples;
+	const struct proc *proc;
+	uint64_t gen;
+	uint32_t n, nk;	    /* user frames, kernel frames */
+	int stop;
+	uint32_t np;	    /* profile frames */
+	uint32_t unnamed;
+	int complete, at_entry;
+	char *root;
+	uint64_t *key;	    /* n (pc, flags) pairs, then nk kernel PCs */
+	struct profile_frame *frames;
+	char *names;	    /* copied kernel frame names */
+};
+
 struct stacks {
 	struct proc_cache *pc;
 	struct profile *prof;
@@ -54,6 +78,10 @@ struct stacks {
 	/* the walk in progress */
 	struct proc *cur;
 	uint64_t cur_gen;
+	/* aggregation by raw stack (open addressing, power-of-two size) */
+	struct agg_entry *agg;
+	size_t agg_cap, agg_nr;
+	uint64_t *keybuf;
 };
 
 static const char *const entry_symbols[] = {
@@ -95,7 +123,8 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	/* user frames + marker + kernel frames */
 	s->pframes = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pframes));
 	s->knames = calloc(128, sizeof(*s->knames));
-	if (!s->cache || !s->frames || !s->pframes || !s->knames) {
+	s->keybuf = calloc(2 * STACKS_MAX_DEPTH + 128, sizeof(*s->keybuf));
+	if (!s->cache || !s->frames || !s->pframes || !s->knames || !s->keybuf) {
 		stacks__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -107,6 +136,14 @@ void stacks__free(struct stacks *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < s->agg_cap; i++) {
+		free(s->agg[i].root);
+		free(s->agg[i].key);
+		free(s->agg[i].frames);
+		free(s->agg[i].names);
+	}
+	free(s->agg);
+	free(s->keybuf);
 	free(s->cache);
 	free(s->frames);
 	free(s->pframes);
@@ -277,43 +314,64 @@ struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *
 	return s->cur;
 }
 
-int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
-		      const uint64_t *kips, size_t nk)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-	char root[PROFILE_ROOT_MAX], comm[SFPROF_COMM_LEN + 1];
-	struct profile_frame *pf = s->pframes;
-	size_t n, np = 0;
-	int stop = UNWIND_STOP_NONE, complete;
-	const char *outer = NULL;
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static int agg_grow(struct stacks *s)
+{
+	size_t cap = s->agg_cap ? s->agg_cap * 2 : 1024;
+	struct agg_entry *na = calloc(cap, sizeof(*na));
+
+	if (!na)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->agg_cap; i++) {
+		struct agg_entry *o = &s->agg[i];
+		size_t j;
+
+		if (!o->samples)
+			continue;
+		for (j = o->hash & (cap - 1); na[j].samples; j = (j + 1) & (cap - 1))
+			;
+		na[j] = *o;
+	}
+	free(s->agg);
+	s->agg = na;
+	s->agg_cap = cap;
+	return 0;
+}
+
+/* Count the stats of one sample of an aggregated stack. */
+static void count_sample(struct stacks *s, const struct agg_entry *a)
+{
+	s->st.frames += a->n;
+	s->st.frames_unnamed += a->unnamed;
+	if (a->complete)
+		s->st.complete++;
+	else
+		s->st.truncated++;
+	if (a->at_entry)
+		s->st.entry_by_symbol++;
+}
+
+/*
+ * Symbolize frames[0..n) and the kernel PCs into s->pframes under the
+ * marker slot; returns the first profile frame and fills *np and the
+ * entry's accounting fields.
+ */
+static struct profile_frame *build_frames(struct stacks *s, size_t n, int stop,
+					  const uint64_t *kips, size_t nk,
+					  size_t *np_out, struct agg_entry *acc)
+{
+	struct profile_frame *pf = s->pframes + 1; /* slot 0: the marker */
 	const struct sym_result *outer_sr = NULL;
-
-	s->st.events++;
-	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
-	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX)) {
-		s->st.events_skipped++;
-		return 0;
-	}
-	if (e->flags & SFPROF_EVF_NO_USER_REGS)
-		s->st.no_user_regs++;
-	n = unwind_event(s, e, &stop);
-
-	copy_comm(comm, e->comm);
-	if (s->opts.by_lock && e->kind == SFPROF_EV_FUTEX && s->cur) {
-		struct sym_result lr;
-		if (proc__symbolize(s->cur, e->futex_addr, &lr) == 0 && lr.name)
-			profile_root__lock(root, sizeof(root), lr.name, lr.offset,
-					   e->futex_addr);
-		else
-			profile_root__lock(root, sizeof(root), NULL, 0,
-					   e->futex_addr);
-	} else if (s->opts.per_thread) {
-		profile_root__thread(root, sizeof(root), comm, e->pid, e->tid);
-	} else {
-		snprintf(root, sizeof(root), "%s", comm);
-	}
+	const char *outer = NULL;
+	size_t np = 0;
+	int complete;
 
 	/* frames[n-1] is the outermost: it goes first */
-	pf = s->pframes + 1; /* slot 0 is kept for the marker */
 	for (size_t i = n; i-- > 0;) {
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
@@ -326,24 +384,21 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		o->rel_addr = sr->dso_path ? sr->rel_addr : look;
 		o->kind = PROFILE_FRAME_USER;
 		if (!sr->name)
-			s->st.frames_unnamed++;
+			acc->unnamed++;
 		if (i == n - 1) {
 			outer = sr->name;
 			outer_sr = sr;
 		}
 	}
-	s->st.frames += n;
 
 	complete = stop == UNWIND_STOP_COMPLETE;
 	if (!complete && (stacks__is_entry_symbol(outer) ||
 			  at_elf_entry(s, outer_sr))) {
 		complete = 1;
-		s->st.entry_by_symbol++;
+		acc->at_entry = 1;
 	}
-	if (complete) {
-		s->st.complete++;
-	} else {
-		s->st.truncated++;
+	acc->complete = complete;
+	if (!complete) {
 		pf--;
 		np++;
 		memset(pf, 0, sizeof(*pf));
@@ -351,25 +406,161 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		pf->kind = PROFILE_FRAME_MARKER;
 	}
 
-	if (s->opts.kernel && nk) {
-		if (nk > 128)
-			nk = 128;
-		for (size_t i = nk; i-- > 0;) {
-			struct profile_frame *o = &pf[np++];
-			const char *name = s->ksym ? s->ksym(s->ksym_ctx, kips[i]) : NULL;
+	for (size_t i = nk; i-- > 0;) {
+		struct profile_frame *o = &pf[np++];
+		const char *name = s->ksym ? s->ksym(s->ksym_ctx, kips[i]) : NULL;
 
-			memset(o, 0, sizeof(*o));
-			if (!name) {
-				snprintf(s->knames[i], sizeof(s->knames[i]), "0x%llx",
-					 (unsigned long long)kips[i]);
-				name = s->knames[i];
-			}
-			o->name = name;
-			o->rel_addr = kips[i];
-			o->kind = PROFILE_FRAME_KERNEL;
+		memset(o, 0, sizeof(*o));
+		if (!name) {
+			snprintf(s->knames[i], sizeof(s->knames[i]), "0x%llx",
+				 (unsigned long long)kips[i]);
+			name = s->knames[i];
 		}
+		o->name = name;
+		o->rel_addr = kips[i];
+		o->kind = PROFILE_FRAME_KERNEL;
+	}
+	*np_out = np;
+	return pf;
+}
+
+static void make_root(struct stacks *s, const struct sfprof_event *e, char *root,
+		      size_t size)
+{
+	char comm[SFPROF_COMM_LEN + 1];
+
+	copy_comm(comm, e->comm);
+	if (s->opts.by_lock && e->kind == SFPROF_EV_FUTEX && s->cur) {
+		struct sym_result lr;
+		if (proc__symbolize(s->cur, e->futex_addr, &lr) == 0 && lr.name)
+			profile_root__lock(root, size, lr.name, lr.offset,
+					   e->futex_addr);
+		else
+			profile_root__lock(root, size, NULL, 0, e->futex_addr);
+	} else if (s->opts.per_thread) {
+		profile_root__thread(root, size, comm, e->pid, e->tid);
+	} else {
+		snprintf(root, size, "%s", comm);
+	}
+}
+
+/* Keep a new distinct stack: copies of everything that is not owned by
+ * the proc cache (root, kernel frame names). */
+static int agg_insert(struct stacks *s, uint64_t h, const char *root,
+		      size_t nkey, const struct profile_frame *pf, size_t np,
+		      struct agg_entry *tmpl)
+{
+	struct agg_entry *a;
+	size_t j, names_len = 0, off = 0;
+
+	if ((s->agg_nr + 1) * 2 > s->agg_cap && agg_grow(s))
+		return -ENOMEM;
+	for (j = h & (s->agg_cap - 1); s->agg[j].samples; j = (j + 1) & (s->agg_cap - 1))
+		;
+	a = &s->agg[j];
+	*a = *tmpl;
+	a->hash = h;
+	a->np = (uint32_t)np;
+	a->root = strdup(root);
+	a->key = malloc((nkey ? nkey : 1) * sizeof(*a->key));
+	a->frames = malloc((np ? np : 1) * sizeof(*a->frames));
+	for (size_t i = 0; i < np; i++)
+		if (pf[i].kind == PROFILE_FRAME_KERNEL)
+			names_len += strlen(pf[i].name) + 1;
+	a->names = names_len ? malloc(names_len) : NULL;
+	if (!a->root || !a->key || !a->frames || (names_len && !a->names)) {
+		free(a->root);
+		free(a->key);
+		free(a->frames);
+		free(a->names);
+		memset(a, 0, sizeof(*a));
+		return -ENOMEM;
+	}
+	memcpy(a->key, s->keybuf, nkey * sizeof(*a->key));
+	memcpy(a->frames, pf, np * sizeof(*pf));
+	for (size_t i = 0; i < np; i++) {
+		if (pf[i].kind != PROFILE_FRAME_KERNEL)
+			continue;
+		size_t l = strlen(pf[i].name) + 1;
+		memcpy(a->names + off, pf[i].name, l);
+		a->frames[i].name = a->names + off;
+		off += l;
+	}
+	s->agg_nr++;
+	return 0;
+}
+
+int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
+		      const uint64_t *kips, size_t nk)
+{
+	char root[PROFILE_ROOT_MAX];
+	struct profile_frame *pf;
+	struct agg_entry acc;
+	size_t n, np, nkey = 0;
+	int stop = UNWIND_STOP_NONE;
+	uint64_t h;
+
+	s->st.events++;
+	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
+	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX)) {
+		s->st.events_skipped++;
+		return 0;
+	}
+	if (e->flags & SFPROF_EVF_NO_USER_REGS)
+		s->st.no_user_regs++;
+	n = unwind_event(s, e, &stop);
+	if (!s->opts.kernel)
+		nk = 0;
+	if (nk > 128)
+		nk = 128;
+	make_root(s, e, root, sizeof(root));
+	memset(&acc, 0, sizeof(acc));
+	acc.proc = s->cur;
+	acc.gen = s->cur_gen;
+	acc.n = (uint32_t)n;
+	acc.nk = (uint32_t)nk;
+	acc.stop = stop;
+
+	if (s->opts.kind == PROFILE_CPU && !s->opts.no_profile) {
+		h = mix(mix(mix(mix(0, (uintptr_t)s->cur), s->cur_gen), n), nk);
+		h = mix(h, (uint64_t)stop);
+		for (size_t i = 0; i < n; i++) {
+			s->keybuf[nkey++] = s->frames[i].pc;
+			s->keybuf[nkey++] = s->frames[i].flags;
+		}
+		for (size_t i = 0; i < nk; i++)
+			s->keybuf[nkey++] = kips[i];
+		for (size_t i = 0; i < nkey; i++)
+			h = mix(h, s->keybuf[i]);
+		for (const char *c = root; *c; c++)
+			h = mix(h, (unsigned char)*c);
+		for (size_t j = s->agg_cap ? h & (s->agg_cap - 1) : 0;
+		     s->agg_cap && s->agg[j].samples; j = (j + 1) & (s->agg_cap - 1)) {
+			struct agg_entry *a = &s->agg[j];
+
+			if (a->hash == h && a->proc == acc.proc && a->gen == acc.gen &&
+			    a->n == acc.n && a->nk == acc.nk && a->stop == stop &&
+			    !memcmp(a->key, s->keybuf, nkey * sizeof(*s->keybuf)) &&
+			    !strcmp(a->root, root)) {
+				a->weight += e->weight;
+				a->samples++;
+				count_sample(s, a);
+				return 0;
+			}
+		}
+		pf = build_frames(s, n, stop, kips, nk, &np, &acc);
+		acc.weight = e->weight;
+		acc.samples = 1;
+		count_sample(s, &acc);
+		if (agg_insert(s, h, root, nkey, pf, np, &acc)) {
+			s->st.add_errors++;
+			return -ENOMEM;
+		}
+		return 0;
 	}
 
+	pf = build_frames(s, n, stop, kips, nk, &np, &acc);
+	count_sample(s, &acc);
 	if (s->opts.no_profile)
 		return 0;
 	if (profile__add(s->prof, root, pf, np, e->weight)) {
@@ -377,6 +568,29 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int stacks__flush(struct stacks *s)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < s->agg_cap; i++) {
+		struct agg_entry *a = &s->agg[i];
+
+		if (!a->samples)
+			continue;
+		if (!err && profile__add(s->prof, a->root, a->frames, a->np, a->weight))
+			err = -ENOMEM;
+		free(a->root);
+		free(a->key);
+		free(a->frames);
+		free(a->names);
+		memset(a, 0, sizeof(*a));
+	}
+	s->agg_nr = 0;
+	if (err)
+		s->st.add_errors++;
+	return err;
 }
 
 void stacks__stats(const struct stacks *s, struct stacks_stats *out)

@@ -89,6 +89,9 @@ static int run(struct sfprof_event *e, const struct stacks_opts *so,
 	struct profile *prof = profile__new(&pm);
 	struct stacks *s = stacks__new(pc, prof, so);
 	int err = s ? stacks__add_event(s, e, NULL, 0) : -ENOMEM;
+
+	if (!err)
+		err = stacks__flush(s);
 	FILE *f;
 
 	memset(folded_buf, 0, sizeof(folded_buf));
