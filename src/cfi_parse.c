@@ -876,7 +876,11 @@ static int fde_run(struct walker *w, const struct sec *s, const struct cie *c,
 			return REJ(CFI_REJ_TRUNCATED);
 		r.p += alen; /* LSDA pointer: not needed to unwind */
 	}
-	if (pc_range == 0) {
+	/*
+	 * Nothing to cover; in .debug_frame, a start of 0 is also what the
+	 * linker leaves in the FDEs of discarded (garbage-collected) code.
+	 */
+	if (pc_range == 0 || (!s->is_eh && pc_begin == 0)) {
 		w->st->fdes_empty++;
 		return 0;
 	}
