@@ -20,7 +20,7 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 
 echo "outputs: $N distinct stacks, median of $RUNS runs ($(nproc) cores, $(uname -r))"
-printf '%-7s %9s %9s %13s %13s %13s %11s\n' format build_s write_s write_cpu_s rss_built_MB peak_rss_MB size_MB
+printf '%-7s %9s %12s %9s %12s %13s %12s %8s\n' format build_s build_cpu_s write_s write_cpu_s rss_built_MB peak_rss_MB size_MB
 for fmt in folded svg pprof; do
 	ext=$fmt; [ $fmt = pprof ] && ext=pb.gz
 	f=$out/outputs.$ext
@@ -29,11 +29,12 @@ for fmt in folded svg pprof; do
 		"$out/outputs_gen" -n "$N" -f $fmt -o "$f" >>"$out/runs.$fmt"
 	done
 	b=$(field build_s <"$out/runs.$fmt" | median)
+	bc_=$(field build_cpu_s <"$out/runs.$fmt" | median)
 	w=$(field write_s <"$out/runs.$fmt" | median)
 	c=$(field write_cpu_s <"$out/runs.$fmt" | median)
 	r0=$(field rss_after_build_kb <"$out/runs.$fmt" | median)
 	r1=$(field peak_rss_kb <"$out/runs.$fmt" | median)
-	printf '%-7s %9s %9s %13s %13.1f %13.1f %11.2f\n' $fmt "$b" "$w" "$c" \
+	printf '%-7s %9s %12s %9s %12s %13.1f %12.1f %8.2f\n' $fmt "$b" "$bc_" "$w" "$c" \
 		"$(echo "$r0 / 1024" | bc -l)" "$(echo "$r1 / 1024" | bc -l)" \
 		"$(echo "$(stat -c %s "$f") / 1000000" | bc -l)"
 done
