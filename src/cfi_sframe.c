@@ -6,7 +6,8 @@
  * fixed CFA-8, rbp saved at CFA+off or unchanged. What it cannot say
  * becomes a v3 flexible rule where one fits (CFA from another register,
  * `DW_OP_bregN off [; DW_OP_deref]` expressions: DRAP realignment, signal
- * frames), the x86-64 PLT CFA expression becomes a PCMASK function, and
+ * frames; RA or rbp kept in another register), the x86-64 PLT CFA
+ * expression becomes a PCMASK function, and
  * everything else a NO_RULE row that leaves its range to the unwinder's
  * fallback. Rows start where gas would start them (see cfi_parse.c), so a
  * table derived from gas's .eh_frame equals gas's own .sframe.
@@ -325,6 +326,13 @@ static int row_convert(const struct cfi_fde_info *fde, const struct cfi_regs *g,
 	case CFI_RULE_UNDEFINED:
 		out->ra = rule(SFRAME_RULE_UNDEFINED, 0, 0);
 		break;
+	case CFI_RULE_REGISTER: /* glibc's __longjmp/setcontext: rip in rdx */
+		if (g->ra.reg > REG_FLEX_MAX) {
+			*nr = CFI_NR_RA_RULE;
+			goto no_rule;
+		}
+		out->ra = rule(SFRAME_RULE_REG, g->ra.reg, 0);
+		break;
 	case CFI_RULE_EXPR:
 	case CFI_RULE_VAL_EXPR:
 		/* saved at bregN+off, or value *(bregN+off): both REG_DEREF */
@@ -354,6 +362,13 @@ static int row_convert(const struct cfi_fde_info *fde, const struct cfi_regs *g,
 			goto no_rule;
 		}
 		out->fp = rule(SFRAME_RULE_CFA_DEREF, 0, g->fp.off);
+		break;
+	case CFI_RULE_REGISTER:
+		if (g->fp.reg > REG_FLEX_MAX) {
+			*nr = CFI_NR_FP_RULE;
+			goto no_rule;
+		}
+		out->fp = rule(SFRAME_RULE_REG, g->fp.reg, 0);
 		break;
 	case CFI_RULE_EXPR:
 	case CFI_RULE_VAL_EXPR:
@@ -397,7 +412,8 @@ static bool row_is_flex(const struct sframe_row *r)
 		r->cfa.reg != REG_FP) ||
 	       r->cfa.kind == SFRAME_RULE_REG_DEREF ||
 	       r->ra.kind == SFRAME_RULE_REG_DEREF ||
-	       r->fp.kind == SFRAME_RULE_REG_DEREF;
+	       r->fp.kind == SFRAME_RULE_REG_DEREF ||
+	       r->ra.kind == SFRAME_RULE_REG || r->fp.kind == SFRAME_RULE_REG;
 }
 
 /* ---- collecting functions --------------------------------------------- */

@@ -616,9 +616,10 @@ TEST(cfi_ra_rules_map_to_sframe_or_fall_back)
 	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 norule");
 	CHECK_INT(st.no_rule[CFI_NR_RA_OFFSET], 1);
 	cfi_table__release(&t);
-	/* RA in a register */
-	DERIVE(&t, &st, 16, 0x41, 0x09, 16, 1);
-	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 norule");
+	/* RA in a register: a flexible REG rule; a register past r15: none */
+	DERIVE(&t, &st, 16, 0x41, 0x09, 16, 1, 0x41, 0x09, 16, 40);
+	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 sp+8 =r1+0 -; @2 norule");
+	CHECK(t.funcs[0].flags & SFRAME_FUNC_FLEX);
 	CHECK_INT(st.no_rule[CFI_NR_RA_RULE], 1);
 	CHECK_INT(st.rows_no_rule, 1);
 	cfi_table__release(&t);
@@ -636,10 +637,10 @@ TEST(cfi_fp_rules_map_to_sframe_or_fall_back)
 	DERIVE(&t, &st, 16, 0x86, 2, 0x41, 0x08, 6, 0x41, 0x07, 6);
 	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 c-16; @1 sp+8 c-8 -; @2 sp+8 c-8 -");
 	cfi_table__release(&t);
-	/* rbp by val_offset, in a register */
+	/* rbp by val_offset: none; in a register: a flexible REG rule */
 	DERIVE(&t, &st, 16, 0x41, 0x14, 6, 2, 0x41, 0x09, 6, 3);
-	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 norule; @2 norule");
-	CHECK_INT(st.no_rule[CFI_NR_FP_RULE], 2);
+	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 norule; @2 sp+8 c-8 =r3+0");
+	CHECK_INT(st.no_rule[CFI_NR_FP_RULE], 1);
 	cfi_table__release(&t);
 }
 
