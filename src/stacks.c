@@ -78,6 +78,11 @@ struct stacks {
 	/* the walk in progress */
 	struct proc *cur;
 	uint64_t cur_gen;
+	/* last comm seen per pid: a change means exec (new address space) */
+	struct {
+		uint32_t pid;
+		char comm[SFPROF_COMM_LEN];
+	} comms[64];
 	/* aggregation by raw stack (open addressing, power-of-two size) */
 	struct agg_entry *agg;
 	size_t agg_cap, agg_nr;
@@ -289,7 +294,20 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 			   int *stop)
 {
 	const struct unwind_ops ops = { find_row_cb, is_sigtramp_cb, s };
+	unsigned slot = e->pid % 64;
 
+	/*
+	 * exec gives the process a new comm and a new address space: re-read
+	 * its maps at once (a started COMMAND is attached before its exec, so
+	 * its first events come from sfprof's own image).
+	 */
+	if (s->comms[slot].pid != e->pid ||
+	    memcmp(s->comms[slot].comm, e->comm, SFPROF_COMM_LEN) != 0) {
+		if (s->comms[slot].pid == e->pid)
+			proc_cache__note_exec(s->pc, e->pid);
+		s->comms[slot].pid = e->pid;
+		memcpy(s->comms[slot].comm, e->comm, SFPROF_COMM_LEN);
+	}
 	s->cur = proc_cache__get(s->pc, e->pid);
 	if (!s->cur) {
 		*stop = UNWIND_STOP_NO_MAPPING;
@@ -513,7 +531,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		nk = 0;
 	if (nk > 128)
 		nk = 128;
-	make_root(s, e, root, sizeof(root));
+	if (s->opts.kind == PROFILE_CPU)
+		make_root(s, e, root, sizeof(root));
 	memset(&acc, 0, sizeof(acc));
 	acc.proc = s->cur;
 	acc.gen = s->cur_gen;
@@ -561,6 +580,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 
 	pf = build_frames(s, n, stop, kips, nk, &np, &acc);
 	count_sample(s, &acc);
+	/* after the frames: naming the lock may re-read the maps */
+	make_root(s, e, root, sizeof(root));
 	if (s->opts.no_profile)
 		return 0;
 	if (profile__add(s->prof, root, pf, np, e->weight)) {
