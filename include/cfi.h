@@ -90,7 +90,7 @@ enum cfi_norule {
 	CFI_NR_CFA_REGISTER,	/* CFA from a register SFrame cannot name */
 	CFI_NR_OFFSET_RANGE,	/* offset does not fit 32 bits */
 	CFI_NR_RA_COLUMN,	/* return address column is not rip (16) */
-	CFI_NR_RA_OFFSET,	/* RA saved somewhere other than CFA-8 */
+	CFI_NR_RA_OFFSET,	/* RA saved at a CFA offset past 32 bits */
 	CFI_NR_RA_RULE,		/* RA by a value rule, other expression, high register */
 	CFI_NR_FP_RULE,		/* rbp by a value rule, other expression, high register */
 	CFI_NR_PLT_ALIGN,	/* PLT expression on a misaligned range */

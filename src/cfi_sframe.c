@@ -5,6 +5,7 @@
  * What a plain SFrame row says on AMD64: CFA = rsp|rbp + off, RA at the
  * fixed CFA-8, rbp saved at CFA+off or unchanged. What it cannot say
  * becomes a v3 flexible rule where one fits (CFA from another register,
+ * RA saved elsewhere than CFA-8,
  * `DW_OP_bregN off [; DW_OP_deref]` expressions: DRAP realignment, signal
  * frames; RA or rbp kept in another register), the x86-64 PLT CFA
  * expression becomes a PCMASK function, and
@@ -317,11 +318,12 @@ static int row_convert(const struct cfi_fde_info *fde, const struct cfi_regs *g,
 	}
 	switch (g->ra.rule) {
 	case CFI_RULE_OFFSET:
-		if (g->ra.off != -8) {
+		/* Not at the fixed CFA-8 (glibc's setcontext: CFA+168): v3 flexible. */
+		if (!fits32(g->ra.off)) {
 			*nr = CFI_NR_RA_OFFSET;
 			goto no_rule;
 		}
-		out->ra = rule(SFRAME_RULE_CFA_DEREF, 0, -8);
+		out->ra = rule(SFRAME_RULE_CFA_DEREF, 0, g->ra.off);
 		break;
 	case CFI_RULE_UNDEFINED:
 		out->ra = rule(SFRAME_RULE_UNDEFINED, 0, 0);
@@ -413,7 +415,8 @@ static bool row_is_flex(const struct sframe_row *r)
 	       r->cfa.kind == SFRAME_RULE_REG_DEREF ||
 	       r->ra.kind == SFRAME_RULE_REG_DEREF ||
 	       r->fp.kind == SFRAME_RULE_REG_DEREF ||
-	       r->ra.kind == SFRAME_RULE_REG || r->fp.kind == SFRAME_RULE_REG;
+	       r->ra.kind == SFRAME_RULE_REG || r->fp.kind == SFRAME_RULE_REG ||
+	       (r->ra.kind == SFRAME_RULE_CFA_DEREF && r->ra.off != -8);
 }
 
 /* ---- collecting functions --------------------------------------------- */

@@ -611,10 +611,11 @@ TEST(cfi_ra_rules_map_to_sframe_or_fall_back)
 	CHECK_STR(rows_of(&t, 0), "@0 - undef -");
 	CHECK_INT(st.rows_ra_undefined, 1);
 	cfi_table__release(&t);
-	/* RA saved at CFA-16: not SFrame's fixed CFA-8 */
+	/* RA saved at CFA-16: not SFrame's fixed CFA-8, a flexible rule */
 	DERIVE(&t, &st, 16, 0x41, 0x90, 2);
-	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 norule");
-	CHECK_INT(st.no_rule[CFI_NR_RA_OFFSET], 1);
+	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 sp+8 c-16 -");
+	CHECK(t.funcs[0].flags & SFRAME_FUNC_FLEX);
+	CHECK_INT(st.rows_flex, 1);
 	cfi_table__release(&t);
 	/* RA in a register: a flexible REG rule; a register past r15: none */
 	DERIVE(&t, &st, 16, 0x41, 0x09, 16, 1, 0x41, 0x09, 16, 40);
