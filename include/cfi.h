@@ -107,6 +107,9 @@ struct cfi_stats {
 	uint64_t fdes_empty;	 /* zero pc range: nothing to cover */
 	uint64_t funcs;		 /* SFrame functions written */
 	uint64_t funcs_overlap;	 /* dropped: overlapped a function before it */
+	uint64_t funcs_far;	 /* dropped by cfi_to_sframe: over 1.75 GiB from
+				    opts->section_vaddr, past SFrame's 32-bit
+				    PC-relative function starts */
 	uint64_t rows;		 /* rows derived (NO_RULE rows included) */
 	uint64_t rows_flex;	 /* rows that need v3 flexible FDEs */
 	uint64_t rows_no_rule;	 /* sum of no_rule[] */
@@ -151,6 +154,9 @@ void cfi_table__release(struct cfi_table *t); /* NULL is a no-op */
  * cfi_derive + sframe_encode: an SFrame section (opts->version, normally 3)
  * in a malloc()ed *out of *out_len bytes that the caller owns (typically
  * handed to sframe_table__new_owned(*out, *out_len, opts->section_vaddr)).
+ * opts->section_vaddr should be near the code (e.g. in.eh_frame_vaddr):
+ * functions too far from it for SFrame's 32-bit PC-relative starts are
+ * dropped (counted in funcs_far), not encoded wrong.
  * With opts->version 2, rows that need v3's flexible FDEs become NO_RULE
  * (counted as no_rule_needs_v3), so the conversion still succeeds.
  * Returns 0, -EINVAL, -ENOMEM, -EOPNOTSUPP (ABI not AMD64), -ENOENT (no

@@ -98,6 +98,7 @@ void cfi_stats__print(const struct cfi_stats *st, FILE *f)
 	P(fdes_empty);
 	P(funcs);
 	P(funcs_overlap);
+	P(funcs_far);
 	P(rows);
 	P(rows_flex);
 	P(rows_no_rule);
@@ -784,6 +785,8 @@ err_out:
 	return err;
 }
 
+#define FAR_LIMIT ((int64_t)7 << 28) /* 1.75 GiB */
+
 int cfi_to_sframe(const struct cfi_input *in,
 		  const struct sframe_encode_opts *opts, void **out,
 		  size_t *out_len, struct cfi_stats *stats)
@@ -800,6 +803,28 @@ int cfi_to_sframe(const struct cfi_input *in,
 	err = cfi_derive(in, &t, stats);
 	if (err)
 		return err;
+	/*
+	 * SFrame stores function starts as int32 offsets from their FDE's own
+	 * address in the section: keep a margin for the section's size.
+	 */
+	size_t nf = 0, nr = 0;
+	for (size_t i = 0, r = 0; i < t.nr_funcs; r += t.funcs[i++].num_rows) {
+		const struct sframe_func *f = &t.funcs[i];
+		int64_t lo = (int64_t)(f->start - opts->section_vaddr);
+		int64_t hi = (int64_t)(f->start + f->size - opts->section_vaddr);
+		if (lo < -FAR_LIMIT || lo > FAR_LIMIT || hi < -FAR_LIMIT || hi > FAR_LIMIT) {
+			if (stats)
+				stats->funcs_far++;
+			continue;
+		}
+		memmove(&t.rows[nr], &t.rows[r], f->num_rows * sizeof(*t.rows));
+		nr += f->num_rows;
+		t.funcs[nf++] = *f;
+	}
+	t.nr_funcs = nf;
+	t.nr_rows = nr;
+	if (stats)
+		stats->funcs = nf;
 	if (opts->version < 3) {
 		/* v2 has no flexible FDEs: leave those ranges to the fallback. */
 		for (size_t i = 0, r = 0; i < t.nr_funcs; r += t.funcs[i++].num_rows) {

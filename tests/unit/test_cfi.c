@@ -947,6 +947,12 @@ TEST(cfi_to_sframe_encodes_a_table_the_decoder_reads_back)
 	CHECK_INT(row.cfa.off, 16);
 	sframe_table__free(tab);
 
+	/* a section too far from the code for 32-bit starts: dropped, counted */
+	o.section_vaddr = 0x100000000ull;
+	CHECK_INT(cfi_to_sframe(&in, &o, &buf, &len, &st), -ENOENT);
+	CHECK_INT(st.funcs_far, 3);
+	o.section_vaddr = 0x8000;
+
 	o.abi = SFRAME_ABI_AARCH64_LE;
 	CHECK_INT(cfi_to_sframe(&in, &o, &buf, &len, NULL), -EOPNOTSUPP);
 	struct cfi_input none = { 0 };
