@@ -1099,3 +1099,61 @@ TEST(find_on_large_sparse_tables_should_match_a_linear_scan)
 		free(r);
 	}
 }
+
+TEST(new_owned_should_free_the_buffer_on_success_and_on_error)
+{
+	struct sframe_table *t = (struct sframe_table *)1;
+	void *buf = NULL;
+	size_t len;
+	uint8_t *junk = malloc(64);
+
+	/* error: the buffer is freed here (LeakSanitizer checks in make check) */
+	CHECK(junk != NULL);
+	memset(junk, 0x5a, 64);
+	CHECK_INT(sframe_table__new_owned(junk, 64, 0, &t), -SFRAME_E_MAGIC);
+	CHECK(t == NULL);
+	/* success: the table owns it until sframe_table__free() */
+	small_table_init();
+	CHECK_INT(sframe_encode(&amd64_v3, small_funcs, 3, small_rows, 7, &buf,
+				&len),
+		  0);
+	CHECK_INT(sframe_table__new_owned(buf, len, amd64_v3.section_vaddr, &t),
+		  0);
+	CHECK_INT(sframe_table__nr_funcs(t), 3);
+	sframe_table__free(t);
+}
+
+TEST(dump_with_a_name_should_print_objdumps_file_line_and_mask_marker)
+{
+	struct sframe_table *t = NULL;
+	void *buf = NULL;
+	size_t len, dlen = 0;
+	char *dump = NULL;
+	FILE *mf;
+
+	CHECK_INT(small_table(&amd64_v2, &buf, &len, &t), 0);
+	mf = open_memstream(&dump, &dlen);
+	CHECK(mf != NULL);
+	CHECK_INT(sframe_table__dump(t, "a.out", mf), 0);
+	fclose(mf);
+	CHECK_MSG(!strncmp(dump, "\na.out:     file format elf64-x86-64\n\n"
+				 "Contents of the SFrame section .sframe:\n",
+			   77),
+		  "dump starts: %.80s", dump);
+	CHECK_MSG(strstr(dump, "    Flags: SFRAME_F_FDE_SORTED,\n"
+			       "           SFRAME_F_FDE_FUNC_START_PCREL\n"
+			       "    CFA fixed RA offset: -8\n"
+			       "    Num FDEs: 3\n    Num FREs: 7\n") != NULL,
+		  "header: %s", dump);
+	CHECK_MSG(strstr(dump, "    func idx [2]: pc = 0x1100, size = 48 bytes\n"
+			       "    STARTPC[m]      CFA       FP        RA           \n"
+			       "    0000000000000000  sp+8      u         f            \n"
+			       "    000000000000000b  sp+16     u         f            \n") !=
+			  NULL,
+		  "plt: %s", dump);
+	CHECK_MSG(strstr(dump, "    0000000000001004  fp+16     c-16      f            \n"),
+		  "fp row: %s", dump);
+	free(dump);
+	sframe_table__free(t);
+	free(buf);
+}
