@@ -4,11 +4,11 @@
 # against `perf script` on perf.data recorded from the same process at the
 # same rate and stack size, at the same time. Needs root (BPF, perf).
 #   bench/unwind_bench.sh            (BUILD=build, SECS=6, HZ=999)
-# Prints, per workload build: samples, frames/sample, sfprof report wall
-# time per sample (whole command, cold caches), per-pass cost inside one
-# report process (pass 1 cold, passes 2+ warm; with and without profile
-# aggregation), perf script per sample (default, and --no-inline), and
-# the overlap of the two stack distributions.
+# Prints, per workload build: samples, frames/sample, sfprof report CPU
+# time per sample (whole command: startup, cold caches, output), per-pass
+# CPU cost inside one report process (pass 1 cold, passes 2+ warm; with
+# and without profile aggregation), perf script CPU time per sample
+# (default, and --no-inline), and the overlap of the two stacks' sets.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -20,14 +20,19 @@ if [ "$(id -u)" != 0 ]; then echo "unwind_bench: needs root"; exit 0; fi
 command -v perf >/dev/null || { echo "unwind_bench: perf missing"; exit 0; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-best_of3() { # command... -> min wall seconds
-	local best=
-	for _ in 1 2 3; do
-		local t0 t1
-		t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
-		best=$(python3 -c "a=$t1-$t0; b='$best'; print(a if not b or a<float(b) else b)")
-	done
-	echo "$best"
+best_of3() { # command... -> min CPU seconds (user+sys) of 3 runs: the
+	# machine is shared, and CPU time does not count waiting for it
+	python3 - "$@" <<'PY'
+import resource, subprocess, sys
+best = None
+for _ in range(3):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    best = t if best is None or t < best else best
+print(best)
+PY
 }
 
 for flavor in sframe ehframe; do
@@ -70,10 +75,10 @@ cold_b, warm_b = passes(sys.argv[10])
 us = lambda s, n: 1e6 * s / n
 print("uwmix-%s: %d sfprof samples (%.0f frames/sample), %d perf samples; overlap %s" % (
     fl, n_sf, frames / n_sf, n_perf, ov))
-print("  sfprof report, whole command     %8.2f us/sample" % us(t_sf, n_sf))
-print("  perf script                      %8.2f us/sample  (%.0fx sfprof report)" % (
+print("  sfprof report, whole command     %8.2f us/sample CPU" % us(t_sf, n_sf))
+print("  perf script                      %8.2f us/sample CPU  (%.0fx sfprof report)" % (
     us(t_perf, n_perf), us(t_perf, n_perf) / us(t_sf, n_sf)))
-print("  perf script --no-inline          %8.2f us/sample  (%.0fx sfprof report)" % (
+print("  perf script --no-inline          %8.2f us/sample CPU  (%.0fx sfprof report)" % (
     us(t_ni, n_perf), us(t_ni, n_perf) / us(t_sf, n_sf)))
 print("  in-process, unwind+symbolize     cold %8.2f us  warm %6.2f us/sample" % (cold_b / 1e3, warm_b / 1e3))
 print("  in-process, + profile__add       cold %8.2f us  warm %6.2f us/sample" % (cold_f / 1e3, warm_f / 1e3))
