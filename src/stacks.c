@@ -549,10 +549,12 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		}
 		for (size_t i = 0; i < nk; i++)
 			s->keybuf[nkey++] = kips[i];
+		/* the multiply does not depend on h: words hash in parallel */
 		for (size_t i = 0; i < nkey; i++)
-			h = mix(h, s->keybuf[i]);
+			h = ((h << 29) | (h >> 35)) ^ (s->keybuf[i] * 0x9e3779b97f4a7c15ull);
 		for (const char *c = root; *c; c++)
-			h = mix(h, (unsigned char)*c);
+			h = ((h << 7) | (h >> 57)) ^ (unsigned char)*c;
+		h = mix(h, nkey);
 		for (size_t j = s->agg_cap ? h & (s->agg_cap - 1) : 0;
 		     s->agg_cap && s->agg[j].samples; j = (j + 1) & (s->agg_cap - 1)) {
 			struct agg_entry *a = &s->agg[j];

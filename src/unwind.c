@@ -119,8 +119,7 @@ static void frame_resolve(struct unwind_state *st)
 
 	if (st->frame_flags & UNWIND_FRAME_CALLER)
 		lookup--;
-	memset(&plan->row, 0, sizeof(plan->row));
-	memset(&plan->func, 0, sizeof(plan->func));
+	plan->func.flags = 0; /* read below even when the lookup fails */
 	rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row, &plan->func);
 	if (rc == 0 && !row_usable(&plan->row))
 		rc = -ESRCH;
