@@ -9,6 +9,7 @@
 - pipeline_ready(): whether sfprof already writes folded stacks (the tests
   that need a live capture SKIP until it does).
 """
+import atexit
 import os
 import re
 import shutil
@@ -23,6 +24,14 @@ WL = os.path.join(BUILD, "workloads")
 SVG_NS = "{http://www.w3.org/2000/svg}"
 WIDTH_PX = 1180.0  # 1200 minus two 10 px margins
 MIN_PX = 0.1
+
+
+def tmpdir(prefix):
+    """A temporary directory removed at exit (SFPROF_KEEP_TMP=1 keeps it)."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    if not os.environ.get("SFPROF_KEEP_TMP"):
+        atexit.register(shutil.rmtree, d, True)
+    return d
 
 
 def gen():
@@ -198,7 +207,7 @@ def chromium(args, timeout=120):
     """Run headless chromium; returns (returncode, stdout, stderr)."""
     base = [chromium_bin(), "--headless", "--no-sandbox", "--disable-gpu",
             "--hide-scrollbars", "--no-first-run", "--enable-logging=stderr", "--v=0",
-            "--user-data-dir=" + tempfile.mkdtemp(prefix="sfprof-chromium-")]
+            "--user-data-dir=" + tmpdir("sfprof-chromium-")]
     r = subprocess.run(base + args, capture_output=True, text=True, timeout=timeout)
     return r.returncode, r.stdout, r.stderr
 
@@ -218,7 +227,7 @@ def pipeline_ready():
     wl = os.path.join(WL, "demo-sframe")
     if not os.access(wl, os.X_OK):
         return False, "%s not built" % wl
-    d = tempfile.mkdtemp(prefix="sfprof-probe-")
+    d = tmpdir("sfprof-probe-")
     out = os.path.join(d, "probe.folded")
     try:
         r = subprocess.run([SFPROF, "-F", "199", "-d", "1", "-o", out, "--", wl, "3", "2"],

@@ -14,13 +14,12 @@ import re
 import select
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import libsurface as ls  # noqa: E402
 
-TMP = tempfile.mkdtemp(prefix="sfprof-surface-cli-")
+TMP = ls.tmpdir("sfprof-surface-cli-")
 DEMO = os.path.join(ls.WL, "demo-sframe")
 COMM = "demo-sframe"
 READY = None

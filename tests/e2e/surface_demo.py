@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import libsurface as ls  # noqa: E402
@@ -27,7 +26,7 @@ def test_demo_should_write_the_files_the_readme_names():
     ok, why = ls.pipeline_ready()
     if not ok:
         return "SKIP %s: %s" % (name, why)
-    out = tempfile.mkdtemp(prefix="sfprof-demo-")
+    out = ls.tmpdir("sfprof-demo-")
     env = dict(os.environ, DEMO_OUT=out, DEMO_SECONDS="3", BUILD=os.path.relpath(ls.BUILD, ls.ROOT))
     r = subprocess.run([os.path.join(ls.ROOT, "tests", "demo.sh")], capture_output=True, text=True,
                        env=env, timeout=300)

@@ -8,13 +8,12 @@ import os
 import subprocess
 import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import libsurface as ls  # noqa: E402
 from surface_svg import many_stacks_folded  # noqa: E402
 
-TMP = tempfile.mkdtemp(prefix="sfprof-surface-pprof-")
+TMP = ls.tmpdir("sfprof-surface-pprof-")
 
 
 def compare(name, folded_text, kind, scale):

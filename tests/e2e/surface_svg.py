@@ -11,13 +11,12 @@ import random
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import libsurface as ls  # noqa: E402
 
-TMP = tempfile.mkdtemp(prefix="sfprof-surface-svg-")
+TMP = ls.tmpdir("sfprof-surface-svg-")
 
 NASTY = ("server;main;std::vector<int, std::allocator<int> >::push_back(int&&) 7\n"
          "server;main;caf\u00e9_\"quoted\"_'single' 5\n"
