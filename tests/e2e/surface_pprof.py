@@ -9,6 +9,7 @@ import subprocess
 import shutil
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import libsurface as ls  # noqa: E402
 from surface_svg import many_stacks_folded  # noqa: E402
