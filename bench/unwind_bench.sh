@@ -35,9 +35,14 @@ print(best)
 PY
 }
 
-for flavor in sframe ehframe; do
+# build:parts -- the deep mix (recursion 250 frames deep) in both builds,
+# then the same program without the recursion (shallow stacks)
+for cfg in sframe:chain,recurse,qsort,signal,dlopen ehframe:chain,recurse,qsort,signal,dlopen \
+	   sframe:chain,qsort,signal,dlopen; do
+	flavor=${cfg%%:*}
+	parts=${cfg#*:}
 	wl=$BUILD/workloads/uwmix-$flavor
-	"$wl" $((SECS + 6)) chain,recurse,qsort,signal,dlopen >"$tmp/wl.out" &
+	"$wl" $((SECS + 6)) "$parts" >"$tmp/wl.out" &
 	wpid=$!
 	sleep 0.5
 	perf record -q -m 4096 --call-graph dwarf,$STACK -F "$HZ" -p "$wpid" -o "$tmp/perf.data" -- sleep "$SECS" 2>/dev/null &
@@ -63,7 +68,7 @@ from libunwind import fold_perf_script, overlap, read_folded
 print("%.4f" % overlap(read_folded(sys.argv[1]), fold_perf_script(open(sys.argv[2]).read())))
 PY
 )
-	python3 - "$flavor" "$n_sf" "$frames" "$n_perf" "$t_sf" "$t_perf" "$t_perf_ni" "$ov" "$full" "$bare" <<'PY'
+	python3 - "$flavor ($parts)" "$n_sf" "$frames" "$n_perf" "$t_sf" "$t_perf" "$t_perf_ni" "$ov" "$full" "$bare" <<'PY'
 import statistics, sys
 fl, n_sf, frames, n_perf = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 t_sf, t_perf, t_ni, ov = (float(x) for x in sys.argv[5:9])
