@@ -125,8 +125,10 @@ enum profile_format profile_format__from_path(const char *path);
 
 /*
  * Write p as fmt to path (NULL or "-": stdout). AUTO picks the format by
- * path. The file is written to PATH.tmp and renamed, so a failed write
- * never leaves half a file. 0 or -errno.
+ * path. A regular file is written under a unique temporary name beside it
+ * (PATH.XXXXXX) and renamed, so a failed write never leaves half a file;
+ * an existing device or FIFO (-o /dev/stdout) is written in place.
+ * 0 or -errno.
  */
 int profile__write(const struct profile *p, enum profile_format fmt,
 		   const char *path);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile.h"
@@ -840,11 +841,27 @@ static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f)
 	return -EINVAL;
 }
 
+/* Write to an existing non-regular file (a FIFO, /dev/stdout) in place. */
+static int write_in_place(const struct profile *p, enum profile_format fmt, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = write_fmt(p, fmt, f);
+	if (fclose(f) && !err)
+		err = errno ? -errno : -EIO;
+	return err;
+}
+
 int profile__write(const struct profile *p, enum profile_format fmt, const char *path)
 {
 	char *tmp = NULL;
 	FILE *f = NULL;
-	int err;
+	struct stat st;
+	mode_t mask;
+	int err, fd = -1;
 
 	if (!p || fmt < PROFILE_FMT_AUTO || fmt > PROFILE_FMT_PPROF)
 		return -EINVAL;
@@ -852,18 +869,35 @@ int profile__write(const struct profile *p, enum profile_format fmt, const char 
 		fmt = profile_format__from_path(path && strcmp(path, "-") ? path : NULL);
 	if (!path || !strcmp(path, "-"))
 		return write_fmt(p, fmt, stdout);
+	/* never rename over a device or a FIFO (think -o /dev/stdout as root) */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return write_in_place(p, fmt, path);
 
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
+	/* a unique temporary name beside the target, renamed when complete */
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
 		return -ENOMEM;
-	f = fopen(tmp, "w");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+		free(tmp);
+		return err;
+	}
+	mask = umask(0); /* mkstemp makes 0600; give the file what open() would */
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask)) {
+		err = -errno;
+		close(fd);
+		goto err_out;
+	}
+	f = fdopen(fd, "w");
 	if (!f) {
 		err = -errno;
+		close(fd);
 		goto err_out;
 	}
 	err = write_fmt(p, fmt, f);
 	if (fclose(f) && !err)
-		err = -errno ? -errno : -EIO;
-	f = NULL;
+		err = errno ? -errno : -EIO;
 	if (err)
 		goto err_out;
 	if (rename(tmp, path)) {
@@ -874,8 +908,7 @@ int profile__write(const struct profile *p, enum profile_format fmt, const char 
 	return 0;
 
 err_out:
-	if (tmp)
-		unlink(tmp);
+	unlink(tmp);
 	free(tmp);
 	return err;
 }
