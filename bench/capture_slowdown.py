@@ -17,7 +17,13 @@ Three figures per run:
   profiler CPU the profiler process's own CPU (sfprof's drain, perf's
                writer), from rusage of the finished run minus the target.
 
-  Usage: bench/capture_slowdown.py [REPEATS [UNITS]]   (default 7, 600)
+The workload runs SCHED_FIFO on CPU 1 (chrt -f 10 taskset -c 1, exec'd
+by the profiler, so the profiled process is the workload) so that other
+processes on a shared machine cannot take its CPU; the profilers
+themselves run normally. Slowdowns are medians of per-round ratios to the
+baseline run of the same round, which cancels slow drifts in machine load.
+
+  Usage: bench/capture_slowdown.py [REPEATS [UNITS]]   (default 11, 200)
 """
 import os
 import resource
@@ -48,22 +54,27 @@ def measure(cmd):
 
 
 def main():
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 7
-    units = sys.argv[2] if len(sys.argv) > 2 else "600"
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 11
+    units = sys.argv[2] if len(sys.argv) > 2 else "200"
     if os.geteuid() != 0:
         print("capture_slowdown: SKIP: needs root")
         return 0
     have_perf = subprocess.run(["perf", "--version"], capture_output=True).returncode == 0
     with tempfile.TemporaryDirectory() as d:
         pdata = os.path.join(d, "perf.data")
-        modes = [("baseline", [WORK, units])]
+        pin = []
+        if subprocess.run(["chrt", "-f", "10", "true"], capture_output=True).returncode == 0 \
+                and (os.cpu_count() or 1) > 1:
+            pin = ["chrt", "-f", "10", "taskset", "-c", "1"]
+        work = pin + [WORK, units]
+        modes = [("baseline", work)]
         for hz in (99, 999):
             modes.append(("sfprof -F %d" % hz, [SFPROF, "-F", str(hz), "-o", os.path.join(d, "out"),
-                                                "--", WORK, units]))
+                                                "--"] + work))
             if have_perf:
                 modes.append(("perf record -F %d --call-graph dwarf" % hz,
                               ["perf", "record", "-q", "-F", str(hz), "--call-graph", "dwarf",
-                               "-o", pdata, "--", WORK, units]))
+                               "-o", pdata, "--"] + work))
         res = {m: [] for m, _ in modes}
         load0 = os.getloadavg()[0]
         for _ in range(reps):
@@ -71,17 +82,24 @@ def main():
                 res[m].append(measure(cmd))
         load1 = os.getloadavg()[0]
     med = {m: [statistics.median(x[i] for x in res[m]) for i in range(3)] for m in res}
-    bw, bc, _ = med["baseline"]
+    base = res["baseline"]
+
+    def paired(m, i):
+        return statistics.median(x[i] / b[i] - 1 for x, b in zip(res[m], base)) * 100
+
     print("| run | target CPU (median) | target CPU slowdown | wall (median) | wall slowdown "
-          "| profiler CPU | target CPU, all runs |")
-    print("|---|---|---|---|---|---|---|")
+          "| profiler CPU |")
+    print("|---|---|---|---|---|---|")
     for m, _ in modes:
         w, c, p = med[m]
-        print("| %s | %.3f s | %+.2f%% | %.3f s | %+.2f%% | %.3f s | %s |" % (
-            m, c, (c / bc - 1) * 100, w, (w / bw - 1) * 100, p,
-            " ".join("%.3f" % x[1] for x in res[m])))
-    print("(cpuwork-sframe %s, %d interleaved runs each; load average %.1f before, %.1f after, "
-          "%d CPUs)" % (units, reps, load0, load1, os.cpu_count()))
+        print("| %s | %.3f s | %+.2f%% | %.3f s | %+.2f%% | %.3f s |" % (
+            m, c, paired(m, 1), w, paired(m, 0), p))
+    bc = [x[1] for x in base]
+    print("(cpuwork-sframe %s%s, %d interleaved rounds; slowdowns are medians of per-round "
+          "ratios to that round's baseline; baseline target CPU %.3f-%.3f s; load average "
+          "%.1f before, %.1f after, %d CPUs)" % (
+              units, " on CPU 1, SCHED_FIFO" if pin else "", reps, min(bc), max(bc),
+              load0, load1, os.cpu_count()))
     return 0
 
 
