@@ -458,7 +458,7 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, char *root
 	} else if (s->opts.per_thread) {
 		profile_root__thread(root, size, comm, e->pid, e->tid);
 	} else {
-		snprintf(root, size, "%s", comm);
+		memcpy(root, comm, strlen(comm) + 1); /* size > comm's 17 */
 	}
 }
 
