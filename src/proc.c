@@ -33,6 +33,7 @@ struct proc_map {
 	uint8_t is_vdso;
 	uint8_t deleted;
 	const char *path; /* interned */
+	const char *name; /* basename of path, or "[anon]" */
 	struct dso *dso;
 	int64_t bias;
 	uint32_t build_id_len; /* offline: recorded build-id */
@@ -288,6 +289,18 @@ opened:
 	return d;
 }
 
+static void map_set_name(struct proc_map *m)
+{
+	const char *slash;
+
+	if (!m->path[0]) {
+		m->name = "[anon]";
+		return;
+	}
+	slash = strrchr(m->path, '/');
+	m->name = slash ? slash + 1 : m->path;
+}
+
 static void map_set_dso(struct proc_map *m, struct dso *d)
 {
 	if (d && !dso__mapping_bias(d, m->start, m->offset, &m->bias)) {
@@ -357,6 +370,7 @@ static int proc__read_maps(struct proc *p)
 		m->path = intern(pc, e->path);
 		if (!m->path)
 			continue;
+		map_set_name(m);
 		n++;
 		/* Unchanged since the last read: keep its dso. Both lists
 		 * are sorted, so one forward walk finds them. */
@@ -574,6 +588,7 @@ int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 	m.path = intern(pc, rec->path ? rec->path : "");
 	if (!m.path)
 		return -ENOMEM;
+	map_set_name(&m);
 	m.is_vdso = !strcmp(m.path, "[vdso]");
 	m.build_id_len = rec->build_id_len;
 	memcpy(m.build_id, rec->build_id, rec->build_id_len);
@@ -689,7 +704,6 @@ int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
 {
 	struct proc_cache *c = p->pc;
 	struct proc_map *m;
-	const char *slash;
 
 	memset(out, 0, sizeof(*out));
 	out->build_id = "";
@@ -700,8 +714,7 @@ int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
 		return -ENOENT;
 	}
 	out->dso_path = m->path[0] ? m->path : "[anon]";
-	slash = strrchr(out->dso_path, '/');
-	out->dso_name = slash ? slash + 1 : out->dso_path;
+	out->dso_name = m->name;
 	out->file_offset = pc - m->start + m->offset;
 	out->rel_addr = out->file_offset;
 	if (m->state == MAP_OK) {

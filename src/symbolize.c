@@ -447,18 +447,25 @@ static const char *symtab__name(struct symtab *s, size_t i)
 int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 		   uint64_t *offset, uint64_t *start)
 {
-	size_t lo = 0, hi = s->nr, k;
+	const uint64_t *base;
+	size_t n, lo, k;
 
 	if (!s->finished || !s->nr)
 		return -ENOENT;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	/*
+	 * Branch-free binary search (the compiler emits cmov): the lookup
+	 * address is random, so a branchy search mispredicts at half of its
+	 * steps, which was most of its cost.
+	 */
+	base = s->starts;
+	n = s->nr;
+	while (n > 1) {
+		size_t half = n / 2;
 
-		if (s->starts[mid] <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base = base[half] <= vaddr ? base + half : base;
+		n -= half;
 	}
+	lo = (size_t)(base - s->starts) + (*base <= vaddr);
 	/*
 	 * lo - 1 is the largest start <= vaddr. If it ends before vaddr, an
 	 * enclosing symbol a few entries back may still cover it (nested
