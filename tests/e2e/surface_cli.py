@@ -119,7 +119,7 @@ def test_by_lock_should_rank_the_hot_mutex_first_by_symbol():
         return "SKIP %s: %s" % (name, why)
     out = os.path.join(TMP, "locks.folded")
     maps = []
-    r, _ = sfprof(["-e", "futex", "--by-lock", "-o", out], secs=3, maps=maps)
+    r, _ = sfprof(["-e", "futex", "--by-lock", "-o", out], secs=4, maps=maps)
     if r.returncode:
         return "FAIL %s: sfprof exited %d: %s" % (name, r.returncode, r.stderr[-300:])
     rs = roots(ls.parse_folded(open(out).read()))
