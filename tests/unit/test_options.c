@@ -26,13 +26,12 @@ static int parse(struct sfprof_opts *o, enum sfprof_subcmd cmd, char **argv)
 	return ret;
 }
 
-#define ARGV(...) ((char *[]){ "sfprof", __VA_ARGS__, NULL })
-
 TEST(defaults_should_be_cpu_at_99hz_with_16k_stacks)
 {
 	struct sfprof_opts o;
+	char *av1[] = { "sfprof", "-p", "42", NULL };
 
-	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("-p", "42")), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av1), 0);
 	CHECK_INT(o.pid, 42);
 	CHECK_INT(o.event, SFPROF_SEL_CPU);
 	CHECK_INT(o.freq, 99);
@@ -47,12 +46,12 @@ TEST(defaults_should_be_cpu_at_99hz_with_16k_stacks)
 TEST(every_option_should_land_in_its_field)
 {
 	struct sfprof_opts o;
+	char *av2[] = { "sfprof", "-e", "futex", "-F", "999", "-d", "2.5", "--min-wait", "1000",
+			"--stack-size", "65528", "-o", "x.svg", "-f", "pprof", "--stats",
+			"--kernel", "--no-demangle", "--by-lock", "--per-thread", "--quiet",
+			"-p", "7", NULL };
 
-	CHECK_INT(parse(&o, SFPROF_CMD_LIVE,
-			ARGV("-e", "futex", "-F", "999", "-d", "2.5", "--min-wait", "1000",
-			     "--stack-size", "65528", "-o", "x.svg", "-f", "pprof", "--stats",
-			     "--kernel", "--no-demangle", "--by-lock", "--per-thread", "--quiet",
-			     "-p", "7")), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av2), 0);
 	CHECK_INT(o.event, SFPROF_SEL_FUTEX);
 	CHECK_INT(o.freq, 999);
 	CHECK_U64(o.duration_ns, 2500000000ull);
@@ -67,8 +66,9 @@ TEST(every_option_should_land_in_its_field)
 TEST(command_after_double_dash_should_keep_its_own_options)
 {
 	struct sfprof_opts o;
+	char *av3[] = { "sfprof", "-F", "49", "--", "ls", "-l", "-p", "3", NULL };
 
-	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("-F", "49", "--", "ls", "-l", "-p", "3")), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av3), 0);
 	CHECK_INT(o.command_argc, 4);
 	CHECK_STR(o.command[0], "ls");
 	CHECK_STR(o.command[1], "-l");
@@ -113,36 +113,46 @@ TEST(bad_values_should_be_rejected_with_one_line)
 TEST(help_should_set_help_and_succeed)
 {
 	struct sfprof_opts o;
+	char *av4[] = { "sfprof", "--help", NULL };
 
-	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("--help")), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av4), 0);
 	CHECK(o.help);
 }
 
 TEST(record_should_need_an_output_file)
 {
 	struct sfprof_opts o;
+	char *av5[] = { "sfprof", "-p", "5", NULL };
 
-	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, ARGV("-p", "5")), -EINVAL);
-	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, ARGV("-o", "cap", "-p", "5")), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, av5), -EINVAL);
+	char *av6[] = { "sfprof", "-o", "cap", "-p", "5", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, av6), 0);
 	CHECK_STR(o.output, "cap");
 }
 
 TEST(report_should_take_one_file)
 {
 	struct sfprof_opts o;
+	char *av7[] = { "sfprof", "-e", "futex", "cap.sfp", NULL };
 
-	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, ARGV("-e", "futex", "cap.sfp")), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, av7), 0);
 	CHECK_STR(o.input, "cap.sfp");
 	CHECK_INT(o.event, SFPROF_SEL_FUTEX);
-	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, ARGV("-e", "futex")), -EINVAL);
+	char *av8[] = { "sfprof", "-e", "futex", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, av8), -EINVAL);
 }
 
 TEST(parsing_twice_should_start_afresh)
 {
 	struct sfprof_opts o;
+	char *av9[] = { "sfprof", "-F", "10", "-p", "1", NULL };
 
-	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("-F", "10", "-p", "1")), 0);
-	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ARGV("-p", "2")), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av9), 0);
+	char *av10[] = { "sfprof", "-p", "2", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av10), 0);
 	CHECK_INT(o.freq, 99);
 	CHECK_INT(o.pid, 2);
 }
