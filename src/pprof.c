@@ -170,6 +170,7 @@ struct pp_mapping {
 	uint32_t dso, build_id;
 	uint32_t next; /* next mapping (index + 1) with the same dso, 0 = none */
 	uint32_t kernel;
+	uint32_t identity; /* locations keep rel_addr as their address */
 	uint64_t max_rel, min_rel;
 	uint64_t start, limit;
 };
@@ -258,7 +259,11 @@ static int pp_mappings(struct pp_state *st, const struct prof_frame *fr, uint32_
 	for (uint32_t m = 0; m < st->nr_maps; m++) {
 		struct pp_mapping *mp = &st->maps[m];
 
-		if (mp->kernel) {
+		/* kernel-like addresses (a module's, or garbage) keep their own */
+		if (mp->max_rel >= 1ull << 47)
+			mp->identity = 1;
+		if (mp->kernel || mp->identity) {
+			mp->identity = 1;
 			mp->start = mp->min_rel & ~0xfffull;
 			mp->limit = (mp->max_rel | 0xfff) + 1;
 			if (!mp->limit)
@@ -357,7 +362,7 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 			const struct pp_mapping *mp = &st->maps[map - 1];
 
 			pb_uint(&m, LOCATION_MAPPING_ID, map);
-			pb_uint(&m, LOCATION_ADDRESS, mp->kernel ? f->rel_addr : mp->start + f->rel_addr);
+			pb_uint(&m, LOCATION_ADDRESS, mp->identity ? f->rel_addr : mp->start + f->rel_addr);
 		}
 		sub.len = 0;
 		pb_uint(&sub, LINE_FUNCTION_ID, *fid);

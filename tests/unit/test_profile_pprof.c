@@ -416,3 +416,34 @@ TEST(pprof_leaf_totals_should_equal_the_folded_leaf_totals)
 	release(&d);
 	profile__free(p);
 }
+
+TEST(pprof_should_keep_huge_addresses_inside_their_mapping)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	struct profile_frame fr[] = {
+		{ .name = "ext4_read", .dso = "[ext4]", .kind = PROFILE_FRAME_KERNEL,
+		  .rel_addr = 0xffffffffc0a01234ull },
+		{ .dso = "/bin/app", .rel_addr = 0x7fffffff0000ull },
+	};
+	struct decoded d;
+
+	profile__add(p, "app", fr, 2, 1);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nmaps, 2);
+	for (int i = 0; i < d.nlocs; i++) {
+		const struct dec_loc *l = &d.locs[i];
+
+		for (int k = 0; k < d.nmaps; k++) {
+			if (d.maps[k].id != l->mapping)
+				continue;
+			CHECK_MSG(d.maps[k].start < d.maps[k].limit && l->address >= d.maps[k].start &&
+					  l->address < d.maps[k].limit,
+				  "location 0x%llx outside [0x%llx, 0x%llx)",
+				  (unsigned long long)l->address, (unsigned long long)d.maps[k].start,
+				  (unsigned long long)d.maps[k].limit);
+		}
+	}
+	release(&d);
+	profile__free(p);
+}
