@@ -18,8 +18,9 @@
  * Offline (capture files): proc_cache__add_mapping() rebuilds a process
  * from recorded mappings, with no /proc access. Binaries are found by
  * path (under opts.sysroot when set); one whose build-id differs from the
- * recorded one is refused for that mapping: counted, reported once on
- * stderr and in proc_cache__for_each_problem(), never silently used. The
+ * recorded one is refused for that mapping: counted, listed once by
+ * proc_cache__for_each_problem() (the caller prints it), never silently
+ * used. The
  * [vdso] of a capture is matched by build-id against this process's own.
  *
  * Ownership: the cache owns every proc, dso and string. A struct proc *
@@ -49,7 +50,7 @@ struct proc_cache_opts {
 	uint32_t reread_interval_ms; /* min gap between re-reads; 0 = 50 */
 	int sframe_version;	     /* of derived tables; 0 = 3 */
 	int no_derive;		     /* no tables from .eh_frame */
-	int quiet;		     /* no stderr reports (tests) */
+	int quiet;		     /* kept for callers; the cache never prints */
 };
 
 struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts);

@@ -186,22 +186,20 @@ struct dso_cache *proc_cache__dsos(struct proc_cache *pc)
 static void report_problem(struct proc_cache *pc, const char *path,
 			   const char *what, const char *detail)
 {
-	struct problem *pr;
+	struct problem *pr, **tail = &pc->problems;
 
-	for (pr = pc->problems; pr; pr = pr->next)
+	for (pr = pc->problems; pr; pr = pr->next) {
 		if (pr->path == path && !strcmp(pr->what, what))
 			return; /* once per path */
+		tail = &pr->next;
+	}
 	pr = calloc(1, sizeof(*pr));
 	if (!pr)
 		return;
 	pr->path = path;
 	pr->what = what;
 	pr->detail = strdup(detail ? detail : "");
-	pr->next = pc->problems;
-	pc->problems = pr;
-	if (!pc->opts.quiet)
-		fprintf(stderr, "sfprof: %s: %s%s%s\n", path, what,
-			detail && *detail ? ": " : "", detail ? detail : "");
+	*tail = pr; /* in the order they were found */
 }
 
 void proc_cache__for_each_problem(const struct proc_cache *pc,
