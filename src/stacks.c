@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "stacks.h"
+#include "lockname.h"
 
 /* Direct-mapped cache of per-(proc, PC) results. */
 #define CACHE_BITS 12
@@ -87,6 +88,7 @@ struct stacks {
 	struct agg_entry *agg;
 	size_t agg_cap, agg_nr;
 	uint64_t *keybuf;
+	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
 };
 
 static const char *const entry_symbols[] = {
@@ -153,6 +155,7 @@ void stacks__free(struct stacks *s)
 	free(s->frames);
 	free(s->pframes);
 	free(s->knames);
+	lockname__free(s->locks);
 	free(s);
 }
 
@@ -450,7 +453,15 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, char *root
 	copy_comm(comm, e->comm);
 	if (s->opts.by_lock && e->kind == SFPROF_EV_FUTEX && s->cur) {
 		struct sym_result lr;
-		if (proc__symbolize(s->cur, e->futex_addr, &lr) == 0 && lr.name)
+		const char *lname;
+		uint64_t loff;
+
+		/* a global/static lock: its object symbol (data, not code) */
+		if (!s->locks)
+			s->locks = lockname__new(proc_cache__dsos(s->pc));
+		if (s->locks && !lockname__resolve(s->locks, s->cur, e->futex_addr, &lname, &loff))
+			profile_root__lock(root, size, lname, loff, e->futex_addr);
+		else if (proc__symbolize(s->cur, e->futex_addr, &lr) == 0 && lr.name)
 			profile_root__lock(root, size, lr.name, lr.offset,
 					   e->futex_addr);
 		else
