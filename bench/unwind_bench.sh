@@ -55,11 +55,11 @@ for cfg in sframe:chain,recurse,qsort,signal,dlopen ehframe:chain,recurse,qsort,
 	n_sf=$(echo "$st" | awk '/^report_events:/{print $2}')
 	frames=$(echo "$st" | awk '/^stacks_frames:/{print $2}')
 	n_perf=$(perf script -i "$tmp/perf.data" -F tid 2>/dev/null | wc -l)
-	t_sf=$(best_of3 "$SF" report -o /dev/null "$tmp/cap.sfp")
+	t_sf=$(best_of3 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp")
 	t_perf=$(best_of3 perf script -i "$tmp/perf.data")
 	t_perf_ni=$(best_of3 perf script --no-inline -i "$tmp/perf.data")
-	full=$(SFPROF_REPORT_REPEAT=6 "$SF" report -o /dev/null "$tmp/cap.sfp" 2>&1)
-	bare=$(SFPROF_REPORT_REPEAT=6 SFPROF_REPORT_NO_PROFILE=1 "$SF" report -o /dev/null "$tmp/cap.sfp" 2>&1)
+	full=$(SFPROF_REPORT_REPEAT=6 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
+	bare=$(SFPROF_REPORT_REPEAT=6 SFPROF_REPORT_NO_PROFILE=1 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
 	perf script --no-inline --max-stack 1024 -i "$tmp/perf.data" -F comm,tid,ip,sym,dso > "$tmp/perf.txt" 2>/dev/null
 	ov=$(python3 - "$tmp/sf.folded" "$tmp/perf.txt" <<'PY'
 import sys
