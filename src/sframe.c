@@ -369,6 +369,10 @@ static int parse_fde(struct sframe_table *t, uint32_t i,
 		f->info = p[16];
 		if (t->version == 2)
 			f->rep_size = p[17];
+		else if (SFRAME_INFO_PCTYPE(f->info) == SFRAME_PC_MASK)
+			/* v1 FDEs have no rep_size: binutils 2.40 masks the
+			 * PC to the 16-byte x86-64 PLT entry */
+			f->rep_size = 16;
 		if (fre_off > t->fre_len)
 			return -SFRAME_E_FDE;
 		f->fre_pos = (uint32_t)(fre_sub + fre_off);
