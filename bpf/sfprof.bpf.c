@@ -84,20 +84,22 @@ static __always_inline void count(__u32 idx, __u64 n)
  * at a time, so the copy reaches exactly the end of the stack mapping: a
  * single large read fails as a whole when the mapping ends inside it.
  *
- * A page that fails inside the stack is not resident: BPF cannot fault it
- * in. On the main thread this is normal: exec leaves a random gap of up to
- * 8 KiB, never touched, between the argv/envp arrays and their strings
- * (arch_align_stack() in fs/binfmt_elf.c). bpf_probe_read_user zero-fills
- * on failure, which is exactly what an untouched anonymous page holds, so
- * the copy goes on past up to SFPROF_STACK_HOLE_PAGES failed pages in a
- * row and ends after the last page that was read; more failures in a row
- * mean the mapping ended. Returns the bytes copied; *hole is set when a
- * zero-filled page lies inside them.
+ * A failed page read means the mapping ended, with one exception: exec
+ * leaves a random gap of up to 8 KiB, never touched and so not resident,
+ * on the main thread's stack between the argv/envp/auxv arrays (from
+ * mm->start_stack) and the argument strings (mm->arg_start); see
+ * arch_align_stack() in create_elf_tables(), fs/binfmt_elf.c. BPF cannot
+ * fault pages in, but bpf_probe_read_user zero-fills on failure, which is
+ * exactly what an untouched anonymous page holds: the copy steps over such
+ * pages (flagged as a hole) and goes on to the strings and the mapping
+ * end. Finding the end with bpf_find_vma instead costs ~8 us per sample
+ * from the perf program (its mmap unlock goes through irq_work).
+ * Returns the bytes copied; *hole is set when a zero-filled page lies
+ * inside them.
  */
 static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want, int *hole)
 {
-	__u64 off = 0, good = 0, first_miss = ~0ull;
-	int misses = 0;
+	__u64 off = 0;
 
 	for (int i = 0; i < SFPROF_STACK_PAGES; i++) {
 		__u64 chunk = SFPROF_PAGE_SIZE - ((sp + off) & (SFPROF_PAGE_SIZE - 1));
@@ -113,19 +115,17 @@ static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want, in
 		if (off > SFPROF_STACK_MAX || chunk > SFPROF_PAGE_SIZE || chunk == 0)
 			break;
 		if (bpf_probe_read_user(dst + off, chunk, (void *)(sp + off))) {
+			struct mm_struct *mm = bpf_get_current_task_btf()->mm;
+			__u64 at = sp + off;
+
 			/* the page at SP itself: nothing to unwind from */
-			if (off == 0 || ++misses > SFPROF_STACK_HOLE_PAGES)
+			if (off == 0 || !mm || at < mm->start_stack || at >= mm->arg_start)
 				break;
-			if (first_miss == ~0ull)
-				first_miss = off;
-		} else {
-			misses = 0;
-			good = off + chunk;
+			*hole = 1;
 		}
 		off += chunk;
 	}
-	*hole = first_miss < good;
-	return good;
+	return off;
 }
 
 /*
@@ -141,13 +141,13 @@ static __always_inline void finish_and_send(struct sfprof_scratch *s, __u64 flag
 
 	if (want > SFPROF_STACK_MAX)
 		want = SFPROF_STACK_MAX;
-	if (!(e->flags & SFPROF_EVF_NO_USER_REGS)) {
+	if (!(e->flags & SFPROF_EVF_NO_USER_REGS) && want) {
 		int hole = 0;
 
 		len = copy_user_stack(s->rec + SFPROF_EVENT_HDR_SIZE, e->regs.sp, want, &hole);
 		if (hole)
 			e->flags |= SFPROF_EVF_STACK_HOLE;
-		if (len == 0 && want) {
+		if (len == 0) {
 			e->flags |= SFPROF_EVF_STACK_PARTIAL;
 			count(SFPROF_CNT_LOST_STACK_READ, 1);
 		} else if (len >= want) {

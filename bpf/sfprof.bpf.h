@@ -6,8 +6,6 @@
 #define SFPROF_PAGE_SIZE 4096u
 /* pages a maximal snapshot can touch: 65528 bytes from an unaligned SP */
 #define SFPROF_STACK_PAGES 17
-/* failed pages in a row the stack copy steps over (zero-filled) */
-#define SFPROF_STACK_HOLE_PAGES 2
 
 /* include/linux/sched.h */
 #define PF_KTHREAD 0x00200000
