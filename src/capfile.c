@@ -465,6 +465,10 @@ static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
 		p = pad8(*len);
 		if (p)
 			r_read(r, pad, p);
+		/* the next record is cold too: fetch its header and the top
+		 * of its stack while this one is unwound */
+		for (size_t k = 0; k < 2048 && r->mem_pos + k < r->mem_len; k += 64)
+			__builtin_prefetch(r->mem + r->mem_pos + k);
 		return 1;
 	}
 	if (reserve(r, *len))

@@ -22,17 +22,29 @@ enum {
 	IS_SIGTRAMP = 1u << 3,
 };
 
+/* Symbol results (and the signal-trampoline verdict) per (proc, PC). */
 struct pc_entry {
 	const struct proc *proc;
 	uint64_t pc;
 	uint64_t gen;
 	uint32_t have;
-	int row_rc;
 	int sym_rc;
-	struct sframe_row row;
-	struct sframe_func func;
 	struct sym_result sym;
 };
+
+/*
+ * Row results per (proc, PC): the unwinder's hot path, one cache line an
+ * entry so a lookup touches one line.
+ */
+struct row_entry {
+	uint64_t pc;
+	const struct proc *proc;
+	uint32_t gen; /* low bits of the proc's generation */
+	int16_t rc;
+	uint8_t valid;
+	uint8_t func_flags;
+	struct sframe_row row;
+} __attribute__((aligned(64)));
 
 /*
  * CPU samples are aggregated by raw stack first (process, mapping
@@ -64,6 +76,7 @@ struct stacks {
 	struct stacks_opts opts;
 	struct stacks_stats st;
 	struct pc_entry *cache;
+	struct row_entry *rows;
 	struct unwind_frame *frames;
 	struct profile_frame *pframes;
 	char (*knames)[24];
@@ -126,12 +139,16 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	if (!s->opts.max_depth || s->opts.max_depth > STACKS_MAX_DEPTH)
 		s->opts.max_depth = STACKS_MAX_DEPTH;
 	s->cache = calloc(CACHE_SIZE, sizeof(*s->cache));
+	s->rows = aligned_alloc(64, CACHE_SIZE * sizeof(*s->rows));
+	if (s->rows)
+		memset(s->rows, 0, CACHE_SIZE * sizeof(*s->rows));
 	s->frames = calloc(STACKS_MAX_DEPTH, sizeof(*s->frames));
 	/* user frames + marker + kernel frames */
 	s->pframes = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pframes));
 	s->knames = calloc(128, sizeof(*s->knames));
 	s->keybuf = calloc(2 * STACKS_MAX_DEPTH + 128, sizeof(*s->keybuf));
-	if (!s->cache || !s->frames || !s->pframes || !s->knames || !s->keybuf) {
+	if (!s->cache || !s->rows || !s->frames || !s->pframes || !s->knames ||
+	    !s->keybuf) {
 		stacks__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -152,6 +169,7 @@ void stacks__free(struct stacks *s)
 	free(s->agg);
 	free(s->keybuf);
 	free(s->cache);
+	free(s->rows);
 	free(s->frames);
 	free(s->pframes);
 	free(s->knames);
@@ -186,20 +204,31 @@ static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 		       struct sframe_func *fn)
 {
 	struct stacks *s = ctx;
-	struct pc_entry *e = cache_get(s, pc);
+	uint64_t h = (pc ^ ((uintptr_t)s->cur >> 4)) * 0x9e3779b97f4a7c15ull;
+	struct row_entry *e = &s->rows[h >> (64 - CACHE_BITS)];
 
-	if (!(e->have & HAVE_ROW)) {
-		e->row_rc = proc__find_row(s->cur, pc, &e->row, &e->func, NULL);
+	if (e->valid && e->pc == pc && e->proc == s->cur &&
+	    e->gen == (uint32_t)s->cur_gen) {
+		s->st.cache_hits++;
+	} else {
+		struct sframe_func f;
+
+		s->st.cache_misses++;
+		f.flags = 0;
+		e->rc = (int16_t)proc__find_row(s->cur, pc, &e->row, &f, NULL);
 		/* a miss may have re-read the maps */
-		if (proc__generation(s->cur) != s->cur_gen) {
+		if (proc__generation(s->cur) != s->cur_gen)
 			s->cur_gen = proc__generation(s->cur);
-			e->gen = s->cur_gen;
-		}
-		e->have |= HAVE_ROW;
+		e->pc = pc;
+		e->proc = s->cur;
+		e->gen = (uint32_t)s->cur_gen;
+		e->func_flags = e->rc == 0 ? f.flags : 0;
+		e->valid = 1;
 	}
+	/* the unwinder reads only the row and func->flags */
 	*row = e->row;
-	*fn = e->func;
-	return e->row_rc;
+	fn->flags = e->func_flags;
+	return e->rc;
 }
 
 static const struct sym_result *symbolize(struct stacks *s, uint64_t pc)

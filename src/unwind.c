@@ -316,6 +316,10 @@ void unwind_start(struct unwind_state *st, const struct sfprof_regs *regs,
 	st->stack_hi = regs->sp + len;
 	if (st->stack_hi < st->stack_lo) /* wraps: keep what fits */
 		st->stack_hi = UINT64_MAX;
+	/* the snapshot is cold memory (just read from the ring or a file)
+	 * and the walk goes up it: start fetching its first lines now */
+	for (size_t off = 0; off < len && off < 2048; off += 64)
+		__builtin_prefetch(st->stack + off);
 	st->pc = regs->ip;
 	st->depth = 1;
 	if (regs->ip == 0 || regs->sp == 0 || !ops || !ops->find_row) {
