@@ -51,13 +51,16 @@ static int find_syms(void *ctx, const struct elfread_sym *s)
 static int setup(struct fixture *fx)
 {
 	struct proc_cache_opts po = { .offline = 1 };
-	const char *self = program_invocation_name;
+	static char self[4096]; /* maps paths are absolute */
 	struct proc_mapping_rec rec = { 0 };
-	struct elfread *e = elfread__open(self);
+	struct elfread *e;
 	struct elfread_load l;
 	int found = 0;
 
 	memset(fx, 0, sizeof(*fx));
+	if (!realpath(program_invocation_name, self))
+		return -errno;
+	e = elfread__open(self);
 	if (!e)
 		return -errno;
 	for (size_t i = 0; i < elfread__nr_loads(e); i++) {
