@@ -26,7 +26,7 @@ enum sfprof_event_kind {
 enum sfprof_event_flag {
 	/* sampled in the kernel: regs are the task's saved user regs */
 	SFPROF_EVF_KERNEL_MODE = 1u << 0,
-	/* stack copy stopped early on a failed read (not at the mapping end) */
+	/* the page at SP could not be read: stack[] is empty */
 	SFPROF_EVF_STACK_PARTIAL = 1u << 1,
 	/* the copy ended because --stack-size was reached */
 	SFPROF_EVF_STACK_FULL = 1u << 2,
