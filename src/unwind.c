@@ -199,6 +199,15 @@ static void step_row(struct unwind_state *st)
 	case SFRAME_RULE_UNDEFINED:
 		fp_known = false;
 		break;
+	case SFRAME_RULE_CFA_DEREF:
+		/*
+		 * In an epilogue, after `pop %rbp`, compilers' CFI still says
+		 * "saved at CFA-48" (no .cfi_restore) while the slot is below
+		 * SP: the register already holds the caller's value.
+		 */
+		if (cfa + (int64_t)row->fp.off < st->regs[UNWIND_REG_RSP])
+			break;
+		/* fall through */
 	default:
 		rc = rule_value(st, &row->fp, cfa, &fp);
 		if (rc)

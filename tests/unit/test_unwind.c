@@ -206,6 +206,30 @@ TEST(fp_based_cfa_should_restore_the_callers_frame_pointer)
 	CHECK_U64(FR[2].pc, 0x3010);
 }
 
+TEST(fp_slot_below_sp_in_an_epilogue_should_leave_fp_unchanged)
+{
+	/* glibc's msort_with_tmp at its tail jmp: CFA = SP+8, and the CFI
+	 * still says rbp is saved at CFA-48 although it was popped */
+	int stop;
+	fake_reset(4096);
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RSP, 8);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	x->row.fp = R(SFRAME_RULE_CFA_DEREF, 0, -48);
+	/* the caller's CFA comes from FP: only an unchanged FP gets there */
+	x = add_range(0x2000, 0x2100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RBP, 16);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	add_root(0x3000, 0x3100);
+	put(BASE, 0x2010);
+	put(BASE + 0x48, 0x3010); /* caller: FP = BASE+0x40, RA at FP+8 */
+	struct sfprof_regs r = regs_at(0x1063, BASE, BASE + 0x40);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 3);
+	CHECK_U64(FR[2].pc, 0x3010);
+}
+
 TEST(read_past_the_snapshot_should_stop_as_snapshot_exhausted)
 {
 	int stop;
