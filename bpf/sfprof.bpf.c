@@ -18,6 +18,12 @@
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 const volatile __u32 target_tgid = 0;
+/*
+ * `-- COMMAND`: the target is sfprof's own forked child until it execs.
+ * Its events before the exec belong to sfprof's image, not COMMAND's, so
+ * nothing is recorded until sched_process_exec has armed the filter.
+ */
+const volatile __u32 wait_exec = 0;
 const volatile __u32 stack_size = SFPROF_STACK_DEFAULT;
 const volatile __u64 min_wait_ns = 0;
 const volatile __u32 want_kstack = 0;
@@ -68,6 +74,36 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, 127 * sizeof(__u64));
 } kstacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} exec_seen SEC(".maps");
+
+static __always_inline int is_target(__u64 pid_tgid)
+{
+	__u32 zero = 0, *seen;
+
+	if ((pid_tgid >> 32) != target_tgid)
+		return 0;
+	if (!wait_exec)
+		return 1;
+	seen = bpf_map_lookup_elem(&exec_seen, &zero);
+	return seen && *seen;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sfprof_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 zero = 0, one = 1;
+
+	if ((bpf_get_current_pid_tgid() >> 32) == target_tgid)
+		bpf_map_update_elem(&exec_seen, &zero, &one, BPF_ANY);
+	return 0;
+}
 
 static __always_inline void count(__u32 idx, __u64 n)
 {
@@ -255,7 +291,7 @@ int sfprof_cpu(struct bpf_perf_event_data *ctx)
 	struct sfprof_event *e;
 	__u64 cs;
 
-	if ((pid_tgid >> 32) != target_tgid)
+	if (!is_target(pid_tgid))
 		return 0;
 	count(SFPROF_CNT_SAMPLES_SEEN, 1);
 	s = slot_get(SFPROF_SLOT_CPU);
@@ -327,7 +363,7 @@ int BPF_PROG(sfprof_sys_enter, struct pt_regs *regs, long id)
 	struct futex_entry ent;
 	__u32 tid;
 
-	if ((pid_tgid >> 32) != target_tgid)
+	if (!is_target(pid_tgid))
 		return 0;
 	if (id == SFPROF_NR_futex) {
 		ent.op = (__u32)regs->si;
@@ -358,7 +394,7 @@ int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 	__u64 now, waited;
 	__u32 tid;
 
-	if ((pid_tgid >> 32) != target_tgid)
+	if (!is_target(pid_tgid))
 		return 0;
 	tid = (__u32)pid_tgid;
 	ent = bpf_map_lookup_elem(&futex_start, &tid);

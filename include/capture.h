@@ -58,6 +58,7 @@ struct capture_opts {
 	uint64_t min_wait_ns;	/* futex: shorter waits are only counted */
 	uint32_t ring_bytes;	/* ring buffer size, a power of two; 0 = 16 MiB */
 	int kernel_stacks;	/* CPU: collect kernel stack ids (capture__kstack) */
+	int wait_exec;		/* record nothing until the target execs (-- COMMAND) */
 };
 
 /* Totals: BPF per-CPU counters summed, plus what user space saw. */

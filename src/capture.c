@@ -236,6 +236,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	}
 	c->skel->rodata->target_tgid = (uint32_t)o->pid;
 	c->skel->rodata->stack_size = o->stack_size;
+	c->skel->rodata->wait_exec = !!o->wait_exec;
 	c->skel->rodata->min_wait_ns = o->min_wait_ns;
 	c->skel->rodata->want_kstack = o->kind == CAPTURE_CPU && o->kernel_stacks;
 	/* a forced wakeup only as a safety net when half the ring is pending;
@@ -246,6 +247,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	if (c->skel->rodata->want_kstack)
 		bpf_map__set_max_entries(c->skel->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
 	bpf_program__set_autoload(c->skel->progs.sfprof_cpu, o->kind == CAPTURE_CPU);
+	bpf_program__set_autoload(c->skel->progs.sfprof_exec, !!o->wait_exec);
 	bpf_program__set_autoload(c->skel->progs.sfprof_sys_enter, o->kind == CAPTURE_FUTEX);
 	bpf_program__set_autoload(c->skel->progs.sfprof_sys_exit, o->kind == CAPTURE_FUTEX);
 
@@ -264,6 +266,14 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		goto err_out;
 	}
 
+	if (o->wait_exec) {
+		c->skel->links.sfprof_exec = bpf_program__attach(c->skel->progs.sfprof_exec);
+		if (!c->skel->links.sfprof_exec) {
+			ret = -errno;
+			say(err, "attaching to sched_process_exec: %s", strerror(-ret));
+			goto err_out;
+		}
+	}
 	if (o->kind == CAPTURE_CPU) {
 		ret = capture__attach_cpu(c, o->freq, err);
 		if (ret)

@@ -239,6 +239,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 			return 1;
 		}
 		co.pid = ch.pid;
+		co.wait_exec = 1; /* the child is sfprof until it execs */
 	}
 
 	install_stop_handlers();
