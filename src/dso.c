@@ -386,6 +386,12 @@ static int derive_table(struct dso *d, struct sframe_table **out)
 			err = 0;
 		}
 	}
+	/*
+	 * Place the derived section at .eh_frame's address: function starts
+	 * are encoded relative to it, and 32-bit offsets from 0 would drop
+	 * functions of binaries linked above 2 GiB.
+	 */
+	o.section_vaddr = in.eh_frame ? in.eh_frame_vaddr : 0;
 	if (!err)
 		err = cfi_to_sframe(&in, &o, &sec, &len, NULL);
 	elfread__free(dbg); /* in's pointers die here: encoded already */

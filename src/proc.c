@@ -340,6 +340,16 @@ static int proc__read_maps(struct proc *p)
 	for (i = 0; i < pm->nr; i++)
 		if (pm->entries[i].prot & PROCMAPS_PROT_EXEC)
 			n++;
+	if (!n && p->nr) {
+		/*
+		 * A zombie (exited, not yet reaped) still has a readable but
+		 * empty maps file: it is gone, and its last maps are what
+		 * its queued events need.
+		 */
+		procmaps__free(pm);
+		p->exited = 1;
+		return -ESRCH;
+	}
 	if (n) {
 		maps = calloc(n, sizeof(*maps));
 		if (!maps) {
