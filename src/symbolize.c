@@ -142,7 +142,9 @@ struct add_ctx {
 static int add_one(void *ctx, const struct elfread_sym *sym)
 {
 	struct add_ctx *c = ctx;
+	const char *name = sym->name, *at;
 	uint64_t limit = 0;
+	char base[512];
 	int err;
 
 	if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC)
@@ -151,7 +153,22 @@ static int add_one(void *ctx, const struct elfread_sym *sym)
 		return 0;
 	if (sym->shndx < c->nr_sec)
 		limit = c->sec_end[sym->shndx];
-	err = symtab__add(c->s, sym->name, sym->value, sym->size, limit,
+	/*
+	 * .symtab spells versioned symbols "name@@VER" or "name@VER" (glibc's
+	 * __libc_start_main@@GLIBC_2.34): a profile shows the function, as
+	 * perf does, so the version goes.
+	 */
+	at = strchr(sym->name, '@');
+	if (at && at != sym->name) {
+		size_t n = (size_t)(at - sym->name);
+
+		if (n >= sizeof(base))
+			return 0;
+		memcpy(base, sym->name, n);
+		base[n] = 0;
+		name = base;
+	}
+	err = symtab__add(c->s, name, sym->value, sym->size, limit,
 			  sym->bind);
 	if (err) {
 		c->err = err;
