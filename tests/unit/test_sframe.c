@@ -1157,3 +1157,72 @@ TEST(dump_with_a_name_should_print_objdumps_file_line_and_mask_marker)
 	sframe_table__free(t);
 	free(buf);
 }
+
+/*
+ * binutils 2.40's ld writes the x86-64 .plt entries as one v1 PCMASK FDE.
+ * v1 FDEs have no rep_size field: the block is the 16-byte PLT entry, so
+ * the row at +11 (after the push) must apply in every entry, not only the
+ * first.
+ */
+TEST(v1_pcmask_fde_should_repeat_every_16_bytes)
+{
+	uint8_t b[28 + 17 + 6];
+	struct sframe_table *t = NULL;
+	struct sframe_row r;
+	struct sframe_func fn;
+	const uint64_t sec = 0x2000, plt = 0x1030;
+	static const struct {
+		uint64_t pc;
+		int32_t cfa_off;
+	} want[] = {
+		{ plt + 0, 8 },	      { plt + 10, 8 },	    { plt + 11, 16 },
+		{ plt + 15, 16 },     { plt + 16 + 5, 8 },  { plt + 16 + 11, 16 },
+		{ plt + 32 + 2, 8 },  { plt + 32 + 12, 16 },
+	};
+
+	memset(b, 0, sizeof(b));
+	b[0] = 0xe2; /* magic 0xdee2, little-endian */
+	b[1] = 0xde;
+	b[2] = 1;    /* version 1 */
+	b[3] = 1;    /* SFRAME_F_FDE_SORTED */
+	b[4] = SFRAME_ABI_AMD64_LE;
+	b[5] = 0;		 /* fixed FP offset */
+	b[6] = (uint8_t)-8;	 /* fixed RA offset */
+	b[7] = 0;		 /* aux header */
+	put32(b + 8, 1);	 /* FDEs */
+	put32(b + 12, 2);	 /* FREs */
+	put32(b + 16, 6);	 /* FRE bytes */
+	put32(b + 20, 0);	 /* FDE offset */
+	put32(b + 24, 17);	 /* FRE offset */
+	put32(b + 28, (uint32_t)(int32_t)(plt - sec)); /* start, section-relative */
+	put32(b + 32, 48);	 /* three entries */
+	put32(b + 36, 0);	 /* first FRE */
+	put32(b + 40, 2);	 /* FREs */
+	b[44] = 0x10;		 /* PCMASK, 1-byte FRE start addresses */
+	/* FREs: start, info (SP base, one 1-byte offset), CFA offset */
+	b[45] = 0;
+	b[46] = 3;
+	b[47] = 8;
+	b[48] = 11;
+	b[49] = 3;
+	b[50] = 16;
+
+	CHECK_INT(sframe_table__new(b, sizeof(b), sec, &t), 0);
+	CHECK_INT(sframe_table__version(t), 1);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int err = sframe_table__find(t, want[i].pc, &r, &fn);
+
+		CHECK_MSG(err == 0, "pc 0x%llx: find returned %d",
+			  (unsigned long long)want[i].pc, err);
+		CHECK_INT(fn.pc_type, SFRAME_PC_MASK);
+		CHECK_INT(fn.rep_size, 16);
+		CHECK_INT(r.cfa.kind, SFRAME_RULE_REG);
+		CHECK_INT(r.cfa.reg, SFRAME_REG_AMD64_SP);
+		CHECK_MSG(r.cfa.off == want[i].cfa_off,
+			  "pc 0x%llx: expected CFA sp+%d, got sp+%d",
+			  (unsigned long long)want[i].pc, want[i].cfa_off,
+			  r.cfa.off);
+	}
+	CHECK_INT(sframe_table__find(t, plt + 48, &r, &fn), -ENOENT);
+	sframe_table__free(t);
+}
