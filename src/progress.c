@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "progress.h"
+#include "util.h"
 
 #define PROGRESS_INTERVAL_NS 1000000000ull
 
@@ -53,19 +54,6 @@ int progress__active(const struct progress *pg)
 	return pg && pg->active;
 }
 
-static void fmt_count(char *buf, size_t size, uint64_t v)
-{
-	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
-
-	for (int i = 0; i < n && (size_t)o + 2 < size; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = 0;
-}
-
 void progress__update(struct progress *pg, uint64_t events, uint64_t lost)
 {
 	char ev[32], lo[32], rate[32], planned[32] = "";
@@ -77,10 +65,10 @@ void progress__update(struct progress *pg, uint64_t events, uint64_t lost)
 	dt = now - pg->last_ns;
 	if (dt < PROGRESS_INTERVAL_NS)
 		return;
-	fmt_count(ev, sizeof(ev), events);
-	fmt_count(lo, sizeof(lo), lost);
-	fmt_count(rate, sizeof(rate),
-		  events >= pg->last_events ? (events - pg->last_events) * 1000000000ull / dt : 0);
+	util__fmt_count(ev, sizeof(ev), events);
+	util__fmt_count(lo, sizeof(lo), lost);
+	util__fmt_count(rate, sizeof(rate),
+			events >= pg->last_events ? (events - pg->last_events) * 1000000000ull / dt : 0);
 	if (pg->duration_ns)
 		snprintf(planned, sizeof(planned), "/%" PRIu64 "s",
 			 (uint64_t)((pg->duration_ns + 999999999ull) / 1000000000ull));

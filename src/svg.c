@@ -23,6 +23,7 @@
 
 #include "profile.h"
 #include "profile_int.h"
+#include "util.h"
 
 #define SVG_WIDTH 1200.0
 #define SVG_XPAD 10.0
@@ -82,20 +83,6 @@ static void xml_puts(FILE *f, const char *s, size_t max_bytes)
 	}
 }
 
-/* 1234567 -> "1,234,567" */
-static void fmt_count(char *buf, size_t size, uint64_t v)
-{
-	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
-
-	for (int i = 0; i < n && (size_t)o + 2 < size; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = 0;
-}
-
 static void fmt_ns(char *buf, size_t size, uint64_t ns)
 {
 	if (ns < 1000)
@@ -116,7 +103,7 @@ static void fmt_weight(const struct profile *p, char *buf, size_t size, uint64_t
 		fmt_ns(buf, size, w);
 		return;
 	}
-	fmt_count(num, sizeof(num), w);
+	util__fmt_count(num, sizeof(num), w);
 	snprintf(buf, size, "%s %s", num, w == 1 ? "sample" : "samples");
 }
 
@@ -395,14 +382,14 @@ static void svg_header(struct svg_state *st)
 	fmt_weight(p, buf, sizeof(buf), st->total);
 	fprintf(f, "total %s", buf);
 	if (m->kind == PROFILE_FUTEX) {
-		fmt_count(num, sizeof(num), profile__nr_events(p));
+		util__fmt_count(num, sizeof(num), profile__nr_events(p));
 		fprintf(f, " in %s waits", num);
 	}
 	fputs("</text>\n", f);
 
 	fprintf(f, "<text class=\"note\" x=\"%.0f\" y=\"62\">", SVG_WIDTH / 2);
 	if (st->dropped) {
-		fmt_count(num, sizeof(num), st->dropped);
+		util__fmt_count(num, sizeof(num), st->dropped);
 		fprintf(f, "%s frames narrower than %.1f px not drawn (their time counts in their "
 			   "callers) \xc2\xb7 ", num, MIN_PX);
 	}
