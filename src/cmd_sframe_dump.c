@@ -11,18 +11,16 @@
  * Exit status: 0 ok, 1 unreadable file or malformed section, 2 bad usage.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cfi.h"
 #include "cmd.h"
 #include "sframe.h"
+#include "util.h"
 
 #ifndef SHT_GNU_SFRAME
 #define SHT_GNU_SFRAME 0x6ffffff4
@@ -35,61 +33,6 @@ static void usage(FILE *f)
 		   "       sfprof sframe-dump --from-eh-frame FILE\n"
 		   "Print the SFrame section of FILE in the format of "
 		   "objdump --sframe.\n");
-}
-
-/* The whole file in a malloc()ed buffer. 0 or -errno. */
-static int slurp(const char *path, uint8_t **out, size_t *out_len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
-	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0;
-	struct stat st;
-
-	*out = NULL;
-	*out_len = 0;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			size_t nc = cap ? cap * 2 : 65536;
-			uint8_t *nb = realloc(buf, nc);
-
-			if (!nb) {
-				err = -ENOMEM;
-				goto err_out;
-			}
-			buf = nb;
-			cap = nc;
-		} else if (!buf) {
-			buf = malloc(cap);
-			if (!buf) {
-				err = -ENOMEM;
-				goto err_out;
-			}
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto err_out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	*out = buf;
-	*out_len = len;
-	return 0;
-err_out:
-	close(fd);
-	free(buf);
-	return err;
 }
 
 /* objdump's BFD target name for the ELF header. */
@@ -212,7 +155,7 @@ static int dump_elf(const char *path, int from_eh)
 	char fmt[64];
 	int err, rc = 1;
 
-	err = slurp(path, &img, &img_len);
+	err = util__read_file(path, 0, &img, &img_len);
 	if (err) {
 		fprintf(stderr, "sfprof: %s: %s\n", path, strerror(-err));
 		return 1;
@@ -256,7 +199,7 @@ static int dump_raw(const char *path, uint64_t base)
 	size_t len = 0;
 	int err, rc;
 
-	err = slurp(path, &img, &len);
+	err = util__read_file(path, 0, &img, &len);
 	if (err) {
 		fprintf(stderr, "sfprof: %s: %s\n", path, strerror(-err));
 		return 1;

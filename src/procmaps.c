@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* /proc/PID/maps parser and reader. See include/procmaps.h. */
 #include "procmaps.h"
+#include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char DELETED_SUFFIX[] = " (deleted)";
+/* Absurd for a maps file: refuse it (-EFBIG) rather than parse it. */
+#define PROCMAPS_MAX_BYTES (512u << 20)
 
 /* Parse hex digits at *p (no prefix), at least one, at most 16. */
 static int parse_hex(const char **p, const char *end, uint64_t *out)
@@ -260,54 +261,15 @@ void procmaps__free(struct procmaps *m)
 
 int procmaps__read_file(const char *path, struct procmaps **out)
 {
-	size_t len = 0, cap = 64 * 1024;
-	char *buf = NULL, *nb;
-	int fd, err;
-	ssize_t n;
+	uint8_t *buf;
+	size_t len;
+	int err;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		err = -ENOMEM;
-		goto err_out;
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap > (256u << 20)) { /* absurd: 256 MiB of maps */
-				err = -EFBIG;
-				goto err_out;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				goto err_out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto err_out;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	fd = -1;
-	err = procmaps__parse(buf, len, out, NULL);
-	free(buf);
-	return err;
-
-err_out:
-	if (fd >= 0)
-		close(fd);
+	err = util__read_file(path, PROCMAPS_MAX_BYTES, &buf, &len);
+	if (err)
+		return err;
+	err = procmaps__parse((const char *)buf, len, out, NULL);
 	free(buf);
 	return err;
 }

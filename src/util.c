@@ -2,8 +2,78 @@
 /* Helpers shared by several modules. See src/util.h. */
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_CHUNK 65536
+
+int util__read_file(const char *path, size_t limit, uint8_t **out,
+		    size_t *out_len)
+{
+	uint8_t *buf = NULL, *nb;
+	size_t len = 0, cap = READ_CHUNK;
+	struct stat st;
+	int fd, err;
+
+	*out = NULL;
+	*out_len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* A regular file says how big it is: one read, no regrowth. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (!limit || (uint64_t)st.st_size < limit))
+		cap = (size_t)st.st_size + 1;
+	buf = malloc(cap);
+	if (!buf) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (limit && len >= limit) {
+			err = -EFBIG;
+			goto err_out;
+		}
+		if (len == cap) {
+			if (__builtin_mul_overflow(cap, 2, &cap)) {
+				err = -ENOMEM;
+				goto err_out;
+			}
+			nb = realloc(buf, cap);
+			if (!nb) {
+				err = -ENOMEM;
+				goto err_out;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto err_out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	*out = buf;
+	*out_len = len;
+	return 0;
+
+err_out:
+	close(fd);
+	free(buf);
+	return err;
+}
 
 void util__fmt_count(char *buf, size_t size, uint64_t v)
 {

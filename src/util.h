@@ -10,6 +10,15 @@
 #include <stdint.h>
 
 /*
+ * The whole of `path` in a malloc()ed buffer (*out, *out_len; the caller
+ * frees *out). Files that report no size (procfs) are read in growing
+ * chunks. With limit nonzero, a file of `limit` bytes or more fails with
+ * -EFBIG. 0 or -errno; on error *out is NULL.
+ */
+int util__read_file(const char *path, size_t limit, uint8_t **out,
+		    size_t *out_len);
+
+/*
  * v in decimal with thousands separators (1234567 -> "1,234,567"),
  * truncated to fit buf (size >= 1).
  */
