@@ -376,23 +376,98 @@ static int sym_cmp(const void *pa, const void *pb)
 	return sym_better(sort_tab, a, b);
 }
 
+struct sym_key {
+	uint64_t start;
+	size_t idx;
+};
+
+/*
+ * Sort s->syms by start and keep the best symbol of each start (the first
+ * of the best in insertion order, as the stable comparison sort did): a
+ * stable LSD radix sort of (start, index) keys, 11 bits a pass, skipping
+ * the passes where every key has the same digit, then one sym_better()
+ * scan per start. 0, or -ENOMEM (s untouched).
+ */
+static int sort_by_start(struct symtab *s)
+{
+	size_t n = s->nr, i, out = 0, cnt[2048];
+	struct sym_key *k, *tmp;
+	struct symtab_sym *syms;
+	uint64_t diff = 0;
+	unsigned shift;
+
+	k = malloc(n * sizeof(*k));
+	tmp = malloc(n * sizeof(*tmp));
+	syms = malloc(n * sizeof(*syms));
+	if (!k || !tmp || !syms) {
+		free(k);
+		free(tmp);
+		free(syms);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		k[i].start = s->syms[i].start;
+		k[i].idx = i;
+		diff |= k[i].start ^ k[0].start;
+	}
+	for (shift = 0; shift < 64; shift += 11) {
+		size_t sum = 0, d;
+		struct sym_key *t;
+
+		if (!((diff >> shift) & 0x7ff))
+			continue;
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(k[i].start >> shift) & 0x7ff]++;
+		for (d = 0; d < 2048; d++) {
+			size_t c = cnt[d];
+
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[cnt[(k[i].start >> shift) & 0x7ff]++] = k[i];
+		t = k;
+		k = tmp;
+		tmp = t;
+	}
+	for (i = 0; i < n;) {
+		size_t j = i + 1, best = k[i].idx;
+
+		for (; j < n && k[j].start == k[i].start; j++)
+			if (sym_better(s, &s->syms[k[j].idx],
+				       &s->syms[best]) < 0)
+				best = k[j].idx;
+		syms[out++] = s->syms[best];
+		i = j;
+	}
+	free(k);
+	free(tmp);
+	free(s->syms);
+	s->syms = syms;
+	s->nr = out;
+	s->cap = n;
+	return 0;
+}
+
 int symtab__finish(struct symtab *s)
 {
 	size_t i, out = 0;
 
 	symtab__drop_dem(s);
-	if (s->nr) {
+	if (s->nr && sort_by_start(s) < 0) {
+		/* No memory for the keys: the comparison sort, in place. */
 		sort_tab = s;
 		qsort(s->syms, s->nr, sizeof(*s->syms), sym_cmp);
 		sort_tab = NULL;
+		/* Keep the best (first after sorting) of each start. */
+		for (i = 0; i < s->nr; i++) {
+			if (out && s->syms[out - 1].start == s->syms[i].start)
+				continue;
+			s->syms[out++] = s->syms[i];
+		}
+		s->nr = out;
 	}
-	/* Keep the best (first after sorting) of each start address. */
-	for (i = 0; i < s->nr; i++) {
-		if (out && s->syms[out - 1].start == s->syms[i].start)
-			continue;
-		s->syms[out++] = s->syms[i];
-	}
-	s->nr = out;
 	for (i = 0; i < s->nr; i++) {
 		struct symtab_sym *y = &s->syms[i];
 
