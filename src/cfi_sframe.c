@@ -262,6 +262,37 @@ static struct sframe_rule rule(uint8_t kind, uint64_t reg, int64_t off)
 }
 
 /*
+ * RA or rbp kept in another register (glibc's __longjmp/setcontext: rip in
+ * rdx), saved at bregN+off, or whose value is *(bregN+off): SFrame v3
+ * flexible rules. False for any rule not of these forms, or out of range.
+ */
+static bool flex_rule(const struct cfi_reg_state *r, struct sframe_rule *out)
+{
+	uint64_t reg;
+	int64_t off;
+	bool deref;
+
+	switch (r->rule) {
+	case CFI_RULE_REGISTER:
+		if (r->reg > REG_FLEX_MAX)
+			return false;
+		*out = rule(SFRAME_RULE_REG, r->reg, 0);
+		return true;
+	case CFI_RULE_EXPR:
+	case CFI_RULE_VAL_EXPR:
+		/* saved at bregN+off, or value *(bregN+off): both REG_DEREF */
+		if (!expr_breg(r->expr, r->expr_len, &reg, &off, &deref) ||
+		    deref != (r->rule == CFI_RULE_VAL_EXPR) ||
+		    reg > REG_FLEX_MAX || !fits32(off))
+			return false;
+		*out = rule(SFRAME_RULE_REG_DEREF, reg, off);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Convert g into *out. Returns ROW_NORMAL or ROW_PLT (with *ps), and sets
  * *nr to a CFI_NR_* reason (out all NO_RULE) or -1.
  */
@@ -329,27 +360,12 @@ static int row_convert(const struct cfi_fde_info *fde, const struct cfi_regs *g,
 	case CFI_RULE_UNDEFINED:
 		out->ra = rule(SFRAME_RULE_UNDEFINED, 0, 0);
 		break;
-	case CFI_RULE_REGISTER: /* glibc's __longjmp/setcontext: rip in rdx */
-		if (g->ra.reg > REG_FLEX_MAX) {
+	default:
+		if (!flex_rule(&g->ra, &out->ra)) {
 			*nr = CFI_NR_RA_RULE;
 			goto no_rule;
 		}
-		out->ra = rule(SFRAME_RULE_REG, g->ra.reg, 0);
 		break;
-	case CFI_RULE_EXPR:
-	case CFI_RULE_VAL_EXPR:
-		/* saved at bregN+off, or value *(bregN+off): both REG_DEREF */
-		if (expr_breg(g->ra.expr, g->ra.expr_len, &reg, &off, &deref) &&
-		    deref == (g->ra.rule == CFI_RULE_VAL_EXPR) &&
-		    reg <= REG_FLEX_MAX && fits32(off)) {
-			out->ra = rule(SFRAME_RULE_REG_DEREF, reg, off);
-			break;
-		}
-		*nr = CFI_NR_RA_RULE;
-		goto no_rule;
-	default:
-		*nr = CFI_NR_RA_RULE;
-		goto no_rule;
 	}
 
 	/* FP */
@@ -366,26 +382,12 @@ static int row_convert(const struct cfi_fde_info *fde, const struct cfi_regs *g,
 		}
 		out->fp = rule(SFRAME_RULE_CFA_DEREF, 0, g->fp.off);
 		break;
-	case CFI_RULE_REGISTER:
-		if (g->fp.reg > REG_FLEX_MAX) {
+	default:
+		if (!flex_rule(&g->fp, &out->fp)) {
 			*nr = CFI_NR_FP_RULE;
 			goto no_rule;
 		}
-		out->fp = rule(SFRAME_RULE_REG, g->fp.reg, 0);
 		break;
-	case CFI_RULE_EXPR:
-	case CFI_RULE_VAL_EXPR:
-		if (expr_breg(g->fp.expr, g->fp.expr_len, &reg, &off, &deref) &&
-		    deref == (g->fp.rule == CFI_RULE_VAL_EXPR) &&
-		    reg <= REG_FLEX_MAX && fits32(off)) {
-			out->fp = rule(SFRAME_RULE_REG_DEREF, reg, off);
-			break;
-		}
-		*nr = CFI_NR_FP_RULE;
-		goto no_rule;
-	default:
-		*nr = CFI_NR_FP_RULE;
-		goto no_rule;
 	}
 	/*
 	 * An outermost frame: SFrame's "RA undefined" row carries no offsets
