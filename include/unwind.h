@@ -114,6 +114,10 @@ struct unwind_plan {
 	int lookup_rc;
 	struct sframe_row row;
 	struct sframe_func func;
+	/* row and func hold find_row's answer for this address (recursion:
+	 * the next frame often looks up the same return address) */
+	bool have_lookup;
+	uint64_t lookup;
 };
 
 /*

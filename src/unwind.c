@@ -61,8 +61,8 @@ static void finish(struct unwind_state *st, int stop)
  * Read one word of user memory from the snapshot. 0, or the stop reason:
  * past the end is "snapshot exhausted", below SP (or wrapping) a bad CFA.
  */
-static int read_word(const struct unwind_state *st, uint64_t addr,
-		     uint64_t *val)
+static inline __attribute__((always_inline)) int
+read_word(const struct unwind_state *st, uint64_t addr, uint64_t *val)
 {
 	if (addr < st->stack_lo)
 		return UNWIND_STOP_BAD_CFA;
@@ -81,9 +81,9 @@ static bool reg_known(const struct unwind_state *st, unsigned reg)
  * Value of `rule` in the current frame; `cfa` for CFA_DEREF. 0 or a stop
  * reason. NONE and UNDEFINED are the caller's business.
  */
-static int rule_value(const struct unwind_state *st,
-		      const struct sframe_rule *rule, uint64_t cfa,
-		      uint64_t *val)
+static inline __attribute__((always_inline)) int
+rule_value(const struct unwind_state *st, const struct sframe_rule *rule,
+	   uint64_t cfa, uint64_t *val)
 {
 	switch (rule->kind) {
 	case SFRAME_RULE_CFA_DEREF:
@@ -119,12 +119,24 @@ static void frame_resolve(struct unwind_state *st)
 
 	if (st->frame_flags & UNWIND_FRAME_CALLER)
 		lookup--;
-	plan->func.flags = 0; /* read below even when the lookup fails */
-	rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row, &plan->func);
-	if (rc == 0 && !row_usable(&plan->row))
-		rc = -ESRCH;
-	if (rc != 0 && rc != -ENOENT)
-		rc = -ESRCH;
+	if (plan->have_lookup && plan->lookup == lookup) {
+		/* same address as the frame before (recursion): same row */
+		rc = 0;
+	} else {
+		plan->have_lookup = false;
+		plan->func.flags = 0; /* read below even when it fails */
+		rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row,
+				       &plan->func);
+		if (rc == 0 && !row_usable(&plan->row))
+			rc = -ESRCH;
+		if (rc != 0 && rc != -ENOENT)
+			rc = -ESRCH;
+		/* only a found row is reused: a miss may re-read the maps */
+		if (rc == 0) {
+			plan->have_lookup = true;
+			plan->lookup = lookup;
+		}
+	}
 	plan->lookup_rc = rc;
 
 	if (rc == 0 && (plan->func.flags & SFRAME_FUNC_SIGNAL))
