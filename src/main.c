@@ -343,11 +343,12 @@ static int run_stacks(struct sfprof_opts *o)
 	return status;
 }
 
-int cmd_live(int argc, char **argv)
+/* live and record: the same run; the parsed options tell them apart. */
+static int parse_and_run(enum sfprof_subcmd cmd, int argc, char **argv)
 {
 	struct sfprof_opts o;
 
-	sfprof_opts__init(&o, SFPROF_CMD_LIVE);
+	sfprof_opts__init(&o, cmd);
 	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
@@ -355,16 +356,14 @@ int cmd_live(int argc, char **argv)
 	return run_stacks(&o);
 }
 
+int cmd_live(int argc, char **argv)
+{
+	return parse_and_run(SFPROF_CMD_LIVE, argc, argv);
+}
+
 int cmd_record(int argc, char **argv)
 {
-	struct sfprof_opts o;
-
-	sfprof_opts__init(&o, SFPROF_CMD_RECORD);
-	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
-		return SFPROF_EXIT_USAGE;
-	if (o.help)
-		return 0;
-	return run_stacks(&o);
+	return parse_and_run(SFPROF_CMD_RECORD, argc, argv);
 }
 
 struct subcmd {
