@@ -243,3 +243,21 @@ def pipeline_ready():
         return False, ("sfprof does not write folded stacks yet (waiting for the unwind "
                        "pipeline); its output starts: %r" % text[:80])
     return True, ""
+
+
+def run_tests(namespace):
+    """Run a script's test_* functions (from its globals()) in name order.
+
+    Each returns its PASS/FAIL/SKIP line; an exception is a FAIL with its
+    reason. Returns the exit status: 1 if any test failed.
+    """
+    rc = 0
+    for fn in [v for k, v in sorted(namespace.items()) if k.startswith("test_")]:
+        try:
+            line = fn()
+        except Exception as e:  # a crash is a failure with its reason
+            line = "FAIL %s: %s: %s" % (fn.__name__[5:], type(e).__name__, e)
+        print(line, flush=True)
+        if line.startswith("FAIL"):
+            rc = 1
+    return rc

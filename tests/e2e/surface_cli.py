@@ -221,18 +221,5 @@ def test_progress_should_show_on_a_terminal_only_and_not_with_quiet():
     return "PASS " + name
 
 
-def main():
-    rc = 0
-    for fn in [v for k, v in sorted(globals().items()) if k.startswith("test_")]:
-        try:
-            line = fn()
-        except Exception as e:
-            line = "FAIL %s: %s: %s" % (fn.__name__[5:], type(e).__name__, e)
-        print(line, flush=True)
-        if line.startswith("FAIL"):
-            rc = 1
-    return rc
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ls.run_tests(globals()))

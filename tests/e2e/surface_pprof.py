@@ -115,18 +115,5 @@ def test_pprof_from_sfprof_should_match_its_folded_output():
     return "PASS %s (%d samples)" % (name, sum(folded.values()))
 
 
-def main():
-    rc = 0
-    for fn in [v for k, v in sorted(globals().items()) if k.startswith("test_")]:
-        try:
-            line = fn()
-        except Exception as e:
-            line = "FAIL %s: %s: %s" % (fn.__name__[5:], type(e).__name__, e)
-        print(line, flush=True)
-        if line.startswith("FAIL"):
-            rc = 1
-    return rc
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ls.run_tests(globals()))
