@@ -21,6 +21,7 @@
 #include <libelf.h>
 
 #include "cfi_int.h"
+#include "util.h"
 
 #define REG_FP SFRAME_REG_AMD64_BP
 #define REG_SP SFRAME_REG_AMD64_SP
@@ -448,27 +449,9 @@ struct conv {
 	struct cfi_fde_info fde;
 };
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 64, bytes;
-	while (ncap < need)
-		if (__builtin_mul_overflow(ncap, 2, &ncap))
-			return -ENOMEM;
-	if (__builtin_mul_overflow(ncap, elem, &bytes))
-		return -ENOMEM;
-	void *n = realloc(*arr, bytes);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 static struct sframe_row *conv_add_row(struct conv *c)
 {
-	if (grow((void **)&c->rows, &c->cap_rows, c->nr_rows + 1, sizeof(*c->rows)))
+	if (util__grow((void **)&c->rows, &c->cap_rows, c->nr_rows + 1, sizeof(*c->rows)))
 		return NULL;
 	return &c->rows[c->nr_rows++];
 }
@@ -477,7 +460,7 @@ static struct sframe_row *conv_add_row(struct conv *c)
 static int conv_add_fn(struct conv *c, uint64_t start, uint64_t size,
 		       size_t first, uint8_t pc_type, uint8_t rep, bool signal)
 {
-	if (grow((void **)&c->fns, &c->cap_fns, c->nr_fns + 1, sizeof(*c->fns)))
+	if (util__grow((void **)&c->fns, &c->cap_fns, c->nr_fns + 1, sizeof(*c->fns)))
 		return -ENOMEM;
 	struct fn *f = &c->fns[c->nr_fns];
 	memset(f, 0, sizeof(*f));
@@ -516,8 +499,8 @@ static int cb_row(void *ctx, uint64_t loc, const struct cfi_regs *regs)
 		c->stage[c->nr_stage - 1] = s;
 		return 0;
 	}
-	if (grow((void **)&c->stage, &c->cap_stage, c->nr_stage + 1,
-		 sizeof(*c->stage)))
+	if (util__grow((void **)&c->stage, &c->cap_stage, c->nr_stage + 1,
+		       sizeof(*c->stage)))
 		return -ENOMEM;
 	c->stage[c->nr_stage++] = s;
 	return 0;

@@ -19,6 +19,7 @@
 
 #include "profile.h"
 #include "profile_int.h"
+#include "util.h"
 
 #define ARENA_BLOCK (64 * 1024)
 #define FRAME_CACHE 16384 /* power of two; 64 KiB */
@@ -69,29 +70,6 @@ struct profile {
 	uint64_t events;
 };
 
-/* Grow *ptr (elements of `elem` bytes) to hold at least `need`. */
-static int grow(void **ptr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap, bytes;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (__builtin_mul_overflow(ncap, 2, &ncap))
-			return -ENOMEM;
-	}
-	if (__builtin_mul_overflow(ncap, elem, &bytes))
-		return -ENOMEM;
-	n = realloc(*ptr, bytes);
-	if (!n)
-		return -ENOMEM;
-	*ptr = n;
-	*cap = ncap;
-	return 0;
-}
-
 static int grow32(void **ptr, uint32_t *cap, size_t need, size_t elem)
 {
 	size_t c = *cap;
@@ -99,7 +77,7 @@ static int grow32(void **ptr, uint32_t *cap, size_t need, size_t elem)
 
 	if (need > UINT32_MAX - 1)
 		return -ENOMEM;
-	err = grow(ptr, &c, need, elem);
+	err = util__grow(ptr, &c, need, elem);
 	if (err)
 		return err;
 	*cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
@@ -531,7 +509,7 @@ int profile__add(struct profile *p, const char *root, const struct profile_frame
 	rid = root && *root ? intern_display(p, root) : 0;
 	if (rid < 0)
 		return -ENOMEM;
-	if ((err = grow((void **)&p->scratch, &p->cap_scratch, n ? n : 1, sizeof(*p->scratch))))
+	if ((err = util__grow((void **)&p->scratch, &p->cap_scratch, n ? n : 1, sizeof(*p->scratch))))
 		return err;
 	h = hash_mix(0x5eed, (uint64_t)rid);
 	for (size_t i = 0; i < n; i++) {
@@ -559,8 +537,8 @@ int profile__add(struct profile *p, const char *root, const struct profile_frame
 	}
 	if (p->nr_stacks >= UINT32_MAX - 1)
 		return -ENOMEM;
-	if ((err = grow((void **)&p->ids, &p->cap_ids, p->nr_ids + n, sizeof(*p->ids))) ||
-	    (err = grow((void **)&p->stacks, &p->cap_stacks, p->nr_stacks + 1, sizeof(*p->stacks))))
+	if ((err = util__grow((void **)&p->ids, &p->cap_ids, p->nr_ids + n, sizeof(*p->ids))) ||
+	    (err = util__grow((void **)&p->stacks, &p->cap_stacks, p->nr_stacks + 1, sizeof(*p->stacks))))
 		return err;
 	if (n)
 		memcpy(p->ids + p->nr_ids, p->scratch, n * sizeof(*p->scratch));
@@ -764,8 +742,13 @@ int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 		if (errno || *end)
 			goto bad;
 		*sp = 0;
+		/*
+		 * Weights saturate when stacks merge, and a saturated futex
+		 * total prints as UINT64_MAX/1000 us: reading that back must
+		 * saturate the same way, so the writer's output always parses.
+		 */
 		if (p->meta.kind == PROFILE_FUTEX && __builtin_mul_overflow(count, 1000, &count))
-			goto bad;
+			count = UINT64_MAX;
 		root = line;
 		next = strchr(line, ';');
 		if (next)
@@ -776,7 +759,7 @@ int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 				*next++ = 0;
 			if (!*field)
 				goto bad;
-			if ((err = grow((void **)&frames, &cap_frames, n + 1, sizeof(*frames))))
+			if ((err = util__grow((void **)&frames, &cap_frames, n + 1, sizeof(*frames))))
 				goto out;
 			frames[n++] = (struct profile_frame){ .name = field, .kind = PROFILE_FRAME_USER };
 		}

@@ -75,6 +75,28 @@ err_out:
 	return err;
 }
 
+int util__grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap, bytes;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (__builtin_mul_overflow(ncap, 2, &ncap))
+			return -ENOMEM;
+	}
+	if (__builtin_mul_overflow(ncap, elem, &bytes))
+		return -ENOMEM;
+	n = realloc(*arr, bytes);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
 void util__fmt_count(char *buf, size_t size, uint64_t v)
 {
 	char tmp[32];

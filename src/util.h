@@ -19,6 +19,13 @@ int util__read_file(const char *path, size_t limit, uint8_t **out,
 		    size_t *out_len);
 
 /*
+ * Grow the array *arr (elements of `elem` bytes, *cap of them) to hold at
+ * least `need`, doubling from 16 with every size overflow-checked.
+ * 0 or -ENOMEM (then *arr and *cap are unchanged).
+ */
+int util__grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/*
  * v in decimal with thousands separators (1234567 -> "1,234,567"),
  * truncated to fit buf (size >= 1).
  */
