@@ -13,6 +13,7 @@
 #include "elfread.h"
 #include "lockname.h"
 #include "proc.h"
+#include "util.h"
 
 /* libstdc++'s demangler (sfprof links it for the symbolizer). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -90,16 +91,9 @@ static int collect_one(void *ctx, const struct elfread_sym *sym)
 	if (sym->type != STT_OBJECT || !sym->size || !sym->value || !sym->name[0] ||
 	    sym->shndx == SHN_UNDEF)
 		return 0;
-	if (c->nr == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct ln_sym *n = realloc(c->syms, cap * sizeof(*n));
-
-		if (!n) {
-			c->err = -ENOMEM;
-			return 1;
-		}
-		c->syms = n;
-		c->cap = cap;
+	if (util__grow((void **)&c->syms, &c->cap, c->nr + 1, sizeof(*c->syms))) {
+		c->err = -ENOMEM;
+		return 1;
 	}
 	if (!strncmp(sym->name, "_Z", 2))
 		name = __cxa_demangle(sym->name, NULL, NULL, &status);

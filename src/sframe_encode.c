@@ -19,6 +19,7 @@
 
 #include "sframe.h"
 #include "sframe_int.h"
+#include "util.h"
 
 #define NEED_FLEX 1 /* row_words(): the default layout cannot say this */
 
@@ -298,18 +299,8 @@ static int encode_seg_fres(const struct sframe_encode_opts *o, struct seg *s,
 
 static int seg_push(struct seg **v, size_t *n, size_t *cap, const struct seg *s)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct seg *nv;
-
-		if (nc > SIZE_MAX / sizeof(**v))
-			return -ENOMEM;
-		nv = realloc(*v, nc * sizeof(**v));
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (util__grow((void **)v, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
 	(*v)[(*n)++] = *s;
 	return 0;
 }
