@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -18,6 +17,7 @@
 
 #include "capture.h"
 #include "sfprof.skel.h"
+#include "util.h"
 
 #define CAPTURE_DEFAULT_RING (16u << 20)
 #define CAPTURE_SLOT_KINDS 2 /* bpf/sfprof.bpf.h: SFPROF_SLOT_KINDS */
@@ -376,14 +376,6 @@ int capture__drain(struct capture *c)
 	return n == -EINTR ? 0 : n;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static int target_exited(int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
@@ -394,14 +386,14 @@ static int target_exited(int pidfd)
 int capture__run(struct capture *c, const struct capture_run_opts *ro)
 {
 	int poll_ms = ro->poll_ms > 0 ? ro->poll_ms : 25;
-	uint64_t end = ro->duration_ns ? now_ns() + ro->duration_ns : 0;
+	uint64_t end = ro->duration_ns ? util__now_ns() + ro->duration_ns : 0;
 	int why = 0, ret;
 
 	while (!why) {
 		int wait = poll_ms;
 
 		if (end) {
-			uint64_t t = now_ns();
+			uint64_t t = util__now_ns();
 
 			if (t >= end) {
 				why = CAPTURE_END_DURATION;

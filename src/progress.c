@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "progress.h"
@@ -26,14 +25,6 @@ struct progress {
 	uint64_t last_events;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 struct progress *progress__new(FILE *f, int quiet, uint64_t duration_ns)
 {
 	struct progress *pg = calloc(1, sizeof(*pg));
@@ -45,7 +36,7 @@ struct progress *progress__new(FILE *f, int quiet, uint64_t duration_ns)
 	pg->f = f;
 	pg->active = f && !quiet && isatty(fileno(f));
 	pg->duration_ns = duration_ns;
-	pg->start_ns = pg->last_ns = now_ns();
+	pg->start_ns = pg->last_ns = util__now_ns();
 	return pg;
 }
 
@@ -61,7 +52,7 @@ void progress__update(struct progress *pg, uint64_t events, uint64_t lost)
 
 	if (!pg || !pg->active)
 		return;
-	now = now_ns();
+	now = util__now_ns();
 	dt = now - pg->last_ns;
 	if (dt < PROGRESS_INTERVAL_NS)
 		return;

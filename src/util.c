@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define READ_CHUNK 65536
@@ -73,6 +74,14 @@ err_out:
 	close(fd);
 	free(buf);
 	return err;
+}
+
+uint64_t util__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 int util__grow(void **arr, size_t *cap, size_t need, size_t elem)

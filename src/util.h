@@ -18,6 +18,9 @@
 int util__read_file(const char *path, size_t limit, uint8_t **out,
 		    size_t *out_len);
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t util__now_ns(void);
+
 /*
  * Grow the array *arr (elements of `elem` bytes, *cap of them) to hold at
  * least `need`, doubling from 16 with every size overflow-checked.
