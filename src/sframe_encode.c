@@ -90,23 +90,16 @@ static int row_has_no_rule(const struct sframe_row *r)
 	       r->fp.kind == SFRAME_RULE_NO_RULE;
 }
 
-/* Does this RA rule say what the header's fixed offset already says? */
-static int ra_is_default(const struct sframe_encode_opts *o,
-			 const struct sframe_rule *ra)
+/*
+ * Does this RA or FP rule say what the header's fixed offset for it
+ * (fixed_ra_offset or fixed_fp_offset, 0: none) already says?
+ */
+static int rule_is_default(const struct sframe_rule *r, int fixed_off)
 {
-	if (ra->kind == SFRAME_RULE_NONE)
+	if (r->kind == SFRAME_RULE_NONE)
 		return 1;
-	return o->fixed_ra_offset && ra->kind == SFRAME_RULE_CFA_DEREF &&
-	       ra->off == o->fixed_ra_offset;
-}
-
-static int fp_is_default(const struct sframe_encode_opts *o,
-			 const struct sframe_rule *fp)
-{
-	if (fp->kind == SFRAME_RULE_NONE)
-		return 1;
-	return o->fixed_fp_offset && fp->kind == SFRAME_RULE_CFA_DEREF &&
-	       fp->off == o->fixed_fp_offset;
+	return fixed_off && r->kind == SFRAME_RULE_CFA_DEREF &&
+	       r->off == fixed_off;
 }
 
 /* Flexible-FDE control word for a rule, or 0 if it has none. */
@@ -134,7 +127,8 @@ static int row_words(const struct sframe_encode_opts *o,
 		     unsigned *n, unsigned *ctrl_mask, int *base_sp)
 {
 	unsigned sp = sframe_abi_sp(o->abi), fp = sframe_abi_fp(o->abi);
-	int ra_def = ra_is_default(o, &r->ra), fp_def = fp_is_default(o, &r->fp);
+	int ra_def = rule_is_default(&r->ra, o->fixed_ra_offset);
+	int fp_def = rule_is_default(&r->fp, o->fixed_fp_offset);
 
 	*n = 0;
 	*ctrl_mask = 0;
