@@ -3,9 +3,14 @@
 # Unwinding + symbolization cost per sample: `sfprof report` on a capture
 # against `perf script` on perf.data recorded from the same process at the
 # same rate and stack size, at the same time. Needs root (BPF, perf).
-#   bench/unwind_bench.sh            (BUILD=build, SECS=6, HZ=999)
+#   bench/unwind_bench.sh            (BUILD=build, SECS=6, HZ=999, RUNS=11)
+#   BASE=/tmp/sfprof.old bench/unwind_bench.sh
+#                                    also times an older sfprof binary on
+#                                    the same captures, runs interleaved,
+#                                    and checks its output is identical
 # Prints, per workload build: samples, frames/sample, sfprof report CPU
-# time per sample (whole command: startup, cold caches, output), per-pass
+# and wall time per sample (median of RUNS; whole command: startup, cold
+# caches, output), per-pass
 # CPU cost inside one report process (pass 1 cold, passes 2+ warm; with
 # and without profile aggregation), perf script CPU time per sample
 # (default, and --no-inline), and the overlap of the two stacks' sets.
@@ -20,18 +25,45 @@ if [ "$(id -u)" != 0 ]; then echo "unwind_bench: needs root"; exit 0; fi
 command -v perf >/dev/null || { echo "unwind_bench: perf missing"; exit 0; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-best_of3() { # command... -> min CPU seconds (user+sys) of 3 runs: the
-	# machine is shared, and CPU time does not count waiting for it
-	python3 - "$@" <<'PY'
-import resource, subprocess, sys
-best = None
-for _ in range(3):
+RUNS=${RUNS:-11}
+BASE=${BASE:-}
+
+median_runs() { # command... -> "cpu wall": medians over RUNS runs of CPU
+	# seconds (user+sys; the machine is shared, and CPU time does not
+	# count waiting for it) and wall seconds
+	python3 - "$RUNS" "$@" <<'PY'
+import os, resource, statistics, subprocess, sys, time
+cpu, wall = [], []
+for _ in range(int(sys.argv[1])):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.perf_counter()
+    subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall.append(time.perf_counter() - t0)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    best = t if best is None or t < best else best
-print(best)
+    cpu.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
+print(statistics.median(cpu), statistics.median(wall))
+PY
+}
+
+side_by_side() { # capture base new -> "base_cpu base_wall new_cpu new_wall",
+	# medians of RUNS runs of `report -o /dev/null`, the two interleaved
+	python3 - "$RUNS" "$@" <<'PY'
+import os, statistics, sys, time
+runs, cap, bins = int(sys.argv[1]), sys.argv[2], sys.argv[3:5]
+res = {b: ([], []) for b in bins}
+for _ in range(runs):
+    for b in bins:
+        t0 = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.execv(b, [b, "report", "-o", os.devnull, cap])
+        _, _, ru = os.wait4(pid, 0)
+        res[b][1].append(time.perf_counter() - t0)
+        res[b][0].append(ru.ru_utime + ru.ru_stime)
+print(" ".join("%g %g" % (statistics.median(res[b][0]), statistics.median(res[b][1])) for b in bins))
 PY
 }
 
@@ -55,9 +87,14 @@ for cfg in sframe:chain,recurse,qsort,signal,dlopen ehframe:chain,recurse,qsort,
 	n_sf=$(echo "$st" | awk '/^report_events:/{print $2}')
 	frames=$(echo "$st" | awk '/^stacks_frames:/{print $2}')
 	n_perf=$(perf script -i "$tmp/perf.data" -F tid 2>/dev/null | wc -l)
-	t_sf=$(best_of3 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp")
-	t_perf=$(best_of3 perf script -i "$tmp/perf.data")
-	t_perf_ni=$(best_of3 perf script --no-inline -i "$tmp/perf.data")
+	read -r t_sf w_sf < <(median_runs "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp")
+	read -r t_perf w_perf < <(median_runs perf script -i "$tmp/perf.data")
+	read -r t_perf_ni w_perf_ni < <(median_runs perf script --no-inline -i "$tmp/perf.data")
+	if [ -n "$BASE" ]; then
+		"$BASE" report -o "$tmp/base.folded" "$tmp/cap.sfp" 2>/dev/null
+		if cmp -s "$tmp/base.folded" "$tmp/sf.folded"; then same=identical; else same=DIFFERENT; fi
+		read -r b_cpu b_wall n_cpu n_wall < <(side_by_side "$tmp/cap.sfp" "$BASE" "$SF")
+	fi
 	full=$(SFPROF_REPORT_REPEAT=6 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
 	bare=$(SFPROF_REPORT_REPEAT=6 SFPROF_REPORT_NO_PROFILE=1 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
 	perf script --no-inline --max-stack 1024 -i "$tmp/perf.data" -F comm,tid,ip,sym,dso > "$tmp/perf.txt" 2>/dev/null
@@ -68,10 +105,13 @@ from libunwind import fold_perf_script, overlap, read_folded
 print("%.4f" % overlap(read_folded(sys.argv[1]), fold_perf_script(open(sys.argv[2]).read())))
 PY
 )
-	python3 - "$flavor ($parts)" "$n_sf" "$frames" "$n_perf" "$t_sf" "$t_perf" "$t_perf_ni" "$ov" "$full" "$bare" <<'PY'
+	python3 - "$flavor ($parts)" "$n_sf" "$frames" "$n_perf" "$t_sf" "$t_perf" "$t_perf_ni" "$ov" "$full" "$bare" \
+		"$w_sf" "$w_perf" "${BASE:+$b_cpu $b_wall $n_cpu $n_wall $same}" <<'PY'
 import statistics, sys
 fl, n_sf, frames, n_perf = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-t_sf, t_perf, t_ni, ov = (float(x) for x in sys.argv[5:9])
+t_sf, t_perf, t_ni = (float(x) for x in sys.argv[5:8])
+ov = sys.argv[8]
+w_sf, w_perf = float(sys.argv[11]), float(sys.argv[12])
 def passes(text):
     v = [float(l.split()[1]) for l in text.splitlines() if l.startswith("report_pass_")]
     return v[0], statistics.median(v[1:])
@@ -80,12 +120,19 @@ cold_b, warm_b = passes(sys.argv[10])
 us = lambda s, n: 1e6 * s / n
 print("uwmix-%s: %d sfprof samples (%.0f frames/sample), %d perf samples; overlap %s" % (
     fl, n_sf, frames / n_sf, n_perf, ov))
-print("  sfprof report, whole command     %8.2f us/sample CPU" % us(t_sf, n_sf))
-print("  perf script                      %8.2f us/sample CPU  (%.0fx sfprof report)" % (
-    us(t_perf, n_perf), us(t_perf, n_perf) / us(t_sf, n_sf)))
+print("  sfprof report, whole command     %8.2f us/sample CPU  %8.2f wall" % (us(t_sf, n_sf), us(w_sf, n_sf)))
+print("  perf script                      %8.2f us/sample CPU  %8.2f wall  (%.0fx sfprof report)" % (
+    us(t_perf, n_perf), us(w_perf, n_perf), us(t_perf, n_perf) / us(t_sf, n_sf)))
 print("  perf script --no-inline          %8.2f us/sample CPU  (%.0fx sfprof report)" % (
     us(t_ni, n_perf), us(t_ni, n_perf) / us(t_sf, n_sf)))
 print("  in-process, unwind+symbolize     cold %8.2f us  warm %6.2f us/sample" % (cold_b / 1e3, warm_b / 1e3))
 print("  in-process, + profile__add       cold %8.2f us  warm %6.2f us/sample" % (cold_f / 1e3, warm_f / 1e3))
+if sys.argv[13]:
+    b_cpu, b_wall, n_cpu, n_wall, same = sys.argv[13].split()
+    b_cpu, b_wall, n_cpu, n_wall = float(b_cpu), float(b_wall), float(n_cpu), float(n_wall)
+    print("  BASE report, side by side        %8.2f us/sample CPU  %8.2f wall  (%.2f / %.2f ms)" % (
+        us(b_cpu, n_sf), us(b_wall, n_sf), 1e3 * b_cpu, 1e3 * b_wall))
+    print("  this report, side by side        %8.2f us/sample CPU  %8.2f wall  (%.2f / %.2f ms; output %s)" % (
+        us(n_cpu, n_sf), us(n_wall, n_sf), 1e3 * n_cpu, 1e3 * n_wall, same))
 PY
 done
