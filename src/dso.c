@@ -745,10 +745,14 @@ static int lazy_block(struct dso *d, size_t lo, size_t hi,
 		wr_u32(img + pos + 4, (uint32_t)(pos + 4 - cie_new[k]));
 		if ((cie_enc[k] & 0x70) == 0x10) {
 			/* pcrel: same target from the field's new place */
-			int64_t v = (int64_t)rd_s32(b + f + 8) + (int64_t)f -
-				    (int64_t)pos;
+			int64_t v;
 
-			if (sz < 12 || v < INT32_MIN || v > INT32_MAX) {
+			if (sz < 12) {
+				free(img);
+				return -1;
+			}
+			v = (int64_t)rd_s32(b + f + 8) + (int64_t)f - (int64_t)pos;
+			if (v < INT32_MIN || v > INT32_MAX) {
 				free(img);
 				return -1;
 			}
