@@ -290,6 +290,9 @@ struct profile *profile__new(const struct profile_meta *meta)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		goto err_out;
+	/* ids is never NULL, so ids + off is defined for root-only stacks */
+	if (util__grow((void **)&p->ids, &p->cap_ids, 1, sizeof(*p->ids)))
+		goto err_out;
 	p->meta = *meta;
 	p->meta.target_comm = p->meta.target_cmdline = p->meta.unit = NULL;
 	if ((id = strtab__intern_str(&p->strs, meta->target_comm)) < 0)
