@@ -70,4 +70,53 @@ struct cfi_walk_ops {
 int cfi__walk(const struct cfi_input *in, struct cfi_stats *st,
 	      const struct cfi_walk_ops *ops, void *ctx);
 
+/*
+ * LEB128 readers shared by the CFI parser and the expression matcher:
+ * advance *p, never past end; false when truncated or when the value has
+ * significant bits beyond 64 (no producer emits those, and truncating
+ * them would let a crafted register number alias a real one).
+ */
+static inline bool cfi__uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		if (*p >= end)
+			return false;
+		b = *(*p)++;
+		if (shift < 64) {
+			if (shift == 63 && (b & 0x7e))
+				return false;
+			x |= (uint64_t)(b & 0x7f) << shift;
+		} else if (b & 0x7f) {
+			return false;
+		}
+		shift += 7;
+	} while (b & 0x80);
+	*v = x;
+	return true;
+}
+
+static inline bool cfi__sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		if (*p >= end)
+			return false;
+		b = *(*p)++;
+		if (shift < 64)
+			x |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		x |= ~(uint64_t)0 << shift;
+	*v = (int64_t)x;
+	return true;
+}
+
 #endif

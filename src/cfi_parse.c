@@ -114,38 +114,12 @@ static bool rd_uN(struct rd *r, unsigned n, uint64_t *v)
 
 static bool rd_uleb(struct rd *r, uint64_t *v)
 {
-	uint64_t x = 0;
-	unsigned shift = 0;
-	uint8_t b;
-	do {
-		if (!rd_u8(r, &b))
-			return false;
-		if (shift < 64)
-			x |= (uint64_t)(b & 0x7f) << shift;
-		else if (b & 0x7f)
-			return false; /* significant bits beyond 64 */
-		shift += 7;
-	} while (b & 0x80);
-	*v = x;
-	return true;
+	return cfi__uleb(&r->p, r->end, v);
 }
 
 static bool rd_sleb(struct rd *r, int64_t *v)
 {
-	uint64_t x = 0;
-	unsigned shift = 0;
-	uint8_t b;
-	do {
-		if (!rd_u8(r, &b))
-			return false;
-		if (shift < 64)
-			x |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		x |= ~(uint64_t)0 << shift;
-	*v = (int64_t)x;
-	return true;
+	return cfi__sleb(&r->p, r->end, v);
 }
 
 /* Sign-extend the low n bytes of x. */

@@ -126,38 +126,12 @@ struct xr {
 
 static bool xr_uleb(struct xr *r, uint64_t *v)
 {
-	uint64_t x = 0;
-	unsigned shift = 0;
-	uint8_t b;
-	do {
-		if (r->p >= r->end)
-			return false;
-		b = *r->p++;
-		if (shift < 64)
-			x |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	*v = x;
-	return true;
+	return cfi__uleb(&r->p, r->end, v);
 }
 
 static bool xr_sleb(struct xr *r, int64_t *v)
 {
-	uint64_t x = 0;
-	unsigned shift = 0;
-	uint8_t b;
-	do {
-		if (r->p >= r->end)
-			return false;
-		b = *r->p++;
-		if (shift < 64)
-			x |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		x |= ~(uint64_t)0 << shift;
-	*v = (int64_t)x;
-	return true;
+	return cfi__sleb(&r->p, r->end, v);
 }
 
 /* DW_OP_bregN off / DW_OP_bregx N off. */

@@ -1038,3 +1038,36 @@ TEST(cfi_input_from_elf_finds_this_test_binarys_cfi)
 }
 
 TEST_MAIN()
+
+#include "../../src/cfi_int.h"
+
+TEST(leb128_should_decode_edges_and_reject_bits_past_64)
+{
+	static const uint8_t max[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff, 0x01 };
+	static const uint8_t over[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+					0xff, 0xff, 0xff, 0xff, 0x03 };
+	/* rbp (6) with a 65th bit set: must not alias register 6 */
+	static const uint8_t alias[] = { 0x86, 0x80, 0x80, 0x80, 0x80,
+					 0x80, 0x80, 0x80, 0x80, 0x80, 0x01 };
+	static const uint8_t neg[] = { 0x7f }, cut[] = { 0x80, 0x80 };
+	const uint8_t *p;
+	uint64_t u;
+	int64_t s;
+
+	p = max;
+	CHECK(cfi__uleb(&p, max + sizeof(max), &u));
+	CHECK_U64(u, UINT64_MAX);
+	CHECK(p == max + sizeof(max));
+	p = over;
+	CHECK(!cfi__uleb(&p, over + sizeof(over), &u));
+	p = alias;
+	CHECK(!cfi__uleb(&p, alias + sizeof(alias), &u));
+	p = cut;
+	CHECK(!cfi__uleb(&p, cut + sizeof(cut), &u));
+	p = neg;
+	CHECK(cfi__sleb(&p, neg + 1, &s));
+	CHECK_INT(s, -1);
+	p = cut;
+	CHECK(!cfi__sleb(&p, cut + sizeof(cut), &s));
+}
