@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Process address spaces. See include/proc.h. */
 #include "proc.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,14 +78,6 @@ struct proc_cache {
 	int self_vdso_tried;
 	struct proc_stats st;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* Strings that must outlive mappings (paths in sym_result). */
 static const char *intern(struct proc_cache *pc, const char *s)
@@ -326,7 +319,7 @@ static int proc__read_maps(struct proc *p)
 	size_t i, n = 0, j = 0;
 	int err;
 
-	p->last_read_ns = now_ns();
+	p->last_read_ns = util__now_ns();
 	p->invalid = 0;
 	p->stale = 0;
 	pc->st.maps_reads++;
@@ -667,7 +660,7 @@ static struct proc_map *proc__map_of(struct proc *p, uint64_t pc)
 	if (!m && !p->offline && !p->exited) {
 		uint64_t gap = (uint64_t)c->opts.reread_interval_ms * 1000000ull;
 
-		if (p->invalid || now_ns() - p->last_read_ns >= gap) {
+		if (p->invalid || util__now_ns() - p->last_read_ns >= gap) {
 			c->st.maps_rereads++;
 			proc__read_maps(p);
 			m = find_map(p, pc);

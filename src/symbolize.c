@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Symbol tables and debug-file lookup. See include/symbolize.h. */
 #include "symbolize.h"
+#include "util.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -80,27 +81,6 @@ void symtab__free(struct symtab *s)
 	free(s);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64, bytes;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (__builtin_mul_overflow(ncap, 2, &ncap))
-			return -ENOMEM;
-	}
-	if (__builtin_mul_overflow(ncap, elem, &bytes))
-		return -ENOMEM;
-	np = realloc(*p, bytes);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 int symtab__add(struct symtab *s, const char *name, uint64_t start,
 		uint64_t size, uint64_t limit, uint8_t bind)
 {
@@ -109,8 +89,8 @@ int symtab__add(struct symtab *s, const char *name, uint64_t start,
 
 	if (s->strs_len + len > UINT32_MAX)
 		return -ENOMEM;
-	if (grow((void **)&s->syms, &s->cap, s->nr + 1, sizeof(*s->syms)) ||
-	    grow((void **)&s->strs, &s->strs_cap, s->strs_len + len, 1))
+	if (util__grow((void **)&s->syms, &s->cap, s->nr + 1, sizeof(*s->syms)) ||
+	    util__grow((void **)&s->strs, &s->strs_cap, s->strs_len + len, 1))
 		return -ENOMEM;
 	/* Demangled names are indexed by position: positions change now. */
 	symtab__drop_dem(s);
@@ -244,7 +224,7 @@ static int collect_got_slots(const struct elfread *e, struct got_slot **out,
 			     type != R_X86_64_GLOB_DAT) ||
 			    !ELF64_R_SYM(rel.r_info))
 				continue;
-			if (grow((void **)&v, &cap, n + 1, sizeof(*v))) {
+			if (util__grow((void **)&v, &cap, n + 1, sizeof(*v))) {
 				free(v);
 				return -ENOMEM;
 			}
