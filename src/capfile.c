@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capfile.h"
+#include "util.h"
 
 #define SFPROF_VERSION_STR "0.1"
 #define MAPPING_FIXED 64u
@@ -25,30 +26,6 @@
 static size_t pad8(size_t n)
 {
 	return (8 - (n & 7)) & 7;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
 }
 
 const char *capfile_strerror(int err)
@@ -91,8 +68,8 @@ static void w_record(struct capfile_writer *w, uint32_t type,
 		w->err = -E2BIG;
 		return;
 	}
-	put32(hdr, type);
-	put32(hdr + 4, (uint32_t)len);
+	util__put32(hdr, type);
+	util__put32(hdr + 4, (uint32_t)len);
 	if (fwrite(hdr, 1, 8, w->f) != 8 ||
 	    (alen && fwrite(a, 1, alen, w->f) != alen) ||
 	    (blen && fwrite(b, 1, blen, w->f) != blen) ||
@@ -174,8 +151,8 @@ struct capfile_writer *capfile_writer__create(const char *path,
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 
 	memcpy(hdr, CAPFILE_MAGIC, 8);
-	put32(hdr + 8, CAPFILE_VERSION);
-	put32(hdr + 12, 0);
+	util__put32(hdr + 8, CAPFILE_VERSION);
+	util__put32(hdr + 12, 0);
 	if (fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr))
 		goto err_out;
 
@@ -232,17 +209,17 @@ int capfile_writer__mapping(struct capfile_writer *w, uint32_t pid,
 
 	if (blen > ELFREAD_BUILD_ID_MAX || plen == 0 || plen > PATH_MAX_LEN)
 		return -EINVAL;
-	put32(fixed, pid);
-	put32(fixed + 4, m->prot);
-	put64(fixed + 8, ts_ns);
-	put64(fixed + 16, m->start);
-	put64(fixed + 24, m->end);
-	put64(fixed + 32, m->offset);
-	put64(fixed + 40, m->inode);
-	put32(fixed + 48, m->dev_major);
-	put32(fixed + 52, m->dev_minor);
-	put32(fixed + 56, blen);
-	put32(fixed + 60, (uint32_t)plen);
+	util__put32(fixed, pid);
+	util__put32(fixed + 4, m->prot);
+	util__put64(fixed + 8, ts_ns);
+	util__put64(fixed + 16, m->start);
+	util__put64(fixed + 24, m->end);
+	util__put64(fixed + 32, m->offset);
+	util__put64(fixed + 40, m->inode);
+	util__put32(fixed + 48, m->dev_major);
+	util__put32(fixed + 52, m->dev_minor);
+	util__put32(fixed + 56, blen);
+	util__put32(fixed + 60, (uint32_t)plen);
 	w_record(w, CAPFILE_REC_MAPPING, fixed, sizeof(fixed), m->build_id,
 		 blen, path, plen);
 	return w->err;
@@ -267,8 +244,8 @@ int capfile_writer__kstack(struct capfile_writer *w, int32_t id,
 
 	if (nr > CAPFILE_KSTACK_MAX)
 		nr = CAPFILE_KSTACK_MAX;
-	put32(hdr, (uint32_t)id);
-	put32(hdr + 4, nr);
+	util__put32(hdr, (uint32_t)id);
+	util__put32(hdr + 4, nr);
 	w_record(w, CAPFILE_REC_KSTACK, hdr, 8, ips, (size_t)nr * 8, NULL, 0);
 	return w->err;
 }
@@ -281,7 +258,7 @@ int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
 
 	if (n == 0 || n > PATH_MAX_LEN)
 		return -EINVAL;
-	put64(a, addr);
+	util__put64(a, addr);
 	w_record(w, CAPFILE_REC_KSYM, a, 8, name, n, NULL, 0);
 	return w->err;
 }
@@ -307,8 +284,8 @@ int capfile_writer__close(struct capfile_writer *w)
 
 	if (!w)
 		return 0;
-	put64(end, w->records + 1);
-	put64(end + 8, w->events);
+	util__put64(end, w->records + 1);
+	util__put64(end + 8, w->events);
 	w_record(w, CAPFILE_REC_END, end, sizeof(end), NULL, 0, NULL, 0);
 	err = w->err;
 	if (fflush(w->f) != 0 && !err)
@@ -449,8 +426,8 @@ static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
 	if (got < 8)
 		return r_fail(r, -CAPFILE_E_TRUNCATED, *off,
 			      "record header cut after %zu of 8 bytes", got);
-	*type = get32(hdr);
-	*len = get32(hdr + 4);
+	*type = util__get32(hdr);
+	*len = util__get32(hdr + 4);
 	if (*len > CAPFILE_REC_MAX)
 		return r_fail(r, -CAPFILE_E_CORRUPT, *off,
 			      "record length %u exceeds %u", *len,
@@ -540,9 +517,9 @@ static int reader_start(struct capfile_reader *r, int *errp)
 		err = r_fail(r, -CAPFILE_E_TRUNCATED, 0, "file header cut");
 		goto err_out;
 	}
-	if (get32(hdr + 8) != CAPFILE_VERSION) {
+	if (util__get32(hdr + 8) != CAPFILE_VERSION) {
 		err = r_fail(r, -CAPFILE_E_VERSION, 8,
-			     "version %u, this sfprof reads %u", get32(hdr + 8),
+			     "version %u, this sfprof reads %u", util__get32(hdr + 8),
 			     CAPFILE_VERSION);
 		goto err_out;
 	}
@@ -693,17 +670,17 @@ static int parse_mapping(struct capfile_reader *r, uint32_t len, uint64_t off,
 			      "MAPPING of %u bytes, fixed part is %u", len,
 			      MAPPING_FIXED);
 	memset(m, 0, sizeof(*m));
-	rec->mapping.pid = get32(b);
-	m->prot = get32(b + 4);
-	rec->mapping.ts_ns = get64(b + 8);
-	m->start = get64(b + 16);
-	m->end = get64(b + 24);
-	m->offset = get64(b + 32);
-	m->inode = get64(b + 40);
-	m->dev_major = get32(b + 48);
-	m->dev_minor = get32(b + 52);
-	blen = get32(b + 56);
-	plen = get32(b + 60);
+	rec->mapping.pid = util__get32(b);
+	m->prot = util__get32(b + 4);
+	rec->mapping.ts_ns = util__get64(b + 8);
+	m->start = util__get64(b + 16);
+	m->end = util__get64(b + 24);
+	m->offset = util__get64(b + 32);
+	m->inode = util__get64(b + 40);
+	m->dev_major = util__get32(b + 48);
+	m->dev_minor = util__get32(b + 52);
+	blen = util__get32(b + 56);
+	plen = util__get32(b + 60);
 	if (blen > ELFREAD_BUILD_ID_MAX)
 		return r_fail(r, -CAPFILE_E_CORRUPT, off,
 			      "build-id of %u bytes", blen);
@@ -773,14 +750,14 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 			rc = parse_event(r, len, off, rec);
 			break;
 		case CAPFILE_REC_KSTACK:
-			if (len < 8 || get32(r->buf + 4) > CAPFILE_KSTACK_MAX ||
-			    len != 8 + 8 * get32(r->buf + 4)) {
+			if (len < 8 || util__get32(r->buf + 4) > CAPFILE_KSTACK_MAX ||
+			    len != 8 + 8 * util__get32(r->buf + 4)) {
 				rc = r_fail(r, -CAPFILE_E_CORRUPT, off,
 					    "KSTACK length %u disagrees", len);
 				break;
 			}
-			rec->kstack.id = (int32_t)get32(r->buf);
-			rec->kstack.nr = get32(r->buf + 4);
+			rec->kstack.id = (int32_t)util__get32(r->buf);
+			rec->kstack.nr = util__get32(r->buf + 4);
 			rec->kstack.ips = (const uint64_t *)(r->buf + 8);
 			break;
 		case CAPFILE_REC_KSYM:
@@ -789,7 +766,7 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 					    "bad KSYM record");
 				break;
 			}
-			rec->ksym.addr = get64(r->buf);
+			rec->ksym.addr = util__get64(r->buf);
 			rec->ksym.name = (const char *)r->buf + 8;
 			break;
 		case CAPFILE_REC_STATS:
@@ -804,8 +781,8 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 					    "END of %u bytes", len);
 				break;
 			}
-			rec->end.nr_records = get64(r->buf);
-			rec->end.nr_events = get64(r->buf + 8);
+			rec->end.nr_records = util__get64(r->buf);
+			rec->end.nr_events = util__get64(r->buf + 8);
 			r->complete = 1;
 			r->ended = 1;
 			break;

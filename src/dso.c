@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Binaries cached by identity, with lazy SFrame and symbol tables. */
 #include "dso.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -427,37 +428,16 @@ struct dso_lazy {
 	struct sframe_table **blocks;
 };
 
-static int32_t rd_s32(const uint8_t *p)
-{
-	int32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint32_t rd_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static void wr_u32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
 static uint64_t lazy_start(const struct dso_lazy *z, size_t i)
 {
-	return z->in.eh_frame_hdr_vaddr + (int64_t)rd_s32(z->tab + 8 * i);
+	return z->in.eh_frame_hdr_vaddr + (int64_t)(int32_t)util__get32(z->tab + 8 * i);
 }
 
 /* Offset in .eh_frame of search table entry i's FDE, or -1. */
 static int64_t lazy_fde_off(const struct dso_lazy *z, size_t i)
 {
 	uint64_t a = z->in.eh_frame_hdr_vaddr +
-		     (int64_t)rd_s32(z->tab + 8 * i + 4);
+		     (int64_t)(int32_t)util__get32(z->tab + 8 * i + 4);
 
 	if (a < z->in.eh_frame_vaddr || a - z->in.eh_frame_vaddr >
 					     z->in.eh_frame_len - 8)
@@ -472,7 +452,7 @@ static size_t rec_size(const uint8_t *b, size_t len, size_t off)
 
 	if (off > len || len - off < 8)
 		return 0;
-	l = rd_u32(b + off);
+	l = util__get32(b + off);
 	if (l < 4 || l == 0xffffffffu || l > len - off - 4)
 		return 0;
 	return (size_t)l + 4;
@@ -498,7 +478,7 @@ static int cie_fde_enc(const uint8_t *b, size_t len, size_t off)
 	unsigned shift = 0;
 	uint8_t ver;
 
-	if (!sz || rd_u32(b + off + 4) != 0)
+	if (!sz || util__get32(b + off + 4) != 0)
 		return -1;
 	p = b + off + 8;
 	end = b + off + sz;
@@ -626,27 +606,27 @@ static int lazy_setup(struct dso *d)
 	/* version 1; eh_frame_ptr pcrel sdata4; count udata4; table datarel sdata4 */
 	if (h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 || h[3] != 0x3b)
 		goto fail;
-	ptr = z->in.eh_frame_hdr_vaddr + 4 + (int64_t)rd_s32(h + 4);
+	ptr = z->in.eh_frame_hdr_vaddr + 4 + (int64_t)(int32_t)util__get32(h + 4);
 	if (ptr != z->in.eh_frame_vaddr)
 		goto fail;
-	z->nr = rd_u32(h + 8);
+	z->nr = util__get32(h + 8);
 	if (!z->nr || z->nr > (z->in.eh_frame_hdr_len - 12) / 8)
 		goto fail;
 	z->tab = h + 12;
 	for (i = 1; i < z->nr; i++)
-		if ((int64_t)rd_s32(z->tab + 8 * i) <
-		    (int64_t)rd_s32(z->tab + 8 * (i - 1)))
+		if ((int64_t)(int32_t)util__get32(z->tab + 8 * i) <
+		    (int64_t)(int32_t)util__get32(z->tab + 8 * (i - 1)))
 			goto fail;
 	/* The search table must list every FDE of .eh_frame. */
 	for (off = 0; off + 4 <= z->in.eh_frame_len;) {
 		size_t sz;
 
-		if (rd_u32(z->in.eh_frame + off) == 0)
+		if (util__get32(z->in.eh_frame + off) == 0)
 			break; /* terminator */
 		sz = rec_size(z->in.eh_frame, z->in.eh_frame_len, off);
 		if (!sz)
 			goto fail;
-		if (rd_u32(z->in.eh_frame + off + 4) != 0)
+		if (util__get32(z->in.eh_frame + off + 4) != 0)
 			fdes++;
 		off += sz;
 	}
@@ -698,10 +678,10 @@ static int lazy_block(struct dso *d, size_t lo, size_t hi,
 		size_t sz, c;
 
 		if (f < 0 || !(sz = rec_size(b, len, (size_t)f)) ||
-		    !rd_u32(b + f + 4) || rd_u32(b + f + 4) > (uint64_t)f + 4)
+		    !util__get32(b + f + 4) || util__get32(b + f + 4) > (uint64_t)f + 4)
 			return -1;
 		total += sz;
-		c = (size_t)f + 4 - rd_u32(b + f + 4);
+		c = (size_t)f + 4 - util__get32(b + f + 4);
 		for (k = 0; k < nr_cie && cie_old[k] != c; k++)
 			;
 		if (k == nr_cie) {
@@ -737,12 +717,12 @@ static int lazy_block(struct dso *d, size_t lo, size_t hi,
 	for (i = lo; i < hi; i++) {
 		size_t f = (size_t)lazy_fde_off(z, i);
 		size_t sz = rec_size(b, len, f);
-		size_t c = f + 4 - rd_u32(b + f + 4);
+		size_t c = f + 4 - util__get32(b + f + 4);
 
 		for (k = 0; cie_old[k] != c; k++)
 			;
 		memcpy(img + pos, b + f, sz);
-		wr_u32(img + pos + 4, (uint32_t)(pos + 4 - cie_new[k]));
+		util__put32(img + pos + 4, (uint32_t)(pos + 4 - cie_new[k]));
 		if ((cie_enc[k] & 0x70) == 0x10) {
 			/* pcrel: same target from the field's new place */
 			int64_t v;
@@ -751,16 +731,16 @@ static int lazy_block(struct dso *d, size_t lo, size_t hi,
 				free(img);
 				return -1;
 			}
-			v = (int64_t)rd_s32(b + f + 8) + (int64_t)f - (int64_t)pos;
+			v = (int64_t)(int32_t)util__get32(b + f + 8) + (int64_t)f - (int64_t)pos;
 			if (v < INT32_MIN || v > INT32_MAX) {
 				free(img);
 				return -1;
 			}
-			wr_u32(img + pos + 8, (uint32_t)(int32_t)v);
+			util__put32(img + pos + 8, (uint32_t)(int32_t)v);
 		}
 		pos += sz;
 	}
-	wr_u32(img + pos, 0);
+	util__put32(img + pos, 0);
 	in = z->in;
 	in.eh_frame = img;
 	in.eh_frame_len = total;

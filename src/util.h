@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * The whole of `path` in a malloc()ed buffer (*out, *out_len; the caller
@@ -33,5 +34,35 @@ int util__grow(void **arr, size_t *cap, size_t need, size_t elem);
  * truncated to fit buf (size >= 1).
  */
 void util__fmt_count(char *buf, size_t size, uint64_t v);
+
+/*
+ * Unaligned host-order loads and stores (capture records, .eh_frame_hdr
+ * tables): memcpy, so no alignment or aliasing assumptions.
+ */
+static inline uint32_t util__get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t util__get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline void util__put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static inline void util__put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
 
 #endif
