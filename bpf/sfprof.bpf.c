@@ -119,27 +119,13 @@ static __always_inline void count(__u32 idx, __u64 n)
  * Copies up to `want` bytes of user memory from `sp` into `dst`, one page
  * at a time, so the copy reaches exactly the end of the stack mapping: a
  * single large read fails as a whole when the mapping ends inside it.
- *
- * A failed page read means the mapping ended, with one exception: exec
- * leaves a random gap of up to 8 KiB, never touched and so not resident,
- * on the main thread's stack between the argv/envp/auxv arrays (from
- * mm->start_stack) and the argument strings (mm->arg_start); see
- * arch_align_stack() in create_elf_tables(), fs/binfmt_elf.c. BPF cannot
- * fault pages in, but bpf_probe_read_user zero-fills on failure, which is
- * exactly what an untouched anonymous page holds: the copy steps over such
- * pages (flagged as a hole) and goes on to the strings and the mapping
- * end. Finding the end with bpf_find_vma instead costs ~8 us per sample
- * from the perf program (its mmap unlock goes through irq_work).
- * Returns the bytes copied; *hole is set when a zero-filled page lies
- * inside them.
+ * Returns the bytes copied.
  */
 struct copy_state {
 	__u8 *dst;	    /* the record's stack[] in a scratch slot */
 	__u64 sp;
 	__u64 off;	    /* bytes done */
-	__u64 gap_lo, gap_hi; /* [mm->start_stack, mm->arg_start) */
 	__u32 want;
-	__u32 hole;
 };
 
 /* One page of the copy; a bpf_loop callback, so the verifier checks this
@@ -159,34 +145,67 @@ static long copy_page(__u64 i, void *data)
 	 * scratch slot has a page of slack behind SFPROF_STACK_MAX */
 	if (off > SFPROF_STACK_MAX || chunk > SFPROF_PAGE_SIZE || chunk == 0)
 		return 1;
-	if (bpf_probe_read_user(c->dst + off, chunk, (void *)(c->sp + off))) {
-		__u64 at = c->sp + off;
-
-		/* the page at SP itself: nothing to unwind from */
-		if (off == 0 || at < c->gap_lo || at >= c->gap_hi)
-			return 1;
-		c->hole = 1;
-	}
+	/* the mapping ended, or the page is not resident (BPF cannot fault it
+	 * in): the snapshot ends here */
+	if (bpf_probe_read_user(c->dst + off, chunk, (void *)(c->sp + off)))
+		return 1;
 	c->off = off + chunk;
 	return 0;
 }
 
-static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want, int *hole)
+static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want)
 {
-	struct mm_struct *mm = bpf_get_current_task_btf()->mm;
 	struct copy_state c = {
 		.dst = dst,
 		.sp = sp,
 		.want = want,
 	};
 
-	if (mm) {
-		c.gap_lo = mm->start_stack;
-		c.gap_hi = mm->arg_start;
-	}
 	bpf_loop(SFPROF_STACK_PAGES, copy_page, &c, 0);
-	*hole = c.hole;
 	return c.off;
+}
+
+/*
+ * How many bytes from `sp` can hold frames: no frame lies above a
+ * thread's outermost one, so the copy stops there instead of carrying
+ * bytes no unwinder reads. Two tops are known without a VMA walk
+ * (bpf_find_vma costs ~8 us per sample from the perf program):
+ *  - the main stack: mm->start_stack is argc's address, the SP exec gave
+ *    _start (create_elf_tables(), fs/binfmt_elf.c); above it are only
+ *    argv/envp/auxv, exec's random never-touched gap and the strings.
+ *  - glibc and musl threads: the thread pointer (fs base) is the thread
+ *    descriptor at the top of the thread's stack mapping, above its
+ *    static TLS block and every frame (allocate_stack(), nptl).
+ * A top applies only when SP lies below it within the snapshot size, so
+ * a stack elsewhere (sigaltstack, coroutines, Go) is copied in full up to
+ * `want` or its mapping's end. The slack past each top keeps argc and the
+ * first argv words (_start's own CFA is start_stack + 8), and the thread
+ * descriptor's first two words (tcb->tcb == fs base), which lets a test
+ * check that the top was the descriptor.
+ */
+#define SFPROF_MAIN_TOP_SLACK 64
+#define SFPROF_THREAD_TOP_SLACK 16
+
+static __always_inline __u32 frames_span(__u64 sp, __u32 want, __u32 *at_top)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mm_struct *mm = task->mm;
+	__u64 top;
+
+	*at_top = 0;
+	if (mm) {
+		top = mm->start_stack + SFPROF_MAIN_TOP_SLACK;
+		if (sp < top && top - sp < want) {
+			*at_top = 1;
+			return top - sp;
+		}
+	}
+	top = task->thread.fsbase + SFPROF_THREAD_TOP_SLACK;
+	if (sp < top && top - sp < want) {
+		*at_top = 1;
+		return top - sp;
+	}
+	return want;
 }
 
 /*
@@ -203,16 +222,15 @@ static __always_inline void finish_and_send(struct sfprof_scratch *s, __u64 flag
 	if (want > SFPROF_STACK_MAX)
 		want = SFPROF_STACK_MAX;
 	if (!(e->flags & SFPROF_EVF_NO_USER_REGS) && want) {
-		int hole = 0;
+		__u32 span, at_top;
 
-		len = copy_user_stack(s->rec + SFPROF_EVENT_HDR_SIZE, e->regs.sp, want, &hole);
-		if (hole)
-			e->flags |= SFPROF_EVF_STACK_HOLE;
+		span = frames_span(e->regs.sp, want, &at_top);
+		len = copy_user_stack(s->rec + SFPROF_EVENT_HDR_SIZE, e->regs.sp, span);
 		if (len == 0) {
 			e->flags |= SFPROF_EVF_STACK_PARTIAL;
 			count(SFPROF_CNT_LOST_STACK_READ, 1);
-		} else if (len >= want) {
-			e->flags |= SFPROF_EVF_STACK_FULL;
+		} else if (len >= span) {
+			e->flags |= at_top ? SFPROF_EVF_STACK_TOP : SFPROF_EVF_STACK_FULL;
 		}
 	}
 	if (len > SFPROF_STACK_MAX)

@@ -33,11 +33,10 @@ enum sfprof_event_flag {
 	/* no user regs could be found (kernel thread, exiting task) */
 	SFPROF_EVF_NO_USER_REGS = 1u << 3,
 	/*
-	 * a page inside stack[] was not resident (BPF cannot fault it in) and
-	 * reads as zeros, which is what an untouched anonymous page holds:
-	 * exec's random gap above the main thread's argv/envp arrays
+	 * the copy ended at the thread's frame top (the main stack's initial
+	 * SP, or a glibc/musl thread's descriptor): no frame lies above
 	 */
-	SFPROF_EVF_STACK_HOLE = 1u << 4,
+	SFPROF_EVF_STACK_TOP = 1u << 4,
 };
 
 /*

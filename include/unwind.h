@@ -118,6 +118,13 @@ struct unwind_plan {
 	 * the next frame often looks up the same return address) */
 	bool have_lookup;
 	uint64_t lookup;
+	/* The row in the shape nearly every row has, checked once per
+	 * lookup: CFA = register + offset, RA and FP saved at CFA + offset
+	 * (or FP kept/undefined). Such a row steps without decoding it. */
+	bool fast;
+	uint8_t fast_cfa_reg;
+	uint8_t fast_fp_kind; /* SFRAME_RULE_NONE, _UNDEFINED or _CFA_DEREF */
+	int32_t fast_cfa_off, fast_ra_off, fast_fp_off;
 };
 
 /*

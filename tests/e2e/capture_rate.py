@@ -9,12 +9,13 @@ and against the target's measured CPU time x Hz (printed), so that a run
 on a busy machine, where the spinner does not get a whole core, can be
 told apart from lost samples."""
 import os
+import struct
 import subprocess
 import tempfile
 import threading
 import time
 
-from libcapture import (EV_CPU, EVF_NO_USER_REGS, SFPROF, WL, Checker,
+from libcapture import (EV_CPU, EVF_NO_USER_REGS, EVF_STACK_TOP, SFPROF, WL, Checker,
                         parse_stats, privileged, read_events, start_workload,
                         task_cpu_ns, text_ranges)
 
@@ -46,6 +47,8 @@ def run(hz, variant):
             raw = os.path.join(d, "ev.raw")
             text = text_ranges(pid, "spin-" + variant)
             stack = text_ranges(pid, "[stack]", perm="")
+            with open("/proc/%d/stat" % pid) as f:
+                startstack = int(f.read().rsplit(")", 1)[1].split()[25])
             # the target's CPU time, sampled every 10 ms on CLOCK_MONOTONIC
             # (the clock of the events), to know how much CPU it got while
             # sfprof was attached: from its first to its last sample
@@ -101,12 +104,25 @@ def run(hz, variant):
     regs = [e for e in evs if not e.flags & EVF_NO_USER_REGS]
     c.check(len(regs) == len(evs), "%d events without user registers" % (len(evs) - len(regs)))
     c.check(all(e.stack_len > 0 and e.regs["sp"] for e in regs), "an event has an empty stack snapshot")
-    # the page-by-page copy reaches exactly the end of the stack mapping
-    # (the main thread's stack top lies within 16 KiB of a spinner's SP)
-    short = [e for e in regs for lo, hi in stack if lo <= e.regs["sp"] < hi
-             and e.stack_len != min(16384, hi - e.regs["sp"])]
-    c.check(stack and not short, "%d snapshots do not end at min(SP + 16384, end of [stack]) %s" % (
-        len(short), [(hex(e.regs["sp"]), e.stack_len) for e in short[:3]]))
+    # the copy ends at the main stack's frame top, argc's address (the
+    # initial SP, /proc/PID/stat field 28) + 64 bytes, when that lies
+    # within 16 KiB of SP (it does for a spinner), else at SP + 16384 or
+    # the end of [stack]; argc (2) is the word at the frame top
+    def want_len(e):
+        sp = e.regs["sp"]
+        return min(16384, startstack + 64 - sp if sp < startstack + 64 else 16384,
+                   *[hi - sp for lo, hi in stack if lo <= sp < hi])
+    short = [e for e in regs if e.stack_len != want_len(e)]
+    c.check(stack and not short, "%d snapshots do not end at min(SP + 16384, startstack + 64, "
+            "end of [stack]) %s" % (len(short), [(hex(e.regs["sp"]), e.stack_len, want_len(e))
+                                                  for e in short[:3]]))
+    at_top = [e for e in regs if e.regs["sp"] + e.stack_len == startstack + 64]
+    c.check(all(e.flags & EVF_STACK_TOP for e in at_top) and at_top,
+            "%d of %d snapshots ending at the frame top are flagged STACK_TOP" % (
+                sum(1 for e in at_top if e.flags & EVF_STACK_TOP), len(at_top)))
+    argc = [struct.unpack_from("<Q", e.stack, startstack - e.regs["sp"])[0] for e in at_top]
+    c.check(argc and all(a == 2 for a in argc), "the word at startstack is not argc=2: %s" % (
+        sorted(set(argc))[:5]))
     in_text = sum(1 for e in regs if any(lo <= e.regs["ip"] < hi for lo, hi in text))
     c.check(in_text >= 0.9 * max(1, len(regs)),
             "only %d of %d user IPs in the spinner's text" % (in_text, len(regs)))

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Every thread of the target is sampled, including one it creates after
-sfprof attached; no event comes from another process."""
+sfprof attached; no event comes from another process. A spinning
+thread's snapshot ends at its frame top: glibc's thread descriptor, whose
+first word (tcb->tcb) is its own address, the thread pointer."""
 import os
+import struct
 import subprocess
 import tempfile
 
-from libcapture import SFPROF, WL, Checker, parse_stats, privileged, read_events
+from libcapture import (EVF_STACK_TOP, SFPROF, WL, Checker, parse_stats, privileged,
+                        read_events)
 
 
 def run(variant):
@@ -43,6 +47,17 @@ def run(variant):
     strangers = set(by_tid) - tids - set(late) - {pid}
     c.check(not strangers, "events from tids not in the target: %s" % sorted(strangers))
     c.check(all(e.pid == pid for e in evs), "an event's pid is not the target's %d" % pid)
+    # every user-mode sample of a spinner (shallow: its frame top is far
+    # less than the default 16 KiB above SP) ends 16 bytes past its thread
+    # pointer, flagged STACK_TOP, and the word there points to itself
+    thr = [e for t in sorted(tids) + late for e in by_tid.get(t, [])
+           if e.stack_len >= 16 and e.regs["sp"]]
+    tops = [e for e in thr if e.flags & EVF_STACK_TOP and struct.unpack_from(
+        "<Q", e.stack, e.stack_len - 16)[0] == e.regs["sp"] + e.stack_len - 16]
+    print("# %s: %d of %d thread snapshots end at their thread descriptor, median %d bytes" % (
+        name, len(tops), len(thr), sorted(e.stack_len for e in thr)[len(thr) // 2] if thr else 0))
+    c.check(thr and len(tops) == len(thr), "%d of %d thread snapshots end at the thread pointer" % (
+        len(tops), len(thr)))
     if late and by_tid.get(late[0]):
         gap = (min(e.ts for e in by_tid[late[0]]) - min(e.ts for e in evs)) / 1e9
         # the late thread began 1.5 s after the others: sampled after attach
