@@ -110,6 +110,32 @@ static bool row_usable(const struct sframe_row *row)
 	       row->fp.kind != SFRAME_RULE_NO_RULE;
 }
 
+/* Check once per lookup whether the row has the common shape. */
+static void plan_compile(struct unwind_plan *plan)
+{
+	const struct sframe_row *row = &plan->row;
+
+	plan->fast = false;
+	if (row->cfa.kind != SFRAME_RULE_REG ||
+	    (row->cfa.reg != UNWIND_REG_RSP && row->cfa.reg != UNWIND_REG_RBP))
+		return;
+	if (row->ra.kind == SFRAME_RULE_NONE)
+		plan->fast_ra_off = -(int32_t)WORD;
+	else if (row->ra.kind == SFRAME_RULE_CFA_DEREF)
+		plan->fast_ra_off = row->ra.off;
+	else
+		return; /* UNDEFINED (outermost), REG, REG_DEREF */
+	if (row->fp.kind != SFRAME_RULE_NONE &&
+	    row->fp.kind != SFRAME_RULE_UNDEFINED &&
+	    row->fp.kind != SFRAME_RULE_CFA_DEREF)
+		return;
+	plan->fast_cfa_reg = row->cfa.reg;
+	plan->fast_cfa_off = row->cfa.off;
+	plan->fast_fp_kind = row->fp.kind;
+	plan->fast_fp_off = row->fp.off;
+	plan->fast = true;
+}
+
 /* Look up the current frame and pick how its caller will be found. */
 static void frame_resolve(struct unwind_state *st)
 {
@@ -135,6 +161,7 @@ static void frame_resolve(struct unwind_state *st)
 		if (rc == 0) {
 			plan->have_lookup = true;
 			plan->lookup = lookup;
+			plan_compile(plan);
 		}
 	}
 	plan->lookup_rc = rc;
@@ -172,7 +199,7 @@ static void frame_enter(struct unwind_state *st, uint64_t pc, uint32_t flags)
 
 /* The CFA must lie above SP (the stack grows down, so callers' frames are
  * at higher addresses) and be word aligned. */
-static bool cfa_ok(const struct unwind_state *st, uint64_t cfa)
+static inline bool cfa_ok(const struct unwind_state *st, uint64_t cfa)
 {
 	return cfa > st->regs[UNWIND_REG_RSP] && (cfa & (WORD - 1)) == 0;
 }
@@ -368,6 +395,109 @@ void unwind_next(struct unwind_state *st)
 	}
 }
 
+/*
+ * step_row() + frame_enter() + frame_resolve() for rows plan_compile()
+ * accepted, with SP, FP and the frame count in registers: the same checks
+ * in the same order, and the same state when it returns. Frames whose
+ * lookup repeats the previous one (recursion) are stored here; any other
+ * caller frame is resolved and left to unwind_stack() to store. Returns
+ * the new frame count.
+ */
+static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
+			size_t n, size_t max)
+{
+	const struct unwind_plan *plan = &st->plan;
+	const uint8_t *stack = st->stack;
+	const uint64_t lo = st->stack_lo, hi = st->stack_hi;
+	const int32_t cfa_off = plan->fast_cfa_off, ra_off = plan->fast_ra_off;
+	const int32_t fp_off = plan->fast_fp_off;
+	const uint8_t fp_kind = plan->fast_fp_kind;
+	const bool cfa_sp = plan->fast_cfa_reg == UNWIND_REG_RSP;
+	uint64_t sp = st->regs[UNWIND_REG_RSP], fp = st->regs[UNWIND_REG_RBP];
+	uint64_t pc = st->pc, cfa, ra, addr, nfp;
+	uint32_t known = st->reg_known, nknown, flags = st->frame_flags;
+	unsigned depth = st->depth;
+	int stop = UNWIND_STOP_NONE;
+
+	for (;;) {
+		if (!(known & BIT(cfa_sp ? UNWIND_REG_RSP : UNWIND_REG_RBP))) {
+			stop = UNWIND_STOP_BAD_RULE;
+			break;
+		}
+		cfa = (cfa_sp ? sp : fp) + (int64_t)cfa_off;
+		if (cfa <= sp || (cfa & (WORD - 1))) {
+			stop = UNWIND_STOP_BAD_CFA;
+			break;
+		}
+		/* read_word(), inline */
+		addr = cfa + (int64_t)ra_off;
+		if (addr < lo) {
+			stop = UNWIND_STOP_BAD_CFA;
+			break;
+		}
+		if (addr > UINT64_MAX - WORD || addr + WORD > hi) {
+			stop = UNWIND_STOP_SNAPSHOT;
+			break;
+		}
+		memcpy(&ra, stack + (addr - lo), WORD);
+		nfp = fp;
+		nknown = known & BIT(UNWIND_REG_RBP);
+		if (fp_kind == SFRAME_RULE_UNDEFINED) {
+			nknown = 0;
+		} else if (fp_kind == SFRAME_RULE_CFA_DEREF &&
+			   cfa + (int64_t)fp_off >= sp) {
+			/* (below SP: an epilogue after `pop %rbp`, see step_row) */
+			addr = cfa + (int64_t)fp_off;
+			if (addr < lo) {
+				stop = UNWIND_STOP_BAD_CFA;
+				break;
+			}
+			if (addr > UINT64_MAX - WORD || addr + WORD > hi) {
+				stop = UNWIND_STOP_SNAPSHOT;
+				break;
+			}
+			memcpy(&nfp, stack + (addr - lo), WORD);
+			nknown = BIT(UNWIND_REG_RBP);
+		}
+		if (ra == 0) {
+			stop = UNWIND_STOP_COMPLETE;
+			break;
+		}
+		sp = cfa;
+		fp = nfp;
+		known = BIT(UNWIND_REG_RSP) | BIT(UNWIND_REG_RIP) | nknown;
+		if (depth >= st->max_depth) {
+			stop = UNWIND_STOP_MAX_DEPTH;
+			break;
+		}
+		pc = ra;
+		flags = UNWIND_FRAME_CALLER;
+		depth++;
+		/* frame_resolve(): a repeated address has the same row, which
+		 * plan_compile() accepted */
+		if (!plan->have_lookup || plan->lookup != ra - 1)
+			break;
+		if (n == max)
+			break;
+		frames[n].pc = pc;
+		frames[n].flags = flags;
+		frames[n].pad = 0;
+		n++;
+	}
+	st->regs[UNWIND_REG_RSP] = sp;
+	st->regs[UNWIND_REG_RBP] = fp;
+	st->regs[UNWIND_REG_RIP] = pc;
+	st->reg_known = known;
+	st->pc = pc;
+	st->frame_flags = flags;
+	st->depth = depth;
+	if (stop != UNWIND_STOP_NONE)
+		finish(st, stop);
+	else if (!plan->have_lookup || plan->lookup != pc - 1)
+		frame_resolve(st);
+	return n;
+}
+
 size_t unwind_stack(const struct sfprof_regs *regs, const void *stack,
 		    size_t len, const struct unwind_ops *ops,
 		    struct unwind_frame *frames, size_t max, int *stop,
@@ -378,13 +508,19 @@ size_t unwind_stack(const struct sfprof_regs *regs, const void *stack,
 
 	if (max > UINT32_MAX)
 		max = UINT32_MAX;
-	unwind_for_each_frame(&st, regs, stack, len, ops, (unsigned)max) {
+	/* unwind_for_each_frame(), with runs of common rows walked by
+	 * walk_fast() */
+	for (unwind_start(&st, regs, stack, len, ops, (unsigned)max); !st.done;) {
 		if (n == max) /* max == 0 */
 			break;
 		frames[n].pc = st.pc;
 		frames[n].flags = st.frame_flags;
 		frames[n].pad = 0;
 		n++;
+		if (st.plan.method == UNWIND_METHOD_ROW && st.plan.fast)
+			n = walk_fast(&st, frames, n, max);
+		else
+			unwind_next(&st);
 	}
 	if (!st.done)
 		finish(&st, UNWIND_STOP_MAX_DEPTH);

@@ -592,4 +592,139 @@ TEST(stats_should_count_every_stop_reason_by_name)
 	CHECK_STR(unwind_stop__name(UNWIND_STOP_NO_MAPPING), "no_mapping");
 }
 
+/* ---- unwind_stack() against the reference state iterator ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static unsigned pct(void) { return (unsigned)(rnd() % 100); }
+
+static struct sframe_rule random_rule(int is_cfa)
+{
+	static const int regs[] = { UNWIND_REG_RSP, UNWIND_REG_RBP };
+	struct sframe_rule r = { 0 };
+	unsigned p = pct();
+
+	if (is_cfa)
+		r.kind = p < 80 ? SFRAME_RULE_REG : p < 90 ? SFRAME_RULE_REG_DEREF
+							  : (int)(rnd() % 7);
+	else
+		r.kind = p < 45 ? SFRAME_RULE_NONE : p < 80 ? SFRAME_RULE_CFA_DEREF
+							    : (int)(rnd() % 7);
+	r.reg = pct() < 90 ? regs[rnd() % 2] : (uint8_t)(rnd() % 20);
+	p = pct();
+	r.off = p < 40 ? 16 : p < 60 ? -8 : p < 70 ? -16 : p < 90 ? (int)(rnd() % 12) * 8 - 32
+								 : (int32_t)rnd();
+	return r;
+}
+
+/* A random table, snapshot and registers, biased toward walks that go on:
+ * rows in the common shape, stack words that are return addresses into
+ * the table or addresses inside the snapshot. */
+static void random_case(struct sfprof_regs *r, unsigned *max)
+{
+	int nr = 1 + (int)(rnd() % 8);
+
+	fake_reset((size_t)(rnd() % 4096) & ~(pct() < 90 ? 7ull : 0ull));
+	for (int i = 0; i < nr; i++) {
+		uint64_t lo = 0x1000ull * (uint64_t)(i + 1);
+		unsigned p = pct();
+		struct range *x = add_range(lo, lo + 0x100,
+					    p < 88 ? 0 : p < 94 ? -ENOENT : -ESRCH);
+
+		x->row.cfa = random_rule(1);
+		x->row.ra = pct() < 95 ? random_rule(0)
+				       : R(SFRAME_RULE_UNDEFINED, 0, 0);
+		x->row.fp = random_rule(0);
+		x->func_flags = pct() < 4 ? SFRAME_FUNC_SIGNAL : 0;
+	}
+	for (size_t off = 0; off + 8 <= F.len; off += 8) {
+		unsigned p = pct();
+		uint64_t v;
+
+		if (p < 45)
+			v = 0x1000ull * (1 + rnd() % (uint64_t)nr) + 1 + rnd() % 0x100;
+		else if (p < 80)
+			v = BASE + (rnd() % (F.len + 64) & ~7ull);
+		else if (p < 85)
+			v = 0;
+		else
+			v = rnd();
+		memcpy(F.mem + off, &v, 8);
+	}
+	if (pct() < 10)
+		F.sigtramp = 0x1000ull * (1 + rnd() % (uint64_t)nr) + rnd() % 0x100;
+	memset(r, 0, sizeof(*r));
+	r->ip = 0x1000ull * (1 + rnd() % (uint64_t)nr) + rnd() % 0x100;
+	r->sp = BASE + (pct() < 80 ? 0 : rnd() % 64);
+	r->bp = BASE + (rnd() % (F.len + 64) & ~7ull);
+	r->bx = BASE + (rnd() % (F.len + 64));
+	r->r13 = rnd();
+	*max = pct() < 85 ? 512 : (unsigned)(rnd() % 12);
+}
+
+TEST(unwind_stack_should_walk_exactly_as_the_state_iterator)
+{
+	static struct unwind_frame ref[512];
+	uint64_t ref_lookups[64];
+	int ref_nlookups;
+
+	rng_state = 0x9e3779b97f4a7c15ull;
+	for (int iter = 0; iter < 30000; iter++) {
+		struct unwind_stats a, b;
+		struct sfprof_regs r;
+		struct unwind_state st;
+		unsigned max;
+		size_t n = 0, m;
+		int stop;
+
+		random_case(&r, &max);
+		/* the reference: the loop unwind_stack() had before its fast
+		 * path, over unwind_next() */
+		memset(&a, 0, sizeof(a));
+		unwind_for_each_frame(&st, &r, F.mem, F.len, &OPS, max) {
+			if (n == max)
+				break;
+			ref[n].pc = st.pc;
+			ref[n].flags = st.frame_flags;
+			n++;
+		}
+		if (!st.done) {
+			st.done = true;
+			st.stop = UNWIND_STOP_MAX_DEPTH;
+		}
+		unwind_stats__add(&a, &st);
+		ref_nlookups = F.nlookups;
+		memcpy(ref_lookups, F.lookups, sizeof(ref_lookups));
+
+		F.nlookups = 0;
+		memset(&b, 0, sizeof(b));
+		m = unwind_stack(&r, F.mem, F.len, &OPS, FR, max, &stop, &b);
+		if (m != n || stop != st.stop)
+			TEST__FAIL("case %d: expected %zu frames, stop %s; got %zu, %s",
+				   iter, n, unwind_stop__name(st.stop), m,
+				   unwind_stop__name(stop));
+		for (size_t i = 0; i < n; i++)
+			if (FR[i].pc != ref[i].pc || FR[i].flags != ref[i].flags ||
+			    FR[i].pad != 0)
+				TEST__FAIL("case %d frame %zu: expected 0x%" PRIx64
+					   "/%u, got 0x%" PRIx64 "/%u",
+					   iter, i, ref[i].pc, ref[i].flags,
+					   FR[i].pc, FR[i].flags);
+		if (memcmp(&a, &b, sizeof(a)))
+			TEST__FAIL("case %d: the stats differ", iter);
+		if (F.nlookups != ref_nlookups ||
+		    memcmp(F.lookups, ref_lookups, sizeof(ref_lookups)))
+			TEST__FAIL("case %d: expected %d row lookups, got %d",
+				   iter, ref_nlookups, F.nlookups);
+	}
+}
+
 TEST_MAIN()
