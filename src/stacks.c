@@ -11,6 +11,9 @@
 #include "stacks.h"
 #include "lockname.h"
 
+_Static_assert(sizeof(struct unwind_frame) == 16,
+	       "an aggregation key holds unwind_frames as two words each");
+
 /* Direct-mapped cache of per-(proc, PC) results. */
 #define CACHE_BITS 12
 #define CACHE_SIZE (1u << CACHE_BITS)
@@ -65,7 +68,8 @@ struct agg_entry {
 	uint32_t unnamed;
 	int complete, at_entry;
 	char *root;
-	uint64_t *key;	    /* n (pc, flags) pairs, then nk kernel PCs */
+	uint64_t *key;	    /* the n unwind_frames (pc, flags + zero pad:
+			       two words each), then nk kernel PCs */
 	struct profile_frame *frames;
 	char *names;	    /* copied kernel frame names */
 };
@@ -100,7 +104,6 @@ struct stacks {
 	/* aggregation by raw stack (open addressing, power-of-two size) */
 	struct agg_entry *agg;
 	size_t agg_cap, agg_nr;
-	uint64_t *keybuf;
 	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
 };
 
@@ -146,9 +149,7 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	/* user frames + marker + kernel frames */
 	s->pframes = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pframes));
 	s->knames = calloc(128, sizeof(*s->knames));
-	s->keybuf = calloc(2 * STACKS_MAX_DEPTH + 128, sizeof(*s->keybuf));
-	if (!s->cache || !s->rows || !s->frames || !s->pframes || !s->knames ||
-	    !s->keybuf) {
+	if (!s->cache || !s->rows || !s->frames || !s->pframes || !s->knames) {
 		stacks__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -167,7 +168,6 @@ void stacks__free(struct stacks *s)
 		free(s->agg[i].names);
 	}
 	free(s->agg);
-	free(s->keybuf);
 	free(s->cache);
 	free(s->rows);
 	free(s->frames);
@@ -505,11 +505,11 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, char *root
 /* Keep a new distinct stack: copies of everything that is not owned by
  * the proc cache (root, kernel frame names). */
 static int agg_insert(struct stacks *s, uint64_t h, const char *root,
-		      size_t nkey, const struct profile_frame *pf, size_t np,
-		      struct agg_entry *tmpl)
+		      const uint64_t *kips, const struct profile_frame *pf,
+		      size_t np, struct agg_entry *tmpl)
 {
 	struct agg_entry *a;
-	size_t j, names_len = 0, off = 0;
+	size_t j, names_len = 0, off = 0, nkey = 2 * (size_t)tmpl->n + tmpl->nk;
 
 	if ((s->agg_nr + 1) * 2 > s->agg_cap && agg_grow(s))
 		return -ENOMEM;
@@ -534,7 +534,9 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 		memset(a, 0, sizeof(*a));
 		return -ENOMEM;
 	}
-	memcpy(a->key, s->keybuf, nkey * sizeof(*a->key));
+	memcpy(a->key, s->frames, (size_t)tmpl->n * sizeof(*s->frames));
+	if (tmpl->nk)
+		memcpy(a->key + 2 * tmpl->n, kips, tmpl->nk * sizeof(*kips));
 	memcpy(a->frames, pf, np * sizeof(*pf));
 	for (size_t i = 0; i < np; i++) {
 		if (pf[i].kind != PROFILE_FRAME_KERNEL)
@@ -583,15 +585,17 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	if (s->opts.kind == PROFILE_CPU && !s->opts.no_profile) {
 		h = mix(mix(mix(mix(0, (uintptr_t)s->cur), s->cur_gen), n), nk);
 		h = mix(h, (uint64_t)stop);
-		for (size_t i = 0; i < n; i++) {
-			s->keybuf[nkey++] = s->frames[i].pc;
-			s->keybuf[nkey++] = s->frames[i].flags;
-		}
+		/* The key is the frames as they are (pc, then flags and a zero
+		 * pad: two words each), then the kernel PCs. */
+		nkey = 2 * n + nk;
+		/* one multiply a frame (flags are 3 bits, PCs 47), and it does
+		 * not depend on h: frames hash in parallel */
+		for (size_t i = 0; i < n; i++)
+			h = ((h << 29) | (h >> 35)) ^
+			    ((s->frames[i].pc ^ ((uint64_t)s->frames[i].flags << 59)) *
+			     0x9e3779b97f4a7c15ull);
 		for (size_t i = 0; i < nk; i++)
-			s->keybuf[nkey++] = kips[i];
-		/* the multiply does not depend on h: words hash in parallel */
-		for (size_t i = 0; i < nkey; i++)
-			h = ((h << 29) | (h >> 35)) ^ (s->keybuf[i] * 0x9e3779b97f4a7c15ull);
+			h = ((h << 29) | (h >> 35)) ^ (kips[i] * 0x9e3779b97f4a7c15ull);
 		for (const char *c = root; *c; c++)
 			h = ((h << 7) | (h >> 57)) ^ (unsigned char)*c;
 		h = mix(h, nkey);
@@ -601,7 +605,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 
 			if (a->hash == h && a->proc == acc.proc && a->gen == acc.gen &&
 			    a->n == acc.n && a->nk == acc.nk && a->stop == stop &&
-			    !memcmp(a->key, s->keybuf, nkey * sizeof(*s->keybuf)) &&
+			    !memcmp(a->key, s->frames, n * sizeof(*s->frames)) &&
+			    (!nk || !memcmp(a->key + 2 * n, kips, nk * sizeof(*kips))) &&
 			    !strcmp(a->root, root)) {
 				a->weight += e->weight;
 				a->samples++;
@@ -613,7 +618,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		acc.weight = e->weight;
 		acc.samples = 1;
 		count_sample(s, &acc);
-		if (agg_insert(s, h, root, nkey, pf, np, &acc)) {
+		if (agg_insert(s, h, root, kips, pf, np, &acc)) {
 			s->st.add_errors++;
 			return -ENOMEM;
 		}
