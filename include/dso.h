@@ -60,6 +60,9 @@ struct dso_stats {
 	uint64_t tables_own;
 	uint64_t tables_derived;
 	uint64_t tables_none;
+	uint64_t tables_whole;	 /* derived tables made whole at once (no
+				    usable .eh_frame_hdr, or a lookup the
+				    lazy blocks cannot answer) */
 	uint64_t symtabs;	 /* symbol tables built */
 	uint64_t sym_hits;	 /* dso__symbolize found a symbol */
 	uint64_t sym_misses;

@@ -426,6 +426,8 @@ struct dso_lazy {
 	const uint8_t *tab;	  /* search table: (start, fde) int32 pairs */
 	size_t nr;		  /* FDEs in it */
 	struct sframe_table **blocks;
+	/* per PLT section (in.plt): its own block, NULL until used */
+	struct sframe_table *plt_blocks[4];
 };
 
 static uint64_t lazy_start(const struct dso_lazy *z, size_t i)
@@ -559,6 +561,9 @@ static void lazy_free(struct dso_lazy *z)
 	for (i = 0; z->blocks && i < (z->nr + LAZY_BLOCK - 1) / LAZY_BLOCK; i++)
 		if (z->blocks[i] != LAZY_EMPTY)
 			sframe_table__free(z->blocks[i]);
+	for (i = 0; i < sizeof(z->plt_blocks) / sizeof(z->plt_blocks[0]); i++)
+		if (z->plt_blocks[i] != LAZY_EMPTY)
+			sframe_table__free(z->plt_blocks[i]);
 	free(z->blocks);
 	free(z);
 }
@@ -632,7 +637,8 @@ static int lazy_setup(struct dso *d)
 	}
 	if (fdes != z->nr)
 		goto fail;
-	/* PLT sections are left to the whole table (see lazy_find). */
+	if (z->in.nr_plt < 0 || z->in.nr_plt > 4)
+		goto fail;
 	if (debug_frame_elsewhere(d))
 		goto fail;
 	z->blocks = calloc((z->nr + LAZY_BLOCK - 1) / LAZY_BLOCK,
@@ -648,10 +654,11 @@ fail:
 
 /*
  * Derive search table entries [lo, hi) into *out (LAZY_EMPTY when none
- * converts). 0, or -1 when they cannot be copied faithfully.
+ * converts), with the rows of PLT section `plt` (may be NULL) that no FDE
+ * covers. 0, or -1 when they cannot be copied faithfully.
  */
 static int lazy_block(struct dso *d, size_t lo, size_t hi,
-		      struct sframe_table **out)
+		      const struct cfi_plt *plt, struct sframe_table **out)
 {
 	const struct dso_lazy *z = d->lazy;
 	const uint8_t *b = z->in.eh_frame;
@@ -748,6 +755,10 @@ static int lazy_block(struct dso *d, size_t lo, size_t hi,
 	in.eh_frame_hdr_len = 0;
 	in.nr_plt = 0;
 	memset(in.plt, 0, sizeof(in.plt));
+	if (plt) {
+		in.plt[0] = *plt;
+		in.nr_plt = 1;
+	}
 	err = cfi_to_sframe(&in, &o, &sec, &sec_len, NULL);
 	free(img);
 	if (err == -ENOENT) {
@@ -759,6 +770,58 @@ static int lazy_block(struct dso *d, size_t lo, size_t hi,
 	if (sframe_table__new_owned(sec, sec_len, o.section_vaddr, out))
 		return -1;
 	return 0;
+}
+
+/* First search table entry starting at or above vaddr. */
+static size_t lazy_lower_bound(const struct dso_lazy *z, uint64_t vaddr)
+{
+	size_t lo = 0, hi = z->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lazy_start(z, mid) < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * lazy_find() for an address in PLT section k. The whole table gives a
+ * PLT the rows of the FDEs that cover it, or synthesized rows when no FDE
+ * touches it (cfi_derive's synth_plt). So the PLT's block holds every FDE
+ * starting inside the section, the two before it (the one that may reach
+ * into it, and its predecessor for overlaps, as in lazy blocks), and the
+ * section itself.
+ */
+static int lazy_find_plt(struct dso *d, int k, uint64_t vaddr,
+			 struct sframe_row *row, struct sframe_func *fn)
+{
+	struct dso_lazy *z = d->lazy;
+	const struct cfi_plt *p = &z->in.plt[k];
+	size_t lo, hi;
+
+	if (!z->plt_blocks[k]) {
+		int err = -1;
+
+		if (p->vaddr + p->size >= p->vaddr) {
+			lo = lazy_lower_bound(z, p->vaddr);
+			hi = lazy_lower_bound(z, p->vaddr + p->size);
+			lo = lo >= 2 ? lo - 2 : 0;
+			if (hi - lo <= LAZY_BLOCK + 1)
+				err = lazy_block(d, lo, hi, p, &z->plt_blocks[k]);
+		}
+		if (err) {
+			lazy_free(z);
+			d->lazy = NULL;
+			return 1;
+		}
+	}
+	if (z->plt_blocks[k] == LAZY_EMPTY)
+		return -ENOENT;
+	return sframe_table__find(z->plt_blocks[k], vaddr, row, fn) ? -ENOENT : 0;
 }
 
 /*
@@ -774,7 +837,7 @@ static int lazy_find(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 
 	for (k = 0; k < z->in.nr_plt; k++)
 		if (vaddr - z->in.plt[k].vaddr < z->in.plt[k].size)
-			goto whole;
+			return lazy_find_plt(d, k, vaddr, row, fn);
 	while (lo < hi) { /* first entry starting above vaddr */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -793,7 +856,7 @@ static int lazy_find(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 
 		if (end > z->nr)
 			end = z->nr;
-		if (lazy_block(d, first ? first - 1 : 0, end, &z->blocks[blk]))
+		if (lazy_block(d, first ? first - 1 : 0, end, NULL, &z->blocks[blk]))
 			goto whole;
 	}
 	if (z->blocks[blk] == LAZY_EMPTY)
@@ -829,6 +892,7 @@ static void dso__load_table(struct dso *d)
 			c->st.tables_derived++;
 			return;
 		}
+		c->st.tables_whole++;
 		err = derive_table(d, &d->table);
 		if (!err) {
 			d->table_src = DSO_TABLE_DERIVED;
@@ -850,6 +914,7 @@ static void dso__derive_whole(struct dso *d)
 
 	lazy_free(d->lazy);
 	d->lazy = NULL;
+	c->st.tables_whole++;
 	err = derive_table(d, &d->table);
 	if (err) {
 		d->table = NULL;
@@ -968,6 +1033,8 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 		(unsigned long long)st->tables_derived);
 	fprintf(f, "dso_tables_none: %llu\n",
 		(unsigned long long)st->tables_none);
+	fprintf(f, "dso_tables_whole: %llu\n",
+		(unsigned long long)st->tables_whole);
 	fprintf(f, "dso_symtabs: %llu\n", (unsigned long long)st->symtabs);
 	fprintf(f, "dso_sym_hits: %llu\n", (unsigned long long)st->sym_hits);
 	fprintf(f, "dso_sym_misses: %llu\n", (unsigned long long)st->sym_misses);

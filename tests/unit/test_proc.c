@@ -557,6 +557,98 @@ TEST(dso_with_own_sframe_should_fill_gaps_from_eh_frame)
 	dso_cache__free(dc);
 }
 
+/*
+ * Every address of path's PLT sections (and 64 bytes around each): the
+ * lazily derived table (blocks through .eh_frame_hdr) and the whole
+ * derived table give the same answer. 0, or the first differing vaddr.
+ */
+static uint64_t plt_rows_differ(const char *path, int *nr_rows, int *whole)
+{
+	static const char *const secs[] = { ".plt", ".plt.sec", ".plt.got" };
+	struct dso_cache_opts o = { .no_demangle = 1, .no_debug_files = 1 };
+	struct dso_cache *lazy = dso_cache__new(&o), *full = dso_cache__new(&o);
+	struct dso *dl = lazy ? dso_cache__open_path(lazy, path) : NULL;
+	struct dso *df = full ? dso_cache__open_path(full, path) : NULL;
+	struct dso_stats st;
+	uint64_t bad = 0;
+
+	*nr_rows = 0;
+	if (!dl || !df) {
+		bad = 1;
+		goto out;
+	}
+	dso__sframe(df); /* the whole table, at once */
+	for (size_t k = 0; k < sizeof(secs) / sizeof(secs[0]) && !bad; k++) {
+		struct elfread_section sec;
+
+		if (elfread__section(dso__elf(dl), secs[k], &sec) || !sec.size)
+			continue;
+		for (uint64_t va = sec.vaddr - 64; va < sec.vaddr + sec.size + 64; va++) {
+			struct sframe_row r1, r2;
+			struct sframe_func f1, f2;
+			int e1, e2;
+
+			memset(&r1, 0, sizeof(r1));
+			memset(&r2, 0, sizeof(r2));
+			memset(&f1, 0, sizeof(f1));
+			memset(&f2, 0, sizeof(f2));
+			e1 = dso__find_row(dl, va, &r1, &f1);
+			e2 = dso__find_row(df, va, &r2, &f2);
+			if (e1 != e2 ||
+			    (!e1 && (memcmp(&r1, &r2, sizeof(r1)) ||
+				     f1.start != f2.start || f1.size != f2.size ||
+				     f1.flags != f2.flags))) {
+				bad = va;
+				break;
+			}
+			*nr_rows += !e1;
+		}
+	}
+	dso_cache__stats(lazy, &st);
+	*whole = (int)st.tables_whole;
+out:
+	dso_cache__free(lazy);
+	dso_cache__free(full);
+	return bad;
+}
+
+TEST(plt_rows_should_be_derived_lazily_as_the_whole_table_gives_them)
+{
+	static const char *const variants[] = {
+		"",					   /* FDEs cover the PLT */
+		"-Wl,--no-ld-generated-unwind-info",	   /* synthesized rows */
+		"-fcf-protection=full -Wl,-z,ibtplt",	   /* .plt + .plt.sec */
+		"-fcf-protection=full -Wl,-z,ibtplt -Wl,--no-ld-generated-unwind-info",
+	};
+	char lib[300], exe[300];
+	uint64_t bad;
+	int rows, whole;
+
+	CHECK_INT(build_lib("unused3.so", lib, 200), 0);
+	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+		snprintf(exe, sizeof(exe), "%s/plt%zu", dir, i);
+		if (sh("printf '#include <stdio.h>\\n#include <stdlib.h>\\n"
+		       "int main(int c, char **v) { printf(\"%%d\", atoi(v[0]) + c); "
+		       "puts(v[0]); return 0; }\\n' > '%s.c' && "
+		       "gcc -O2 %s -o '%s' '%s.c' 2>/dev/null",
+		       exe, variants[i], exe, exe))
+			continue; /* an option this toolchain lacks */
+		bad = plt_rows_differ(exe, &rows, &whole);
+		if (bad)
+			TEST__FAIL("%s (%s): lazy and whole rows differ at 0x%" PRIx64,
+				   exe, variants[i], bad);
+		CHECK(rows > 0);
+		CHECK_INT(whole, 0);
+	}
+	/* libc calls its own IFUNCs through .plt, covered by FDEs */
+	if (access("/lib/x86_64-linux-gnu/libc.so.6", R_OK) == 0) {
+		bad = plt_rows_differ("/lib/x86_64-linux-gnu/libc.so.6", &rows, &whole);
+		if (bad)
+			TEST__FAIL("libc: lazy and whole rows differ at 0x%" PRIx64, bad);
+		CHECK_INT(whole, 0);
+	}
+}
+
 TEST(dso_should_derive_rows_from_debug_frame_in_a_debug_file)
 {
 	struct find_sym fs = { "sfprof_nounwind" };
