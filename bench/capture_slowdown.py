@@ -23,8 +23,18 @@ processes on a shared machine cannot take its CPU; the profilers
 themselves run normally. Slowdowns are medians of per-round ratios to the
 baseline run of the same round, which cancels slow drifts in machine load.
 
+A third profiler run per rate, `perf record -F HZ` without a call graph
+(the IP only), shows what the sampling interrupt itself costs the target,
+whatever the handler does; the rest of a profiler's slowdown is its
+handler. For each rate the script also compares sfprof with perf round by
+round (same round, adjacent runs): the median per-round difference of
+target CPU and in how many rounds sfprof cost less, with a two-sided sign
+test, since a difference of medians alone does not say whether it is noise.
+
   Usage: bench/capture_slowdown.py [REPEATS [UNITS]]   (default 11, 200)
+  HZ="99 999" (default) selects the rates.
 """
+import math
 import os
 import resource
 import statistics
@@ -68,13 +78,16 @@ def main():
             pin = ["chrt", "-f", "10", "taskset", "-c", "1"]
         work = pin + [WORK, units]
         modes = [("baseline", work)]
-        for hz in (99, 999):
+        rates = [int(h) for h in os.environ.get("HZ", "99 999").split()]
+        for hz in rates:
             modes.append(("sfprof -F %d" % hz, [SFPROF, "-F", str(hz), "-o", os.path.join(d, "out"),
                                                 "--"] + work))
             if have_perf:
                 modes.append(("perf record -F %d --call-graph dwarf" % hz,
                               ["perf", "record", "-q", "-F", str(hz), "--call-graph", "dwarf",
                                "-o", pdata, "--"] + work))
+                modes.append(("perf record -F %d (IP only)" % hz,
+                              ["perf", "record", "-q", "-F", str(hz), "-o", pdata, "--"] + work))
         res = {m: [] for m, _ in modes}
         load0 = os.getloadavg()[0]
         for _ in range(reps):
@@ -100,6 +113,17 @@ def main():
           "%.1f before, %.1f after, %d CPUs)" % (
               units, " on CPU 1, SCHED_FIFO" if pin else "", reps, min(bc), max(bc),
               load0, load1, os.cpu_count()))
+    if have_perf:
+        for hz in rates:
+            a, b = res["sfprof -F %d" % hz], res["perf record -F %d --call-graph dwarf" % hz]
+            d = [(x[1] - y[1]) / z[1] * 100 for x, y, z in zip(a, b, base)]
+            lower = sum(1 for v in d if v < 0)
+            n = sum(1 for v in d if v != 0)
+            k = min(lower, n - lower)
+            p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
+            print("%d Hz: sfprof minus perf, target CPU per round (%% of baseline): median %+.2f%%, "
+                  "sfprof lower in %d of %d rounds (sign test p = %.3g)" % (
+                      hz, statistics.median(d), lower, len(d), p))
     return 0
 
 

@@ -29,6 +29,20 @@ const volatile __u64 min_wait_ns = 0;
 const volatile __u32 want_kstack = 0;
 /* Ask the consumer to wake up once this much data is pending (0: never). */
 const volatile __u64 wakeup_bytes = 0;
+/* Build records in scratch slots even where the direct copy works (tests
+ * of the path older kernels take). */
+const volatile __u32 force_scratch = 0;
+
+/* Linux 6.16: copy user memory straight into a ring buffer record. */
+extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 size,
+				      const void *unsafe_ptr__ign) __ksym __weak;
+
+/* libbpf resolves a missing __weak kfunc to 0 and the verifier drops the
+ * branch that calls it (libbpf 1.1 has no bpf_ksym_exists()) */
+static __always_inline int have_direct_copy(void)
+{
+	return !!bpf_probe_read_user_dynptr;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -208,48 +222,86 @@ static __always_inline __u32 frames_span(__u64 sp, __u32 want, __u32 *at_top)
 	return want;
 }
 
-/*
- * Fills the header's stack part, sends the record, releases the slot.
- * `e` lives in a scratch slot the caller holds busy.
- */
-static __always_inline void finish_and_send(struct sfprof_scratch *s, __u64 flags)
+/* Stack flags, length and record size of a header whose copy is done. */
+static __always_inline void stack_done(struct sfprof_event *h, __u32 len, __u32 span, __u32 at_top)
 {
-	struct sfprof_event *e = (struct sfprof_event *)s->rec;
-	__u32 want = stack_size;
-	__u32 len = 0;
-	__u64 size;
-
-	if (want > SFPROF_STACK_MAX)
-		want = SFPROF_STACK_MAX;
-	if (!(e->flags & SFPROF_EVF_NO_USER_REGS) && want) {
-		__u32 span, at_top;
-
-		span = frames_span(e->regs.sp, want, &at_top);
-		len = copy_user_stack(s->rec + SFPROF_EVENT_HDR_SIZE, e->regs.sp, span);
+	if (span) {
 		if (len == 0) {
-			e->flags |= SFPROF_EVF_STACK_PARTIAL;
+			h->flags |= SFPROF_EVF_STACK_PARTIAL;
 			count(SFPROF_CNT_LOST_STACK_READ, 1);
 		} else if (len >= span) {
-			e->flags |= at_top ? SFPROF_EVF_STACK_TOP : SFPROF_EVF_STACK_FULL;
+			h->flags |= at_top ? SFPROF_EVF_STACK_TOP : SFPROF_EVF_STACK_FULL;
 		}
 	}
 	if (len > SFPROF_STACK_MAX)
 		len = SFPROF_STACK_MAX;
-	e->stack_len = len;
-	e->size = (SFPROF_EVENT_HDR_SIZE + len + 7) & ~7u;
-	if (wakeup_bytes &&
-	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	/* re-read and clamp right before the call, opaque to clang, so the
-	 * register the helper gets carries the bound the verifier needs */
-	size = e->size;
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(s->rec))
-		size = sizeof(s->rec);
-	if (bpf_ringbuf_output(&events, e, size, flags))
-		count(SFPROF_CNT_LOST_RINGBUF, 1);
+	h->stack_len = len;
+	h->size = (SFPROF_EVENT_HDR_SIZE + len + 7) & ~7u;
 }
 
+/*
+ * The direct path (Linux 6.16+): a ring buffer record reserved at the
+ * size the copy will have, the stack read straight into it, the header
+ * written in front. One copy of the stack instead of two (user stack to
+ * scratch slot, slot to ring), no slot to share, so nothing is lost to a
+ * preempted program holding it.
+ */
+struct dcopy_state {
+	struct bpf_dynptr dp;
+	__u64 sp;
+	__u32 off;	/* bytes done */
+	__u32 want;
+};
+
+/* One page of a direct copy that failed as a whole; 1 ends the loop. */
+static long dcopy_page(__u64 i, void *data)
+{
+	struct dcopy_state *c = data;
+	__u32 off = c->off, chunk;
+
+	if (off >= c->want)
+		return 1;
+	chunk = SFPROF_PAGE_SIZE - ((c->sp + off) & (SFPROF_PAGE_SIZE - 1));
+	if (chunk > c->want - off)
+		chunk = c->want - off;
+	if (bpf_probe_read_user_dynptr(&c->dp, SFPROF_EVENT_HDR_SIZE + off, chunk,
+				       (void *)(c->sp + off)))
+		return 1;
+	c->off = off + chunk;
+	return 0;
+}
+
+static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u32 at_top,
+					__u64 flags)
+{
+	struct dcopy_state c = {
+		.sp = h->regs.sp,
+		.want = span,
+	};
+	__u32 rsize = (SFPROF_EVENT_HDR_SIZE + span + 7) & ~7u;
+
+	if (bpf_ringbuf_reserve_dynptr(&events, rsize, 0, &c.dp)) {
+		bpf_ringbuf_discard_dynptr(&c.dp, 0);
+		count(SFPROF_CNT_LOST_RINGBUF, 1);
+		return;
+	}
+	if (span) {
+		/* the frame span is mapped and resident as a rule: one read;
+		 * where it is not, page by page up to the first failing page */
+		if (!bpf_probe_read_user_dynptr(&c.dp, SFPROF_EVENT_HDR_SIZE, span, (void *)c.sp))
+			c.off = span;
+		else
+			bpf_loop(SFPROF_STACK_PAGES, dcopy_page, &c, 0);
+	}
+	stack_done(h, c.off, span, at_top);
+	bpf_dynptr_write(&c.dp, 0, h, SFPROF_EVENT_HDR_SIZE, 0);
+	bpf_ringbuf_submit_dynptr(&c.dp, flags);
+}
+
+/*
+ * The scratch path (older kernels): the record is built in an ARRAY slot
+ * per (CPU, program kind), then copied into the ring.
+ */
 static __always_inline struct sfprof_scratch *slot_get(__u32 kind)
 {
 	__u32 key = bpf_get_smp_processor_id() * SFPROF_SLOT_KINDS + kind;
@@ -269,6 +321,52 @@ static __always_inline void slot_put(struct sfprof_scratch *s)
 {
 	/* the helper calls before this are compiler barriers */
 	*(volatile __u64 *)&s->busy = 0;
+}
+
+static __always_inline void emit_scratch(struct sfprof_event *h, __u32 span, __u32 at_top,
+					 __u64 flags, __u32 kind)
+{
+	struct sfprof_scratch *s = slot_get(kind);
+	__u32 len = 0;
+	__u64 size;
+
+	if (!s)
+		return;
+	if (span)
+		len = copy_user_stack(s->rec + SFPROF_EVENT_HDR_SIZE, h->regs.sp, span);
+	stack_done(h, len, span, at_top);
+	__builtin_memcpy(s->rec, h, SFPROF_EVENT_HDR_SIZE);
+	/* re-read and clamp right before the call, opaque to clang, so the
+	 * register the helper gets carries the bound the verifier needs */
+	size = h->size;
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(s->rec))
+		size = sizeof(s->rec);
+	if (bpf_ringbuf_output(&events, s->rec, size, flags))
+		count(SFPROF_CNT_LOST_RINGBUF, 1);
+	slot_put(s);
+}
+
+/* Sends the record whose header `h` (on the BPF stack) is filled in. */
+static __always_inline void emit(struct sfprof_event *h, __u32 kind)
+{
+	__u32 want = stack_size, span = 0, at_top = 0;
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (want > SFPROF_STACK_MAX)
+		want = SFPROF_STACK_MAX;
+	if (!(h->flags & SFPROF_EVF_NO_USER_REGS) && want)
+		span = frames_span(h->regs.sp, want, &at_top);
+	/* no wakeup per record: the consumer drains on a timer (a wakeup per
+	 * futex event tripled its cost), and is woken only when half the
+	 * ring is pending */
+	if (wakeup_bytes &&
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (!force_scratch && have_direct_copy())
+		emit_direct(h, span, at_top, flags);
+	else
+		emit_scratch(h, span, at_top, flags, kind);
 }
 
 static __always_inline void fill_common(struct sfprof_event *e, __u64 pid_tgid, __u16 kind)
@@ -305,17 +403,12 @@ SEC("perf_event")
 int sfprof_cpu(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct sfprof_scratch *s;
-	struct sfprof_event *e;
+	struct sfprof_event ev, *e = &ev;
 	__u64 cs;
 
 	if (!is_target(pid_tgid))
 		return 0;
 	count(SFPROF_CNT_SAMPLES_SEEN, 1);
-	s = slot_get(SFPROF_SLOT_CPU);
-	if (!s)
-		return 0;
-	e = (struct sfprof_event *)s->rec;
 	fill_common(e, pid_tgid, SFPROF_EV_CPU);
 	e->weight = 1;
 	/* full 8-byte read: the verifier rejects narrower ctx loads of cs */
@@ -352,8 +445,7 @@ int sfprof_cpu(struct bpf_perf_event_data *ctx)
 	}
 	if (want_kstack)
 		e->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
-	finish_and_send(s, BPF_RB_NO_WAKEUP);
-	slot_put(s);
+	emit(e, SFPROF_SLOT_CPU);
 	return 0;
 }
 
@@ -407,8 +499,7 @@ int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct futex_entry *ent;
-	struct sfprof_scratch *s;
-	struct sfprof_event *e;
+	struct sfprof_event ev, *e = &ev;
 	__u64 now, waited;
 	__u32 tid;
 
@@ -433,12 +524,6 @@ int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 		bpf_map_delete_elem(&futex_start, &tid);
 		return 0;
 	}
-	s = slot_get(SFPROF_SLOT_FUTEX);
-	if (!s) {
-		bpf_map_delete_elem(&futex_start, &tid);
-		return 0;
-	}
-	e = (struct sfprof_event *)s->rec;
 	fill_common(e, pid_tgid, SFPROF_EV_FUTEX);
 	e->ts_ns = now;
 	e->weight = waited;
@@ -453,9 +538,6 @@ int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 		__builtin_memset(&e->regs, 0, sizeof(e->regs));
 		count(SFPROF_CNT_NO_USER_REGS, 1);
 	}
-	/* no wakeup per record: the consumer drains on a timer; a wakeup from
-	 * here tripled the program's cost */
-	finish_and_send(s, BPF_RB_NO_WAKEUP);
-	slot_put(s);
+	emit(e, SFPROF_SLOT_FUTEX);
 	return 0;
 }

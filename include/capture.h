@@ -71,6 +71,7 @@ struct capture_stats {
 	uint64_t stack_full;	   /* records whose copy hit --stack-size */
 	uint64_t kernel_mode;	   /* cpu samples taken in the kernel */
 	uint64_t bad_records;	   /* malformed records (size mismatch) */
+	int direct_copy;	   /* stacks copied straight into the ring (6.16+) */
 	uint64_t bpf[SFPROF_CNT_MAX]; /* enum sfprof_counter, summed over CPUs */
 	/*
 	 * Kernel-measured program cost (only with sysctl

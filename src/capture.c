@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "capture.h"
@@ -37,6 +38,27 @@ struct capture {
 	void *fn_ctx;
 	struct capture_stats st; /* user-space part; bpf[] filled on demand */
 };
+
+/*
+ * Whether the BPF programs copy stacks straight into ring buffer records:
+ * the kernel has the bpf_probe_read_user_dynptr kfunc (Linux 6.16), the
+ * same fact the loaded program tests through its __weak declaration.
+ * SFPROF_CAPTURE_SCRATCH=1 forces the older kernels' path (tests).
+ */
+static bool capture__direct_copy(void)
+{
+	struct btf *vmlinux;
+	bool ok;
+
+	if (getenv("SFPROF_CAPTURE_SCRATCH"))
+		return false;
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return false;
+	ok = btf__find_by_name_kind(vmlinux, "bpf_probe_read_user_dynptr", BTF_KIND_FUNC) > 0;
+	btf__free(vmlinux);
+	return ok;
+}
 
 static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_LOST_RINGBUF] = "lost_ringbuf",
@@ -242,8 +264,12 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	/* a forced wakeup only as a safety net when half the ring is pending;
 	 * the timer drains long before that at any sane rate */
 	c->skel->rodata->wakeup_bytes = ring / 2;
+	c->st.direct_copy = capture__direct_copy();
+	c->skel->rodata->force_scratch = !c->st.direct_copy;
 	bpf_map__set_max_entries(c->skel->maps.events, ring);
-	bpf_map__set_max_entries(c->skel->maps.scratch, c->nr_cpus * CAPTURE_SLOT_KINDS);
+	/* the direct path never touches a slot */
+	bpf_map__set_max_entries(c->skel->maps.scratch,
+				 c->st.direct_copy ? 1 : c->nr_cpus * CAPTURE_SLOT_KINDS);
 	if (c->skel->rodata->want_kstack)
 		bpf_map__set_max_entries(c->skel->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
 	bpf_program__set_autoload(c->skel->progs.sfprof_cpu, o->kind == CAPTURE_CPU);
@@ -492,6 +518,7 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "stack_full: %llu\n", (unsigned long long)st->stack_full);
 	fprintf(f, "record_bytes: %llu\n", (unsigned long long)st->bytes);
 	fprintf(f, "stack_bytes: %llu\n", (unsigned long long)st->stack_bytes);
+	fprintf(f, "stack_copy_direct: %d\n", st->direct_copy);
 	if (st->prog_cpu.run_cnt | st->prog_sys_enter.run_cnt | st->prog_sys_exit.run_cnt) {
 		const struct capture_prog_cost *pc[3] = { &st->prog_cpu, &st->prog_sys_enter,
 							  &st->prog_sys_exit };
