@@ -136,36 +136,38 @@ static void plan_compile(struct unwind_plan *plan)
 	plan->fast = true;
 }
 
-/* Look up the current frame and pick how its caller will be found. */
-static void frame_resolve(struct unwind_state *st)
+/*
+ * find_row() at `lookup` into the plan: 0 (a usable row), -ENOENT or
+ * -ESRCH. A found row is kept for the next frame and compiled.
+ */
+static __attribute__((noinline)) int plan_lookup(struct unwind_state *st,
+						 uint64_t lookup)
 {
 	struct unwind_plan *plan = &st->plan;
-	uint64_t lookup = st->pc;
 	int rc;
 
-	if (st->frame_flags & UNWIND_FRAME_CALLER)
-		lookup--;
-	if (plan->have_lookup && plan->lookup == lookup) {
-		/* same address as the frame before (recursion): same row */
-		rc = 0;
-	} else {
-		plan->have_lookup = false;
-		plan->func.flags = 0; /* read below even when it fails */
-		rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row,
-				       &plan->func);
-		if (rc == 0 && !row_usable(&plan->row))
-			rc = -ESRCH;
-		if (rc != 0 && rc != -ENOENT)
-			rc = -ESRCH;
-		/* only a found row is reused: a miss may re-read the maps */
-		if (rc == 0) {
-			plan->have_lookup = true;
-			plan->lookup = lookup;
-			plan_compile(plan);
-		}
+	plan->have_lookup = false;
+	plan->func.flags = 0; /* read by plan_method() even when it fails */
+	rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row, &plan->func);
+	if (rc == 0 && !row_usable(&plan->row))
+		rc = -ESRCH;
+	if (rc != 0 && rc != -ENOENT)
+		rc = -ESRCH;
+	/* only a found row is reused: a miss may re-read the maps */
+	if (rc == 0) {
+		plan->have_lookup = true;
+		plan->lookup = lookup;
+		plan_compile(plan);
 	}
-	plan->lookup_rc = rc;
+	return rc;
+}
 
+/* Pick how the current frame's caller will be found, given its lookup. */
+static void plan_method(struct unwind_state *st, int rc)
+{
+	struct unwind_plan *plan = &st->plan;
+
+	plan->lookup_rc = rc;
 	if (rc == 0 && (plan->func.flags & SFRAME_FUNC_SIGNAL))
 		plan->method = UNWIND_METHOD_SIGNAL;
 	else if (rc == 0)
@@ -181,6 +183,22 @@ static void frame_resolve(struct unwind_state *st)
 		st->frame_flags &= ~UNWIND_FRAME_CALLER;
 		st->frame_flags |= UNWIND_FRAME_SIGNAL;
 	}
+}
+
+/* Look up the current frame and pick how its caller will be found. */
+static void frame_resolve(struct unwind_state *st)
+{
+	struct unwind_plan *plan = &st->plan;
+	uint64_t lookup = st->pc;
+	int rc;
+
+	if (st->frame_flags & UNWIND_FRAME_CALLER)
+		lookup--;
+	if (plan->have_lookup && plan->lookup == lookup)
+		rc = 0; /* same address as the frame before (recursion) */
+	else
+		rc = plan_lookup(st, lookup);
+	plan_method(st, rc);
 }
 
 /* Enter the caller frame found by a step. */
@@ -364,10 +382,6 @@ void unwind_start(struct unwind_state *st, const struct sfprof_regs *regs,
 	st->stack_hi = regs->sp + len;
 	if (st->stack_hi < st->stack_lo) /* wraps: keep what fits */
 		st->stack_hi = UINT64_MAX;
-	/* the snapshot is cold memory (just read from the ring or a file)
-	 * and the walk goes up it: start fetching its first lines now */
-	for (size_t off = 0; off < len && off < 2048; off += 64)
-		__builtin_prefetch(st->stack + off);
 	st->pc = regs->ip;
 	st->depth = 1;
 	if (regs->ip == 0 || regs->sp == 0 || !ops || !ops->find_row) {
@@ -396,31 +410,49 @@ void unwind_next(struct unwind_state *st)
 }
 
 /*
- * step_row() + frame_enter() + frame_resolve() for rows plan_compile()
- * accepted, with SP, FP and the frame count in registers: the same checks
- * in the same order, and the same state when it returns. Frames whose
- * lookup repeats the previous one (recursion) are stored here; any other
- * caller frame is resolved and left to unwind_stack() to store. Returns
- * the new frame count.
+ * step_row() + frame_enter() + frame_resolve() while the rows are ones
+ * plan_compile() accepted, with the walk's state in registers: the same
+ * checks in the same order, the same lookups, and the same state when it
+ * returns. Called by unwind_stack() with the current frame stored in
+ * frames[n - 1], where n == st->depth and max == st->max_depth, so one
+ * count bounds both; the snapshot holds at least a word. Stores the
+ * caller frames it enters, and returns the new count when the walk ends,
+ * when a frame needs the general code (its row has another shape, it has
+ * none, or it is a signal frame: it is then resolved but not stored), or
+ * when max frames are stored.
  */
 static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 			size_t n, size_t max)
 {
-	const struct unwind_plan *plan = &st->plan;
-	const uint8_t *stack = st->stack;
-	const uint64_t lo = st->stack_lo, hi = st->stack_hi;
-	const int32_t cfa_off = plan->fast_cfa_off, ra_off = plan->fast_ra_off;
-	const int32_t fp_off = plan->fast_fp_off;
-	const uint8_t fp_kind = plan->fast_fp_kind;
-	const bool cfa_sp = plan->fast_cfa_reg == UNWIND_REG_RSP;
+	struct unwind_plan *plan = &st->plan;
+	struct unwind_frame *f = frames + n, *const end = frames + max;
+	const uint8_t *const stack = st->stack;
+	const uint64_t lo = st->stack_lo;
+	/* an 8-byte read at lo + off lies in the snapshot iff off <= last */
+	const uint64_t last = st->stack_hi - st->stack_lo - WORD;
+	int32_t cfa_off, ra_off, fp_off;
+	uint8_t fp_kind;
+	bool cfa_sp;
+	uint64_t same_ra;
 	uint64_t sp = st->regs[UNWIND_REG_RSP], fp = st->regs[UNWIND_REG_RBP];
-	uint64_t pc = st->pc, cfa, ra, addr, nfp;
-	uint32_t known = st->reg_known, nknown, flags = st->frame_flags;
-	unsigned depth = st->depth;
-	int stop = UNWIND_STOP_NONE;
+	uint64_t cfa, ra = 0, addr, nfp;
+	bool fp_known = st->reg_known & BIT(UNWIND_REG_RBP), nfp_known;
+	bool moved = false;	/* SP, FP changed: reg_known is SP, IP, FP? */
+	bool entered = false;	/* ... and frame ra entered, not stored */
+	int stop = UNWIND_STOP_NONE, rc = 0;
 
+reload:
+	cfa_off = plan->fast_cfa_off;
+	ra_off = plan->fast_ra_off;
+	fp_off = plan->fast_fp_off;
+	fp_kind = plan->fast_fp_kind;
+	cfa_sp = plan->fast_cfa_reg == UNWIND_REG_RSP;
+	/* the return address whose lookup repeats this frame's (a zero
+	 * return address ends the walk before it is compared) */
+	same_ra = plan->lookup + 1;
 	for (;;) {
-		if (!(known & BIT(cfa_sp ? UNWIND_REG_RSP : UNWIND_REG_RBP))) {
+		/* SP is always known; FP only while a row saved or kept it */
+		if (!cfa_sp && !fp_known) {
 			stop = UNWIND_STOP_BAD_RULE;
 			break;
 		}
@@ -431,33 +463,26 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 		}
 		/* read_word(), inline */
 		addr = cfa + (int64_t)ra_off;
-		if (addr < lo) {
-			stop = UNWIND_STOP_BAD_CFA;
-			break;
-		}
-		if (addr > UINT64_MAX - WORD || addr + WORD > hi) {
-			stop = UNWIND_STOP_SNAPSHOT;
+		if (addr - lo > last) {
+			stop = addr < lo ? UNWIND_STOP_BAD_CFA : UNWIND_STOP_SNAPSHOT;
 			break;
 		}
 		memcpy(&ra, stack + (addr - lo), WORD);
 		nfp = fp;
-		nknown = known & BIT(UNWIND_REG_RBP);
+		nfp_known = fp_known;
 		if (fp_kind == SFRAME_RULE_UNDEFINED) {
-			nknown = 0;
+			nfp_known = false;
 		} else if (fp_kind == SFRAME_RULE_CFA_DEREF &&
 			   cfa + (int64_t)fp_off >= sp) {
 			/* (below SP: an epilogue after `pop %rbp`, see step_row) */
 			addr = cfa + (int64_t)fp_off;
-			if (addr < lo) {
-				stop = UNWIND_STOP_BAD_CFA;
-				break;
-			}
-			if (addr > UINT64_MAX - WORD || addr + WORD > hi) {
-				stop = UNWIND_STOP_SNAPSHOT;
+			if (addr - lo > last) {
+				stop = addr < lo ? UNWIND_STOP_BAD_CFA
+						 : UNWIND_STOP_SNAPSHOT;
 				break;
 			}
 			memcpy(&nfp, stack + (addr - lo), WORD);
-			nknown = BIT(UNWIND_REG_RBP);
+			nfp_known = true;
 		}
 		if (ra == 0) {
 			stop = UNWIND_STOP_COMPLETE;
@@ -465,36 +490,51 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 		}
 		sp = cfa;
 		fp = nfp;
-		known = BIT(UNWIND_REG_RSP) | BIT(UNWIND_REG_RIP) | nknown;
-		if (depth >= st->max_depth) {
+		fp_known = nfp_known;
+		moved = true;
+		if (f == end) { /* st->depth >= st->max_depth */
 			stop = UNWIND_STOP_MAX_DEPTH;
 			break;
 		}
-		pc = ra;
-		flags = UNWIND_FRAME_CALLER;
-		depth++;
-		/* frame_resolve(): a repeated address has the same row, which
-		 * plan_compile() accepted */
-		if (!plan->have_lookup || plan->lookup != ra - 1)
-			break;
-		if (n == max)
-			break;
-		frames[n].pc = pc;
-		frames[n].flags = flags;
-		frames[n].pad = 0;
-		n++;
+		entered = true;
+		if (ra != same_ra) {
+			/* frame_resolve(): a new address */
+			rc = plan_lookup(st, ra - 1);
+			if (rc || !plan->fast || (plan->func.flags & SFRAME_FUNC_SIGNAL))
+				break;
+			f->pc = ra;
+			f->flags = UNWIND_FRAME_CALLER;
+			f->pad = 0;
+			f++;
+			entered = false;
+			goto reload;
+		}
+		/* a repeated address has the same row, which plan_compile()
+		 * accepted */
+		f->pc = ra;
+		f->flags = UNWIND_FRAME_CALLER;
+		f->pad = 0;
+		f++;
+		entered = false;
 	}
-	st->regs[UNWIND_REG_RSP] = sp;
-	st->regs[UNWIND_REG_RBP] = fp;
-	st->regs[UNWIND_REG_RIP] = pc;
-	st->reg_known = known;
-	st->pc = pc;
-	st->frame_flags = flags;
-	st->depth = depth;
+	n = (size_t)(f - frames);
+	if (moved) {
+		st->regs[UNWIND_REG_RSP] = sp;
+		st->regs[UNWIND_REG_RBP] = fp;
+		st->reg_known = BIT(UNWIND_REG_RSP) | BIT(UNWIND_REG_RIP) |
+				(fp_known ? BIT(UNWIND_REG_RBP) : 0);
+	}
+	if (n > (size_t)st->depth || entered) {
+		/* the last frame entered, stored or not, is the current one */
+		st->pc = entered ? ra : f[-1].pc;
+		st->regs[UNWIND_REG_RIP] = st->pc;
+		st->frame_flags = UNWIND_FRAME_CALLER;
+		st->depth = (unsigned)(n + entered);
+	}
 	if (stop != UNWIND_STOP_NONE)
 		finish(st, stop);
-	else if (!plan->have_lookup || plan->lookup != pc - 1)
-		frame_resolve(st);
+	else /* entered: its lookup found no row of the common shape */
+		plan_method(st, rc);
 	return n;
 }
 
@@ -517,7 +557,9 @@ size_t unwind_stack(const struct sfprof_regs *regs, const void *stack,
 		frames[n].flags = st.frame_flags;
 		frames[n].pad = 0;
 		n++;
-		if (st.plan.method == UNWIND_METHOD_ROW && st.plan.fast)
+		if (st.plan.method == UNWIND_METHOD_ROW && st.plan.fast &&
+		    st.stack_hi - st.stack_lo >= WORD && n == st.depth &&
+		    max == st.max_depth)
 			n = walk_fast(&st, frames, n, max);
 		else
 			unwind_next(&st);
