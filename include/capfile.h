@@ -165,6 +165,7 @@ const struct capfile_kv *capfile_reader__meta_kv(const struct capfile_reader *r,
  * Next record: 1 with *rec, 0 at a clean end (END seen and nothing after
  * it, or end of file), or a negative error: the file is damaged at
  * rec->offset; capfile_reader__error() says how. Reading stops there.
+ * Only rec->type, rec->offset and the union member of that type are set.
  */
 int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec);
 

@@ -440,11 +440,15 @@ static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
 		r->mem_pos += *len;
 		r->pos += *len;
 		p = pad8(*len);
-		if (p)
-			r_read(r, pad, p);
-		/* the next record is cold too: fetch its header and the top
-		 * of its stack while this one is unwound */
-		for (size_t k = 0; k < 2048 && r->mem_pos + k < r->mem_len; k += 64)
+		if (p > r->mem_len - r->mem_pos)
+			p = r->mem_len - r->mem_pos;
+		r->mem_pos += p;
+		r->pos += p;
+		/* The next record is cold: fetch its header and the top of
+		 * its stack while this one is unwound (the walk's own
+		 * prefetching of this record came too late to help). */
+		p = r->mem_len - r->mem_pos;
+		for (size_t k = 0; k < (p < 2048 ? p : 2048); k += 64)
 			__builtin_prefetch(r->mem + r->mem_pos + k);
 		return 1;
 	}
@@ -736,7 +740,11 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 				r->ended = 1;
 			return rc;
 		}
-		memset(rec, 0, sizeof(*rec));
+		/* only the member of rec->type is set: clearing the whole
+		 * record (1 KiB of key/value slots) per event costs more than
+		 * the rest of reading it */
+		if (type != CAPFILE_REC_EVENT)
+			memset(rec, 0, sizeof(*rec));
 		rec->type = type;
 		rec->offset = off;
 		switch (type) {
