@@ -81,19 +81,24 @@ void symtab__free(struct symtab *s)
 	free(s);
 }
 
-int symtab__add(struct symtab *s, const char *name, uint64_t start,
-		uint64_t size, uint64_t limit, uint8_t bind)
+/* Append a symbol named name[0..len) (no NUL needed). 0 or -ENOMEM. */
+static int symtab__push(struct symtab *s, const char *name, size_t len,
+			uint64_t start, uint64_t size, uint64_t limit,
+			uint8_t bind)
 {
-	size_t len = strlen(name) + 1;
 	struct symtab_sym *sym;
 
-	if (s->strs_len + len > UINT32_MAX)
+	if (s->strs_len + len + 1 > UINT32_MAX)
 		return -ENOMEM;
-	if (util__grow((void **)&s->syms, &s->cap, s->nr + 1, sizeof(*s->syms)) ||
-	    util__grow((void **)&s->strs, &s->strs_cap, s->strs_len + len, 1))
+	/* (symtab__add_elf() reserves a table's worth: no call per symbol) */
+	if ((s->nr == s->cap &&
+	     util__grow((void **)&s->syms, &s->cap, s->nr + 1, sizeof(*s->syms))) ||
+	    (s->strs_len + len + 1 > s->strs_cap &&
+	     util__grow((void **)&s->strs, &s->strs_cap, s->strs_len + len + 1, 1)))
 		return -ENOMEM;
 	/* Demangled names are indexed by position: positions change now. */
-	symtab__drop_dem(s);
+	if (s->dem)
+		symtab__drop_dem(s);
 	sym = &s->syms[s->nr++];
 	sym->start = start;
 	sym->size = size;
@@ -102,12 +107,19 @@ int symtab__add(struct symtab *s, const char *name, uint64_t start,
 		sym->size = 0;
 	sym->limit = limit > start ? limit : 0;
 	sym->end = 0;
-	sym->name = s->strs_len;
+	sym->name = (uint32_t)s->strs_len;
 	sym->bind = bind;
 	memcpy(s->strs + s->strs_len, name, len);
-	s->strs_len += len;
+	s->strs[s->strs_len + len] = 0;
+	s->strs_len += len + 1;
 	s->finished = 0;
 	return 0;
+}
+
+int symtab__add(struct symtab *s, const char *name, uint64_t start,
+		uint64_t size, uint64_t limit, uint8_t bind)
+{
+	return symtab__push(s, name, strlen(name), start, size, limit, bind);
 }
 
 struct add_ctx {
@@ -122,9 +134,9 @@ struct add_ctx {
 static int add_one(void *ctx, const struct elfread_sym *sym)
 {
 	struct add_ctx *c = ctx;
-	const char *name = sym->name, *at;
+	const char *at;
 	uint64_t limit = 0;
-	char base[512];
+	size_t len;
 	int err;
 
 	if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC)
@@ -138,18 +150,15 @@ static int add_one(void *ctx, const struct elfread_sym *sym)
 	 * __libc_start_main@@GLIBC_2.34): a profile shows the function, as
 	 * perf does, so the version goes.
 	 */
-	at = strchr(sym->name, '@');
-	if (at && at != sym->name) {
-		size_t n = (size_t)(at - sym->name);
-
-		if (n >= sizeof(base))
-			return 0;
-		memcpy(base, sym->name, n);
-		base[n] = 0;
-		name = base;
+	at = strchrnul(sym->name, '@');
+	len = (size_t)(at - sym->name);
+	if (!*at || at == sym->name) {
+		len += strlen(at); /* unversioned, or a name that starts with @ */
+	} else if (len >= 512) {
+		return 0; /* (as long as a versioned name was ever kept) */
 	}
-	err = symtab__add(c->s, name, sym->value, sym->size, limit,
-			  sym->bind);
+	err = symtab__push(c->s, sym->name, len, sym->value, sym->size, limit,
+			   sym->bind);
 	if (err) {
 		c->err = err;
 		return 1;
@@ -162,7 +171,7 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 {
 	struct add_ctx c = { .s = s, .e = e };
 	size_t i;
-	int ret;
+	int ret, reserved = 0;
 
 	c.nr_sec = elfread__nr_sections(e);
 	if (c.nr_sec > 65536) /* more sections than any real binary */
@@ -171,12 +180,26 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 	if (!c.sec_end)
 		return -ENOMEM;
 	for (i = 0; i < c.nr_sec; i++) {
-		struct elfread_section sec;
+		struct elfread_section sec, strs;
 
+		if (elfread__section_at(e, i, &sec))
+			continue;
 		/* NOBITS sections of debug files keep their addresses. */
-		if (elfread__section_at(e, i, &sec) == 0 &&
-		    sec.vaddr + sec.size > sec.vaddr)
+		if (sec.vaddr + sec.size > sec.vaddr)
 			c.sec_end[i] = sec.vaddr + sec.size;
+		/* Room for the table (the first of its type, as
+		 * elfread__for_each_symbol() reads) at once; best effort. */
+		if (sec.type == sht && sec.data && !reserved) {
+			reserved = 1;
+			if (elfread__section_at(e, sec.link, &strs) == 0 &&
+			    strs.data && strs.size < UINT32_MAX) {
+				util__grow((void **)&s->syms, &s->cap,
+					   s->nr + sec.size / (elfread__is_64(e) ? 24 : 16),
+					   sizeof(*s->syms));
+				util__grow((void **)&s->strs, &s->strs_cap,
+					   s->strs_len + strs.size + 1, 1);
+			}
+		}
 	}
 	ret = elfread__for_each_symbol(e, sht, add_one, &c);
 	free(c.sec_end);
