@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -489,6 +490,18 @@ int cmd_report(int argc, char **argv)
 	uint64_t first_ts = 0, last_ts = 0, events = 0, problems = 0;
 	uint64_t t0, pass_ns[16] = { 0 };
 	int err = 0, rc, status = 1, repeat;
+
+	/*
+	 * A report is one short batch: freed memory stays in the heap for
+	 * the next allocation instead of going back to the kernel (a symbol
+	 * table's sort scratch, the tables that grow by doubling), and the
+	 * heap grows in large steps. Every fresh page costs a fault (1.7 us
+	 * each on the VM this was measured on): 1225 -> 920 faults and 6%
+	 * less CPU time for a 5 s capture.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_TOP_PAD, 8 << 20);
 
 	sfprof_opts__init(&o, SFPROF_CMD_REPORT);
 	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
