@@ -10,13 +10,19 @@
 
 #include "stacks.h"
 #include "lockname.h"
+#include "util.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
 	       "an aggregation key holds unwind_frames as two words each");
 
-/* Direct-mapped cache of per-(proc, PC) results. */
-#define CACHE_BITS 12
-#define CACHE_SIZE (1u << CACHE_BITS)
+/*
+ * Direct-mapped caches of per-(proc, PC) results. They start small (every
+ * page of them is a fault to touch, and most profiles have a few hundred
+ * distinct PCs) and grow between events when misses say they are too
+ * small for the profile's PCs.
+ */
+#define CACHE_BITS_MIN 10
+#define CACHE_BITS_MAX 14
 
 enum {
 	HAVE_ROW = 1u << 0,
@@ -101,9 +107,14 @@ struct stacks {
 		uint32_t pid;
 		char comm[SFPROF_COMM_LEN];
 	} comms[64];
-	/* aggregation by raw stack (open addressing, power-of-two size) */
+	unsigned cache_bits;
+	uint64_t cache_misses; /* since the caches were last (re)made */
+	/* aggregation by raw stack: entries in arrival order, found through
+	 * an open-addressing index (entry + 1, 0 = empty; power-of-two size) */
 	struct agg_entry *agg;
 	size_t agg_cap, agg_nr;
+	uint32_t *agg_slots;
+	size_t agg_nslots;
 	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
 };
 
@@ -141,10 +152,11 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	s->opts = *opts;
 	if (!s->opts.max_depth || s->opts.max_depth > STACKS_MAX_DEPTH)
 		s->opts.max_depth = STACKS_MAX_DEPTH;
-	s->cache = calloc(CACHE_SIZE, sizeof(*s->cache));
-	s->rows = aligned_alloc(64, CACHE_SIZE * sizeof(*s->rows));
+	s->cache_bits = CACHE_BITS_MIN;
+	s->cache = calloc(1u << CACHE_BITS_MIN, sizeof(*s->cache));
+	s->rows = aligned_alloc(64, (1u << CACHE_BITS_MIN) * sizeof(*s->rows));
 	if (s->rows)
-		memset(s->rows, 0, CACHE_SIZE * sizeof(*s->rows));
+		memset(s->rows, 0, (1u << CACHE_BITS_MIN) * sizeof(*s->rows));
 	s->frames = calloc(STACKS_MAX_DEPTH, sizeof(*s->frames));
 	/* user frames + marker + kernel frames */
 	s->pframes = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pframes));
@@ -161,13 +173,14 @@ void stacks__free(struct stacks *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->agg_cap; i++) {
+	for (size_t i = 0; i < s->agg_nr; i++) {
 		free(s->agg[i].root);
 		free(s->agg[i].key);
 		free(s->agg[i].frames);
 		free(s->agg[i].names);
 	}
 	free(s->agg);
+	free(s->agg_slots);
 	free(s->cache);
 	free(s->rows);
 	free(s->frames);
@@ -183,16 +196,46 @@ void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx)
 	s->ksym_ctx = ctx;
 }
 
+/*
+ * Between events (nothing points into the caches then): grow them 4x once
+ * they have missed 4 times as often as they have entries. Keeps the old
+ * ones when there is no memory.
+ */
+static void caches_fit(struct stacks *s)
+{
+	unsigned bits = s->cache_bits + 2;
+	struct pc_entry *cache;
+	struct row_entry *rows;
+
+	if (s->cache_misses <= (4ull << s->cache_bits) || s->cache_bits >= CACHE_BITS_MAX)
+		return;
+	s->cache_misses = 0;
+	cache = calloc(1u << bits, sizeof(*cache));
+	rows = aligned_alloc(64, (1u << bits) * sizeof(*rows));
+	if (!cache || !rows) {
+		free(cache);
+		free(rows);
+		return;
+	}
+	memset(rows, 0, (1u << bits) * sizeof(*rows));
+	free(s->cache);
+	free(s->rows);
+	s->cache = cache;
+	s->rows = rows;
+	s->cache_bits = bits;
+}
+
 static struct pc_entry *cache_get(struct stacks *s, uint64_t pc)
 {
 	uint64_t h = (pc ^ ((uintptr_t)s->cur >> 4)) * 0x9e3779b97f4a7c15ull;
-	struct pc_entry *e = &s->cache[h >> (64 - CACHE_BITS)];
+	struct pc_entry *e = &s->cache[h >> (64 - s->cache_bits)];
 
 	if (e->proc == s->cur && e->pc == pc && e->gen == s->cur_gen && e->have) {
 		s->st.cache_hits++;
 		return e;
 	}
 	s->st.cache_misses++;
+	s->cache_misses++;
 	e->proc = s->cur;
 	e->pc = pc;
 	e->gen = s->cur_gen;
@@ -205,7 +248,7 @@ static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 {
 	struct stacks *s = ctx;
 	uint64_t h = (pc ^ ((uintptr_t)s->cur >> 4)) * 0x9e3779b97f4a7c15ull;
-	struct row_entry *e = &s->rows[h >> (64 - CACHE_BITS)];
+	struct row_entry *e = &s->rows[h >> (64 - s->cache_bits)];
 
 	if (e->valid && e->pc == pc && e->proc == s->cur &&
 	    e->gen == (uint32_t)s->cur_gen) {
@@ -214,6 +257,7 @@ static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 		struct sframe_func f;
 
 		s->st.cache_misses++;
+		s->cache_misses++;
 		f.flags = 0;
 		e->rc = (int16_t)proc__find_row(s->cur, pc, &e->row, &f, NULL);
 		/* a miss may have re-read the maps */
@@ -328,6 +372,8 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 	const struct unwind_ops ops = { find_row_cb, is_sigtramp_cb, s };
 	unsigned slot = e->pid % 64;
 
+	caches_fit(s);
+
 	/*
 	 * exec gives the process a new comm and a new address space: re-read
 	 * its maps at once (a started COMMAND is attached before its exec, so
@@ -370,26 +416,29 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-static int agg_grow(struct stacks *s)
+/* Make room for one more entry: the array, and an index at most half full. */
+static int agg_reserve(struct stacks *s)
 {
-	size_t cap = s->agg_cap ? s->agg_cap * 2 : 1024;
-	struct agg_entry *na = calloc(cap, sizeof(*na));
+	size_t n, j;
+	uint32_t *slots;
 
-	if (!na)
+	if (s->agg_nr >= UINT32_MAX - 1 ||
+	    util__grow((void **)&s->agg, &s->agg_cap, s->agg_nr + 1, sizeof(*s->agg)))
 		return -ENOMEM;
-	for (size_t i = 0; i < s->agg_cap; i++) {
-		struct agg_entry *o = &s->agg[i];
-		size_t j;
-
-		if (!o->samples)
-			continue;
-		for (j = o->hash & (cap - 1); na[j].samples; j = (j + 1) & (cap - 1))
+	if ((s->agg_nr + 1) * 2 <= s->agg_nslots)
+		return 0;
+	n = s->agg_nslots ? s->agg_nslots * 2 : 1024;
+	slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->agg_nr; i++) {
+		for (j = s->agg[i].hash & (n - 1); slots[j]; j = (j + 1) & (n - 1))
 			;
-		na[j] = *o;
+		slots[j] = (uint32_t)(i + 1);
 	}
-	free(s->agg);
-	s->agg = na;
-	s->agg_cap = cap;
+	free(s->agg_slots);
+	s->agg_slots = slots;
+	s->agg_nslots = n;
 	return 0;
 }
 
@@ -511,11 +560,11 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 	struct agg_entry *a;
 	size_t j, names_len = 0, off = 0, nkey = 2 * (size_t)tmpl->n + tmpl->nk;
 
-	if ((s->agg_nr + 1) * 2 > s->agg_cap && agg_grow(s))
+	if (agg_reserve(s))
 		return -ENOMEM;
-	for (j = h & (s->agg_cap - 1); s->agg[j].samples; j = (j + 1) & (s->agg_cap - 1))
+	for (j = h & (s->agg_nslots - 1); s->agg_slots[j]; j = (j + 1) & (s->agg_nslots - 1))
 		;
-	a = &s->agg[j];
+	a = &s->agg[s->agg_nr];
 	*a = *tmpl;
 	a->hash = h;
 	a->np = (uint32_t)np;
@@ -546,6 +595,7 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 		a->frames[i].name = a->names + off;
 		off += l;
 	}
+	s->agg_slots[j] = (uint32_t)(s->agg_nr + 1);
 	s->agg_nr++;
 	return 0;
 }
@@ -599,9 +649,9 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		for (const char *c = root; *c; c++)
 			h = ((h << 7) | (h >> 57)) ^ (unsigned char)*c;
 		h = mix(h, nkey);
-		for (size_t j = s->agg_cap ? h & (s->agg_cap - 1) : 0;
-		     s->agg_cap && s->agg[j].samples; j = (j + 1) & (s->agg_cap - 1)) {
-			struct agg_entry *a = &s->agg[j];
+		for (size_t j = s->agg_nslots ? h & (s->agg_nslots - 1) : 0;
+		     s->agg_nslots && s->agg_slots[j]; j = (j + 1) & (s->agg_nslots - 1)) {
+			struct agg_entry *a = &s->agg[s->agg_slots[j] - 1];
 
 			if (a->hash == h && a->proc == acc.proc && a->gen == acc.gen &&
 			    a->n == acc.n && a->nk == acc.nk && a->stop == stop &&
@@ -642,11 +692,9 @@ int stacks__flush(struct stacks *s)
 {
 	int err = 0;
 
-	for (size_t i = 0; i < s->agg_cap; i++) {
+	for (size_t i = 0; i < s->agg_nr; i++) {
 		struct agg_entry *a = &s->agg[i];
 
-		if (!a->samples)
-			continue;
 		if (!err && profile__add(s->prof, a->root, a->frames, a->np, a->weight))
 			err = -ENOMEM;
 		free(a->root);
@@ -656,6 +704,8 @@ int stacks__flush(struct stacks *s)
 		memset(a, 0, sizeof(*a));
 	}
 	s->agg_nr = 0;
+	if (s->agg_slots)
+		memset(s->agg_slots, 0, s->agg_nslots * sizeof(*s->agg_slots));
 	if (err)
 		s->st.add_errors++;
 	return err;
