@@ -14,6 +14,8 @@ measured on an idle target first (ns per filtered call) and subtracted:
               so the snapshot really copies --stack-size bytes
   futex event: pingpong (a wait every 500 us, below 100 KiB of stack),
               --min-wait 0 so every wait is an event; sys_exit cost
+  shallow:    both again without the extra stack: the copy stops at the
+              thread's frame top (main stack's start, thread descriptor)
   Usage: bench/bpf_cost.py [REPEATS]   (default 3; medians printed)
 """
 import os
@@ -67,32 +69,33 @@ def main():
         print("filtered invocation (other processes): cpu %.0f ns, sys_enter %.0f ns, "
               "sys_exit %.0f ns" % (f_cpu, f_enter, f_exit))
         rows = []
-        for size in (16384, 65528):
+        for label, size, pad in (("16384", 16384, "100"), ("65528", 65528, "100"),
+                                 ("16384, shallow", 16384, "0")):
             cpu, fx, fx_enter, cpu_b, fx_b = [], [], [], [], []
             for _ in range(reps):
                 st = sfprof(["-F", "999", "--stack-size", str(size)],
-                            [os.path.join(WL, "cpuwork-sframe"), "300", "100"])
+                            [os.path.join(WL, "cpuwork-sframe"), "300", pad])
                 n = st["samples_seen"]
                 cpu.append((st["bpf_run_ns_cpu"] - f_cpu * (st["bpf_run_cnt_cpu"] - n)) / n)
                 cpu_b.append(st["stack_bytes"] / max(1, st["events_cpu"]))
                 st = sfprof(["-e", "futex", "--min-wait", "0", "--stack-size", str(size)],
-                            [os.path.join(WL, "pingpong-sframe"), "2", "500", "100"])
+                            [os.path.join(WL, "pingpong-sframe"), "2", "500", pad])
                 n, ev = st["futex_waits_seen"], st["events_futex"]
                 fx.append((st["bpf_run_ns_sys_exit"] -
                            f_exit * (st["bpf_run_cnt_sys_exit"] - n)) / ev)
                 fx_enter.append((st["bpf_run_ns_sys_enter"] -
                                  f_enter * (st["bpf_run_cnt_sys_enter"] - n)) / n)
                 fx_b.append(st["stack_bytes"] / max(1, ev))
-            rows.append((size, statistics.median(cpu), statistics.median(cpu_b),
+            rows.append((label, statistics.median(cpu), statistics.median(cpu_b),
                          statistics.median(fx), statistics.median(fx_enter),
                          statistics.median(fx_b)))
         print("| --stack-size | cpu sample | bytes copied | futex event (sys_exit) | "
               "futex sys_enter | bytes copied |")
         print("|---|---|---|---|---|---|")
         for size, c, cb, f, fe, fb in rows:
-            print("| %d | %.2f us | %.0f | %.2f us | %.2f us | %.0f |" % (
+            print("| %s | %.2f us | %.0f | %.2f us | %.2f us | %.0f |" % (
                 size, c / 1e3, cb, f / 1e3, fe / 1e3, fb))
-        print("(medians of %d runs)" % reps)
+        print("(medians of %d runs; stack_copy_direct: %s)" % (reps, base_cpu.get("stack_copy_direct")))
     finally:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write(old)

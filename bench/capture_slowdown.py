@@ -31,7 +31,7 @@ round (same round, adjacent runs): the median per-round difference of
 target CPU and in how many rounds sfprof cost less, with a two-sided sign
 test, since a difference of medians alone does not say whether it is noise.
 
-  Usage: bench/capture_slowdown.py [REPEATS [UNITS]]   (default 11, 200)
+  Usage: bench/capture_slowdown.py [REPEATS [UNITS]]   (default 101, 100)
   HZ="99 999" (default) selects the rates.
 """
 import math
@@ -64,8 +64,8 @@ def measure(cmd):
 
 
 def main():
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 11
-    units = sys.argv[2] if len(sys.argv) > 2 else "200"
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 101
+    units = sys.argv[2] if len(sys.argv) > 2 else "100"
     if os.geteuid() != 0:
         print("capture_slowdown: SKIP: needs root")
         return 0
