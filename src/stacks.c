@@ -243,6 +243,26 @@ static struct pc_entry *cache_get(struct stacks *s, uint64_t pc)
 	return e;
 }
 
+/* find_row_cb()'s miss: look the row up and fill the entry. */
+static __attribute__((noinline)) void row_fill(struct stacks *s,
+					       struct row_entry *e, uint64_t pc)
+{
+	struct sframe_func f;
+
+	s->st.cache_misses++;
+	s->cache_misses++;
+	f.flags = 0;
+	e->rc = (int16_t)proc__find_row(s->cur, pc, &e->row, &f, NULL);
+	/* a miss may have re-read the maps */
+	if (proc__generation(s->cur) != s->cur_gen)
+		s->cur_gen = proc__generation(s->cur);
+	e->pc = pc;
+	e->proc = s->cur;
+	e->gen = (uint32_t)s->cur_gen;
+	e->func_flags = e->rc == 0 ? f.flags : 0;
+	e->valid = 1;
+}
+
 static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 		       struct sframe_func *fn)
 {
@@ -251,24 +271,10 @@ static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 	struct row_entry *e = &s->rows[h >> (64 - s->cache_bits)];
 
 	if (e->valid && e->pc == pc && e->proc == s->cur &&
-	    e->gen == (uint32_t)s->cur_gen) {
+	    e->gen == (uint32_t)s->cur_gen)
 		s->st.cache_hits++;
-	} else {
-		struct sframe_func f;
-
-		s->st.cache_misses++;
-		s->cache_misses++;
-		f.flags = 0;
-		e->rc = (int16_t)proc__find_row(s->cur, pc, &e->row, &f, NULL);
-		/* a miss may have re-read the maps */
-		if (proc__generation(s->cur) != s->cur_gen)
-			s->cur_gen = proc__generation(s->cur);
-		e->pc = pc;
-		e->proc = s->cur;
-		e->gen = (uint32_t)s->cur_gen;
-		e->func_flags = e->rc == 0 ? f.flags : 0;
-		e->valid = 1;
-	}
+	else
+		row_fill(s, e, pc);
 	/* the unwinder reads only the row and func->flags */
 	*row = e->row;
 	fn->flags = e->func_flags;
@@ -528,6 +534,10 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, char *root
 {
 	char comm[SFPROF_COMM_LEN + 1];
 
+	if (!s->opts.per_thread && !(s->opts.by_lock && e->kind == SFPROF_EV_FUTEX)) {
+		copy_comm(root, e->comm); /* size > comm's 17 */
+		return;
+	}
 	copy_comm(comm, e->comm);
 	if (s->opts.by_lock && e->kind == SFPROF_EV_FUTEX && s->cur) {
 		struct sym_result lr;
@@ -547,7 +557,7 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, char *root
 	} else if (s->opts.per_thread) {
 		profile_root__thread(root, size, comm, e->pid, e->tid);
 	} else {
-		memcpy(root, comm, strlen(comm) + 1); /* size > comm's 17 */
+		memcpy(root, comm, strlen(comm) + 1); /* (by_lock, no proc) */
 	}
 }
 
@@ -646,8 +656,14 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 			     0x9e3779b97f4a7c15ull);
 		for (size_t i = 0; i < nk; i++)
 			h = ((h << 29) | (h >> 35)) ^ (kips[i] * 0x9e3779b97f4a7c15ull);
-		for (const char *c = root; *c; c++)
-			h = ((h << 7) | (h >> 57)) ^ (unsigned char)*c;
+		/* the root a word at a time (its NUL and what follows it in
+		 * the last word are left out) */
+		for (size_t i = 0, len = strlen(root); i < len; i += 8) {
+			uint64_t w = 0;
+
+			memcpy(&w, root + i, len - i < 8 ? len - i : 8);
+			h = ((h << 7) | (h >> 57)) ^ (w * 0x9e3779b97f4a7c15ull);
+		}
 		h = mix(h, nkey);
 		for (size_t j = s->agg_nslots ? h & (s->agg_nslots - 1) : 0;
 		     s->agg_nslots && s->agg_slots[j]; j = (j + 1) & (s->agg_nslots - 1)) {
