@@ -8,6 +8,11 @@
 #                                    also times an older sfprof binary on
 #                                    the same captures, runs interleaved,
 #                                    and checks its output is identical
+#   IR=1 bench/unwind_bench.sh       also counts the instructions of one
+#                                    `sfprof report` (and BASE's) under
+#                                    valgrind --tool=callgrind: a figure
+#                                    that other jobs on the machine do
+#                                    not move
 # Prints, per workload build: samples, frames/sample, sfprof report CPU
 # and wall time per sample (median of RUNS; whole command: startup, cold
 # caches, output), per-pass
@@ -27,6 +32,16 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 RUNS=${RUNS:-11}
 BASE=${BASE:-}
+IR=${IR:-}
+if [ -n "$IR" ] && ! command -v valgrind >/dev/null; then
+	echo "unwind_bench: IR=1 needs valgrind"; IR=
+fi
+
+instructions() { # binary capture -> instructions of `report -o /dev/null`
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		"$1" report -o /dev/null "$2" 2>&1 |
+		awk '/Collected :/{print $NF}'
+}
 
 median_runs() { # command... -> "cpu wall": medians over RUNS runs of CPU
 	# seconds (user+sys; the machine is shared, and CPU time does not
@@ -95,6 +110,11 @@ for cfg in sframe:chain,recurse,qsort,signal,dlopen ehframe:chain,recurse,qsort,
 		if cmp -s "$tmp/base.folded" "$tmp/sf.folded"; then same=identical; else same=DIFFERENT; fi
 		read -r b_cpu b_wall n_cpu n_wall < <(side_by_side "$tmp/cap.sfp" "$BASE" "$SF")
 	fi
+	ir=
+	if [ -n "$IR" ]; then
+		ir=$(instructions "$SF" "$tmp/cap.sfp")
+		[ -n "$BASE" ] && ir="$ir $(instructions "$BASE" "$tmp/cap.sfp")"
+	fi
 	full=$(SFPROF_REPORT_REPEAT=6 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
 	bare=$(SFPROF_REPORT_REPEAT=6 SFPROF_REPORT_NO_PROFILE=1 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
 	perf script --no-inline --max-stack 1024 -i "$tmp/perf.data" -F comm,tid,ip,sym,dso > "$tmp/perf.txt" 2>/dev/null
@@ -106,7 +126,7 @@ print("%.4f" % overlap(read_folded(sys.argv[1]), fold_perf_script(open(sys.argv[
 PY
 )
 	python3 - "$flavor ($parts)" "$n_sf" "$frames" "$n_perf" "$t_sf" "$t_perf" "$t_perf_ni" "$ov" "$full" "$bare" \
-		"$w_sf" "$w_perf" "${BASE:+$b_cpu $b_wall $n_cpu $n_wall $same}" <<'PY'
+		"$w_sf" "$w_perf" "${BASE:+$b_cpu $b_wall $n_cpu $n_wall $same}" "$ir" <<'PY'
 import statistics, sys
 fl, n_sf, frames, n_perf = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 t_sf, t_perf, t_ni = (float(x) for x in sys.argv[5:8])
@@ -134,5 +154,10 @@ if sys.argv[13]:
         us(b_cpu, n_sf), us(b_wall, n_sf), 1e3 * b_cpu, 1e3 * b_wall))
     print("  this report, side by side        %8.2f us/sample CPU  %8.2f wall  (%.2f / %.2f ms; output %s)" % (
         us(n_cpu, n_sf), us(n_wall, n_sf), 1e3 * n_cpu, 1e3 * n_wall, same))
+if sys.argv[14]:
+    ir = [int(x) for x in sys.argv[14].split()]
+    print("  sfprof report, instructions      %8.0f /sample  (%.1fM in all)" % (ir[0] / n_sf, ir[0] / 1e6))
+    if len(ir) > 1:
+        print("  BASE report, instructions        %8.0f /sample  (%.1fM in all)" % (ir[1] / n_sf, ir[1] / 1e6))
 PY
 done
