@@ -50,10 +50,18 @@ enum capture_kind {
 	CAPTURE_FUTEX = 2,
 };
 
+/* The perf event that drives on-CPU samples. */
+enum capture_clock {
+	CAPTURE_CLOCK_AUTO = 0,	 /* hardware cycles where the machine has them, else cpu-clock */
+	CAPTURE_CLOCK_CYCLES,	 /* hardware cycles, frequency mode; an error without a PMU */
+	CAPTURE_CLOCK_CPU,	 /* software cpu-clock, a fixed period of 1e9/freq ns */
+};
+
 struct capture_opts {
 	pid_t pid;		/* target process (tgid) */
 	enum capture_kind kind;
 	uint32_t freq;		/* CPU: samples per second (period 1e9/freq ns) */
+	enum capture_clock clock; /* CPU: the sampling event */
 	uint32_t stack_size;	/* bytes of user stack per event, <= SFPROF_STACK_MAX */
 	uint64_t min_wait_ns;	/* futex: shorter waits are only counted */
 	uint32_t ring_bytes;	/* ring buffer size, a power of two; 0 = 16 MiB */
@@ -72,6 +80,7 @@ struct capture_stats {
 	uint64_t kernel_mode;	   /* cpu samples taken in the kernel */
 	uint64_t bad_records;	   /* malformed records (size mismatch) */
 	int direct_copy;	   /* stacks copied straight into the ring (6.16+) */
+	int cycles;		   /* CPU samples driven by hardware cycles, not cpu-clock */
 	uint64_t bpf[SFPROF_CNT_MAX]; /* enum sfprof_counter, summed over CPUs */
 	/*
 	 * Kernel-measured program cost (only with sysctl

@@ -34,6 +34,12 @@ enum sfprof_event_sel {
 	SFPROF_SEL_FUTEX = 2,
 };
 
+enum sfprof_cpu_event {
+	SFPROF_CPU_EVENT_AUTO = 0,	/* cycles where there is a PMU, else cpu-clock */
+	SFPROF_CPU_EVENT_CYCLES,
+	SFPROF_CPU_EVENT_CPU_CLOCK,
+};
+
 #define SFPROF_DEFAULT_HZ 99u
 #define SFPROF_MAX_HZ 100000u
 #define SFPROF_DEFAULT_MIN_WAIT_US 10u
@@ -42,6 +48,7 @@ struct sfprof_opts {
 	enum sfprof_subcmd cmd;
 	enum sfprof_event_sel event;	/* -e, default cpu */
 	uint32_t freq;			/* -F HZ, default 99 */
+	enum sfprof_cpu_event cpu_event; /* --cpu-event, default auto */
 	uint64_t duration_ns;		/* -d SEC (fractions allowed), 0 = until the end */
 	uint64_t min_wait_us;		/* --min-wait USEC, default 10 */
 	uint32_t stack_size;		/* --stack-size BYTES, default 16384, max 65528 */

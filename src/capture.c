@@ -151,33 +151,78 @@ static int capture__on_record(void *ctx, void *data, size_t len)
 	return c->fn ? c->fn(c->fn_ctx, e, len) : 0;
 }
 
-static int perf_open_cpu_clock(int cpu, uint32_t freq)
+static int perf_open_sampler(int cpu, uint32_t freq, int cycles)
 {
 	struct perf_event_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	/* cpu-clock counts nanoseconds: a fixed period gives exactly freq Hz
-	 * of on-CPU time per thread, no frequency-mode ramp-up */
-	attr.sample_period = 1000000000ull / freq;
+	if (cycles) {
+		/* cycles have no fixed rate: the kernel adapts the period so
+		 * the CPU is sampled freq times a second of its cycles */
+		attr.type = PERF_TYPE_HARDWARE;
+		attr.config = PERF_COUNT_HW_CPU_CYCLES;
+		attr.freq = 1;
+		attr.sample_freq = freq;
+	} else {
+		/* cpu-clock counts nanoseconds: a fixed period gives exactly
+		 * freq Hz of on-CPU time per thread, no frequency-mode ramp-up */
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		attr.sample_period = 1000000000ull / freq;
+	}
 	attr.disabled = 0;
 	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static int capture__attach_cpu(struct capture *c, uint32_t freq, FILE *err)
+/*
+ * Hardware cycles, where the machine has a PMU that counts them: a VM
+ * without one (this project's machines) fails the open with ENOENT,
+ * EOPNOTSUPP or ENODEV. Probed on the first CPU that takes an event.
+ */
+static int capture__pick_clock(struct capture *c, enum capture_clock want, uint32_t freq,
+			       FILE *err)
 {
+	int i, fd = -1;
+
+	c->st.cycles = 0;
+	if (want == CAPTURE_CLOCK_CPU)
+		return 0;
+	for (i = 0; i < c->nr_cpus && fd < 0; i++) {
+		fd = perf_open_sampler(i, freq, 1);
+		if (fd < 0 && errno != ENODEV) /* ENODEV: offline CPU, or no PMU */
+			break;
+	}
+	if (fd >= 0) {
+		close(fd);
+		c->st.cycles = 1;
+		return 0;
+	}
+	if (want == CAPTURE_CLOCK_AUTO)
+		return 0;
+	say(err, "hardware cycles cannot be sampled on this machine (%s): "
+	    "use --cpu-event cpu-clock", strerror(errno));
+	return -EOPNOTSUPP;
+}
+
+static int capture__attach_cpu(struct capture *c, uint32_t freq, enum capture_clock clock,
+				FILE *err)
+{
+	const char *what;
 	int attached = 0, i, ret;
 
+	ret = capture__pick_clock(c, clock, freq, err);
+	if (ret)
+		return ret;
+	what = c->st.cycles ? "cycles" : "cpu-clock";
 	for (i = 0; i < c->nr_cpus; i++) {
-		int fd = perf_open_cpu_clock(i, freq);
+		int fd = perf_open_sampler(i, freq, c->st.cycles);
 
 		if (fd < 0) {
 			if (errno == ENODEV) /* offline CPU */
 				continue;
 			ret = -errno;
-			say(err, "perf_event_open(cpu-clock, cpu %d): %s%s", i, strerror(-ret),
+			say(err, "perf_event_open(%s, cpu %d): %s%s", what, i, strerror(-ret),
 			    ret == -EACCES || ret == -EPERM ? " (needs CAP_PERFMON or root)" : "");
 			return ret;
 		}
@@ -186,7 +231,7 @@ static int capture__attach_cpu(struct capture *c, uint32_t freq, FILE *err)
 		if (!c->perf_links[i]) {
 			ret = -errno;
 			c->perf_links[i] = NULL;
-			say(err, "attaching the cpu-clock program on cpu %d: %s", i, strerror(-ret));
+			say(err, "attaching the %s program on cpu %d: %s", what, i, strerror(-ret));
 			return ret;
 		}
 		attached++;
@@ -301,7 +346,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		}
 	}
 	if (o->kind == CAPTURE_CPU) {
-		ret = capture__attach_cpu(c, o->freq, err);
+		ret = capture__attach_cpu(c, o->freq, o->clock, err);
 		if (ret)
 			goto err_out;
 	} else {
@@ -519,6 +564,8 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "record_bytes: %llu\n", (unsigned long long)st->bytes);
 	fprintf(f, "stack_bytes: %llu\n", (unsigned long long)st->stack_bytes);
 	fprintf(f, "stack_copy_direct: %d\n", st->direct_copy);
+	if (st->events_cpu || st->cycles)
+		fprintf(f, "sample_event_cycles: %d\n", st->cycles);
 	if (st->prog_cpu.run_cnt | st->prog_sys_enter.run_cnt | st->prog_sys_exit.run_cnt) {
 		const struct capture_prog_cost *pc[3] = { &st->prog_cpu, &st->prog_sys_enter,
 							  &st->prog_sys_exit };

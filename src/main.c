@@ -206,6 +206,9 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	struct capture_opts co = {
 		.kind = o->event == SFPROF_SEL_FUTEX ? CAPTURE_FUTEX : CAPTURE_CPU,
 		.freq = o->freq,
+		.clock = o->cpu_event == SFPROF_CPU_EVENT_CYCLES ? CAPTURE_CLOCK_CYCLES :
+			 o->cpu_event == SFPROF_CPU_EVENT_CPU_CLOCK ? CAPTURE_CLOCK_CPU :
+			 CAPTURE_CLOCK_AUTO,
 		.stack_size = o->stack_size,
 		.min_wait_ns = o->min_wait_us * 1000,
 		.ring_bytes = o->ring_mb << 20,

@@ -22,6 +22,7 @@ enum {
 	OPT_QUIET,
 	OPT_DUMP_EVENTS,
 	OPT_RING_MB,
+	OPT_CPU_EVENT,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +44,7 @@ static const struct option long_opts[] = {
 	/* hidden, for tests: raw records to a file; ring buffer size */
 	{ "dump-events", required_argument, NULL, OPT_DUMP_EVENTS },
 	{ "ring-mb", required_argument, NULL, OPT_RING_MB },
+	{ "cpu-event", required_argument, NULL, OPT_CPU_EVENT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -80,6 +82,9 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"\nOptions:\n"
 		"  -e, --event cpu|futex   what to measure (default: cpu)\n"
 		"  -F, --freq HZ           on-CPU samples per second per thread (default: %u)\n"
+		"      --cpu-event EV      what drives them: cycles (hardware), cpu-clock\n"
+		"                          (software) or auto (default: cycles where the\n"
+		"                          machine has a PMU, else cpu-clock)\n"
 		"  -d, --duration SEC      stop after SEC seconds (default: until the target\n"
 		"                          exits or SIGINT/SIGTERM)\n"
 		"      --min-wait USEC     record futex waits of at least USEC (default: %u)\n"
@@ -206,6 +211,17 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		case OPT_PER_THREAD: o->per_thread = 1; break;
 		case OPT_QUIET: o->quiet = 1; break;
 		case OPT_DUMP_EVENTS: o->dump_events = optarg; break;
+		case OPT_CPU_EVENT:
+			if (!strcmp(optarg, "auto"))
+				o->cpu_event = SFPROF_CPU_EVENT_AUTO;
+			else if (!strcmp(optarg, "cycles"))
+				o->cpu_event = SFPROF_CPU_EVENT_CYCLES;
+			else if (!strcmp(optarg, "cpu-clock"))
+				o->cpu_event = SFPROF_CPU_EVENT_CPU_CLOCK;
+			else
+				BAD("--cpu-event: unknown event '%s' (expected auto, cycles or cpu-clock)",
+				    optarg);
+			break;
 		case OPT_RING_MB:
 			if (parse_u64(optarg, 1, 1024, &v) || (v & (v - 1)))
 				BAD("--ring-mb: expected a power of two from 1 to 1024, got '%s'",

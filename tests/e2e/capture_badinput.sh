@@ -41,11 +41,37 @@ expect_usage pid_and_command "not both" -p 1 -- true
 expect_usage missing_value "needs a value" -p
 expect_usage record_without_o "-o FILE is required" record -p 1
 expect_usage no_such_pid "no such process: $gone" -p "$gone" -d 1
+expect_usage cpu_event_unknown "unknown event 'bogus'" --cpu-event bogus -p 1
+
+# --cpu-event: hardware cycles where the machine has a PMU (a perf
+# "cpu"/"cpu_core" event source), else auto falls back to cpu-clock and
+# asking for cycles is one clear error.
+if [ "$(id -u)" = 0 ]; then
+	pmu=0
+	for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/cpu_core; do
+		[ -e "$d" ] && pmu=1
+	done
+	wl=${BUILD:-build}/workloads/spin-sframe
+	auto=$("$SFPROF" --stats -F 99 -d 0.3 -o /dev/null -- "$wl" 1 2>&1 | sed -n 's/^sample_event_cycles: //p')
+	clock=$("$SFPROF" --cpu-event cpu-clock --stats -F 99 -d 0.3 -o /dev/null -- "$wl" 1 2>&1 |
+		sed -n 's/^sample_event_cycles: //p')
+	err=$("$SFPROF" --cpu-event cycles --stats -F 99 -d 0.3 -o /dev/null -- "$wl" 1 2>&1); rc=$?
+	if [ "$auto" != "$pmu" ] || [ "$clock" != 0 ]; then
+		echo "FAIL capture_badinput_cpu_event: PMU $pmu, sample_event_cycles auto '$auto' cpu-clock '$clock'"
+	elif [ $pmu = 1 ] && { [ $rc -ne 0 ] || [[ "$err" != *"sample_event_cycles: 1"* ]]; }; then
+		echo "FAIL capture_badinput_cpu_event: --cpu-event cycles with a PMU: exit $rc: $err"
+	elif [ $pmu = 0 ] && { [ $rc -eq 0 ] || [ "$(printf '%s\n' "$err" | grep -c .)" -ne 1 ] ||
+		[[ "$err" != "sfprof: hardware cycles cannot be sampled on this machine"*"--cpu-event cpu-clock" ]]; }; then
+		echo "FAIL capture_badinput_cpu_event: --cpu-event cycles without a PMU: exit $rc: $err"
+	else
+		echo "PASS capture_badinput_cpu_event (PMU: $pmu)"
+	fi
+fi
 
 # --help: exit 0, lists every option
 out=$("$SFPROF" --help 2>&1); rc=$?
 missing=
-for o in -e -F -d --min-wait --stack-size -o -f --stats -p --kernel --no-demangle --by-lock --per-thread --quiet; do
+for o in -e -F --cpu-event -d --min-wait --stack-size -o -f --stats -p --kernel --no-demangle --by-lock --per-thread --quiet; do
 	printf '%s\n' "$out" | grep -q -- "$o" || missing="$missing $o"
 done
 if [ $rc -eq 0 ] && [ -z "$missing" ]; then echo "PASS capture_badinput_help_lists_options"

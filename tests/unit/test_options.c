@@ -49,7 +49,7 @@ TEST(every_option_should_land_in_its_field)
 	char *av2[] = { "sfprof", "-e", "futex", "-F", "999", "-d", "2.5", "--min-wait", "1000",
 			"--stack-size", "65528", "-o", "x.svg", "-f", "pprof", "--stats",
 			"--kernel", "--no-demangle", "--by-lock", "--per-thread", "--quiet",
-			"-p", "7", NULL };
+			"--cpu-event", "cpu-clock", "-p", "7", NULL };
 
 	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av2), 0);
 	CHECK_INT(o.event, SFPROF_SEL_FUTEX);
@@ -61,6 +61,21 @@ TEST(every_option_should_land_in_its_field)
 	CHECK_INT(o.format, PROFILE_FMT_PPROF);
 	CHECK(o.stats && o.kernel && o.no_demangle && o.by_lock && o.per_thread && o.quiet);
 	CHECK_INT(o.pid, 7);
+	CHECK_INT(o.cpu_event, SFPROF_CPU_EVENT_CPU_CLOCK);
+}
+
+TEST(cpu_event_should_default_to_auto_and_take_cycles)
+{
+	struct sfprof_opts o;
+	char *a[] = { "sfprof", "-p", "7", NULL };
+	char *b[] = { "sfprof", "--cpu-event", "cycles", "-p", "7", NULL };
+	char *c[] = { "sfprof", "--cpu-event", "cpu", "-p", "7", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, a), 0);
+	CHECK_INT(o.cpu_event, SFPROF_CPU_EVENT_AUTO);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, b), 0);
+	CHECK_INT(o.cpu_event, SFPROF_CPU_EVENT_CYCLES);
+	CHECK(parse(&o, SFPROF_CMD_LIVE, c) != 0);
 }
 
 TEST(command_after_double_dash_should_keep_its_own_options)
