@@ -446,9 +446,12 @@ static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
 		r->pos += p;
 		/* The next record is cold: fetch its header and the top of
 		 * its stack while this one is unwound (the walk's own
-		 * prefetching of this record came too late to help). */
+		 * prefetching of this record came too late to help). 1 KiB:
+		 * the hardware prefetcher follows the walk up the rest, and
+		 * more requests at once only wait for fill buffers (2 KiB and
+		 * 4 KiB cost 2-6% more CPU time, none at all 8%). */
 		p = r->mem_len - r->mem_pos;
-		for (size_t k = 0; k < (p < 2048 ? p : 2048); k += 64)
+		for (size_t k = 0; k < (p < 1024 ? p : 1024); k += 64)
 			__builtin_prefetch(r->mem + r->mem_pos + k);
 		return 1;
 	}
