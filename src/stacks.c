@@ -448,6 +448,27 @@ static int agg_reserve(struct stacks *s)
 	return 0;
 }
 
+#define HASH_K 0x9e3779b97f4a7c15ull
+#define ROTL(x, r) (((x) << (r)) | ((x) >> (64 - (r))))
+#define FRAME_WORD(f) (((f).pc ^ ((uint64_t)(f).flags << 59)) * HASH_K)
+
+static uint64_t frames_hash(uint64_t h, const struct unwind_frame *f, size_t n)
+{
+	uint64_t h1 = 0x6a09e667f3bcc908ull, h2 = 0xbb67ae8584caa73bull;
+	uint64_t h3 = 0x3c6ef372fe94f82bull;
+	size_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		h = ROTL(h, 29) ^ FRAME_WORD(f[i]);
+		h1 = ROTL(h1, 29) ^ FRAME_WORD(f[i + 1]);
+		h2 = ROTL(h2, 29) ^ FRAME_WORD(f[i + 2]);
+		h3 = ROTL(h3, 29) ^ FRAME_WORD(f[i + 3]);
+	}
+	for (; i < n; i++)
+		h = ROTL(h, 29) ^ FRAME_WORD(f[i]);
+	return mix(mix(mix(h, h1), h2), h3);
+}
+
 /* Count the stats of one sample of an aggregated stack. */
 static void count_sample(struct stacks *s, const struct agg_entry *a)
 {
@@ -648,12 +669,9 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		/* The key is the frames as they are (pc, then flags and a zero
 		 * pad: two words each), then the kernel PCs. */
 		nkey = 2 * n + nk;
-		/* one multiply a frame (flags are 3 bits, PCs 47), and it does
-		 * not depend on h: frames hash in parallel */
-		for (size_t i = 0; i < n; i++)
-			h = ((h << 29) | (h >> 35)) ^
-			    ((s->frames[i].pc ^ ((uint64_t)s->frames[i].flags << 59)) *
-			     0x9e3779b97f4a7c15ull);
+		/* one multiply a frame (flags are 3 bits, PCs 47), in four
+		 * lanes: each step waits for the one before in its lane only */
+		h = frames_hash(h, s->frames, n);
 		for (size_t i = 0; i < nk; i++)
 			h = ((h << 29) | (h >> 35)) ^ (kips[i] * 0x9e3779b97f4a7c15ull);
 		/* the root a word at a time (its NUL and what follows it in
