@@ -96,6 +96,18 @@ struct {
 	__type(value, __u32);
 } exec_seen SEC(".maps");
 
+/*
+ * The first SP of each thread the target creates while sfprof watches:
+ * the top of its frames (its start routine is called from there). LRU,
+ * so exited threads need no cleanup.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);   /* tid */
+	__type(value, __u64); /* initial user SP */
+} thread_top SEC(".maps");
+
 static __always_inline int is_target(__u64 pid_tgid)
 {
 	__u32 zero = 0, *seen;
@@ -116,6 +128,27 @@ int BPF_PROG(sfprof_exec, struct task_struct *p, pid_t old_pid,
 
 	if ((bpf_get_current_pid_tgid() >> 32) == target_tgid)
 		bpf_map_update_elem(&exec_seen, &zero, &one, BPF_ANY);
+	return 0;
+}
+
+/*
+ * A new thread of the target: clone has set up its user registers by now
+ * (copy_thread() runs in copy_process(), before this tracepoint), so its
+ * SP is the stack top glibc, musl or any runtime chose for it.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sfprof_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct pt_regs *regs;
+	__u32 tid = child->pid;
+	__u64 sp;
+
+	if (child->tgid != target_tgid || child->pid == child->tgid)
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(child);
+	if (!regs || bpf_probe_read_kernel(&sp, sizeof(sp), &regs->sp) || !sp)
+		return 0;
+	bpf_map_update_elem(&thread_top, &tid, &sp, BPF_ANY);
 	return 0;
 }
 
@@ -182,20 +215,24 @@ static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want)
 /*
  * How many bytes from `sp` can hold frames: no frame lies above a
  * thread's outermost one, so the copy stops there instead of carrying
- * bytes no unwinder reads. Two tops are known without a VMA walk
+ * bytes no unwinder reads. Three tops are known without a VMA walk
  * (bpf_find_vma costs ~8 us per sample from the perf program):
+ *  - a thread created while sfprof watches: its first SP, which
+ *    sfprof_fork recorded; its start routine's frame is the outermost.
  *  - the main stack: mm->start_stack is argc's address, the SP exec gave
  *    _start (create_elf_tables(), fs/binfmt_elf.c); above it are only
  *    argv/envp/auxv, exec's random never-touched gap and the strings.
- *  - glibc and musl threads: the thread pointer (fs base) is the thread
- *    descriptor at the top of the thread's stack mapping, above its
- *    static TLS block and every frame (allocate_stack(), nptl).
+ *  - glibc and musl threads that existed before: the thread pointer (fs
+ *    base) is the thread descriptor at the top of the thread's stack
+ *    mapping, above its static TLS block and every frame
+ *    (allocate_stack(), nptl).
  * A top applies only when SP lies below it within the snapshot size, so
  * a stack elsewhere (sigaltstack, coroutines, Go) is copied in full up to
  * `want` or its mapping's end. The slack past each top keeps argc and the
- * first argv words (_start's own CFA is start_stack + 8), and the thread
- * descriptor's first two words (tcb->tcb == fs base), which lets a test
- * check that the top was the descriptor.
+ * first argv words (_start's own CFA is start_stack + 8), the thread
+ * entry's CFA (first SP + 8), and the thread descriptor's first two words
+ * (tcb->tcb == fs base), which lets a test check that the top was the
+ * descriptor.
  */
 #define SFPROF_MAIN_TOP_SLACK 64
 #define SFPROF_THREAD_TOP_SLACK 16
@@ -207,6 +244,18 @@ static __always_inline __u32 frames_span(__u64 sp, __u32 want, __u32 *at_top)
 	__u64 top;
 
 	*at_top = 0;
+	if (task->pid != task->tgid) {
+		__u32 tid = task->pid;
+		__u64 *first_sp = bpf_map_lookup_elem(&thread_top, &tid);
+
+		if (first_sp) {
+			top = *first_sp + SFPROF_THREAD_TOP_SLACK;
+			if (sp < top && top - sp < want) {
+				*at_top = 1;
+				return top - sp;
+			}
+		}
+	}
 	if (mm) {
 		top = mm->start_stack + SFPROF_MAIN_TOP_SLACK;
 		if (sp < top && top - sp < want) {

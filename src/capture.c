@@ -337,6 +337,13 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		goto err_out;
 	}
 
+	/* before the samplers: a thread created from now on has its stack top */
+	c->skel->links.sfprof_fork = bpf_program__attach(c->skel->progs.sfprof_fork);
+	if (!c->skel->links.sfprof_fork) {
+		ret = -errno;
+		say(err, "attaching to sched_process_fork: %s", strerror(-ret));
+		goto err_out;
+	}
 	if (o->wait_exec) {
 		c->skel->links.sfprof_exec = bpf_program__attach(c->skel->progs.sfprof_exec);
 		if (!c->skel->links.sfprof_exec) {

@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Every thread of the target is sampled, including one it creates after
-sfprof attached; no event comes from another process. A spinning
-thread's snapshot ends at its frame top: glibc's thread descriptor, whose
-first word (tcb->tcb) is its own address, the thread pointer."""
+sfprof attached; no event comes from another process.
+
+A thread's snapshot ends at the top of its frames. For a thread created
+while sfprof watches, that is its first SP (recorded at clone): the
+snapshot ends within a few hundred bytes above the thread function's
+frame. For a thread that existed before, it is glibc's thread descriptor,
+whose first word (tcb->tcb) is its own address, the thread pointer."""
 import os
 import struct
 import subprocess
 import tempfile
 
 from libcapture import (EVF_STACK_TOP, SFPROF, WL, Checker, parse_stats, privileged,
-                        read_events)
+                        read_events, start_workload)
 
 
 def run(variant):
@@ -47,17 +51,20 @@ def run(variant):
     strangers = set(by_tid) - tids - set(late) - {pid}
     c.check(not strangers, "events from tids not in the target: %s" % sorted(strangers))
     c.check(all(e.pid == pid for e in evs), "an event's pid is not the target's %d" % pid)
-    # every user-mode sample of a spinner (shallow: its frame top is far
-    # less than the default 16 KiB above SP) ends 16 bytes past its thread
-    # pointer, flagged STACK_TOP, and the word there points to itself
-    thr = [e for t in sorted(tids) + late for e in by_tid.get(t, [])
-           if e.stack_len >= 16 and e.regs["sp"]]
-    tops = [e for e in thr if e.flags & EVF_STACK_TOP and struct.unpack_from(
-        "<Q", e.stack, e.stack_len - 16)[0] == e.regs["sp"] + e.stack_len - 16]
-    print("# %s: %d of %d thread snapshots end at their thread descriptor, median %d bytes" % (
+    # every sample of a spinner (shallow: its frames take far less than the
+    # default 16 KiB) ends 16 bytes past the thread's first SP, flagged
+    # STACK_TOP, a little above the thread function's frame
+    frame = {int(l.split()[1]): int(l.split()[2], 16) for l in lines
+             if l.startswith(("tid ", "late_tid ")) and len(l.split()) == 3}
+    thr = [e for t in sorted(tids) + late for e in by_tid.get(t, []) if e.regs["sp"]]
+    tops = [e for e in thr if e.flags & EVF_STACK_TOP and e.tid in frame and
+            frame[e.tid] <= e.regs["sp"] + e.stack_len - 16 < frame[e.tid] + 1024]
+    print("# %s: %d of %d thread snapshots end just above their thread function, median %d bytes" % (
         name, len(tops), len(thr), sorted(e.stack_len for e in thr)[len(thr) // 2] if thr else 0))
-    c.check(thr and len(tops) == len(thr), "%d of %d thread snapshots end at the thread pointer" % (
-        len(tops), len(thr)))
+    c.check(thr and len(tops) == len(thr), "%d of %d thread snapshots end within 1 KiB above the "
+            "thread function's frame %s" % (len(tops), len(thr), [
+                (e.tid, hex(e.regs["sp"] + e.stack_len), hex(frame.get(e.tid, 0)))
+                for e in thr if e not in tops][:3]))
     if late and by_tid.get(late[0]):
         gap = (min(e.ts for e in by_tid[late[0]]) - min(e.ts for e in evs)) / 1e9
         # the late thread began 1.5 s after the others: sampled after attach
@@ -65,5 +72,39 @@ def run(variant):
     c.done()
 
 
+def run_attached_later(variant):
+    """Threads that existed before sfprof attached (-p PID): their
+    snapshots end 16 bytes past the thread pointer, where tcb->tcb points
+    to itself."""
+    name = "capture_threads_existing_" + variant
+    if not privileged(name):
+        return
+    c = Checker(name)
+    wl, pid = start_workload([os.path.join(WL, "threads-" + variant), "2", "5000", "3"])
+    try:
+        tids = {int(wl.stdout.readline().split()[1]) for _ in range(2)}
+        with tempfile.TemporaryDirectory() as d:
+            raw = os.path.join(d, "ev.raw")
+            r = subprocess.run([SFPROF, "-p", str(pid), "-F", "199", "-d", "1", "--dump-events", raw,
+                                "-o", os.path.join(d, "out")],
+                               capture_output=True, text=True, timeout=60)
+            evs = read_events(raw) if r.returncode == 0 else []
+    finally:
+        wl.kill()
+        wl.wait()
+    if not c.check(r.returncode == 0, "sfprof exited %d: %s" % (r.returncode, r.stderr.strip())):
+        return c.done()
+    thr = [e for e in evs if e.tid in tids and e.stack_len >= 16 and e.regs["sp"]]
+    tops = [e for e in thr if e.flags & EVF_STACK_TOP and struct.unpack_from(
+        "<Q", e.stack, e.stack_len - 16)[0] == e.regs["sp"] + e.stack_len - 16]
+    print("# %s: %d of %d thread snapshots end at their thread descriptor, median %d bytes" % (
+        name, len(tops), len(thr), sorted(e.stack_len for e in thr)[len(thr) // 2] if thr else 0))
+    c.check(len(thr) >= 50, "only %d samples of the workload's threads" % len(thr))
+    c.check(len(tops) == len(thr), "%d of %d thread snapshots end at the thread pointer" % (
+        len(tops), len(thr)))
+    c.done()
+
+
 if __name__ == "__main__":
     run("sframe")
+    run_attached_later("sframe")

@@ -3,8 +3,9 @@
  * Several spinning threads, one of them started late:
  *   threads [NTHREADS [LATE_MS [SECONDS]]]    (defaults 3, 1500, 4)
  * NTHREADS threads spin from the start; one more starts LATE_MS later.
- * All stop SECONDS after the start. Prints "pid PID", then "tid TID" for
- * every spinning thread and "late_tid TID" for the late one.
+ * All stop SECONDS after the start. Prints "pid PID", then "tid TID FRAME"
+ * for every spinning thread and "late_tid TID FRAME" for the late one,
+ * FRAME being the address of the thread function's frame.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -34,7 +35,8 @@ static void *spinner(void *arg)
 {
 	volatile unsigned long sink = 1;
 
-	printf("%s %ld\n", arg ? "late_tid" : "tid", (long)syscall(SYS_gettid));
+	printf("%s %ld %p\n", arg ? "late_tid" : "tid", (long)syscall(SYS_gettid),
+	       __builtin_frame_address(0));
 	fflush(stdout);
 	while (now_s() < end_s)
 		sink = burn(sink);
