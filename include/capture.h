@@ -81,6 +81,7 @@ struct capture_stats {
 	uint64_t bad_records;	   /* malformed records (size mismatch) */
 	int direct_copy;	   /* stacks copied straight into the ring (6.16+) */
 	int cycles;		   /* CPU samples driven by hardware cycles, not cpu-clock */
+	uint64_t thread_tops_learned; /* capture__set_thread_top() calls that took */
 	uint64_t bpf[SFPROF_CNT_MAX]; /* enum sfprof_counter, summed over CPUs */
 	/*
 	 * Kernel-measured program cost (only with sysctl
@@ -117,6 +118,16 @@ void capture__free(struct capture *c); /* detaches; NULL is a no-op */
  * or the ring buffer). -EINTR from a signal counts as 0 records.
  */
 int capture__poll(struct capture *c, int timeout_ms);
+
+/*
+ * The top of thread `tid`'s frames, learned by unwinding one of its
+ * events (its entry frame's SP): from now on its stack is copied only up
+ * to there. For threads that existed before attach, whose copy otherwise
+ * ends at the thread pointer, above the thread's static TLS. A thread the
+ * BPF side saw created keeps the SP it recorded. Each tid is set once.
+ * 0, or a negative errno.
+ */
+int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp);
 
 /* Drain everything pending without waiting; same returns as capture__poll. */
 int capture__drain(struct capture *c);

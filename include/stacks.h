@@ -72,6 +72,15 @@ typedef const char *(*stacks_ksym_fn)(void *ctx, uint64_t addr);
 void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx);
 
 /*
+ * Told, for a thread other than the main one whose snapshot held bytes
+ * above its frames, the SP of its entry frame (a complete walk that ended
+ * at a row with the return address undefined, clone3's child): the top
+ * of that thread's frames, so the capture can copy less of its stack.
+ */
+typedef void (*stacks_thread_top_fn)(void *ctx, uint32_t tid, uint64_t sp);
+void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx);
+
+/*
  * Unwind, symbolize and add one event. kips[0..nk) is its kernel stack,
  * innermost first (nk = 0 for none). 0 or -ENOMEM. CPU samples are
  * aggregated by raw stack (PCs, process, mapping generation) and reach

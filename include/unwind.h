@@ -137,6 +137,10 @@ struct unwind_state {
 	unsigned depth;	      /* frames produced so far, current included */
 	int stop;	      /* enum unwind_stop once done */
 	bool done;
+	/* SP of the outermost frame when its row says the return address is
+	 * undefined (a thread's or process's entry), else 0: no frame of this
+	 * stack lies above it but that entry frame's own CFA */
+	uint64_t outer_sp;
 	/* ---- private ---- */
 	uint64_t regs[UNWIND_NR_REGS];
 	uint32_t reg_known; /* bit per DWARF register */
@@ -167,13 +171,13 @@ void unwind_next(struct unwind_state *st);
  * The whole walk into frames[0..max) (innermost first). Returns the
  * number of frames; *stop gets the reason (UNWIND_STOP_MAX_DEPTH when
  * `max` frames were produced and more remained). `stats` (may be NULL)
- * gets the walk counted.
+ * gets the walk counted; `outer_sp` (may be NULL) gets st->outer_sp.
  */
 struct unwind_stats;
 size_t unwind_stack(const struct sfprof_regs *regs, const void *stack,
 		    size_t len, const struct unwind_ops *ops,
 		    struct unwind_frame *frames, size_t max, int *stop,
-		    struct unwind_stats *stats);
+		    struct unwind_stats *stats, uint64_t *outer_sp);
 
 /* Stop-reason counters: the unwinder's health metrics (--stats). */
 struct unwind_stats {

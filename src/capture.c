@@ -25,6 +25,9 @@
 #define CAPTURE_KSTACK_DEPTH 127
 #define CAPTURE_KSTACK_ENTRIES 16384
 
+/* Thread tops set from user space: an open-addressing set of tids. */
+#define CAPTURE_TOPS 16384
+
 struct capture {
 	struct sfprof_bpf *skel;
 	struct ring_buffer *rb;
@@ -37,6 +40,8 @@ struct capture {
 	capture_event_fn fn;
 	void *fn_ctx;
 	struct capture_stats st; /* user-space part; bpf[] filled on demand */
+	uint32_t tops[CAPTURE_TOPS]; /* tids given a thread top (0: empty slot) */
+	uint32_t nr_tops;
 };
 
 /*
@@ -571,6 +576,7 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "record_bytes: %llu\n", (unsigned long long)st->bytes);
 	fprintf(f, "stack_bytes: %llu\n", (unsigned long long)st->stack_bytes);
 	fprintf(f, "stack_copy_direct: %d\n", st->direct_copy);
+	fprintf(f, "thread_tops_learned: %llu\n", (unsigned long long)st->thread_tops_learned);
 	if (st->events_cpu || st->cycles)
 		fprintf(f, "sample_event_cycles: %d\n", st->cycles);
 	if (st->prog_cpu.run_cnt | st->prog_sys_enter.run_cnt | st->prog_sys_exit.run_cnt) {
@@ -585,6 +591,27 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 			fprintf(f, "bpf_run_cnt_%s: %llu\n", names[k], (unsigned long long)pc[k]->run_cnt);
 		}
 	}
+}
+
+int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp)
+{
+	uint32_t h;
+
+	if (!tid)
+		return -EINVAL;
+	for (h = (tid * 2654435761u) % CAPTURE_TOPS; c->tops[h]; h = (h + 1) % CAPTURE_TOPS)
+		if (c->tops[h] == tid)
+			return 0;
+	/* a full set (a process that made 8k threads): learn no more */
+	if (c->nr_tops >= CAPTURE_TOPS / 2)
+		return -ENOSPC;
+	c->tops[h] = tid;
+	c->nr_tops++;
+	/* BPF_NOEXIST: a top recorded when the thread was created stays */
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.thread_top), &tid, &sp, BPF_NOEXIST))
+		return errno == EEXIST ? 0 : -errno;
+	c->st.thread_tops_learned++;
+	return 0;
 }
 
 int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max)

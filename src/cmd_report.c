@@ -196,6 +196,13 @@ struct report_sink {
 	int failed;
 };
 
+/* live and record both unwind every event: what a complete walk learns
+ * about a thread's frame top goes back to the capture */
+static void report_sink__thread_top(void *ctx, uint32_t tid, uint64_t sp)
+{
+	capture__set_thread_top(ctx, tid, sp);
+}
+
 static struct profile *sink_profile(struct report_sink *s,
 				    const struct sfprof_event *e)
 {
@@ -229,6 +236,8 @@ static struct profile *sink_profile(struct report_sink *s,
 		return NULL;
 	}
 	stacks__set_ksym(s->stacks, ksyms__name, &s->ksyms);
+	if (s->cap)
+		stacks__set_thread_top(s->stacks, report_sink__thread_top, s->cap);
 	return s->prof;
 }
 
@@ -280,6 +289,8 @@ err_out:
 void report_sink__set_capture(struct report_sink *s, struct capture *c)
 {
 	s->cap = c;
+	if (s->stacks && c)
+		stacks__set_thread_top(s->stacks, report_sink__thread_top, c);
 }
 
 void report_sink__free(struct report_sink *s)

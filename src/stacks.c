@@ -92,6 +92,8 @@ struct stacks {
 	char (*knames)[24];
 	stacks_ksym_fn ksym;
 	void *ksym_ctx;
+	stacks_thread_top_fn thread_top;
+	void *thread_top_ctx;
 	/* ELF entry points of binaries, by dso path (strings live as long as
 	 * the proc cache) */
 	struct {
@@ -188,6 +190,12 @@ void stacks__free(struct stacks *s)
 	free(s->knames);
 	lockname__free(s->locks);
 	free(s);
+}
+
+void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx)
+{
+	s->thread_top = fn;
+	s->thread_top_ctx = ctx;
 }
 
 void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx)
@@ -404,8 +412,18 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 		s->st.unwind.stop[UNWIND_STOP_NO_REGS]++;
 		return 0;
 	}
-	return unwind_stack(&e->regs, e->stack, e->stack_len, &ops, s->frames,
-			    s->opts.max_depth, stop, &s->st.unwind);
+	uint64_t outer = 0;
+	size_t n = unwind_stack(&e->regs, e->stack, e->stack_len, &ops, s->frames,
+				s->opts.max_depth, stop, &s->st.unwind,
+				s->thread_top ? &outer : NULL);
+
+	/* the snapshot went on past the entry frame's CFA (SP + 8) and the
+	 * slack the capture keeps: the capture's top for this thread was the
+	 * thread pointer, above its TLS */
+	if (s->thread_top && outer && *stop == UNWIND_STOP_COMPLETE && e->tid != e->pid &&
+	    outer > e->regs.sp && e->stack_len > outer - e->regs.sp + 16)
+		s->thread_top(s->thread_top_ctx, e->tid, outer);
+	return n;
 }
 
 struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *e)

@@ -230,8 +230,10 @@ static void step_row(struct unwind_state *st)
 	int rc;
 
 	/* outermost frame: nothing else in the row matters */
-	if (row->ra.kind == SFRAME_RULE_UNDEFINED)
+	if (row->ra.kind == SFRAME_RULE_UNDEFINED) {
+		st->outer_sp = st->regs[UNWIND_REG_RSP];
 		return finish(st, UNWIND_STOP_COMPLETE);
+	}
 	if (row->cfa.kind != SFRAME_RULE_REG &&
 	    row->cfa.kind != SFRAME_RULE_REG_DEREF)
 		return finish(st, UNWIND_STOP_BAD_RULE);
@@ -541,7 +543,7 @@ reload:
 size_t unwind_stack(const struct sfprof_regs *regs, const void *stack,
 		    size_t len, const struct unwind_ops *ops,
 		    struct unwind_frame *frames, size_t max, int *stop,
-		    struct unwind_stats *stats)
+		    struct unwind_stats *stats, uint64_t *outer_sp)
 {
 	struct unwind_state st;
 	size_t n = 0;
@@ -568,6 +570,8 @@ size_t unwind_stack(const struct sfprof_regs *regs, const void *stack,
 		finish(&st, UNWIND_STOP_MAX_DEPTH);
 	if (stop)
 		*stop = st.stop;
+	if (outer_sp)
+		*outer_sp = st.outer_sp;
 	if (stats)
 		unwind_stats__add(stats, &st);
 	return n;

@@ -7,7 +7,9 @@ A thread's snapshot ends at the top of its frames. For a thread created
 while sfprof watches, that is its first SP (recorded at clone): the
 snapshot ends within a few hundred bytes above the thread function's
 frame. For a thread that existed before, it is glibc's thread descriptor,
-whose first word (tcb->tcb) is its own address, the thread pointer."""
+whose first word (tcb->tcb) is its own address, the thread pointer, until
+sfprof has unwound one of its samples: the walk's entry frame (clone3's
+child) gives its first SP, and from then on the copy ends there too."""
 import os
 import struct
 import subprocess
@@ -73,35 +75,49 @@ def run(variant):
 
 
 def run_attached_later(variant):
-    """Threads that existed before sfprof attached (-p PID): their
+    """Threads that existed before sfprof attached (-p PID): their first
     snapshots end 16 bytes past the thread pointer, where tcb->tcb points
-    to itself."""
+    to itself; once a sample of the thread is unwound, the rest end just
+    above the thread function's frame, and every stack is still whole."""
     name = "capture_threads_existing_" + variant
     if not privileged(name):
         return
     c = Checker(name)
     wl, pid = start_workload([os.path.join(WL, "threads-" + variant), "2", "5000", "3"])
     try:
-        tids = {int(wl.stdout.readline().split()[1]) for _ in range(2)}
+        lines = [wl.stdout.readline().split() for _ in range(2)]
+        tids = {int(l[1]) for l in lines}
+        frame = {int(l[1]): int(l[2], 16) for l in lines}
         with tempfile.TemporaryDirectory() as d:
-            raw = os.path.join(d, "ev.raw")
-            r = subprocess.run([SFPROF, "-p", str(pid), "-F", "199", "-d", "1", "--dump-events", raw,
-                                "-o", os.path.join(d, "out")],
+            raw, out = os.path.join(d, "ev.raw"), os.path.join(d, "out")
+            r = subprocess.run([SFPROF, "-p", str(pid), "-F", "199", "-d", "1.5", "--stats",
+                                "--dump-events", raw, "-o", out],
                                capture_output=True, text=True, timeout=60)
             evs = read_events(raw) if r.returncode == 0 else []
+            folded = open(out).read() if r.returncode == 0 else ""
     finally:
         wl.kill()
         wl.wait()
     if not c.check(r.returncode == 0, "sfprof exited %d: %s" % (r.returncode, r.stderr.strip())):
         return c.done()
     thr = [e for e in evs if e.tid in tids and e.stack_len >= 16 and e.regs["sp"]]
-    tops = [e for e in thr if e.flags & EVF_STACK_TOP and struct.unpack_from(
+    desc = [e for e in thr if e.flags & EVF_STACK_TOP and struct.unpack_from(
         "<Q", e.stack, e.stack_len - 16)[0] == e.regs["sp"] + e.stack_len - 16]
-    print("# %s: %d of %d thread snapshots end at their thread descriptor, median %d bytes" % (
-        name, len(tops), len(thr), sorted(e.stack_len for e in thr)[len(thr) // 2] if thr else 0))
-    c.check(len(thr) >= 50, "only %d samples of the workload's threads" % len(thr))
-    c.check(len(tops) == len(thr), "%d of %d thread snapshots end at the thread pointer" % (
-        len(tops), len(thr)))
+    first = [e for e in thr if e.flags & EVF_STACK_TOP and
+             frame[e.tid] <= e.regs["sp"] + e.stack_len - 16 < frame[e.tid] + 1024]
+    learned = parse_stats(r.stderr).get("thread_tops_learned")
+    print("# %s: %d thread snapshots: %d end at the thread descriptor, %d at the first SP; "
+          "thread_tops_learned %s" % (name, len(thr), len(desc), len(first), learned))
+    c.check(len(thr) >= 100, "only %d samples of the workload's threads" % len(thr))
+    c.check(len(desc) + len(first) == len(thr), "%d thread snapshots end neither at the "
+            "descriptor nor at the first SP" % (len(thr) - len(desc) - len(first)))
+    # the first samples of each thread, until the drain unwound one
+    c.check(len(first) >= 0.8 * len(thr), "only %d of %d snapshots end at the first SP" % (
+        len(first), len(thr)))
+    c.check(learned == 2, "thread_tops_learned is %s, expected 2" % learned)
+    stacks = [l for l in folded.splitlines() if l.strip()]
+    c.check(stacks and not any("[truncated]" in l for l in stacks),
+            "truncated stacks: %s" % [l for l in stacks if "[truncated]" in l][:3])
     c.done()
 
 

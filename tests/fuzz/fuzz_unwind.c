@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!stack)
 		return 0;
 	memcpy(stack, data + need, len);
-	size_t n = unwind_stack(&regs, stack, len, &ops, frames, 256, &stop, NULL);
+	size_t n = unwind_stack(&regs, stack, len, &ops, frames, 256, &stop, NULL, NULL);
 	if (n > 256 || stop <= UNWIND_STOP_NONE || stop >= UNWIND_STOP__NR)
 		abort();
 	free(stack);

@@ -120,7 +120,7 @@ static struct unwind_frame FR[512];
 
 static size_t walk(struct sfprof_regs *r, int *stop)
 {
-	return unwind_stack(r, F.mem, F.len, &OPS, FR, 512, stop, NULL);
+	return unwind_stack(r, F.mem, F.len, &OPS, FR, 512, stop, NULL, NULL);
 }
 
 /* main@0x3000 -> mid@0x2000 -> leaf@0x1000 with SP-based rows */
@@ -305,7 +305,7 @@ TEST(recursion_deeper_than_the_limit_should_stop_as_max_depth)
 	for (int i = 0; i < 400; i++)
 		put(BASE + 32 * i + 24, 0x1050);
 	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
-	size_t n = unwind_stack(&r, F.mem, F.len, &OPS, FR, 100, &stop, NULL);
+	size_t n = unwind_stack(&r, F.mem, F.len, &OPS, FR, 100, &stop, NULL, NULL);
 	CHECK_INT(stop, UNWIND_STOP_MAX_DEPTH);
 	CHECK_INT(n, 100);
 }
@@ -334,9 +334,34 @@ TEST(undefined_ra_should_end_the_walk_whatever_the_cfa_rule_says)
 	x->row.cfa = R(SFRAME_RULE_NONE, 0, 0);
 	x->row.ra = R(SFRAME_RULE_UNDEFINED, 0, 0);
 	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
-	size_t n = walk(&r, &stop);
+	uint64_t outer = 1;
+	size_t n = unwind_stack(&r, F.mem, F.len, &OPS, FR, 512, &stop, NULL, &outer);
 	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
 	CHECK_INT(n, 1);
+	/* the entry frame's SP: the top of the thread's frames */
+	CHECK_U64(outer, BASE);
+}
+
+TEST(outer_sp_should_be_the_entry_frames_sp_after_a_walk)
+{
+	/* leaf (CFA = SP+16) called by the entry (RA undefined): the entry
+	 * frame's SP is the leaf's CFA */
+	int stop;
+	uint64_t outer = 1;
+	fake_reset(4096);
+	add_sp_row(0x1000, 0x1100, 16, 0);
+	add_root(0x2000, 0x2100);
+	put(BASE + 8, 0x2010);
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	size_t n = unwind_stack(&r, F.mem, F.len, &OPS, FR, 512, &stop, NULL, &outer);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 2);
+	CHECK_U64(outer, BASE + 16);
+	/* a walk that ends any other way has none */
+	put(BASE + 8, 0);
+	n = unwind_stack(&r, F.mem, F.len, &OPS, FR, 512, &stop, NULL, &outer);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_U64(outer, 0);
 }
 
 TEST(zero_return_address_should_end_the_walk_as_complete)
@@ -395,7 +420,7 @@ TEST(fp_fallback_should_refuse_a_frame_pointer_below_sp)
 	put(BASE, BASE + 128);
 	put(BASE + 8, 0x3010);
 	size_t n = unwind_stack(&r, F.mem + 64, F.len - 64, &OPS, FR, 16,
-				&stop, NULL);
+				&stop, NULL, NULL);
 	CHECK_INT(stop, UNWIND_STOP_NO_ROW);
 	CHECK_INT(n, 1);
 }
@@ -577,9 +602,9 @@ TEST(stats_should_count_every_stop_reason_by_name)
 	memset(&s, 0, sizeof(s));
 	build_three_frames();
 	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
-	unwind_stack(&r, F.mem, F.len, &OPS, FR, 512, &stop, &s);
+	unwind_stack(&r, F.mem, F.len, &OPS, FR, 512, &stop, &s, NULL);
 	F.len = 32;
-	unwind_stack(&r, F.mem, F.len, &OPS, FR, 512, &stop, &s);
+	unwind_stack(&r, F.mem, F.len, &OPS, FR, 512, &stop, &s, NULL);
 	CHECK_U64(s.stacks, 2);
 	CHECK_U64(s.frames, 5);
 	CHECK_U64(s.stop[UNWIND_STOP_COMPLETE], 1);
@@ -683,6 +708,7 @@ TEST(unwind_stack_should_walk_exactly_as_the_state_iterator)
 		struct unwind_state st;
 		unsigned max;
 		size_t n = 0, m;
+		uint64_t outer;
 		int stop;
 
 		random_case(&r, &max);
@@ -706,7 +732,10 @@ TEST(unwind_stack_should_walk_exactly_as_the_state_iterator)
 
 		F.nlookups = 0;
 		memset(&b, 0, sizeof(b));
-		m = unwind_stack(&r, F.mem, F.len, &OPS, FR, max, &stop, &b);
+		m = unwind_stack(&r, F.mem, F.len, &OPS, FR, max, &stop, &b, &outer);
+		if (outer != st.outer_sp)
+			TEST__FAIL("case %d: expected outer SP 0x%" PRIx64 ", got 0x%" PRIx64,
+				   iter, st.outer_sp, outer);
 		if (m != n || stop != st.stop)
 			TEST__FAIL("case %d: expected %zu frames, stop %s; got %zu, %s",
 				   iter, n, unwind_stop__name(st.stop), m,
