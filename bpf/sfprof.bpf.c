@@ -163,6 +163,19 @@ static __always_inline void count(__u32 idx, __u64 n)
 }
 
 /*
+ * The next piece of a page-by-page copy of `want` bytes from `sp`, `off`
+ * of them done: up to the end of the page, or of the copy; 0 when done.
+ */
+static __always_inline __u32 page_chunk(__u64 sp, __u64 off, __u32 want)
+{
+	__u64 chunk = SFPROF_PAGE_SIZE - ((sp + off) & (SFPROF_PAGE_SIZE - 1));
+
+	if (off >= want)
+		return 0;
+	return chunk < want - off ? chunk : want - off;
+}
+
+/*
  * Copies up to `want` bytes of user memory from `sp` into `dst`, one page
  * at a time, so the copy reaches exactly the end of the stack mapping: a
  * single large read fails as a whole when the mapping ends inside it.
@@ -181,13 +194,8 @@ struct copy_state {
 static long copy_page(__u64 i, void *data)
 {
 	struct copy_state *c = data;
-	__u64 off = c->off, chunk;
+	__u64 off = c->off, chunk = page_chunk(c->sp, off, c->want);
 
-	if (off >= c->want)
-		return 1;
-	chunk = SFPROF_PAGE_SIZE - ((c->sp + off) & (SFPROF_PAGE_SIZE - 1));
-	if (chunk > c->want - off)
-		chunk = c->want - off;
 	/* bounds the verifier needs: off <= 65528, 1 <= chunk <= 4096; the
 	 * scratch slot has a page of slack behind SFPROF_STACK_MAX */
 	if (off > SFPROF_STACK_MAX || chunk > SFPROF_PAGE_SIZE || chunk == 0)
@@ -237,38 +245,31 @@ static __always_inline __u32 copy_user_stack(__u8 *dst, __u64 sp, __u32 want)
 #define SFPROF_MAIN_TOP_SLACK 64
 #define SFPROF_THREAD_TOP_SLACK 16
 
+/* Bytes from `sp` up to `top` when that is fewer than `want`, else 0. */
+static __always_inline __u32 span_to(__u64 sp, __u64 top, __u32 want)
+{
+	return sp < top && top - sp < want ? top - sp : 0;
+}
+
 static __always_inline __u32 frames_span(__u64 sp, __u32 want, __u32 *at_top)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct mm_struct *mm = task->mm;
-	__u64 top;
+	__u32 span = 0;
 
-	*at_top = 0;
 	if (task->pid != task->tgid) {
 		__u32 tid = task->pid;
 		__u64 *first_sp = bpf_map_lookup_elem(&thread_top, &tid);
 
-		if (first_sp) {
-			top = *first_sp + SFPROF_THREAD_TOP_SLACK;
-			if (sp < top && top - sp < want) {
-				*at_top = 1;
-				return top - sp;
-			}
-		}
+		if (first_sp)
+			span = span_to(sp, *first_sp + SFPROF_THREAD_TOP_SLACK, want);
 	}
-	if (mm) {
-		top = mm->start_stack + SFPROF_MAIN_TOP_SLACK;
-		if (sp < top && top - sp < want) {
-			*at_top = 1;
-			return top - sp;
-		}
-	}
-	top = task->thread.fsbase + SFPROF_THREAD_TOP_SLACK;
-	if (sp < top && top - sp < want) {
-		*at_top = 1;
-		return top - sp;
-	}
-	return want;
+	if (!span && mm)
+		span = span_to(sp, mm->start_stack + SFPROF_MAIN_TOP_SLACK, want);
+	if (!span)
+		span = span_to(sp, task->thread.fsbase + SFPROF_THREAD_TOP_SLACK, want);
+	*at_top = span != 0;
+	return span ? span : want;
 }
 
 /* Stack flags, length and record size of a header whose copy is done. */
@@ -306,13 +307,10 @@ struct dcopy_state {
 static long dcopy_page(__u64 i, void *data)
 {
 	struct dcopy_state *c = data;
-	__u32 off = c->off, chunk;
+	__u32 off = c->off, chunk = page_chunk(c->sp, off, c->want);
 
-	if (off >= c->want)
+	if (!chunk)
 		return 1;
-	chunk = SFPROF_PAGE_SIZE - ((c->sp + off) & (SFPROF_PAGE_SIZE - 1));
-	if (chunk > c->want - off)
-		chunk = c->want - off;
 	if (bpf_probe_read_user_dynptr(&c->dp, SFPROF_EVENT_HDR_SIZE + off, chunk,
 				       (void *)(c->sp + off)))
 		return 1;

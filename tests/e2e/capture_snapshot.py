@@ -34,14 +34,20 @@ def kernel_has_direct_copy():
     return (major, minor) >= (6, 16)
 
 
-def run(name, args, cmd, kind, scratch):
-    if not privileged(name):
-        return
-    c = Checker(name)
+def copy_path_env(scratch):
+    """The environment that picks the scratch path, or the default one."""
     env = dict(os.environ)
     env.pop("SFPROF_CAPTURE_SCRATCH", None)
     if scratch:
         env["SFPROF_CAPTURE_SCRATCH"] = "1"
+    return env
+
+
+def run(name, args, cmd, kind, scratch):
+    if not privileged(name):
+        return
+    c = Checker(name)
+    env = copy_path_env(scratch)
     with tempfile.TemporaryDirectory() as d:
         raw = os.path.join(d, "ev.raw")
         r = subprocess.run([SFPROF, "--stats", "--stack-size", str(MAX), "--dump-events", raw, "-o",
@@ -78,10 +84,7 @@ def run_mapping_end(name, scratch):
     if not privileged(name):
         return
     c = Checker(name)
-    env = dict(os.environ)
-    env.pop("SFPROF_CAPTURE_SCRATCH", None)
-    if scratch:
-        env["SFPROF_CAPTURE_SCRATCH"] = "1"
+    env = copy_path_env(scratch)
     with tempfile.TemporaryDirectory() as d:
         raw, wl_out = os.path.join(d, "ev.raw"), os.path.join(d, "wl.out")
         with open(wl_out, "w") as wo:
