@@ -77,7 +77,9 @@ void proc_cache__note_exit(struct proc_cache *pc, uint32_t pid);
 void proc__invalidate(struct proc *p);
 
 uint32_t proc__pid(const struct proc *p);
-/* Bumped every time the mapping list changes (capture writers compare). */
+/* Changes every time the mapping list changes (capture writers compare),
+ * to a value no other proc of the cache has had: it names one version of
+ * one address space (caches key on it). Never 0. */
 uint64_t proc__generation(const struct proc *p);
 
 /*

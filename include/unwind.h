@@ -96,10 +96,39 @@ typedef int (*unwind_find_row_fn)(void *ctx, uint64_t pc,
  */
 typedef bool (*unwind_is_sigtramp_fn)(void *ctx, uint64_t pc);
 
+/*
+ * A memo of find_row()'s found rows, owned by the caller and shared by its
+ * walks (optional): a hit costs a hash and two compares instead of the
+ * call. An entry holds the row's rules and the function's flags in 32
+ * bytes, under the lookup address and the caller's `tag`. Before each walk
+ * the caller sets `tag` to a nonzero value that names the address space in
+ * its current version: a tag must never again name other mappings. The
+ * caller supplies 1 << bits zeroed entries (tag 0 is never stored, so
+ * zeroed entries are empty) and may zero or replace them between walks.
+ * Rows with an offset wider than an entry holds, and lookups that fail,
+ * are not kept.
+ */
+struct unwind_cache_entry {
+	uint64_t lookup;
+	uint64_t tag;
+	int32_t cfa_off;
+	int16_t ra_off, fp_off;
+	uint8_t cfa_kind, cfa_reg, ra_kind, ra_reg;
+	uint8_t fp_kind, fp_reg, row_flags, func_flags;
+};
+
+struct unwind_cache {
+	struct unwind_cache_entry *e;
+	unsigned bits;	/* 1 <= bits <= 32 */
+	uint64_t tag;	/* 0: the cache is not used */
+	uint64_t hits, misses;
+};
+
 struct unwind_ops {
 	unwind_find_row_fn find_row;
 	unwind_is_sigtramp_fn is_sigtramp; /* may be NULL */
 	void *ctx;
+	struct unwind_cache *cache; /* may be NULL */
 };
 
 /* How the caller of the current frame will be found (private). */

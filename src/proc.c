@@ -70,6 +70,9 @@ struct problem {
 
 struct proc_cache {
 	struct proc_cache_opts opts;
+	/* the last generation given out: a proc's generation is unique
+	 * among all procs' maps, past and present */
+	uint64_t generations;
 	struct dso_cache *dsos;
 	struct proc *procs[PROC_BUCKETS];
 	struct str_node *strs[STR_BUCKETS];
@@ -396,7 +399,7 @@ static int proc__read_maps(struct proc *p)
 	p->maps = maps;
 	p->nr = p->cap = n;
 	p->last = 0;
-	p->generation++;
+	p->generation = ++p->pc->generations;
 	return 0;
 }
 
@@ -425,6 +428,7 @@ static struct proc *proc_cache__create(struct proc_cache *pc, uint32_t pid)
 	p->pid = pid;
 	p->pc = pc;
 	p->offline = pc->opts.offline;
+	p->generation = ++pc->generations;
 	p->next = pc->procs[b];
 	pc->procs[b] = p;
 	pc->st.procs++;
@@ -621,7 +625,7 @@ int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 	}
 	p->maps[lo] = m;
 	p->last = 0;
-	p->generation++;
+	p->generation = ++p->pc->generations;
 	return 0;
 }
 

@@ -87,6 +87,7 @@ struct stacks {
 	struct stacks_stats st;
 	struct pc_entry *cache;
 	struct row_entry *rows;
+	struct unwind_cache ucache; /* the unwinder's memo of rows */
 	struct unwind_frame *frames;
 	struct profile_frame *pframes;
 	char (*knames)[24];
@@ -159,11 +160,13 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	s->rows = aligned_alloc(64, (1u << CACHE_BITS_MIN) * sizeof(*s->rows));
 	if (s->rows)
 		memset(s->rows, 0, (1u << CACHE_BITS_MIN) * sizeof(*s->rows));
+	s->ucache.bits = CACHE_BITS_MIN;
+	s->ucache.e = calloc(1u << CACHE_BITS_MIN, sizeof(*s->ucache.e));
 	s->frames = calloc(STACKS_MAX_DEPTH, sizeof(*s->frames));
 	/* user frames + marker + kernel frames */
 	s->pframes = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pframes));
 	s->knames = calloc(128, sizeof(*s->knames));
-	if (!s->cache || !s->rows || !s->frames || !s->pframes || !s->knames) {
+	if (!s->cache || !s->rows || !s->ucache.e || !s->frames || !s->pframes || !s->knames) {
 		stacks__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -185,6 +188,7 @@ void stacks__free(struct stacks *s)
 	free(s->agg_slots);
 	free(s->cache);
 	free(s->rows);
+	free(s->ucache.e);
 	free(s->frames);
 	free(s->pframes);
 	free(s->knames);
@@ -214,22 +218,28 @@ static void caches_fit(struct stacks *s)
 	unsigned bits = s->cache_bits + 2;
 	struct pc_entry *cache;
 	struct row_entry *rows;
+	struct unwind_cache_entry *memo;
 
 	if (s->cache_misses <= (4ull << s->cache_bits) || s->cache_bits >= CACHE_BITS_MAX)
 		return;
 	s->cache_misses = 0;
 	cache = calloc(1u << bits, sizeof(*cache));
 	rows = aligned_alloc(64, (1u << bits) * sizeof(*rows));
-	if (!cache || !rows) {
+	memo = calloc(1u << bits, sizeof(*memo));
+	if (!cache || !rows || !memo) {
 		free(cache);
 		free(rows);
+		free(memo);
 		return;
 	}
 	memset(rows, 0, (1u << bits) * sizeof(*rows));
 	free(s->cache);
 	free(s->rows);
+	free(s->ucache.e);
 	s->cache = cache;
 	s->rows = rows;
+	s->ucache.e = memo;
+	s->ucache.bits = bits;
 	s->cache_bits = bits;
 }
 
@@ -261,9 +271,12 @@ static __attribute__((noinline)) void row_fill(struct stacks *s,
 	s->cache_misses++;
 	f.flags = 0;
 	e->rc = (int16_t)proc__find_row(s->cur, pc, &e->row, &f, NULL);
-	/* a miss may have re-read the maps */
-	if (proc__generation(s->cur) != s->cur_gen)
+	/* a miss may have re-read the maps: later lookups of this walk are
+	 * answered from the new ones */
+	if (proc__generation(s->cur) != s->cur_gen) {
 		s->cur_gen = proc__generation(s->cur);
+		s->ucache.tag = s->cur_gen;
+	}
 	e->pc = pc;
 	e->proc = s->cur;
 	e->gen = (uint32_t)s->cur_gen;
@@ -383,7 +396,8 @@ static void copy_comm(char *dst, const char *comm)
 static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 			   int *stop)
 {
-	const struct unwind_ops ops = { find_row_cb, is_sigtramp_cb, s };
+	const struct unwind_ops ops = { find_row_cb, is_sigtramp_cb, s,
+					&s->ucache };
 	unsigned slot = e->pid % 64;
 
 	caches_fit(s);
@@ -406,6 +420,7 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 		return 0;
 	}
 	s->cur_gen = proc__generation(s->cur);
+	s->ucache.tag = s->cur_gen;
 	if (e->flags & SFPROF_EVF_NO_USER_REGS) {
 		*stop = UNWIND_STOP_NO_REGS;
 		s->st.unwind.stacks++;

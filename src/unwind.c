@@ -136,19 +136,101 @@ static void plan_compile(struct unwind_plan *plan)
 	plan->fast = true;
 }
 
+_Static_assert(sizeof(struct unwind_cache_entry) == 32,
+	       "two memo entries a cache line");
+
+static struct unwind_cache_entry *cache_slot(const struct unwind_cache *c,
+					     uint64_t lookup)
+{
+	uint64_t h = (lookup ^ (c->tag << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return &c->e[h >> (64 - c->bits)];
+}
+
+static void rule_set(struct sframe_rule *r, uint8_t kind, uint8_t reg,
+		     int32_t off)
+{
+	r->kind = kind;
+	r->reg = reg;
+	r->pad = 0;
+	r->off = off;
+}
+
+/* unwind_cache_entry.row_flags: the row is one walk_fast() steps by (then
+ * ra_off holds the compiled RA offset) */
+#define MEMO_FAST 0x80u
+
+/* The memo's answer for `lookup`: true and the row and flags on a hit. */
+static bool cache_get(struct unwind_cache *c, uint64_t lookup,
+		      struct sframe_row *row, struct sframe_func *func)
+{
+	const struct unwind_cache_entry *e = cache_slot(c, lookup);
+
+	if (e->lookup != lookup || e->tag != c->tag) {
+		c->misses++;
+		return false;
+	}
+	c->hits++;
+	row->start = 0; /* (the unwinder does not read it) */
+	row->flags = e->row_flags & ~MEMO_FAST;
+	rule_set(&row->cfa, e->cfa_kind, e->cfa_reg, e->cfa_off);
+	rule_set(&row->ra, e->ra_kind, e->ra_reg,
+		 e->ra_kind == SFRAME_RULE_NONE ? 0 : e->ra_off);
+	rule_set(&row->fp, e->fp_kind, e->fp_reg, e->fp_off);
+	func->flags = e->func_flags;
+	return true;
+}
+
+/* Keep a found, compiled row. */
+static void cache_put(struct unwind_cache *c, uint64_t lookup,
+		      const struct unwind_plan *plan)
+{
+	const struct sframe_row *row = &plan->row;
+	bool fast = plan->fast && !(plan->func.flags & SFRAME_FUNC_SIGNAL);
+	int32_t ra_off = fast ? plan->fast_ra_off : row->ra.off;
+	struct unwind_cache_entry *e;
+
+	if (ra_off != (int16_t)ra_off || row->fp.off != (int16_t)row->fp.off ||
+	    row->flags >= MEMO_FAST)
+		return;
+	e = cache_slot(c, lookup);
+	e->lookup = lookup;
+	e->tag = c->tag;
+	e->cfa_off = row->cfa.off;
+	e->ra_off = (int16_t)ra_off;
+	e->fp_off = (int16_t)row->fp.off;
+	e->cfa_kind = row->cfa.kind;
+	e->cfa_reg = row->cfa.reg;
+	e->ra_kind = row->ra.kind;
+	e->ra_reg = row->ra.reg;
+	e->fp_kind = row->fp.kind;
+	e->fp_reg = row->fp.reg;
+	e->row_flags = (uint8_t)(row->flags | (fast ? MEMO_FAST : 0));
+	e->func_flags = plan->func.flags;
+}
+
 /*
- * find_row() at `lookup` into the plan: 0 (a usable row), -ENOENT or
- * -ESRCH. A found row is kept for the next frame and compiled.
+ * find_row() at `lookup` (or the memo's copy of its answer) into the plan:
+ * 0 (a usable row), -ENOENT or -ESRCH. A found row is kept for the next
+ * frame and compiled.
  */
 static __attribute__((noinline)) int plan_lookup(struct unwind_state *st,
 						 uint64_t lookup)
 {
 	struct unwind_plan *plan = &st->plan;
+	struct unwind_cache *c = st->ops->cache;
+	bool hit = false;
 	int rc;
 
 	plan->have_lookup = false;
 	plan->func.flags = 0; /* read by plan_method() even when it fails */
-	rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row, &plan->func);
+	if (c && c->tag)
+		hit = cache_get(c, lookup, &plan->row, &plan->func);
+	if (hit)
+		rc = 0;
+	else
+		rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row,
+				       &plan->func);
 	if (rc == 0 && !row_usable(&plan->row))
 		rc = -ESRCH;
 	if (rc != 0 && rc != -ENOENT)
@@ -158,6 +240,10 @@ static __attribute__((noinline)) int plan_lookup(struct unwind_state *st,
 		plan->have_lookup = true;
 		plan->lookup = lookup;
 		plan_compile(plan);
+		/* (a miss may have changed the tag: it names the maps the
+		 * row came from) */
+		if (!hit && c && c->tag)
+			cache_put(c, lookup, plan);
 	}
 	return rc;
 }
@@ -432,39 +518,39 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 	const uint64_t lo = st->stack_lo;
 	/* an 8-byte read at lo + off lies in the snapshot iff off <= last */
 	const uint64_t last = st->stack_hi - st->stack_lo - WORD;
-	int32_t cfa_off, ra_off, fp_off;
-	uint8_t fp_kind;
-	bool cfa_sp;
-	uint64_t same_ra;
-	uint64_t sp = st->regs[UNWIND_REG_RSP], fp = st->regs[UNWIND_REG_RBP];
-	uint64_t cfa, ra = 0, addr, nfp;
+	struct unwind_cache *const memo =
+		st->ops->cache && st->ops->cache->tag ? st->ops->cache : NULL;
+	const uint64_t sp0 = st->regs[UNWIND_REG_RSP];
+	uint64_t sp = sp0, fp = st->regs[UNWIND_REG_RBP];
+	uint64_t cfa, ra = 0, addr, nfp, memo_hits = 0;
 	bool fp_known = st->reg_known & BIT(UNWIND_REG_RBP), nfp_known;
-	bool moved = false;	/* SP, FP changed: reg_known is SP, IP, FP? */
-	bool entered = false;	/* ... and frame ra entered, not stored */
+	bool entered = false;	/* frame ra entered, not stored */
 	int stop = UNWIND_STOP_NONE, rc = 0;
-
-reload:
-	cfa_off = plan->fast_cfa_off;
-	ra_off = plan->fast_ra_off;
-	fp_off = plan->fast_fp_off;
-	fp_kind = plan->fast_fp_kind;
-	cfa_sp = plan->fast_cfa_reg == UNWIND_REG_RSP;
+	/* the row of the current frame, compiled */
+	int64_t cfa_off = plan->fast_cfa_off, ra_off = plan->fast_ra_off;
+	int64_t fp_off = plan->fast_fp_off;
+	uint8_t fp_kind = plan->fast_fp_kind;
+	bool cfa_sp = plan->fast_cfa_reg == UNWIND_REG_RSP;
 	/* the return address whose lookup repeats this frame's (a zero
 	 * return address ends the walk before it is compared) */
-	same_ra = plan->lookup + 1;
+	uint64_t same_ra = plan->lookup + 1;
+
 	for (;;) {
 		/* SP is always known; FP only while a row saved or kept it */
-		if (!cfa_sp && !fp_known) {
+		if (cfa_sp) {
+			cfa = sp + cfa_off;
+		} else if (fp_known) {
+			cfa = fp + cfa_off;
+		} else {
 			stop = UNWIND_STOP_BAD_RULE;
 			break;
 		}
-		cfa = (cfa_sp ? sp : fp) + (int64_t)cfa_off;
 		if (cfa <= sp || (cfa & (WORD - 1))) {
 			stop = UNWIND_STOP_BAD_CFA;
 			break;
 		}
 		/* read_word(), inline */
-		addr = cfa + (int64_t)ra_off;
+		addr = cfa + ra_off;
 		if (addr - lo > last) {
 			stop = addr < lo ? UNWIND_STOP_BAD_CFA : UNWIND_STOP_SNAPSHOT;
 			break;
@@ -472,12 +558,13 @@ reload:
 		memcpy(&ra, stack + (addr - lo), WORD);
 		nfp = fp;
 		nfp_known = fp_known;
-		if (fp_kind == SFRAME_RULE_UNDEFINED) {
+		if (fp_kind == SFRAME_RULE_NONE) {
+			/* kept */
+		} else if (fp_kind == SFRAME_RULE_UNDEFINED) {
 			nfp_known = false;
-		} else if (fp_kind == SFRAME_RULE_CFA_DEREF &&
-			   cfa + (int64_t)fp_off >= sp) {
+		} else if (cfa + fp_off >= sp) { /* SFRAME_RULE_CFA_DEREF */
 			/* (below SP: an epilogue after `pop %rbp`, see step_row) */
-			addr = cfa + (int64_t)fp_off;
+			addr = cfa + fp_off;
 			if (addr - lo > last) {
 				stop = addr < lo ? UNWIND_STOP_BAD_CFA
 						 : UNWIND_STOP_SNAPSHOT;
@@ -493,34 +580,51 @@ reload:
 		sp = cfa;
 		fp = nfp;
 		fp_known = nfp_known;
-		moved = true;
 		if (f == end) { /* st->depth >= st->max_depth */
 			stop = UNWIND_STOP_MAX_DEPTH;
 			break;
 		}
-		entered = true;
 		if (ra != same_ra) {
 			/* frame_resolve(): a new address */
-			rc = plan_lookup(st, ra - 1);
-			if (rc || !plan->fast || (plan->func.flags & SFRAME_FUNC_SIGNAL))
-				break;
-			f->pc = ra;
-			f->flags = UNWIND_FRAME_CALLER;
-			f->pad = 0;
-			f++;
-			entered = false;
-			goto reload;
+			const struct unwind_cache_entry *me =
+				memo ? cache_slot(memo, ra - 1) : NULL;
+
+			if (me && me->lookup == ra - 1 && me->tag == memo->tag &&
+			    (me->row_flags & MEMO_FAST)) {
+				/* the memo's row, stepped from the entry: this
+				 * loop ends only with the walk or right after
+				 * plan_lookup(), so the plan need not hold it */
+				memo_hits++;
+				cfa_off = me->cfa_off;
+				ra_off = me->ra_off;
+				fp_off = me->fp_off;
+				fp_kind = me->fp_kind;
+				cfa_sp = me->cfa_reg == UNWIND_REG_RSP;
+			} else {
+				rc = plan_lookup(st, ra - 1);
+				if (rc || !plan->fast ||
+				    (plan->func.flags & SFRAME_FUNC_SIGNAL)) {
+					entered = true;
+					break;
+				}
+				cfa_off = plan->fast_cfa_off;
+				ra_off = plan->fast_ra_off;
+				fp_off = plan->fast_fp_off;
+				fp_kind = plan->fast_fp_kind;
+				cfa_sp = plan->fast_cfa_reg == UNWIND_REG_RSP;
+			}
+			same_ra = ra;
 		}
-		/* a repeated address has the same row, which plan_compile()
-		 * accepted */
+		/* (a repeated address has the same row, accepted before) */
 		f->pc = ra;
 		f->flags = UNWIND_FRAME_CALLER;
 		f->pad = 0;
 		f++;
-		entered = false;
 	}
+	if (memo)
+		memo->hits += memo_hits;
 	n = (size_t)(f - frames);
-	if (moved) {
+	if (sp != sp0) { /* a step was taken: the CFA grows */
 		st->regs[UNWIND_REG_RSP] = sp;
 		st->regs[UNWIND_REG_RBP] = fp;
 		st->reg_known = BIT(UNWIND_REG_RSP) | BIT(UNWIND_REG_RIP) |

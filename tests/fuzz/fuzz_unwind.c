@@ -3,7 +3,9 @@
  * libFuzzer target: the unwinder over hostile input. The bytes give the
  * registers, a table of up to 8 row ranges (any rule kind, register and
  * offset, signal flag, lookup errors) and the stack snapshot; the walk
- * must stay inside the snapshot and end within max_depth frames.
+ * must stay inside the snapshot and end within max_depth frames. Walked
+ * again through a memo of rows (struct unwind_cache), cold and warm, it
+ * must give the same frames and stop.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -87,6 +89,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = unwind_stack(&regs, stack, len, &ops, frames, 256, &stop, NULL, NULL);
 	if (n > 256 || stop <= UNWIND_STOP_NONE || stop >= UNWIND_STOP__NR)
 		abort();
+
+	static struct unwind_cache_entry ents[16];
+	struct unwind_cache memo = { .e = ents, .bits = 4, .tag = 1 };
+	struct unwind_ops mops = ops;
+	struct unwind_frame again[256];
+
+	memset(ents, 0, sizeof(ents));
+	mops.cache = &memo;
+	for (int pass = 0; pass < 2; pass++) {
+		int stop2;
+		size_t m = unwind_stack(&regs, stack, len, &mops, again, 256, &stop2,
+					NULL, NULL);
+
+		if (m != n || stop2 != stop || memcmp(again, frames, n * sizeof(*frames)))
+			abort();
+	}
 	free(stack);
 	return 0;
 }

@@ -756,4 +756,68 @@ TEST(unwind_stack_should_walk_exactly_as_the_state_iterator)
 	}
 }
 
+/* The memo (unwind_cache) must not change a walk: the same random cases,
+ * each walked twice (cold, then warm) through a small memo that every case
+ * shares under its own tag. The cases reuse the same addresses with other
+ * rows, so an entry answered under the wrong tag would show. */
+TEST(memo_should_leave_every_walk_as_the_state_iterator_makes_it)
+{
+	static struct unwind_frame ref[512];
+	static struct unwind_cache_entry ents[64];
+	struct unwind_cache memo = { .e = ents, .bits = 6 };
+	struct unwind_ops ops = OPS;
+
+	ops.cache = &memo;
+	rng_state = 0x2545f4914f6cdd1dull;
+	for (int iter = 0; iter < 30000; iter++) {
+		struct unwind_stats a;
+		struct sfprof_regs r;
+		struct unwind_state st;
+		unsigned max;
+		size_t n = 0, m;
+		int stop;
+
+		random_case(&r, &max);
+		memset(&a, 0, sizeof(a));
+		unwind_for_each_frame(&st, &r, F.mem, F.len, &OPS, max) {
+			if (n == max)
+				break;
+			ref[n].pc = st.pc;
+			ref[n].flags = st.frame_flags;
+			n++;
+		}
+		if (!st.done) {
+			st.done = true;
+			st.stop = UNWIND_STOP_MAX_DEPTH;
+		}
+		unwind_stats__add(&a, &st);
+
+		memo.tag = (uint64_t)iter + 1;
+		for (int pass = 0; pass < 2; pass++) {
+			struct unwind_stats b;
+			uint64_t outer;
+
+			memset(&b, 0, sizeof(b));
+			m = unwind_stack(&r, F.mem, F.len, &ops, FR, max, &stop, &b,
+					 &outer);
+			if (outer != st.outer_sp || m != n || stop != st.stop)
+				TEST__FAIL("case %d pass %d: expected %zu frames, stop %s, outer SP 0x%" PRIx64
+					   "; got %zu, %s, 0x%" PRIx64,
+					   iter, pass, n, unwind_stop__name(st.stop),
+					   st.outer_sp, m, unwind_stop__name(stop), outer);
+			for (size_t i = 0; i < n; i++)
+				if (FR[i].pc != ref[i].pc || FR[i].flags != ref[i].flags)
+					TEST__FAIL("case %d pass %d frame %zu: expected 0x%" PRIx64
+						   "/%u, got 0x%" PRIx64 "/%u",
+						   iter, pass, i, ref[i].pc, ref[i].flags,
+						   FR[i].pc, FR[i].flags);
+			if (memcmp(&a, &b, sizeof(a)))
+				TEST__FAIL("case %d pass %d: the stats differ", iter, pass);
+		}
+	}
+	/* the memo answered (25865 hits with this seed) */
+	printf("# memo: %" PRIu64 " hits, %" PRIu64 " misses\n", memo.hits, memo.misses);
+	CHECK(memo.hits > 10000);
+}
+
 TEST_MAIN()
