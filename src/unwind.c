@@ -157,8 +157,10 @@ static void rule_set(struct sframe_rule *r, uint8_t kind, uint8_t reg,
 }
 
 /* unwind_cache_entry.row_flags: the row is one walk_fast() steps by (then
- * ra_off holds the compiled RA offset) */
+ * ra_off holds the compiled RA offset), or one that ends a walk there (RA
+ * undefined: a thread's or process's entry frame) */
 #define MEMO_FAST 0x80u
+#define MEMO_OUTER 0x40u
 
 /* The memo's answer for `lookup`: true and the row and flags on a hit. */
 static bool cache_get(struct unwind_cache *c, uint64_t lookup,
@@ -172,7 +174,7 @@ static bool cache_get(struct unwind_cache *c, uint64_t lookup,
 	}
 	c->hits++;
 	row->start = 0; /* (the unwinder does not read it) */
-	row->flags = e->row_flags & ~MEMO_FAST;
+	row->flags = e->row_flags & ~(MEMO_FAST | MEMO_OUTER);
 	rule_set(&row->cfa, e->cfa_kind, e->cfa_reg, e->cfa_off);
 	rule_set(&row->ra, e->ra_kind, e->ra_reg,
 		 e->ra_kind == SFRAME_RULE_NONE ? 0 : e->ra_off);
@@ -186,12 +188,14 @@ static void cache_put(struct unwind_cache *c, uint64_t lookup,
 		      const struct unwind_plan *plan)
 {
 	const struct sframe_row *row = &plan->row;
-	bool fast = plan->fast && !(plan->func.flags & SFRAME_FUNC_SIGNAL);
+	bool signal = plan->func.flags & SFRAME_FUNC_SIGNAL;
+	bool fast = plan->fast && !signal;
+	bool outer = row->ra.kind == SFRAME_RULE_UNDEFINED && !signal;
 	int32_t ra_off = fast ? plan->fast_ra_off : row->ra.off;
 	struct unwind_cache_entry *e;
 
 	if (ra_off != (int16_t)ra_off || row->fp.off != (int16_t)row->fp.off ||
-	    row->flags >= MEMO_FAST)
+	    row->flags >= MEMO_OUTER)
 		return;
 	e = cache_slot(c, lookup);
 	e->lookup = lookup;
@@ -205,7 +209,8 @@ static void cache_put(struct unwind_cache *c, uint64_t lookup,
 	e->ra_reg = row->ra.reg;
 	e->fp_kind = row->fp.kind;
 	e->fp_reg = row->fp.reg;
-	e->row_flags = (uint8_t)(row->flags | (fast ? MEMO_FAST : 0));
+	e->row_flags = (uint8_t)(row->flags | (fast ? MEMO_FAST : 0) |
+				 (outer ? MEMO_OUTER : 0));
 	e->func_flags = plan->func.flags;
 }
 
@@ -459,7 +464,14 @@ void unwind_start(struct unwind_state *st, const struct sfprof_regs *regs,
 		  const void *stack, size_t len, const struct unwind_ops *ops,
 		  unsigned max_depth)
 {
-	memset(st, 0, sizeof(*st));
+	/* (every field is set here; the plan's before it is read) */
+	st->frame_flags = 0;
+	st->stop = UNWIND_STOP_NONE;
+	st->done = false;
+	st->outer_sp = 0;
+	st->fp_frames = 0;
+	st->sig_frames = 0;
+	st->plan.have_lookup = false;
 	st->ops = ops;
 	st->max_depth = max_depth ? max_depth : 1;
 	st->stack = stack;
@@ -590,11 +602,22 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 				memo ? cache_slot(memo, ra - 1) : NULL;
 
 			if (me && me->lookup == ra - 1 && me->tag == memo->tag &&
-			    (me->row_flags & MEMO_FAST)) {
+			    (me->row_flags & (MEMO_FAST | MEMO_OUTER))) {
 				/* the memo's row, stepped from the entry: this
 				 * loop ends only with the walk or right after
 				 * plan_lookup(), so the plan need not hold it */
 				memo_hits++;
+				if (me->row_flags & MEMO_OUTER) {
+					/* the entry frame: step_row() would
+					 * end the walk at it */
+					f->pc = ra;
+					f->flags = UNWIND_FRAME_CALLER;
+					f->pad = 0;
+					f++;
+					st->outer_sp = sp;
+					stop = UNWIND_STOP_COMPLETE;
+					break;
+				}
 				cfa_off = me->cfa_off;
 				ra_off = me->ra_off;
 				fp_off = me->fp_off;
