@@ -537,6 +537,7 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 	uint64_t cfa, ra = 0, addr, nfp, memo_hits = 0;
 	bool fp_known = st->reg_known & BIT(UNWIND_REG_RBP), nfp_known;
 	bool entered = false;	/* frame ra entered, not stored */
+	bool repeat;		/* ra is the address of the frame before */
 	int stop = UNWIND_STOP_NONE, rc = 0;
 	/* the row of the current frame, compiled */
 	int64_t cfa_off = plan->fast_cfa_off, ra_off = plan->fast_ra_off;
@@ -596,7 +597,8 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 			stop = UNWIND_STOP_MAX_DEPTH;
 			break;
 		}
-		if (ra != same_ra) {
+		repeat = ra == same_ra;
+		if (!repeat) {
 			/* frame_resolve(): a new address */
 			const struct unwind_cache_entry *me =
 				memo ? cache_slot(memo, ra - 1) : NULL;
@@ -643,6 +645,29 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 		f->flags = UNWIND_FRAME_CALLER;
 		f->pad = 0;
 		f++;
+		/*
+		 * Recursion through a row of the most common shape (CFA = SP
+		 * + offset, FP kept): while the return address repeats, step
+		 * with no more than the checks. Anything else (a check that
+		 * fails, another address) is taken again by the general step
+		 * above, which decides.
+		 */
+		if (repeat && cfa_sp && fp_kind == SFRAME_RULE_NONE) {
+			for (;;) {
+				cfa = sp + cfa_off;
+				addr = cfa + ra_off;
+				if (cfa <= sp || (cfa & (WORD - 1)) || addr - lo > last)
+					break;
+				memcpy(&ra, stack + (addr - lo), WORD);
+				if (ra != same_ra || f == end)
+					break;
+				sp = cfa;
+				f->pc = ra;
+				f->flags = UNWIND_FRAME_CALLER;
+				f->pad = 0;
+				f++;
+			}
+		}
 	}
 	if (memo)
 		memo->hits += memo_hits;
