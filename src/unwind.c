@@ -530,6 +530,8 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 	const uint64_t lo = st->stack_lo;
 	/* an 8-byte read at lo + off lies in the snapshot iff off <= last */
 	const uint64_t last = st->stack_hi - st->stack_lo - WORD;
+	/* no CFA inside the snapshot can wrap (user addresses are far below) */
+	const bool tame = st->stack_hi <= (1ull << 63);
 	struct unwind_cache *const memo =
 		st->ops->cache && st->ops->cache->tag ? st->ops->cache : NULL;
 	const uint64_t sp0 = st->regs[UNWIND_REG_RSP];
@@ -652,21 +654,30 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 		 * fails, another address) is taken again by the general step
 		 * above, which decides.
 		 */
-		if (repeat && cfa_sp && fp_kind == SFRAME_RULE_NONE) {
+		if (repeat && cfa_sp && fp_kind == SFRAME_RULE_NONE &&
+		    cfa_off > 0 && !((sp | (uint64_t)cfa_off) & (WORD - 1)) &&
+		    sp - lo <= last && tame) {
+			/* SP - lo, stepped by the offset: the CFA grows and stays
+			 * aligned (both are), and the snapshot check is the
+			 * read's. SP starts inside the snapshot, below 2^63, so
+			 * neither the CFA nor the offset can wrap. */
+			uint64_t rel = sp - lo, at;
+			const uint64_t ra_at = (uint64_t)(cfa_off + ra_off);
+
 			for (;;) {
-				cfa = sp + cfa_off;
-				addr = cfa + ra_off;
-				if (cfa <= sp || (cfa & (WORD - 1)) || addr - lo > last)
+				at = rel + ra_at;
+				if (at > last)
 					break;
-				memcpy(&ra, stack + (addr - lo), WORD);
+				memcpy(&ra, stack + at, WORD);
 				if (ra != same_ra || f == end)
 					break;
-				sp = cfa;
+				rel += (uint64_t)cfa_off;
 				f->pc = ra;
 				f->flags = UNWIND_FRAME_CALLER;
 				f->pad = 0;
 				f++;
 			}
+			sp = lo + rel;
 		}
 	}
 	if (memo)

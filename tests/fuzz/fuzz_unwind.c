@@ -3,9 +3,10 @@
  * libFuzzer target: the unwinder over hostile input. The bytes give the
  * registers, a table of up to 8 row ranges (any rule kind, register and
  * offset, signal flag, lookup errors) and the stack snapshot; the walk
- * must stay inside the snapshot and end within max_depth frames. Walked
- * again through a memo of rows (struct unwind_cache), cold and warm, it
- * must give the same frames and stop.
+ * must stay inside the snapshot and end within max_depth frames, with the
+ * frames and stop the plain state iterator gives. Walked again through a
+ * memo of rows (struct unwind_cache), cold and warm, it must give the same
+ * frames and stop.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -88,6 +89,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(stack, data + need, len);
 	size_t n = unwind_stack(&regs, stack, len, &ops, frames, 256, &stop, NULL, NULL);
 	if (n > 256 || stop <= UNWIND_STOP_NONE || stop >= UNWIND_STOP__NR)
+		abort();
+
+	/* the state iterator, which unwind_stack()'s fast loops must match */
+	struct unwind_state st;
+	size_t r = 0;
+
+	unwind_for_each_frame(&st, &regs, stack, len, &ops, 256) {
+		if (st.pc != frames[r].pc || st.frame_flags != frames[r].flags)
+			abort();
+		r++;
+	}
+	if (r != n || st.stop != stop)
 		abort();
 
 	static struct unwind_cache_entry ents[16];
