@@ -81,6 +81,16 @@ void profile__free(struct profile *p); /* NULL is a no-op */
 int profile__add(struct profile *p, const char *root,
 		 const struct profile_frame *frames, size_t n, uint64_t weight);
 
+/*
+ * The same in two steps, for callers that meet a frame many times: a
+ * frame's id (interned once, stable for the profile's life; >= 0, or
+ * -EINVAL / -ENOMEM), then stacks given as ids (-EINVAL for an id the
+ * profile did not give).
+ */
+int64_t profile__frame_id(struct profile *p, const struct profile_frame *f);
+int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
+		     size_t n, uint64_t weight);
+
 /* Known at the end of a run. */
 void profile__set_duration(struct profile *p, uint64_t duration_ns);
 

@@ -496,8 +496,15 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	return p->nr_frames - 1;
 }
 
-int profile__add(struct profile *p, const char *root, const struct profile_frame *frames,
-		 size_t n, uint64_t weight)
+int64_t profile__frame_id(struct profile *p, const struct profile_frame *f)
+{
+	if (!p || !f)
+		return -EINVAL;
+	return frame__intern(p, f);
+}
+
+int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
+		     size_t n, uint64_t weight)
 {
 	struct prof_stack *s;
 	int64_t rid;
@@ -505,31 +512,26 @@ int profile__add(struct profile *p, const char *root, const struct profile_frame
 	uint32_t j;
 	int err;
 
-	if (!p || (n && !frames) || n > UINT32_MAX)
+	if (!p || (n && !ids) || n > UINT32_MAX)
 		return -EINVAL;
 	if (!weight)
 		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] >= p->nr_frames)
+			return -EINVAL;
 	rid = root && *root ? intern_display(p, root) : 0;
 	if (rid < 0)
 		return -ENOMEM;
-	if ((err = util__grow((void **)&p->scratch, &p->cap_scratch, n ? n : 1, sizeof(*p->scratch))))
-		return err;
 	h = hash_mix(0x5eed, (uint64_t)rid);
-	for (size_t i = 0; i < n; i++) {
-		int64_t fid = frame__intern(p, &frames[i]);
-
-		if (fid < 0)
-			return (int)fid;
-		p->scratch[i] = (uint32_t)fid;
-		h = hash_mix(h, (uint64_t)fid);
-	}
+	for (size_t i = 0; i < n; i++)
+		h = hash_mix(h, ids[i]);
 	h = hash_mix(h, n);
 
 	if (p->stack_slots) {
 		for (j = h & p->stack_mask; p->stack_slots[j]; j = (j + 1) & p->stack_mask) {
 			s = &p->stacks[p->stack_slots[j] - 1];
 			if (s->hash == h && s->root == rid && s->n == n &&
-			    !memcmp(p->ids + s->off, p->scratch, n * sizeof(*p->scratch))) {
+			    !memcmp(p->ids + s->off, ids, n * sizeof(*ids))) {
 				s->weight = sat_add(s->weight, weight);
 				s->count++;
 				p->total = sat_add(p->total, weight);
@@ -544,7 +546,7 @@ int profile__add(struct profile *p, const char *root, const struct profile_frame
 	    (err = util__grow((void **)&p->stacks, &p->cap_stacks, p->nr_stacks + 1, sizeof(*p->stacks))))
 		return err;
 	if (n)
-		memcpy(p->ids + p->nr_ids, p->scratch, n * sizeof(*p->scratch));
+		memcpy(p->ids + p->nr_ids, ids, n * sizeof(*ids));
 	s = &p->stacks[p->nr_stacks];
 	*s = (struct prof_stack){ .hash = h, .weight = weight, .count = 1, .off = p->nr_ids,
 				  .root = (uint32_t)rid, .n = (uint32_t)n };
@@ -564,6 +566,27 @@ int profile__add(struct profile *p, const char *root, const struct profile_frame
 	p->total = sat_add(p->total, weight);
 	p->events++;
 	return 0;
+}
+
+int profile__add(struct profile *p, const char *root, const struct profile_frame *frames,
+		 size_t n, uint64_t weight)
+{
+	int err;
+
+	if (!p || (n && !frames) || n > UINT32_MAX)
+		return -EINVAL;
+	if (!weight)
+		return 0;
+	if ((err = util__grow((void **)&p->scratch, &p->cap_scratch, n ? n : 1, sizeof(*p->scratch))))
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		int64_t fid = frame__intern(p, &frames[i]);
+
+		if (fid < 0)
+			return (int)fid;
+		p->scratch[i] = (uint32_t)fid;
+	}
+	return profile__add_ids(p, root, p->scratch, n, weight);
 }
 
 uint64_t prof__folded_count(const struct profile *p, uint64_t weight)

@@ -29,6 +29,7 @@ enum {
 	HAVE_SYM = 1u << 1,
 	HAVE_SIGTRAMP = 1u << 2,
 	IS_SIGTRAMP = 1u << 3,
+	HAVE_FID = 1u << 4,
 };
 
 /* Symbol results (and the signal-trampoline verdict) per (proc, PC). */
@@ -38,6 +39,7 @@ struct pc_entry {
 	uint64_t gen;
 	uint32_t have;
 	int sym_rc;
+	uint32_t fid; /* the frame's id in the profile (HAVE_FID) */
 	struct sym_result sym;
 };
 
@@ -76,8 +78,7 @@ struct agg_entry {
 	char *root;
 	uint64_t *key;	    /* the n unwind_frames (pc, flags + zero pad:
 			       two words each), then nk kernel PCs */
-	struct profile_frame *frames;
-	char *names;	    /* copied kernel frame names */
+	uint32_t *ids;	    /* the np profile frames, by profile__frame_id() */
 };
 
 struct stacks {
@@ -89,8 +90,8 @@ struct stacks {
 	struct row_entry *rows;
 	struct unwind_cache ucache; /* the unwinder's memo of rows */
 	struct unwind_frame *frames;
-	struct profile_frame *pframes;
-	char (*knames)[24];
+	uint32_t *pids;	/* a stack's profile frame ids (build_ids) */
+	int64_t marker_id; /* STACKS_TRUNCATED's, once known (else -1) */
 	stacks_ksym_fn ksym;
 	void *ksym_ctx;
 	stacks_thread_top_fn thread_top;
@@ -164,9 +165,9 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	s->ucache.e = calloc(1u << CACHE_BITS_MIN, sizeof(*s->ucache.e));
 	s->frames = calloc(STACKS_MAX_DEPTH, sizeof(*s->frames));
 	/* user frames + marker + kernel frames */
-	s->pframes = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pframes));
-	s->knames = calloc(128, sizeof(*s->knames));
-	if (!s->cache || !s->rows || !s->ucache.e || !s->frames || !s->pframes || !s->knames) {
+	s->pids = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pids));
+	s->marker_id = -1;
+	if (!s->cache || !s->rows || !s->ucache.e || !s->frames || !s->pids) {
 		stacks__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -181,8 +182,7 @@ void stacks__free(struct stacks *s)
 	for (size_t i = 0; i < s->agg_nr; i++) {
 		free(s->agg[i].root);
 		free(s->agg[i].key);
-		free(s->agg[i].frames);
-		free(s->agg[i].names);
+		free(s->agg[i].ids);
 	}
 	free(s->agg);
 	free(s->agg_slots);
@@ -190,8 +190,7 @@ void stacks__free(struct stacks *s)
 	free(s->rows);
 	free(s->ucache.e);
 	free(s->frames);
-	free(s->pframes);
-	free(s->knames);
+	free(s->pids);
 	lockname__free(s->locks);
 	free(s);
 }
@@ -516,16 +515,19 @@ static void count_sample(struct stacks *s, const struct agg_entry *a)
 }
 
 /*
- * Symbolize frames[0..n) and the kernel PCs into s->pframes under the
- * marker slot; returns the first profile frame and fills *np and the
- * entry's accounting fields.
+ * Symbolize frames[0..n), name the kernel PCs, and fill the entry's
+ * accounting fields. With `ids`, also put the stack's profile frame ids
+ * (outermost first, the marker and kernel frames included) into s->pids
+ * and return them with their count in *np_out; NULL then means no memory.
+ * Without, returns s->pids untouched.
  */
-static struct profile_frame *build_frames(struct stacks *s, size_t n, int stop,
-					  const uint64_t *kips, size_t nk,
-					  size_t *np_out, struct agg_entry *acc)
+static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
+			   const uint64_t *kips, size_t nk, bool ids,
+			   size_t *np_out, struct agg_entry *acc)
 {
-	struct profile_frame *pf = s->pframes + 1; /* slot 0: the marker */
-	const struct sym_result *outer_sr = NULL;
+	uint32_t *out = s->pids + 1; /* slot 0: the marker */
+	struct sym_result outer_sr = { 0 }; /* (a copy: the PC cache's entry
+					       may be reused in the loop) */
 	const char *outer = NULL;
 	size_t np = 0;
 	int complete;
@@ -534,53 +536,80 @@ static struct profile_frame *build_frames(struct stacks *s, size_t n, int stop,
 	for (size_t i = n; i-- > 0;) {
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
-		const struct sym_result *sr = symbolize(s, look);
-		struct profile_frame *o = &pf[np++];
+		struct pc_entry *e = cache_get(s, look);
 
-		o->name = sr->name;
-		o->dso = sr->dso_path;
-		o->build_id = sr->build_id;
-		o->rel_addr = sr->dso_path ? sr->rel_addr : look;
-		o->kind = PROFILE_FRAME_USER;
-		if (!sr->name)
+		if (!(e->have & HAVE_SYM)) {
+			e->sym_rc = proc__symbolize(s->cur, look, &e->sym);
+			e->have |= HAVE_SYM;
+		}
+		if (ids && !(e->have & HAVE_FID)) {
+			struct profile_frame pf = {
+				.name = e->sym.name,
+				.dso = e->sym.dso_path,
+				.build_id = e->sym.build_id,
+				.rel_addr = e->sym.dso_path ? e->sym.rel_addr : look,
+				.kind = PROFILE_FRAME_USER,
+			};
+			int64_t id = profile__frame_id(s->prof, &pf);
+
+			if (id < 0)
+				return NULL;
+			e->fid = (uint32_t)id;
+			e->have |= HAVE_FID;
+		}
+		if (ids)
+			out[np] = e->fid;
+		np++;
+		if (!e->sym.name)
 			acc->unnamed++;
 		if (i == n - 1) {
-			outer = sr->name;
-			outer_sr = sr;
+			outer = e->sym.name;
+			outer_sr = e->sym;
 		}
 	}
 
 	complete = stop == UNWIND_STOP_COMPLETE;
 	if (!complete && (stacks__is_entry_symbol(outer) ||
-			  at_elf_entry(s, outer_sr))) {
+			  (n && at_elf_entry(s, &outer_sr)))) {
 		complete = 1;
 		acc->at_entry = 1;
 	}
 	acc->complete = complete;
+	if (!ids)
+		return s->pids;
 	if (!complete) {
-		pf--;
+		if (s->marker_id < 0) {
+			struct profile_frame pf = { .name = STACKS_TRUNCATED,
+						    .kind = PROFILE_FRAME_MARKER };
+
+			s->marker_id = profile__frame_id(s->prof, &pf);
+			if (s->marker_id < 0)
+				return NULL;
+		}
+		out--;
 		np++;
-		memset(pf, 0, sizeof(*pf));
-		pf->name = STACKS_TRUNCATED;
-		pf->kind = PROFILE_FRAME_MARKER;
+		out[0] = (uint32_t)s->marker_id;
 	}
 
 	for (size_t i = nk; i-- > 0;) {
-		struct profile_frame *o = &pf[np++];
 		const char *name = s->ksym ? s->ksym(s->ksym_ctx, kips[i]) : NULL;
+		struct profile_frame pf = { .kind = PROFILE_FRAME_KERNEL,
+					    .rel_addr = kips[i] };
+		char hex[24];
+		int64_t id;
 
-		memset(o, 0, sizeof(*o));
 		if (!name) {
-			snprintf(s->knames[i], sizeof(s->knames[i]), "0x%llx",
-				 (unsigned long long)kips[i]);
-			name = s->knames[i];
+			snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)kips[i]);
+			name = hex;
 		}
-		o->name = name;
-		o->rel_addr = kips[i];
-		o->kind = PROFILE_FRAME_KERNEL;
+		pf.name = name;
+		id = profile__frame_id(s->prof, &pf);
+		if (id < 0)
+			return NULL;
+		out[np++] = (uint32_t)id;
 	}
 	*np_out = np;
-	return pf;
+	return out;
 }
 
 static void make_root(struct stacks *s, const struct sfprof_event *e, char *root,
@@ -615,14 +644,13 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, char *root
 	}
 }
 
-/* Keep a new distinct stack: copies of everything that is not owned by
- * the proc cache (root, kernel frame names). */
+/* Keep a new distinct stack: its key and root copied, its profile ids. */
 static int agg_insert(struct stacks *s, uint64_t h, const char *root,
-		      const uint64_t *kips, const struct profile_frame *pf,
-		      size_t np, struct agg_entry *tmpl)
+		      const uint64_t *kips, const uint32_t *ids, size_t np,
+		      struct agg_entry *tmpl)
 {
 	struct agg_entry *a;
-	size_t j, names_len = 0, off = 0, nkey = 2 * (size_t)tmpl->n + tmpl->nk;
+	size_t j, nkey = 2 * (size_t)tmpl->n + tmpl->nk;
 
 	if (agg_reserve(s))
 		return -ENOMEM;
@@ -634,31 +662,18 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 	a->np = (uint32_t)np;
 	a->root = strdup(root);
 	a->key = malloc((nkey ? nkey : 1) * sizeof(*a->key));
-	a->frames = malloc((np ? np : 1) * sizeof(*a->frames));
-	for (size_t i = 0; i < np; i++)
-		if (pf[i].kind == PROFILE_FRAME_KERNEL)
-			names_len += strlen(pf[i].name) + 1;
-	a->names = names_len ? malloc(names_len) : NULL;
-	if (!a->root || !a->key || !a->frames || (names_len && !a->names)) {
+	a->ids = malloc((np ? np : 1) * sizeof(*a->ids));
+	if (!a->root || !a->key || !a->ids) {
 		free(a->root);
 		free(a->key);
-		free(a->frames);
-		free(a->names);
+		free(a->ids);
 		memset(a, 0, sizeof(*a));
 		return -ENOMEM;
 	}
 	memcpy(a->key, s->frames, (size_t)tmpl->n * sizeof(*s->frames));
 	if (tmpl->nk)
 		memcpy(a->key + 2 * tmpl->n, kips, tmpl->nk * sizeof(*kips));
-	memcpy(a->frames, pf, np * sizeof(*pf));
-	for (size_t i = 0; i < np; i++) {
-		if (pf[i].kind != PROFILE_FRAME_KERNEL)
-			continue;
-		size_t l = strlen(pf[i].name) + 1;
-		memcpy(a->names + off, pf[i].name, l);
-		a->frames[i].name = a->names + off;
-		off += l;
-	}
+	memcpy(a->ids, ids, np * sizeof(*ids));
 	s->agg_slots[j] = (uint32_t)(s->agg_nr + 1);
 	s->agg_nr++;
 	return 0;
@@ -668,7 +683,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		      const uint64_t *kips, size_t nk)
 {
 	char root[PROFILE_ROOT_MAX];
-	struct profile_frame *pf;
+	const uint32_t *ids;
 	struct agg_entry acc;
 	size_t n, np, nkey = 0;
 	int stop = UNWIND_STOP_NONE;
@@ -731,24 +746,24 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 				return 0;
 			}
 		}
-		pf = build_frames(s, n, stop, kips, nk, &np, &acc);
+		ids = build_ids(s, n, stop, kips, nk, true, &np, &acc);
 		acc.weight = e->weight;
 		acc.samples = 1;
 		count_sample(s, &acc);
-		if (agg_insert(s, h, root, kips, pf, np, &acc)) {
+		if (!ids || agg_insert(s, h, root, kips, ids, np, &acc)) {
 			s->st.add_errors++;
 			return -ENOMEM;
 		}
 		return 0;
 	}
 
-	pf = build_frames(s, n, stop, kips, nk, &np, &acc);
+	ids = build_ids(s, n, stop, kips, nk, !s->opts.no_profile, &np, &acc);
 	count_sample(s, &acc);
 	/* after the frames: naming the lock may re-read the maps */
 	make_root(s, e, root, sizeof(root));
 	if (s->opts.no_profile)
 		return 0;
-	if (profile__add(s->prof, root, pf, np, e->weight)) {
+	if (!ids || profile__add_ids(s->prof, root, ids, np, e->weight)) {
 		s->st.add_errors++;
 		return -ENOMEM;
 	}
@@ -762,12 +777,11 @@ int stacks__flush(struct stacks *s)
 	for (size_t i = 0; i < s->agg_nr; i++) {
 		struct agg_entry *a = &s->agg[i];
 
-		if (!err && profile__add(s->prof, a->root, a->frames, a->np, a->weight))
+		if (!err && profile__add_ids(s->prof, a->root, a->ids, a->np, a->weight))
 			err = -ENOMEM;
 		free(a->root);
 		free(a->key);
-		free(a->frames);
-		free(a->names);
+		free(a->ids);
 		memset(a, 0, sizeof(*a));
 	}
 	s->agg_nr = 0;
