@@ -82,6 +82,42 @@ TEST(profile_add_should_ignore_zero_weight_and_reject_null_frames)
 	profile__free(p);
 }
 
+TEST(add_ids_should_equal_add_with_frames_and_reject_unknown_ids)
+{
+	struct profile *p = cpu_profile(), *q = cpu_profile();
+	struct profile_frame a[] = { U("main"), U("work"), U("leaf") };
+	uint32_t ids[3];
+	char *fp, *fq;
+
+	CHECK(p && q);
+	for (int i = 0; i < 3; i++) {
+		int64_t id = profile__frame_id(q, &a[i]);
+
+		CHECK(id >= 0);
+		ids[i] = (uint32_t)id;
+	}
+	/* interned once: the same frame, the same id */
+	CHECK_U64((uint64_t)profile__frame_id(q, &a[1]), ids[1]);
+	CHECK_INT(profile__add(p, "app", a, 3, 2), 0);
+	CHECK_INT(profile__add(p, "app", a, 2, 1), 0);
+	CHECK_INT(profile__add_ids(q, "app", ids, 3, 2), 0);
+	CHECK_INT(profile__add_ids(q, "app", ids, 2, 1), 0);
+	CHECK_INT(profile__add_ids(q, "app", ids, 3, 0), 0); /* ignored */
+	fp = folded(p);
+	fq = folded(q);
+	CHECK(fp && fq);
+	CHECK_STR(fq, fp);
+	CHECK_STR(fq, "app;main;work 1\napp;main;work;leaf 2\n");
+	ids[2] = 3; /* no frame 3 */
+	CHECK_INT(profile__add_ids(q, "app", ids, 3, 1), -EINVAL);
+	CHECK_INT(profile__add_ids(q, "app", NULL, 1, 1), -EINVAL);
+	CHECK_U64(profile__nr_events(q), 2);
+	free(fp);
+	free(fq);
+	profile__free(p);
+	profile__free(q);
+}
+
 TEST(folded_should_print_root_first_sorted_and_independent_of_insertion_order)
 {
 	struct profile_frame s1[] = { U("main"), U("b") };
