@@ -136,6 +136,13 @@ static void plan_compile(struct unwind_plan *plan)
 	plan->fast = true;
 }
 
+/* flags and pad of a caller frame, stored as one word */
+static const uint64_t caller_flags = UNWIND_FRAME_CALLER;
+_Static_assert(offsetof(struct unwind_frame, pad) ==
+		       offsetof(struct unwind_frame, flags) + 4 &&
+	       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "caller_flags is flags = UNWIND_FRAME_CALLER, pad = 0");
+
 _Static_assert(sizeof(struct unwind_cache_entry) == 32,
 	       "two memo entries a cache line");
 
@@ -657,27 +664,32 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 		if (repeat && cfa_sp && fp_kind == SFRAME_RULE_NONE &&
 		    cfa_off > 0 && !((sp | (uint64_t)cfa_off) & (WORD - 1)) &&
 		    sp - lo <= last && tame) {
-			/* SP - lo, stepped by the offset: the CFA grows and stays
-			 * aligned (both are), and the snapshot check is the
-			 * read's. SP starts inside the snapshot, below 2^63, so
-			 * neither the CFA nor the offset can wrap. */
-			uint64_t rel = sp - lo, at;
-			const uint64_t ra_at = (uint64_t)(cfa_off + ra_off);
+			/* The CFA grows and stays aligned (SP and the offset
+			 * both are), and the snapshot bounds the reads. SP
+			 * starts inside the snapshot, below 2^63, so neither
+			 * the CFA nor the offset can wrap. */
+			const uint64_t step = (uint64_t)cfa_off;
+			/* where the next frame's return address lies */
+			const uint64_t at = sp - lo + step + (uint64_t)ra_off;
 
-			for (;;) {
-				at = rel + ra_at;
-				if (at > last)
-					break;
-				memcpy(&ra, stack + at, WORD);
-				if (ra != same_ra || f == end)
-					break;
-				rel += (uint64_t)cfa_off;
-				f->pc = ra;
-				f->flags = UNWIND_FRAME_CALLER;
-				f->pad = 0;
-				f++;
+			if (at <= last) {
+				/* the frames the snapshot and the array have room for */
+				size_t k = (size_t)((last - at) / step + 1);
+				const struct unwind_frame *const f0 = f;
+				const uint8_t *p = stack + at;
+
+				if (k > (size_t)(end - f))
+					k = (size_t)(end - f);
+				for (; k; k--, p += step) {
+					memcpy(&ra, p, WORD);
+					if (ra != same_ra)
+						break;
+					f->pc = ra;
+					memcpy(&f->flags, &caller_flags, sizeof(caller_flags));
+					f++;
+				}
+				sp += step * (uint64_t)(f - f0);
 			}
-			sp = lo + rel;
 		}
 	}
 	if (memo)
