@@ -57,6 +57,8 @@ struct stacks_stats {
 	uint64_t frames;
 	uint64_t frames_unnamed; /* frames printed as binary+0xOFF */
 	uint64_t cache_hits, cache_misses;
+	/* row lookups the unwinder's memo answered, or passed on */
+	uint64_t memo_hits, memo_misses;
 	uint64_t add_errors;	 /* profile__add failures */
 	struct unwind_stats unwind;
 };

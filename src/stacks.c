@@ -838,6 +838,8 @@ int stacks__flush(struct stacks *s)
 void stacks__stats(const struct stacks *s, struct stacks_stats *out)
 {
 	*out = s->st;
+	out->memo_hits = s->ucache.hits;
+	out->memo_misses = s->ucache.misses;
 }
 
 void stacks_stats__print(const struct stacks_stats *st, FILE *f)
@@ -853,6 +855,8 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 	P("stacks_frames_unnamed", st->frames_unnamed);
 	P("stacks_cache_hits", st->cache_hits);
 	P("stacks_cache_misses", st->cache_misses);
+	P("stacks_row_memo_hits", st->memo_hits);
+	P("stacks_row_memo_misses", st->memo_misses);
 	if (st->add_errors)
 		P("stacks_add_errors", st->add_errors);
 #undef P

@@ -130,6 +130,40 @@ TEST(live_stack_should_unwind_to_the_entry_and_name_every_frame)
 	CHECK_U64(st.truncated, 0);
 }
 
+TEST(a_stack_seen_again_should_be_walked_from_the_row_memo_and_merged)
+{
+	struct stacks_opts so = { .kind = PROFILE_CPU };
+	struct proc_cache_opts po = { .quiet = 1 };
+	struct proc_cache *pc = proc_cache__new(&po);
+	struct profile_meta pm = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *prof = profile__new(&pm);
+	struct stacks *s = stacks__new(pc, prof, &so);
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+	struct stacks_stats a, b;
+	FILE *f;
+
+	CHECK(pc && prof && s);
+	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
+	stacks__stats(s, &a);
+	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
+	stacks__stats(s, &b);
+	CHECK_INT(stacks__flush(s), 0);
+	/* every row of the second walk came from the memo: as many hits as
+	 * the first walk made lookups, and no new miss */
+	CHECK_U64(b.memo_misses, a.memo_misses);
+	CHECK_U64(b.memo_hits - a.memo_hits, a.memo_hits + a.memo_misses);
+	CHECK_U64(b.frames, 2 * a.frames);
+	memset(folded_buf, 0, sizeof(folded_buf));
+	f = fmemopen(folded_buf, sizeof(folded_buf), "w");
+	profile__write_folded(prof, f);
+	fclose(f);
+	CHECK_MSG(strstr(folded, ";middle_frame 2\n") != NULL, "folded: %.300s", folded);
+	CHECK_MSG(strchr(folded, '\n') == strrchr(folded, '\n'), "one line: %.300s", folded);
+	stacks__free(s);
+	profile__free(prof);
+	proc_cache__free(pc);
+}
+
 TEST(stack_cut_short_should_get_the_truncated_marker_at_its_root)
 {
 	struct stacks_opts so = { .kind = PROFILE_CPU };
