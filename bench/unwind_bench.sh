@@ -17,7 +17,7 @@
 # and wall time per sample (median of RUNS; whole command: startup, cold
 # caches, output), per-pass
 # CPU cost inside one report process (pass 1 cold, passes 2+ warm; with
-# and without profile aggregation), perf script CPU time per sample
+# and without profile aggregation; medians of 5 runs), perf script CPU time per sample
 # (default, and --no-inline), and the overlap of the two stacks' sets.
 set -u
 cd "$(dirname "$0")/.."
@@ -115,8 +115,14 @@ for cfg in sframe:chain,recurse,qsort,signal,dlopen ehframe:chain,recurse,qsort,
 		ir=$(instructions "$SF" "$tmp/cap.sfp")
 		[ -n "$BASE" ] && ir="$ir $(instructions "$BASE" "$tmp/cap.sfp")"
 	fi
-	full=$(SFPROF_REPORT_REPEAT=6 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
-	bare=$(SFPROF_REPORT_REPEAT=6 SFPROF_REPORT_NO_PROFILE=1 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
+	# in-process passes: 5 runs of each, interleaved (medians below)
+	full= bare=
+	for _ in 1 2 3 4 5; do
+		full="$full$(SFPROF_REPORT_REPEAT=6 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
+"
+		bare="$bare$(SFPROF_REPORT_REPEAT=6 SFPROF_REPORT_NO_PROFILE=1 "$SF" report -o "$tmp/out.folded" "$tmp/cap.sfp" 2>&1)
+"
+	done
 	perf script --no-inline --max-stack 1024 -i "$tmp/perf.data" -F comm,tid,ip,sym,dso > "$tmp/perf.txt" 2>/dev/null
 	ov=$(python3 - "$tmp/sf.folded" "$tmp/perf.txt" <<'PY'
 import sys
@@ -133,8 +139,16 @@ t_sf, t_perf, t_ni = (float(x) for x in sys.argv[5:8])
 ov = sys.argv[8]
 w_sf, w_perf = float(sys.argv[11]), float(sys.argv[12])
 def passes(text):
-    v = [float(l.split()[1]) for l in text.splitlines() if l.startswith("report_pass_")]
-    return v[0], statistics.median(v[1:])
+    # runs of "report_pass_1..6": cold = median of the pass 1s, warm =
+    # median over runs of each run's median of passes 2-6
+    runs = []
+    for l in text.splitlines():
+        if l.startswith("report_pass_1_"):
+            runs.append([])
+        if l.startswith("report_pass_") and runs:
+            runs[-1].append(float(l.split()[1]))
+    return (statistics.median(r[0] for r in runs),
+            statistics.median(statistics.median(r[1:]) for r in runs))
 cold_f, warm_f = passes(sys.argv[9])
 cold_b, warm_b = passes(sys.argv[10])
 us = lambda s, n: 1e6 * s / n
