@@ -78,10 +78,12 @@ struct agg_entry {
 	uint32_t np;	    /* profile frames */
 	uint32_t unnamed;
 	int complete, at_entry;
-	char *root;
+	char *root;	    /* (in key's block, after ids) */
+	uint64_t comm[2];   /* a root that is the comm: comm_words() */
 	uint64_t *key;	    /* the n unwind_frames (pc, flags + zero pad:
 			       two words each), then nk kernel PCs */
-	uint32_t *ids;	    /* the np profile frames, by profile__frame_id() */
+	uint32_t *ids;	    /* the np profile frames, by profile__frame_id()
+			       (in key's block, after the key) */
 };
 
 struct stacks {
@@ -187,9 +189,7 @@ void stacks__free(struct stacks *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->agg_nr; i++) {
-		free(s->agg[i].root);
-		free(s->agg[i].key);
-		free(s->agg[i].ids);
+		free(s->agg[i].key); /* (and its ids and root) */
 	}
 	free(s->agg);
 	free(s->agg_slots);
@@ -397,6 +397,30 @@ static void copy_comm(char *dst, const char *comm)
 	size_t n = strnlen(comm, SFPROF_COMM_LEN);
 	memcpy(dst, comm, n);
 	dst[n] = 0;
+}
+
+/*
+ * The comm's bytes up to its first NUL in two words, the rest zeroed: the
+ * usual root (copy_comm()'s string), hashed and compared without a copy.
+ */
+static void comm_words(const char *comm, uint64_t w[2])
+{
+	_Static_assert(SFPROF_COMM_LEN == 16, "a comm is two words");
+	memcpy(w, comm, 16);
+	for (int i = 0; i < 2; i++) {
+		/* the lowest flagged byte is the first zero byte */
+		uint64_t z = (w[i] - 0x0101010101010101ull) & ~w[i] &
+			     0x8080808080808080ull;
+
+		if (z) {
+			unsigned bytes = (unsigned)__builtin_ctzll(z) / 8;
+
+			w[i] &= bytes ? ~0ull >> (64 - 8 * bytes) : 0;
+			if (i == 0)
+				w[1] = 0;
+			break;
+		}
+	}
 }
 
 static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
@@ -697,16 +721,16 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 	*a = *tmpl;
 	a->hash = h;
 	a->np = (uint32_t)np;
-	a->root = strdup(root);
-	a->key = malloc((nkey ? nkey : 1) * sizeof(*a->key));
-	a->ids = malloc((np ? np : 1) * sizeof(*a->ids));
-	if (!a->root || !a->key || !a->ids) {
-		free(a->root);
-		free(a->key);
-		free(a->ids);
+	/* one block: the key, the ids, the root */
+	a->key = malloc(nkey * sizeof(*a->key) + np * sizeof(*a->ids) +
+			strlen(root) + 1);
+	if (!a->key) {
 		memset(a, 0, sizeof(*a));
 		return -ENOMEM;
 	}
+	a->ids = (uint32_t *)(a->key + nkey);
+	a->root = (char *)(a->ids + np);
+	strcpy(a->root, root);
 	memcpy(a->key, s->frames, (size_t)tmpl->n * sizeof(*s->frames));
 	if (tmpl->nk)
 		memcpy(a->key + 2 * tmpl->n, kips, tmpl->nk * sizeof(*kips));
@@ -724,6 +748,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	struct agg_entry acc;
 	size_t n, np, nkey = 0;
 	int stop = UNWIND_STOP_NONE;
+	bool comm_root;
 	uint64_t h;
 
 	s->st.events++;
@@ -739,9 +764,13 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		nk = 0;
 	if (nk > 128)
 		nk = 128;
-	if (s->opts.kind == PROFILE_CPU)
-		make_root(s, e, root, sizeof(root));
+	/* a CPU sample's root is its comm, unless per thread */
+	comm_root = s->opts.kind == PROFILE_CPU && !s->opts.per_thread;
 	memset(&acc, 0, sizeof(acc));
+	if (comm_root)
+		comm_words(e->comm, acc.comm);
+	else if (s->opts.kind == PROFILE_CPU)
+		make_root(s, e, root, sizeof(root));
 	acc.proc = s->cur;
 	acc.gen = s->cur_gen;
 	acc.n = (uint32_t)n;
@@ -767,11 +796,16 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 			h = ((h << 29) | (h >> 35)) ^ (kips[i] * 0x9e3779b97f4a7c15ull);
 		/* the root a word at a time (its NUL and what follows it in
 		 * the last word are left out) */
-		for (size_t i = 0, len = strlen(root); i < len; i += 8) {
-			uint64_t w = 0;
+		if (comm_root) {
+			h = ((h << 7) | (h >> 57)) ^ (acc.comm[0] * 0x9e3779b97f4a7c15ull);
+			h = ((h << 7) | (h >> 57)) ^ (acc.comm[1] * 0x9e3779b97f4a7c15ull);
+		} else {
+			for (size_t i = 0, len = strlen(root); i < len; i += 8) {
+				uint64_t w = 0;
 
-			memcpy(&w, root + i, len - i < 8 ? len - i : 8);
-			h = ((h << 7) | (h >> 57)) ^ (w * 0x9e3779b97f4a7c15ull);
+				memcpy(&w, root + i, len - i < 8 ? len - i : 8);
+				h = ((h << 7) | (h >> 57)) ^ (w * 0x9e3779b97f4a7c15ull);
+			}
 		}
 		h = mix(h, nkey);
 		for (size_t j = s->agg_nslots ? h & (s->agg_nslots - 1) : 0;
@@ -782,13 +816,16 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 			    a->n == acc.n && a->nk == acc.nk && a->stop == stop &&
 			    !memcmp(a->key, s->frames, n * sizeof(*s->frames)) &&
 			    (!nk || !memcmp(a->key + 2 * n, kips, nk * sizeof(*kips))) &&
-			    !strcmp(a->root, root)) {
+			    (comm_root ? a->comm[0] == acc.comm[0] && a->comm[1] == acc.comm[1]
+				       : !strcmp(a->root, root))) {
 				a->weight += e->weight;
 				a->samples++;
 				count_sample(s, a);
 				return 0;
 			}
 		}
+		if (comm_root)
+			copy_comm(root, e->comm);
 		ids = build_ids(s, n, stop, kips, nk, true, &np, &acc);
 		acc.weight = e->weight;
 		acc.samples = 1;
@@ -822,9 +859,7 @@ int stacks__flush(struct stacks *s)
 
 		if (!err && profile__add_ids(s->prof, a->root, a->ids, a->np, a->weight))
 			err = -ENOMEM;
-		free(a->root);
-		free(a->key);
-		free(a->ids);
+		free(a->key); /* (and its ids and root) */
 		memset(a, 0, sizeof(*a));
 	}
 	s->agg_nr = 0;

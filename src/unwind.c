@@ -169,24 +169,39 @@ static void rule_set(struct sframe_rule *r, uint8_t kind, uint8_t reg,
 #define MEMO_FAST 0x80u
 #define MEMO_OUTER 0x40u
 
-/* The memo's answer for `lookup`: true and the row and flags on a hit. */
+/*
+ * The memo's answer for `lookup` into the plan: true on a hit, with the
+ * row, the function's flags and the row compiled (an entry holds a usable
+ * row, and a MEMO_FAST one its compiled offsets).
+ */
 static bool cache_get(struct unwind_cache *c, uint64_t lookup,
-		      struct sframe_row *row, struct sframe_func *func)
+		      struct unwind_plan *plan)
 {
 	const struct unwind_cache_entry *e = cache_slot(c, lookup);
+	struct sframe_row *row = &plan->row;
 
 	if (e->lookup != lookup || e->tag != c->tag) {
 		c->misses++;
 		return false;
 	}
 	c->hits++;
+	if (e->row_flags & MEMO_FAST) {
+		plan->fast = true;
+		plan->fast_cfa_reg = e->cfa_reg;
+		plan->fast_cfa_off = e->cfa_off;
+		plan->fast_ra_off = e->ra_off;
+		plan->fast_fp_kind = e->fp_kind;
+		plan->fast_fp_off = e->fp_off;
+	}
 	row->start = 0; /* (the unwinder does not read it) */
 	row->flags = e->row_flags & ~(MEMO_FAST | MEMO_OUTER);
 	rule_set(&row->cfa, e->cfa_kind, e->cfa_reg, e->cfa_off);
 	rule_set(&row->ra, e->ra_kind, e->ra_reg,
 		 e->ra_kind == SFRAME_RULE_NONE ? 0 : e->ra_off);
 	rule_set(&row->fp, e->fp_kind, e->fp_reg, e->fp_off);
-	func->flags = e->func_flags;
+	plan->func.flags = e->func_flags;
+	if (!(e->row_flags & MEMO_FAST))
+		plan_compile(plan);
 	return true;
 }
 
@@ -231,18 +246,16 @@ static __attribute__((noinline)) int plan_lookup(struct unwind_state *st,
 {
 	struct unwind_plan *plan = &st->plan;
 	struct unwind_cache *c = st->ops->cache;
-	bool hit = false;
 	int rc;
 
+	if (c && c->tag && cache_get(c, lookup, plan)) {
+		plan->have_lookup = true;
+		plan->lookup = lookup;
+		return 0;
+	}
 	plan->have_lookup = false;
 	plan->func.flags = 0; /* read by plan_method() even when it fails */
-	if (c && c->tag)
-		hit = cache_get(c, lookup, &plan->row, &plan->func);
-	if (hit)
-		rc = 0;
-	else
-		rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row,
-				       &plan->func);
+	rc = st->ops->find_row(st->ops->ctx, lookup, &plan->row, &plan->func);
 	if (rc == 0 && !row_usable(&plan->row))
 		rc = -ESRCH;
 	if (rc != 0 && rc != -ENOENT)
@@ -254,7 +267,7 @@ static __attribute__((noinline)) int plan_lookup(struct unwind_state *st,
 		plan_compile(plan);
 		/* (a miss may have changed the tag: it names the maps the
 		 * row came from) */
-		if (!hit && c && c->tag)
+		if (c && c->tag)
 			cache_put(c, lookup, plan);
 	}
 	return rc;

@@ -164,6 +164,47 @@ TEST(a_stack_seen_again_should_be_walked_from_the_row_memo_and_merged)
 	proc_cache__free(pc);
 }
 
+TEST(comm_root_should_end_at_its_nul_whatever_follows_and_keep_16_chars)
+{
+	struct stacks_opts so = { .kind = PROFILE_CPU };
+	struct proc_cache_opts po = { .quiet = 1 };
+	struct proc_cache *pc = proc_cache__new(&po);
+	struct profile_meta pm = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *prof = profile__new(&pm);
+	struct stacks *s = stacks__new(pc, prof, &so);
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+	FILE *f;
+
+	CHECK(pc && prof && s);
+	/* "ab" then bytes an older capture may hold after the NUL */
+	memcpy(e->comm, "ab\0garbage_here", 16);
+	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
+	memcpy(e->comm, "ab\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
+	/* the same up to byte 10, then different */
+	memcpy(e->comm, "abcdefghij\0xxxxx", 16);
+	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
+	memcpy(e->comm, "abcdefghijk\0yyyy", 16);
+	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
+	/* 16 characters, no NUL */
+	memcpy(e->comm, "0123456789abcdef", 16);
+	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
+	CHECK_INT(stacks__flush(s), 0);
+	memset(folded_buf, 0, sizeof(folded_buf));
+	f = fmemopen(folded_buf, sizeof(folded_buf), "w");
+	profile__write_folded(prof, f);
+	fclose(f);
+	CHECK_MSG(strncmp(folded, "0123456789abcdef;", 17) == 0, "folded: %.400s", folded);
+	CHECK_MSG(strstr(folded, "\nab;") && strstr(strstr(folded, "\nab;"), ";middle_frame 2\n"),
+		  "folded: %.400s", folded);
+	CHECK_MSG(strstr(folded, "\nabcdefghij;") != NULL, "folded: %.400s", folded);
+	CHECK_MSG(strstr(folded, "\nabcdefghijk;") != NULL, "folded: %.400s", folded);
+	CHECK_U64(profile__nr_events(prof), 4); /* distinct stacks handed over */
+	stacks__free(s);
+	profile__free(prof);
+	proc_cache__free(pc);
+}
+
 TEST(stack_cut_short_should_get_the_truncated_marker_at_its_root)
 {
 	struct stacks_opts so = { .kind = PROFILE_CPU };
