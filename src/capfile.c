@@ -759,6 +759,7 @@ static inline bool next_event_in_place(struct capfile_reader *r,
 	 * CPU time, none at all 8%). */
 	p = r->mem + r->mem_pos;
 	if (r->mem_len - r->mem_pos >= 1024) {
+#pragma GCC unroll 16
 		for (size_t k = 0; k < 1024; k += 64)
 			__builtin_prefetch(p + k);
 	} else {
