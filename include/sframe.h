@@ -71,6 +71,14 @@ struct sframe_rule {
 	int32_t off;
 };
 
+/* A rule by value (pad zeroed). */
+static inline struct sframe_rule sframe_rule__make(unsigned kind, unsigned reg,
+						   int32_t off)
+{
+	return (struct sframe_rule){ .kind = (uint8_t)kind, .reg = (uint8_t)reg,
+				     .off = off };
+}
+
 /* sframe_row.flags */
 enum {
 	SFRAME_ROW_MANGLED_RA = 1u << 0, /* AArch64 PAC-signed RA (B key: see func) */

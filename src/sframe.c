@@ -133,10 +133,7 @@ int sframe_raw_fre_read(const struct sframe_table *t, size_t *pos, size_t end,
 static void rule_set(struct sframe_rule *r, unsigned kind, unsigned reg,
 		     int32_t off)
 {
-	r->kind = kind;
-	r->reg = reg;
-	r->pad = 0;
-	r->off = off;
+	*r = sframe_rule__make(kind, reg, off);
 }
 
 /* A flexible-FDE control word + offset pair as a rule. */

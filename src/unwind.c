@@ -154,15 +154,6 @@ static struct unwind_cache_entry *cache_slot(const struct unwind_cache *c,
 	return &c->e[h >> (64 - c->bits)];
 }
 
-static void rule_set(struct sframe_rule *r, uint8_t kind, uint8_t reg,
-		     int32_t off)
-{
-	r->kind = kind;
-	r->reg = reg;
-	r->pad = 0;
-	r->off = off;
-}
-
 /* unwind_cache_entry.row_flags: the row is one walk_fast() steps by (then
  * ra_off holds the compiled RA offset), or one that ends a walk there (RA
  * undefined: a thread's or process's entry frame) */
@@ -195,10 +186,10 @@ static bool cache_get(struct unwind_cache *c, uint64_t lookup,
 	}
 	row->start = 0; /* (the unwinder does not read it) */
 	row->flags = e->row_flags & ~(MEMO_FAST | MEMO_OUTER);
-	rule_set(&row->cfa, e->cfa_kind, e->cfa_reg, e->cfa_off);
-	rule_set(&row->ra, e->ra_kind, e->ra_reg,
-		 e->ra_kind == SFRAME_RULE_NONE ? 0 : e->ra_off);
-	rule_set(&row->fp, e->fp_kind, e->fp_reg, e->fp_off);
+	row->cfa = sframe_rule__make(e->cfa_kind, e->cfa_reg, e->cfa_off);
+	row->ra = sframe_rule__make(e->ra_kind, e->ra_reg,
+				    e->ra_kind == SFRAME_RULE_NONE ? 0 : e->ra_off);
+	row->fp = sframe_rule__make(e->fp_kind, e->fp_reg, e->fp_off);
 	plan->func.flags = e->func_flags;
 	if (!(e->row_flags & MEMO_FAST))
 		plan_compile(plan);

@@ -80,30 +80,56 @@ fill_event(uint16_t kind, uint64_t weight, uint64_t ip, uint64_t sp, uint64_t bp
 static char folded_buf[65536];
 static char *folded = folded_buf;
 
-static int run(struct sfprof_event *e, const struct stacks_opts *so,
-	       struct stacks_stats *st)
+/* A proc cache, a profile and the stacks that feed it. */
+struct fixture {
+	struct proc_cache *pc;
+	struct profile *prof;
+	struct stacks *s;
+};
+
+static int fixture_new(struct fixture *x, const struct stacks_opts *so)
 {
 	struct proc_cache_opts po = { .quiet = 1 };
-	struct proc_cache *pc = proc_cache__new(&po);
 	struct profile_meta pm = { .kind = so->kind, .hz = 99 };
-	struct profile *prof = profile__new(&pm);
-	struct stacks *s = stacks__new(pc, prof, so);
-	int err = s ? stacks__add_event(s, e, NULL, 0) : -ENOMEM;
 
-	if (!err)
-		err = stacks__flush(s);
+	x->pc = proc_cache__new(&po);
+	x->prof = profile__new(&pm);
+	x->s = x->pc && x->prof ? stacks__new(x->pc, x->prof, so) : NULL;
+	return x->s ? 0 : -ENOMEM;
+}
+
+static void fixture_free(struct fixture *x)
+{
+	stacks__free(x->s);
+	profile__free(x->prof);
+	proc_cache__free(x->pc);
+}
+
+/* The profile's folded text into folded_buf. */
+static void fold(const struct profile *prof)
+{
 	FILE *f;
 
 	memset(folded_buf, 0, sizeof(folded_buf));
 	f = fmemopen(folded_buf, sizeof(folded_buf), "w");
-
 	profile__write_folded(prof, f);
 	fclose(f);
-	if (s)
-		stacks__stats(s, st);
-	stacks__free(s);
-	profile__free(prof);
-	proc_cache__free(pc);
+}
+
+static int run(struct sfprof_event *e, const struct stacks_opts *so,
+	       struct stacks_stats *st)
+{
+	struct fixture x;
+	int err = fixture_new(&x, so);
+
+	if (!err)
+		err = stacks__add_event(x.s, e, NULL, 0);
+	if (!err)
+		err = stacks__flush(x.s);
+	fold(x.prof);
+	if (x.s)
+		stacks__stats(x.s, st);
+	fixture_free(&x);
 	return err;
 }
 
@@ -133,49 +159,36 @@ TEST(live_stack_should_unwind_to_the_entry_and_name_every_frame)
 TEST(a_stack_seen_again_should_be_walked_from_the_row_memo_and_merged)
 {
 	struct stacks_opts so = { .kind = PROFILE_CPU };
-	struct proc_cache_opts po = { .quiet = 1 };
-	struct proc_cache *pc = proc_cache__new(&po);
-	struct profile_meta pm = { .kind = PROFILE_CPU, .hz = 99 };
-	struct profile *prof = profile__new(&pm);
-	struct stacks *s = stacks__new(pc, prof, &so);
 	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
 	struct stacks_stats a, b;
-	FILE *f;
+	struct fixture x;
 
-	CHECK(pc && prof && s);
-	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
-	stacks__stats(s, &a);
-	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
-	stacks__stats(s, &b);
-	CHECK_INT(stacks__flush(s), 0);
+	CHECK_INT(fixture_new(&x, &so), 0);
+	CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
+	stacks__stats(x.s, &a);
+	CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
+	stacks__stats(x.s, &b);
+	CHECK_INT(stacks__flush(x.s), 0);
 	/* every row of the second walk came from the memo: as many hits as
 	 * the first walk made lookups, and no new miss */
 	CHECK_U64(b.memo_misses, a.memo_misses);
 	CHECK_U64(b.memo_hits - a.memo_hits, a.memo_hits + a.memo_misses);
 	CHECK_U64(b.frames, 2 * a.frames);
-	memset(folded_buf, 0, sizeof(folded_buf));
-	f = fmemopen(folded_buf, sizeof(folded_buf), "w");
-	profile__write_folded(prof, f);
-	fclose(f);
+	fold(x.prof);
 	CHECK_MSG(strstr(folded, ";middle_frame 2\n") != NULL, "folded: %.300s", folded);
 	CHECK_MSG(strchr(folded, '\n') == strrchr(folded, '\n'), "one line: %.300s", folded);
-	stacks__free(s);
-	profile__free(prof);
-	proc_cache__free(pc);
+	fixture_free(&x);
 }
 
 TEST(comm_root_should_end_at_its_nul_whatever_follows_and_keep_16_chars)
 {
 	struct stacks_opts so = { .kind = PROFILE_CPU };
-	struct proc_cache_opts po = { .quiet = 1 };
-	struct proc_cache *pc = proc_cache__new(&po);
-	struct profile_meta pm = { .kind = PROFILE_CPU, .hz = 99 };
-	struct profile *prof = profile__new(&pm);
-	struct stacks *s = stacks__new(pc, prof, &so);
 	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
-	FILE *f;
+	struct fixture x;
+	struct stacks *s;
 
-	CHECK(pc && prof && s);
+	CHECK_INT(fixture_new(&x, &so), 0);
+	s = x.s;
 	/* "ab" then bytes an older capture may hold after the NUL */
 	memcpy(e->comm, "ab\0garbage_here", 16);
 	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
@@ -190,19 +203,14 @@ TEST(comm_root_should_end_at_its_nul_whatever_follows_and_keep_16_chars)
 	memcpy(e->comm, "0123456789abcdef", 16);
 	CHECK_INT(stacks__add_event(s, e, NULL, 0), 0);
 	CHECK_INT(stacks__flush(s), 0);
-	memset(folded_buf, 0, sizeof(folded_buf));
-	f = fmemopen(folded_buf, sizeof(folded_buf), "w");
-	profile__write_folded(prof, f);
-	fclose(f);
+	fold(x.prof);
 	CHECK_MSG(strncmp(folded, "0123456789abcdef;", 17) == 0, "folded: %.400s", folded);
 	CHECK_MSG(strstr(folded, "\nab;") && strstr(strstr(folded, "\nab;"), ";middle_frame 2\n"),
 		  "folded: %.400s", folded);
 	CHECK_MSG(strstr(folded, "\nabcdefghij;") != NULL, "folded: %.400s", folded);
 	CHECK_MSG(strstr(folded, "\nabcdefghijk;") != NULL, "folded: %.400s", folded);
-	CHECK_U64(profile__nr_events(prof), 4); /* distinct stacks handed over */
-	stacks__free(s);
-	profile__free(prof);
-	proc_cache__free(pc);
+	CHECK_U64(profile__nr_events(x.prof), 4); /* distinct stacks handed over */
+	fixture_free(&x);
 }
 
 TEST(stack_cut_short_should_get_the_truncated_marker_at_its_root)

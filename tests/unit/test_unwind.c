@@ -695,6 +695,33 @@ static void random_case(struct sfprof_regs *r, unsigned *max)
 	*max = pct() < 85 ? 512 : (unsigned)(rnd() % 12);
 }
 
+/*
+ * The reference walk: the loop unwind_stack() had before its fast paths,
+ * over unwind_next(). Fills ref[] and returns the count; *st is left as
+ * the walk ended (stop, outer SP) and *a gets it counted.
+ */
+static size_t ref_walk(const struct sfprof_regs *r, unsigned max,
+		       struct unwind_frame *ref, struct unwind_state *st,
+		       struct unwind_stats *a)
+{
+	size_t n = 0;
+
+	memset(a, 0, sizeof(*a));
+	unwind_for_each_frame(st, r, F.mem, F.len, &OPS, max) {
+		if (n == max)
+			break;
+		ref[n].pc = st->pc;
+		ref[n].flags = st->frame_flags;
+		n++;
+	}
+	if (!st->done) {
+		st->done = true;
+		st->stop = UNWIND_STOP_MAX_DEPTH;
+	}
+	unwind_stats__add(a, st);
+	return n;
+}
+
 TEST(unwind_stack_should_walk_exactly_as_the_state_iterator)
 {
 	static struct unwind_frame ref[512];
@@ -707,26 +734,12 @@ TEST(unwind_stack_should_walk_exactly_as_the_state_iterator)
 		struct sfprof_regs r;
 		struct unwind_state st;
 		unsigned max;
-		size_t n = 0, m;
+		size_t n, m;
 		uint64_t outer;
 		int stop;
 
 		random_case(&r, &max);
-		/* the reference: the loop unwind_stack() had before its fast
-		 * path, over unwind_next() */
-		memset(&a, 0, sizeof(a));
-		unwind_for_each_frame(&st, &r, F.mem, F.len, &OPS, max) {
-			if (n == max)
-				break;
-			ref[n].pc = st.pc;
-			ref[n].flags = st.frame_flags;
-			n++;
-		}
-		if (!st.done) {
-			st.done = true;
-			st.stop = UNWIND_STOP_MAX_DEPTH;
-		}
-		unwind_stats__add(&a, &st);
+		n = ref_walk(&r, max, ref, &st, &a);
 		ref_nlookups = F.nlookups;
 		memcpy(ref_lookups, F.lookups, sizeof(ref_lookups));
 
@@ -774,23 +787,11 @@ TEST(memo_should_leave_every_walk_as_the_state_iterator_makes_it)
 		struct sfprof_regs r;
 		struct unwind_state st;
 		unsigned max;
-		size_t n = 0, m;
+		size_t n, m;
 		int stop;
 
 		random_case(&r, &max);
-		memset(&a, 0, sizeof(a));
-		unwind_for_each_frame(&st, &r, F.mem, F.len, &OPS, max) {
-			if (n == max)
-				break;
-			ref[n].pc = st.pc;
-			ref[n].flags = st.frame_flags;
-			n++;
-		}
-		if (!st.done) {
-			st.done = true;
-			st.stop = UNWIND_STOP_MAX_DEPTH;
-		}
-		unwind_stats__add(&a, &st);
+		n = ref_walk(&r, max, ref, &st, &a);
 
 		memo.tag = (uint64_t)iter + 1;
 		for (int pass = 0; pass < 2; pass++) {
