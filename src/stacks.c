@@ -27,6 +27,9 @@ _Static_assert(sizeof(struct unwind_frame) == 16,
 #define CACHE_BITS_MIN 10
 #define CACHE_BITS_MAX 14
 
+#define HASH_K 0x9e3779b97f4a7c15ull
+#define ROTL(x, r) (((x) << (r)) | ((x) >> (64 - (r))))
+
 enum {
 	HAVE_ROW = 1u << 0,
 	HAVE_SYM = 1u << 1,
@@ -249,10 +252,15 @@ static void caches_fit(struct stacks *s)
 	s->cache_bits = bits;
 }
 
+/* The slot of (current proc, pc) in the PC and row caches. */
+static size_t cache_slot(const struct stacks *s, uint64_t pc)
+{
+	return ((pc ^ ((uintptr_t)s->cur >> 4)) * HASH_K) >> (64 - s->cache_bits);
+}
+
 static struct pc_entry *cache_get(struct stacks *s, uint64_t pc)
 {
-	uint64_t h = (pc ^ ((uintptr_t)s->cur >> 4)) * 0x9e3779b97f4a7c15ull;
-	struct pc_entry *e = &s->cache[h >> (64 - s->cache_bits)];
+	struct pc_entry *e = &s->cache[cache_slot(s, pc)];
 
 	if (e->proc == s->cur && e->pc == pc && e->gen == s->cur_gen && e->have) {
 		s->st.cache_hits++;
@@ -294,8 +302,7 @@ static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 		       struct sframe_func *fn)
 {
 	struct stacks *s = ctx;
-	uint64_t h = (pc ^ ((uintptr_t)s->cur >> 4)) * 0x9e3779b97f4a7c15ull;
-	struct row_entry *e = &s->rows[h >> (64 - s->cache_bits)];
+	struct row_entry *e = &s->rows[cache_slot(s, pc)];
 
 	if (e->valid && e->pc == pc && e->proc == s->cur &&
 	    e->gen == (uint32_t)s->cur_gen)
@@ -308,7 +315,8 @@ static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 	return e->rc;
 }
 
-static const struct sym_result *symbolize(struct stacks *s, uint64_t pc)
+/* The PC cache's entry for pc, symbolized. */
+static struct pc_entry *symbolized(struct stacks *s, uint64_t pc)
 {
 	struct pc_entry *e = cache_get(s, pc);
 
@@ -316,7 +324,7 @@ static const struct sym_result *symbolize(struct stacks *s, uint64_t pc)
 		e->sym_rc = proc__symbolize(s->cur, pc, &e->sym);
 		e->have |= HAVE_SYM;
 	}
-	return &e->sym;
+	return e;
 }
 
 /* mov $0xf,%rax; syscall: rt_sigreturn, the body of glibc's __restore_rt
@@ -333,7 +341,7 @@ static bool is_sigtramp_cb(void *ctx, uint64_t pc)
 	bool yes = false;
 	int fd;
 
-	sr = symbolize(s, pc);
+	sr = &symbolized(s, pc)->sym;
 	e = cache_get(s, pc);
 	if (e->have & HAVE_SIGTRAMP)
 		return e->have & IS_SIGTRAMP;
@@ -481,7 +489,7 @@ struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h ^= v + HASH_K + (h << 6) + (h >> 2);
 	return h * 0xff51afd7ed558ccdull;
 }
 
@@ -511,13 +519,11 @@ static int agg_reserve(struct stacks *s)
 	return 0;
 }
 
-#define HASH_K 0x9e3779b97f4a7c15ull
-#define ROTL(x, r) (((x) << (r)) | ((x) >> (64 - (r))))
 #define FRAME_WORD(f) (((f).pc ^ ((uint64_t)(f).flags << 59)) * HASH_K)
 
 #if defined(__x86_64__)
 /*
- * The same job with the CPU's CRC32C, one instruction a word (pc, then
+ * frames_hash()'s job with the CPU's CRC32C, one instruction a word (pc, then
  * flags and pad) in four lanes, where the CPU has it (SSE4.2: every x86-64
  * CPU since 2008). A CRC is linear, so the lanes are mixed at the end;
  * equal keys are still compared in full.
@@ -545,6 +551,8 @@ static uint64_t frames_hash_crc(uint64_t h, const struct unwind_frame *f, size_t
 }
 #endif
 
+/* The key's frames, one multiply a frame (flags are 3 bits, PCs 47), in
+ * four lanes: each step waits for the one before in its lane only. */
 static uint64_t frames_hash(uint64_t h, const struct unwind_frame *f, size_t n)
 {
 	uint64_t h1 = 0x6a09e667f3bcc908ull, h2 = 0xbb67ae8584caa73bull;
@@ -597,12 +605,8 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 	for (size_t i = n; i-- > 0;) {
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
-		struct pc_entry *e = cache_get(s, look);
+		struct pc_entry *e = symbolized(s, look);
 
-		if (!(e->have & HAVE_SYM)) {
-			e->sym_rc = proc__symbolize(s->cur, look, &e->sym);
-			e->have |= HAVE_SYM;
-		}
 		if (ids && !(e->have & HAVE_FID)) {
 			struct profile_frame pf = {
 				.name = e->sym.name,
@@ -784,8 +788,6 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		/* The key is the frames as they are (pc, then flags and a zero
 		 * pad: two words each), then the kernel PCs. */
 		nkey = 2 * n + nk;
-		/* one multiply a frame (flags are 3 bits, PCs 47), in four
-		 * lanes: each step waits for the one before in its lane only */
 #if defined(__x86_64__)
 		if (s->crc32)
 			h = frames_hash_crc(h, s->frames, n);
@@ -793,18 +795,18 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 #endif
 			h = frames_hash(h, s->frames, n);
 		for (size_t i = 0; i < nk; i++)
-			h = ((h << 29) | (h >> 35)) ^ (kips[i] * 0x9e3779b97f4a7c15ull);
+			h = ROTL(h, 29) ^ (kips[i] * HASH_K);
 		/* the root a word at a time (its NUL and what follows it in
 		 * the last word are left out) */
 		if (comm_root) {
-			h = ((h << 7) | (h >> 57)) ^ (acc.comm[0] * 0x9e3779b97f4a7c15ull);
-			h = ((h << 7) | (h >> 57)) ^ (acc.comm[1] * 0x9e3779b97f4a7c15ull);
+			h = ROTL(h, 7) ^ (acc.comm[0] * HASH_K);
+			h = ROTL(h, 7) ^ (acc.comm[1] * HASH_K);
 		} else {
 			for (size_t i = 0, len = strlen(root); i < len; i += 8) {
 				uint64_t w = 0;
 
 				memcpy(&w, root + i, len - i < 8 ? len - i : 8);
-				h = ((h << 7) | (h >> 57)) ^ (w * 0x9e3779b97f4a7c15ull);
+				h = ROTL(h, 7) ^ (w * HASH_K);
 			}
 		}
 		h = mix(h, nkey);
