@@ -520,6 +520,33 @@ void unwind_next(struct unwind_state *st)
 	}
 }
 
+/* A compiled row of the common shape, as walk_fast() steps by it. */
+struct fast_row {
+	int64_t cfa_off, ra_off, fp_off;
+	uint8_t fp_kind;
+	bool cfa_sp; /* CFA from SP, else from FP */
+};
+
+static inline struct fast_row fast_row_of_plan(const struct unwind_plan *p)
+{
+	return (struct fast_row){ p->fast_cfa_off, p->fast_ra_off, p->fast_fp_off,
+				  p->fast_fp_kind, p->fast_cfa_reg == UNWIND_REG_RSP };
+}
+
+static inline struct fast_row fast_row_of_memo(const struct unwind_cache_entry *e)
+{
+	return (struct fast_row){ e->cfa_off, e->ra_off, e->fp_off, e->fp_kind,
+				  e->cfa_reg == UNWIND_REG_RSP };
+}
+
+/* Store caller frame `ra` at f; the next free one. */
+static inline struct unwind_frame *put_caller(struct unwind_frame *f, uint64_t ra)
+{
+	f->pc = ra;
+	memcpy(&f->flags, &caller_flags, sizeof(caller_flags));
+	return f + 1;
+}
+
 /*
  * step_row() + frame_enter() + frame_resolve() while the rows are ones
  * plan_compile() accepted, with the walk's state in registers: the same
@@ -553,20 +580,17 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 	bool repeat;		/* ra is the address of the frame before */
 	int stop = UNWIND_STOP_NONE, rc = 0;
 	/* the row of the current frame, compiled */
-	int64_t cfa_off = plan->fast_cfa_off, ra_off = plan->fast_ra_off;
-	int64_t fp_off = plan->fast_fp_off;
-	uint8_t fp_kind = plan->fast_fp_kind;
-	bool cfa_sp = plan->fast_cfa_reg == UNWIND_REG_RSP;
+	struct fast_row r = fast_row_of_plan(plan);
 	/* the return address whose lookup repeats this frame's (a zero
 	 * return address ends the walk before it is compared) */
 	uint64_t same_ra = plan->lookup + 1;
 
 	for (;;) {
 		/* SP is always known; FP only while a row saved or kept it */
-		if (cfa_sp) {
-			cfa = sp + cfa_off;
+		if (r.cfa_sp) {
+			cfa = sp + r.cfa_off;
 		} else if (fp_known) {
-			cfa = fp + cfa_off;
+			cfa = fp + r.cfa_off;
 		} else {
 			stop = UNWIND_STOP_BAD_RULE;
 			break;
@@ -576,7 +600,7 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 			break;
 		}
 		/* read_word(), inline */
-		addr = cfa + ra_off;
+		addr = cfa + r.ra_off;
 		if (addr - lo > last) {
 			stop = addr < lo ? UNWIND_STOP_BAD_CFA : UNWIND_STOP_SNAPSHOT;
 			break;
@@ -584,13 +608,13 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 		memcpy(&ra, stack + (addr - lo), WORD);
 		nfp = fp;
 		nfp_known = fp_known;
-		if (fp_kind == SFRAME_RULE_NONE) {
+		if (r.fp_kind == SFRAME_RULE_NONE) {
 			/* kept */
-		} else if (fp_kind == SFRAME_RULE_UNDEFINED) {
+		} else if (r.fp_kind == SFRAME_RULE_UNDEFINED) {
 			nfp_known = false;
-		} else if (cfa + fp_off >= sp) { /* SFRAME_RULE_CFA_DEREF */
+		} else if (cfa + r.fp_off >= sp) { /* SFRAME_RULE_CFA_DEREF */
 			/* (below SP: an epilogue after `pop %rbp`, see step_row) */
-			addr = cfa + fp_off;
+			addr = cfa + r.fp_off;
 			if (addr - lo > last) {
 				stop = addr < lo ? UNWIND_STOP_BAD_CFA
 						 : UNWIND_STOP_SNAPSHOT;
@@ -625,19 +649,12 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 				if (me->row_flags & MEMO_OUTER) {
 					/* the entry frame: step_row() would
 					 * end the walk at it */
-					f->pc = ra;
-					f->flags = UNWIND_FRAME_CALLER;
-					f->pad = 0;
-					f++;
+					f = put_caller(f, ra);
 					st->outer_sp = sp;
 					stop = UNWIND_STOP_COMPLETE;
 					break;
 				}
-				cfa_off = me->cfa_off;
-				ra_off = me->ra_off;
-				fp_off = me->fp_off;
-				fp_kind = me->fp_kind;
-				cfa_sp = me->cfa_reg == UNWIND_REG_RSP;
+				r = fast_row_of_memo(me);
 			} else {
 				rc = plan_lookup(st, ra - 1);
 				if (rc || !plan->fast ||
@@ -645,19 +662,12 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 					entered = true;
 					break;
 				}
-				cfa_off = plan->fast_cfa_off;
-				ra_off = plan->fast_ra_off;
-				fp_off = plan->fast_fp_off;
-				fp_kind = plan->fast_fp_kind;
-				cfa_sp = plan->fast_cfa_reg == UNWIND_REG_RSP;
+				r = fast_row_of_plan(plan);
 			}
 			same_ra = ra;
 		}
 		/* (a repeated address has the same row, accepted before) */
-		f->pc = ra;
-		f->flags = UNWIND_FRAME_CALLER;
-		f->pad = 0;
-		f++;
+		f = put_caller(f, ra);
 		/*
 		 * Recursion through a row of the most common shape (CFA = SP
 		 * + offset, FP kept): while the return address repeats, step
@@ -665,16 +675,16 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 		 * fails, another address) is taken again by the general step
 		 * above, which decides.
 		 */
-		if (repeat && cfa_sp && fp_kind == SFRAME_RULE_NONE &&
-		    cfa_off > 0 && !((sp | (uint64_t)cfa_off) & (WORD - 1)) &&
+		if (repeat && r.cfa_sp && r.fp_kind == SFRAME_RULE_NONE &&
+		    r.cfa_off > 0 && !((sp | (uint64_t)r.cfa_off) & (WORD - 1)) &&
 		    sp - lo <= last && tame) {
 			/* The CFA grows and stays aligned (SP and the offset
 			 * both are), and the snapshot bounds the reads. SP
 			 * starts inside the snapshot, below 2^63, so neither
 			 * the CFA nor the offset can wrap. */
-			const uint64_t step = (uint64_t)cfa_off;
+			const uint64_t step = (uint64_t)r.cfa_off;
 			/* where the next frame's return address lies */
-			const uint64_t at = sp - lo + step + (uint64_t)ra_off;
+			const uint64_t at = sp - lo + step + (uint64_t)r.ra_off;
 
 			if (at <= last) {
 				/* the frames the snapshot and the array have room for */
@@ -688,9 +698,7 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 					memcpy(&ra, p, WORD);
 					if (ra != same_ra)
 						break;
-					f->pc = ra;
-					memcpy(&f->flags, &caller_flags, sizeof(caller_flags));
-					f++;
+					f = put_caller(f, ra);
 				}
 				sp += step * (uint64_t)(f - f0);
 			}
