@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -772,15 +773,16 @@ static int lazy_block(struct dso *d, size_t lo, size_t hi,
 	return 0;
 }
 
-/* First search table entry starting at or above vaddr. */
-static size_t lazy_lower_bound(const struct dso_lazy *z, uint64_t vaddr)
+/* First search table entry starting at or above vaddr (`above`: above). */
+static size_t lazy_bound(const struct dso_lazy *z, uint64_t vaddr, bool above)
 {
 	size_t lo = 0, hi = z->nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		uint64_t start = lazy_start(z, mid);
 
-		if (lazy_start(z, mid) < vaddr)
+		if (start < vaddr || (above && start == vaddr))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -807,8 +809,8 @@ static int lazy_find_plt(struct dso *d, int k, uint64_t vaddr,
 		int err = -1;
 
 		if (p->vaddr + p->size >= p->vaddr) {
-			lo = lazy_lower_bound(z, p->vaddr);
-			hi = lazy_lower_bound(z, p->vaddr + p->size);
+			lo = lazy_bound(z, p->vaddr, false);
+			hi = lazy_bound(z, p->vaddr + p->size, false);
 			lo = lo >= 2 ? lo - 2 : 0;
 			if (hi - lo <= LAZY_BLOCK + 1)
 				err = lazy_block(d, lo, hi, p, &z->plt_blocks[k]);
@@ -832,20 +834,13 @@ static int lazy_find(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 		     struct sframe_func *fn)
 {
 	struct dso_lazy *z = d->lazy;
-	size_t lo = 0, hi = z->nr, i, blk;
+	size_t lo, i, blk;
 	int k;
 
 	for (k = 0; k < z->in.nr_plt; k++)
 		if (vaddr - z->in.plt[k].vaddr < z->in.plt[k].size)
 			return lazy_find_plt(d, k, vaddr, row, fn);
-	while (lo < hi) { /* first entry starting above vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (lazy_start(z, mid) <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = lazy_bound(z, vaddr, true);
 	if (!lo)
 		return -ENOENT;
 	i = lo - 1;
