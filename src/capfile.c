@@ -433,21 +433,8 @@ static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
 		return r_fail(r, -CAPFILE_E_CORRUPT, *off,
 			      "record length %u exceeds %u", *len,
 			      CAPFILE_REC_MAX);
-	/* Events are read in place from memory when aligned (valid ones
-	 * never get here: next_event_in_place() took them), and nothing in
-	 * an event needs a terminating NUL. */
-	if (*type == CAPFILE_REC_EVENT && !r->f && r->mem_len - r->mem_pos >= *len &&
-	    ((uintptr_t)(r->mem + r->mem_pos) & 7) == 0) {
-		r->payload = r->mem + r->mem_pos;
-		r->mem_pos += *len;
-		r->pos += *len;
-		p = pad8(*len);
-		if (p > r->mem_len - r->mem_pos)
-			p = r->mem_len - r->mem_pos;
-		r->mem_pos += p;
-		r->pos += p;
-		return 1;
-	}
+	/* (events that lie whole and aligned in a mapping are read in place
+	 * by next_event_in_place(); what gets here is copied) */
 	if (reserve(r, *len))
 		return r_fail(r, -ENOMEM, *off, "no memory for %u bytes", *len);
 	r->payload = r->buf;
