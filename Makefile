@@ -98,10 +98,10 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) | $(SKELS) $(BUILD)/fuzz/.
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS)
 
-$(BUILD)/workloads/%-sframe: tests/workloads/%.c | $(BUILD)/workloads/.dir
+$(BUILD)/workloads/%-sframe: tests/workloads/%.c tests/workloads/workload.h | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
 	$(Q)$(WL_CC) $(WL_CFLAGS) -Wa,--gsframe -o $@ $< -ldl -lm
-$(BUILD)/workloads/%-ehframe: tests/workloads/%.c | $(BUILD)/workloads/.dir
+$(BUILD)/workloads/%-ehframe: tests/workloads/%.c tests/workloads/workload.h | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
 	$(Q)$(WL_CC) $(WL_CFLAGS) -o $@ $< -ldl -lm
 $(BUILD)/workloads/%-ehframe.so: tests/workloads/%.c | $(BUILD)/workloads/.dir

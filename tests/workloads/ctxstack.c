@@ -15,26 +15,13 @@
 #include <time.h>
 #include <ucontext.h>
 
+#include "workload.h"
+
 #define PAGE 4096
 #define MAGIC 0x5346505246544f50ull
 
 static ucontext_t main_ctx, spin_ctx;
 static double secs = 2;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-__attribute__((noinline)) static unsigned long burn(unsigned long x)
-{
-	for (int i = 0; i < 100000; i++)
-		x = x * 2862933555777941757ul + 3037000493ul;
-	return x;
-}
 
 static void spin(void)
 {

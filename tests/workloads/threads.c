@@ -14,22 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static double end_s;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-__attribute__((noinline)) static unsigned long burn(unsigned long x)
-{
-	for (int i = 0; i < 100000; i++)
-		x = x * 2862933555777941757ul + 3037000493ul;
-	return x;
-}
 
 static void *spinner(void *arg)
 {
