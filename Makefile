@@ -3,7 +3,8 @@
 #
 # Layout the rules below rely on (add files, not rules):
 #   src/*.c            -> build/libsfprof.a (all but src/main.c), linked into build/sfprof
-#   bpf/*.bpf.c        -> build/*.bpf.o -> build/*.skel.h (bpftool gen skeleton)
+#   bpf/*.bpf.c        -> build/bpf/*.bpf.o -> build/*.skel.h (bpftool gen skeleton):
+#                         one object per event source; capture.c shares their maps
 #   tests/unit/test_*.c-> build/tests/test_*   (each prints PASS/FAIL lines)
 #   tests/fuzz/fuzz_*.c-> build/fuzz/fuzz_*    (libFuzzer, clang) and build/tests/replay_*
 #   tests/workloads/*.c-> build/workloads/<name>-sframe and <name>-ehframe
@@ -41,7 +42,7 @@ SFPROF_LDLIBS = $(if $(SAN),$(LDLIBS),-Wl,-Bstatic -lbpf -lelf -lz -llzma \
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.bpf.o)
+BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 SKELS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 UNIT_SRCS:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -63,11 +64,11 @@ all: $(BUILD)/sfprof workloads
 
 workloads: $(WL_BINS) $(WL_SOS)
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c include/sfprof_event.h | $(BUILD)/.dir
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c include/sfprof_event.h | $(BUILD)/bpf/.dir
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -MMD -MP -c $< -o $@
 
-$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR MIT) */
-/* BPF-only definitions of sfprof.bpf.c. */
+/* BPF-only definitions shared by the bpf/ programs. */
 #ifndef SFPROF_BPF_H
 #define SFPROF_BPF_H
 

@@ -18,6 +18,11 @@
  *            CLOCK_MONOTONIC of the events) it was seen: fixed fields, then
  *            build-id bytes, then the path. Written before the first event
  *            that needs it.
+ *   TASK     a change to a process's address space, in the order the live
+ *            run applied it: RESET (its mappings are gone: exec, or a
+ *            full set of MAPPINGs follows), FORK (a new process, a copy of
+ *            its parent), EXIT (its last thread exited). With the MAPPINGs
+ *            they let report rebuild each process as it was at each event.
  *   EVENT    one struct sfprof_event exactly as the ring buffer gave it
  *            (header + stack_len stack bytes).
  *   KSTACK   a kernel stack referenced by events' kstack_id: id, ips.
@@ -59,6 +64,14 @@ enum capfile_rec_type {
 	CAPFILE_REC_KSYM = 5,
 	CAPFILE_REC_STATS = 6,
 	CAPFILE_REC_END = 7,
+	CAPFILE_REC_TASK = 8,
+};
+
+/* TASK kinds: the same values as enum proc_change_kind (proc.h). */
+enum capfile_task_kind {
+	CAPFILE_TASK_RESET = 1,
+	CAPFILE_TASK_FORK = 3,
+	CAPFILE_TASK_EXIT = 4,
 };
 
 /* Errors (negative returns), besides -errno. */
@@ -102,6 +115,11 @@ struct capfile_record {
 			uint64_t addr;
 			const char *name;
 		} ksym;
+		struct { /* TASK */
+			uint32_t what; /* enum capfile_task_kind */
+			uint32_t pid, ppid; /* ppid: FORK only, else 0 */
+			uint64_t ts_ns;
+		} task;
 		struct { /* END */
 			uint64_t nr_records, nr_events;
 		} end;
@@ -130,6 +148,9 @@ struct capfile_writer *capfile_writer__create(const char *path,
 					      const struct capfile_meta *meta);
 int capfile_writer__mapping(struct capfile_writer *w, uint32_t pid,
 			    uint64_t ts_ns, const struct proc_mapping_rec *m);
+/* A TASK record (ppid only for FORK). */
+int capfile_writer__task(struct capfile_writer *w, uint32_t what, uint32_t pid,
+			 uint32_t ppid, uint64_t ts_ns);
 /* e->size bytes (header + stack); -EINVAL when e's lengths disagree. */
 int capfile_writer__event(struct capfile_writer *w, const struct sfprof_event *e);
 int capfile_writer__kstack(struct capfile_writer *w, int32_t id,

@@ -1,14 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Capture: loads the BPF programs (bpf/sfprof.bpf.c), configures them for
- * one target process, attaches them, and drains the ring buffer into a
- * callback, one struct sfprof_event at a time.
+ * Capture: loads the BPF programs (bpf/: task.bpf.c always, then one
+ * object per event source), configures them for a scope of processes,
+ * attaches them, and drains the ring buffer into a callback, one struct
+ * sfprof_event at a time, with the side-band's mapping changes
+ * (sideband.h) delivered in timestamp order before the events they
+ * precede.
  *
- *   on-CPU   perf_event program on software cpu-clock, one event per online
- *            CPU (pid=-1), filtered by tgid in BPF: threads created later
- *            are covered without following them.
+ *   scope    a set of PIDs (and, inheriting, every process they create
+ *            from attach on: added in BPF at fork, before the child runs),
+ *            every process (-a), or a cgroup v2 subtree; filtered in BPF
+ *            before anything is copied. sfprof itself is never a target.
+ *   on-CPU   perf_event program on cycles or cpu-clock, one event per
+ *            online CPU (pid=-1), filtered in BPF: threads and processes
+ *            created later are covered without following them.
  *   futex    tp_btf/sys_enter + sys_exit (no tracefs): one event per wait
  *            of at least min_wait_ns, emitted at syscall exit.
+ *   lifecycle FORK (a new process in scope, with its parent) and EXIT (its
+ *            last thread is gone) records in the same ring.
  *
  * Wakeups: no program wakes the consumer per record (from the perf program
  * a wakeup cost ~90% of the samples on this kernel, DESIGN.md; from
@@ -29,6 +38,7 @@
 #include <sys/types.h>
 
 #include "sfprof_event.h"
+#include "sideband.h"
 
 #ifndef __cplusplus
 _Static_assert(sizeof(struct sfprof_event) == SFPROF_EVENT_HDR_SIZE,
@@ -57,8 +67,15 @@ enum capture_clock {
 	CAPTURE_CLOCK_CPU,	 /* software cpu-clock, a fixed period of 1e9/freq ns */
 };
 
+/* Side-band records, called in timestamp order with the events (same ctx). */
+typedef int (*capture_sideband_fn)(void *ctx, const struct sideband_rec *r);
+
 struct capture_opts {
-	pid_t pid;		/* target process (tgid) */
+	const pid_t *pids;	/* target processes (tgids); none with all/cgroup */
+	int nr_pids;
+	int all;		/* every process on the machine but this one */
+	const char *cgroup;	/* a cgroup v2 directory: only its subtree */
+	int no_inherit;		/* processes the targets create are not targets */
 	enum capture_kind kind;
 	uint32_t freq;		/* CPU: samples per second (period 1e9/freq ns) */
 	enum capture_clock clock; /* CPU: the sampling event */
@@ -66,13 +83,15 @@ struct capture_opts {
 	uint64_t min_wait_ns;	/* futex: shorter waits are only counted */
 	uint32_t ring_bytes;	/* ring buffer size, a power of two; 0 = 16 MiB */
 	int kernel_stacks;	/* CPU: collect kernel stack ids (capture__kstack) */
-	int wait_exec;		/* record nothing until the target execs (-- COMMAND) */
+	int wait_exec;		/* pids[0] is a target only from its exec (-- COMMAND) */
+	capture_sideband_fn on_sideband; /* mapping changes; NULL: no side-band */
 };
 
 /* Totals: BPF per-CPU counters summed, plus what user space saw. */
 struct capture_stats {
 	uint64_t events_cpu;	   /* cpu records received */
 	uint64_t events_futex;	   /* futex records received */
+	uint64_t events_fork, events_exit; /* lifecycle records received */
 	uint64_t futex_wait_ns;	   /* sum of weights of futex records */
 	uint64_t bytes;		   /* record bytes received */
 	uint64_t stack_bytes;	   /* of which stack bytes */
@@ -82,6 +101,7 @@ struct capture_stats {
 	int direct_copy;	   /* stacks copied straight into the ring (6.16+) */
 	int cycles;		   /* CPU samples driven by hardware cycles, not cpu-clock */
 	uint64_t thread_tops_learned; /* capture__set_thread_top() calls that took */
+	struct sideband_stats sideband;
 	uint64_t bpf[SFPROF_CNT_MAX]; /* enum sfprof_counter, summed over CPUs */
 	/*
 	 * Kernel-measured program cost (only with sysctl
@@ -103,10 +123,11 @@ const char *capture_counter__name(enum sfprof_counter c);
 struct capture;
 
 /*
- * Load, configure and attach for o->pid. Needs CAP_BPF + CAP_PERFMON (or
- * root). Returns NULL + errno: EPERM (privileges), ESRCH (no such
- * process), EINVAL (options), others from libbpf/perf_event_open. A
- * one-line reason is written to `err` (may be NULL).
+ * Load, configure and attach for o's scope. Needs CAP_BPF + CAP_PERFMON
+ * (or root). Returns NULL + errno: EPERM (privileges), ESRCH (no such
+ * process), ENOENT/ENOTDIR (no such cgroup), EINVAL (options), others
+ * from libbpf/perf_event_open. A one-line reason is written to `err`
+ * (may be NULL).
  */
 struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 			     void *ctx, FILE *err);
@@ -129,14 +150,19 @@ int capture__poll(struct capture *c, int timeout_ms);
  */
 int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp);
 
-/* Drain everything pending without waiting; same returns as capture__poll. */
+/* Drain everything pending without waiting; same returns as capture__poll.
+ * After capture__detach() it also delivers the rest of the side-band. */
 int capture__drain(struct capture *c);
+
+/* The time up to which every side-band record has been delivered (ns,
+ * CLOCK_MONOTONIC; 0 without a side-band). */
+uint64_t capture__delivered_ns(const struct capture *c);
 
 /* Why capture__run returned. */
 enum capture_end {
 	CAPTURE_END_STOP = 1,	  /* *stop became nonzero (signal) */
 	CAPTURE_END_DURATION,	  /* duration_ns elapsed */
-	CAPTURE_END_TARGET_EXIT,  /* the target process exited */
+	CAPTURE_END_TARGET_EXIT,  /* the target processes (-p, COMMAND) exited */
 };
 
 struct capture_run_opts {
@@ -146,12 +172,17 @@ struct capture_run_opts {
 	/* called after every drain (progress line); may be NULL */
 	void (*on_tick)(void *ctx, const struct capture_stats *st);
 	void *tick_ctx;
+	/* called after every drain with the time (CLOCK_MONOTONIC ns): a
+	 * consumer frees what exited long enough before it; may be NULL */
+	void (*on_drained)(void *ctx, uint64_t delivered_ns);
+	void *drained_ctx;
 };
 
 /*
- * Drain until stopped, the duration elapses, or the target exits (watched
- * with a pidfd), then drain what is left. Returns enum capture_end (> 0)
- * or a negative errno.
+ * Drain until stopped, the duration elapses, or every listed target
+ * (pids; for -- COMMAND, the command itself) has exited (watched with
+ * pidfds; never with all/cgroup), then drain what is left. Returns enum
+ * capture_end (> 0) or a negative errno.
  */
 int capture__run(struct capture *c, const struct capture_run_opts *ro);
 

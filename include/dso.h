@@ -84,6 +84,9 @@ struct dso *dso_cache__open_path(struct dso_cache *c, const char *path);
 struct dso *dso_cache__open_mem(struct dso_cache *c, const void *image,
 				size_t len, const char *name);
 
+/* The dso already loaded with this build-id, or NULL (opens nothing). */
+struct dso *dso_cache__find_build_id(struct dso_cache *c, const uint8_t *id, size_t len);
+
 void dso_cache__stats(const struct dso_cache *c, struct dso_stats *out);
 
 const char *dso__path(const struct dso *d);	/* as first opened */

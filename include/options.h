@@ -6,9 +6,10 @@
  *
  *   sfprof [-e cpu|futex] [-F HZ] [-d SEC] [--min-wait USEC]
  *          [--stack-size BYTES] [-o FILE] [-f folded|svg|pprof] [--stats]
- *          [--kernel] [--no-demangle] [--by-lock] [--per-thread] [--quiet]
- *          (-p PID | -- COMMAND [ARGS...])
- *   sfprof record -o FILE [same options] (-p PID | -- COMMAND [ARGS...])
+ *          [--kernel] [--no-demangle] [--by-lock] [--per-thread|--per-process]
+ *          [--quiet] [--no-inherit] [--cgroup DIR]
+ *          (-p PID[,PID...] | -a | --cgroup DIR | -- COMMAND [ARGS...])
+ *   sfprof record -o FILE [same options] (same targets)
  *   sfprof report [-e ...] [-o OUT] [-f ...] [--stats] ... FILE
  *
  * Ownership: every pointer in sfprof_opts points into argv (or to a string
@@ -43,6 +44,8 @@ enum sfprof_cpu_event {
 #define SFPROF_DEFAULT_HZ 99u
 #define SFPROF_MAX_HZ 100000u
 #define SFPROF_DEFAULT_MIN_WAIT_US 10u
+/* -p may list this many processes (repeated -p and comma lists together) */
+#define SFPROF_MAX_PIDS 64
 
 struct sfprof_opts {
 	enum sfprof_subcmd cmd;
@@ -58,9 +61,14 @@ struct sfprof_opts {
 	int kernel;			/* --kernel: add kernel stacks */
 	int no_demangle;		/* --no-demangle */
 	int by_lock;			/* --by-lock (futex) */
-	int per_thread;			/* --per-thread */
+	int per_thread;			/* --per-thread: root comm-pid/tid */
+	int per_process;		/* --per-process: root comm-pid */
 	int quiet;			/* --quiet: no progress line */
-	pid_t pid;			/* -p PID, 0 = none */
+	pid_t pids[SFPROF_MAX_PIDS];	/* -p PID[,PID...] (repeatable), in order given */
+	int nr_pids;			/* 0 = no -p */
+	int all;			/* -a: every process but sfprof */
+	const char *cgroup;		/* --cgroup DIR: a cgroup v2 directory, NULL = none */
+	int no_inherit;			/* --no-inherit: descendants are not followed */
 	char **command;			/* after "--": argv of COMMAND, NULL-terminated */
 	int command_argc;
 	const char *input;		/* report: the capture FILE */
@@ -80,8 +88,9 @@ void sfprof_opts__init(struct sfprof_opts *o, enum sfprof_subcmd cmd);
  * o, which sfprof_opts__init prepared. On -h/--help prints usage to
  * `out`, sets o->help and returns 0. A bad option or value prints one line
  * "sfprof: ..." on `err` and returns -EINVAL. It also checks the target
- * rules of the subcommand (exactly one of -p and COMMAND for live/record,
- * one FILE for report) but not whether the PID exists.
+ * rules of the subcommand (for live/record exactly one of -p, -a and
+ * COMMAND, or --cgroup alone or with -a; one FILE for report) but not
+ * whether the PIDs or the cgroup exist.
  */
 int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		       FILE *out, FILE *err);

@@ -168,6 +168,12 @@ struct proc_stats {
 	uint64_t map_misses;	/* lookups in no mapping (after re-read) */
 	uint64_t open_map_files, open_root, open_path, open_failed;
 	uint64_t vdso_reads;
+	uint64_t maps_from_thread; /* leader's maps empty: a live thread's used */
+	/* changes in order (live side-band, or a capture's records) */
+	uint64_t changes_forks, changes_resets, changes_mappings, changes_exits;
+	uint64_t changes_lost;	   /* side-band records the kernel dropped */
+	uint64_t procs_reaped;	   /* exited processes freed */
+	uint64_t mappings_unopened; /* live: mapped file not found while it lived */
 	uint64_t buildid_mismatch; /* offline: binaries refused */
 	uint64_t sym_lookups, sym_hits, sym_misses;
 	uint64_t row_lookups, row_hits, row_misses;
@@ -178,5 +184,61 @@ void proc_cache__stats(const struct proc_cache *pc, struct proc_stats *out);
 void proc_stats__print(const struct proc_stats *st, FILE *f);
 
 struct dso_cache *proc_cache__dsos(struct proc_cache *pc);
+
+/*
+ * ---- Changes in order ----
+ *
+ * Live, the capture's side-band and lifecycle records (sideband.h, the
+ * FORK/EXIT events) tell every change to an address space in timestamp
+ * order with the samples; offline, a capture's records replay the same
+ * changes. In ordered mode a sample is resolved against the mappings
+ * live at its timestamp: /proc/PID/maps is read only for a process that
+ * existed before the run (at its first use), and not re-read on a miss
+ * unless changes were lost (proc_cache__changes_lost).
+ */
+void proc_cache__set_ordered(struct proc_cache *pc, int on);
+/* The side-band lost records: from now on a miss may re-read /proc. */
+void proc_cache__changes_lost(struct proc_cache *pc, uint64_t n);
+
+/* What proc_cache__set_observer reports; also the capture's TASK kinds. */
+enum proc_change_kind {
+	PROC_CHANGE_RESET = 1,	 /* pid's mappings are gone (exec, or a re-read follows) */
+	PROC_CHANGE_MAPPING = 2, /* pid mapped m */
+	PROC_CHANGE_FORK = 3,	 /* pid is a new process, a copy of ppid */
+	PROC_CHANGE_EXIT = 4,	 /* pid's last thread exited */
+};
+/* Called for every change applied to a model, in order, including the
+ * mappings a /proc read found (as RESET then MAPPINGs). m and its path
+ * live during the call. */
+typedef void (*proc_observer_fn)(void *ctx, uint32_t what, uint32_t pid, uint32_t ppid,
+				 uint64_t ts_ns, const struct proc_mapping_rec *m);
+void proc_cache__set_observer(struct proc_cache *pc, proc_observer_fn fn, void *ctx);
+
+/*
+ * pid is a new process created by ppid at ts: its mappings are a copy of
+ * ppid's (read first if ppid existed before and was never read). An old
+ * proc of the same pid (a reused PID) is dropped. 0 or -ENOMEM.
+ */
+int proc_cache__fork(struct proc_cache *pc, uint32_t ppid, uint32_t pid, uint64_t ts);
+/* pid execs (or, from a capture, a full set of mappings follows): no
+ * mappings are left. A pid not known is created when `create`. */
+int proc_cache__reset(struct proc_cache *pc, uint32_t pid, uint64_t ts, int create);
+/*
+ * Live: pid mapped rec at ts (from the side-band: path as the target
+ * sees it, build-id when the kernel read it). The binary is opened now,
+ * while it exists: a dso already cached under the build-id, else
+ * /proc/PID/map_files, /proc/PID/root/PATH, PATH, each accepted only
+ * when its build-id matches. A pid not known is read from /proc first
+ * when `create`, else the record is ignored (not a target). 0 or -errno.
+ */
+int proc_cache__map(struct proc_cache *pc, uint32_t pid, uint64_t ts,
+		    const struct proc_mapping_rec *rec, int create);
+/* pid's last thread exited at ts; its proc stays for the events in
+ * flight until proc_cache__reap(). */
+void proc_cache__exit(struct proc_cache *pc, uint32_t pid, uint64_t ts);
+/* Free the procs that exited at or before `before` (ns). Returns how many. */
+size_t proc_cache__reap(struct proc_cache *pc, uint64_t before);
+/* Procs in the cache (live and exited, not reaped). */
+size_t proc_cache__count(const struct proc_cache *pc);
 
 #endif

@@ -63,6 +63,19 @@ int procmaps__read(uint32_t pid, struct procmaps **out);
 
 void procmaps__free(struct procmaps *m); /* NULL is a no-op */
 
+/* What -p needs to know of /proc/PID/status. */
+struct procmaps_status {
+	uint32_t tgid;	/* 0 when absent */
+	char state;	/* 'R', 'S', 'Z'...; 0 when absent */
+	int kthread;	/* "Kthread: 1" (Linux 6.1+); 0 when absent */
+};
+
+/* Parse status text (need not be NUL-terminated); unknown lines are
+ * skipped. 0, or -EINVAL when a known field is malformed. */
+int procmaps__parse_status(const char *text, size_t len, struct procmaps_status *out);
+/* Read /proc/PID/status. -ENOENT when there is no such process. */
+int procmaps__read_status(uint32_t pid, struct procmaps_status *out);
+
 /* The entry containing addr, or NULL (binary search; entries are sorted). */
 const struct procmaps_entry *procmaps__find(const struct procmaps *m,
 					    uint64_t addr);

@@ -151,6 +151,9 @@ int profile__write(const struct profile *p, enum profile_format fmt,
  */
 #define PROFILE_ROOT_MAX 256
 
+/* --per-process: "comm-pid". */
+int profile_root__process(char *buf, size_t size, const char *comm, uint32_t pid);
+
 /* --per-thread: "comm-pid/tid" (FlameGraph's convention). */
 int profile_root__thread(char *buf, size_t size, const char *comm,
 			 uint32_t pid, uint32_t tid);

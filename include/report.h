@@ -20,6 +20,8 @@
 
 #include "capture.h"
 #include "options.h"
+#include "profile.h"
+#include "sideband.h"
 
 struct report_sink;
 
@@ -28,11 +30,27 @@ struct report_sink;
 struct report_sink *report_sink__new(const struct sfprof_opts *o);
 /* Kernel stacks (--kernel) are read from c; set it once it exists. */
 void report_sink__set_capture(struct report_sink *s, struct capture *c);
-/* capture_event_fn */
+/*
+ * The run's processes that exist before it starts (-p's, the started
+ * COMMAND): read from /proc now, and the model switched to changes in
+ * order (the side-band and lifecycle records then keep it current).
+ * 0 or -errno.
+ */
+int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n);
+/* capture_event_fn: samples, waits, and FORK/EXIT records */
 int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len);
+/* capture_sideband_fn: mapping changes, in order with the events */
+int report_sink__sideband(void *ctx, const struct sideband_rec *r);
+/* After each drain: free the state of processes gone long enough. */
+void report_sink__drained(void *ctx, uint64_t now_ns);
 /* Write the output (profile, or close the capture); --stats lines. */
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			const struct capture_stats *st);
 void report_sink__free(struct report_sink *s);
+
+/* For report_sink and `report`: one line per binary that could not be
+ * used (proc_problem_fn), and the profile written as -o/-f say. */
+void report__print_problem(void *ctx, const char *path, const char *what, const char *detail);
+int report__write_profile(struct profile *prof, const struct sfprof_opts *o);
 
 #endif

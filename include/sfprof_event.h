@@ -13,6 +13,32 @@
 
 #define SFPROF_COMM_LEN 16
 
+/* bpf/target.bpf.h: the value of a tgid in the targets map */
+enum sfprof_target_state {
+	SFPROF_TARGET_ARMED = 1,     /* its events are recorded */
+	SFPROF_TARGET_WAIT_EXEC = 2, /* -- COMMAND before its exec: not yet */
+};
+#define SFPROF_TARGETS_MAX 65536
+
+/*
+ * The run's configuration: rodata of every BPF object (`cfg`), set by
+ * user space between open and load, so the verifier prunes what a run
+ * does not use.
+ */
+struct sfprof_config {
+	__u32 scope_all;     /* -a: every user process */
+	__u32 use_cgroup;    /* --cgroup: only the cgroup_filter[0] subtree */
+	__u32 self_tgid;     /* sfprof itself: never a target */
+	__u32 inherit;	     /* a target's new processes are targets */
+	__u32 stack_size;    /* bytes of user stack per record */
+	__u32 want_kstack;   /* cpu: kernel stack ids */
+	__u64 min_wait_ns;   /* futex: shorter waits are only counted */
+	__u64 wakeup_bytes;  /* wake the consumer once this much is pending; 0: never */
+	__u32 force_scratch; /* build records in scratch slots even where the
+				direct copy works (tests of older kernels' path) */
+	__u32 pad;
+};
+
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
 #define SFPROF_STACK_MAX 65528u
 #define SFPROF_STACK_DEFAULT 16384u
@@ -20,6 +46,15 @@
 enum sfprof_event_kind {
 	SFPROF_EV_CPU = 1,   /* on-CPU sample; weight = 1 */
 	SFPROF_EV_FUTEX = 2, /* futex wait; weight = nanoseconds waited */
+	/*
+	 * Process lifecycle, header only (stack_len 0, no regs). FORK: a new
+	 * process `pid` (tid: its first thread) was created by `ppid`, and is
+	 * a target from now on; it runs its parent's image until it execs.
+	 * EXIT: the last thread of target `pid` exited; no event of it
+	 * follows in the ring but those already in flight on other CPUs.
+	 */
+	SFPROF_EV_FORK = 3,
+	SFPROF_EV_EXIT = 4,
 };
 
 /* sfprof_event.flags */
@@ -69,7 +104,7 @@ struct sfprof_event {
 	__u32 futex_op;	 /* futex op word (cmd | flags) or syscall-specific */
 	__s32 kstack_id; /* kernel stack id in the stackmap, or <0 */
 	__u32 syscall_nr;
-	__u32 pad0;
+	__u32 ppid;	 /* FORK: the parent process (tgid); else 0 */
 	char comm[SFPROF_COMM_LEN];
 	struct sfprof_regs regs;
 	__u8 stack[];
@@ -88,6 +123,10 @@ enum sfprof_counter {
 	SFPROF_CNT_SAMPLES_SEEN,     /* perf samples of the target */
 	SFPROF_CNT_FUTEX_WAITS_SEEN, /* futex waits of the target */
 	SFPROF_CNT_FUTEX_STALE,	     /* entry of a wait that never returned */
+	SFPROF_CNT_LOST_TASK,	     /* FORK/EXIT record dropped (ring full) */
+	SFPROF_CNT_LOST_TARGET_MAP,  /* a new process not followed: targets map full */
+	SFPROF_CNT_FORKS,	     /* new processes of targets (followed) */
+	SFPROF_CNT_EXITS,	     /* targets that exited */
 	SFPROF_CNT_MAX
 };
 

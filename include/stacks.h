@@ -41,6 +41,7 @@ struct stacks_opts {
 			       other kind are skipped (counted) */
 	unsigned max_depth; /* 0 = STACKS_MAX_DEPTH */
 	int per_thread;	    /* root "comm-pid/tid" */
+	int per_process;    /* root "comm-pid" */
 	int by_lock;	    /* futex: root "lock:SYM" */
 	int kernel;	    /* add kernel frames given to stacks__add_event */
 	int no_profile;	    /* benchmarks: unwind + symbolize, skip profile__add */

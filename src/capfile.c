@@ -22,6 +22,7 @@
 
 #define SFPROF_VERSION_STR "0.1"
 #define MAPPING_FIXED 64u
+#define TASK_SIZE 24u
 #define PATH_MAX_LEN 4096u
 
 static size_t pad8(size_t n)
@@ -223,6 +224,22 @@ int capfile_writer__mapping(struct capfile_writer *w, uint32_t pid,
 	util__put32(fixed + 60, (uint32_t)plen);
 	w_record(w, CAPFILE_REC_MAPPING, fixed, sizeof(fixed), m->build_id,
 		 blen, path, plen);
+	return w->err;
+}
+
+int capfile_writer__task(struct capfile_writer *w, uint32_t what, uint32_t pid,
+			 uint32_t ppid, uint64_t ts_ns)
+{
+	uint8_t b[TASK_SIZE];
+
+	if (what != CAPFILE_TASK_RESET && what != CAPFILE_TASK_FORK && what != CAPFILE_TASK_EXIT)
+		return -EINVAL;
+	util__put32(b, what);
+	util__put32(b + 4, pid);
+	util__put32(b + 8, ppid);
+	util__put32(b + 12, 0);
+	util__put64(b + 16, ts_ns);
+	w_record(w, CAPFILE_REC_TASK, b, sizeof(b), NULL, 0, NULL, 0);
 	return w->err;
 }
 
@@ -802,6 +819,23 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 			rec->kstack.id = (int32_t)util__get32(r->buf);
 			rec->kstack.nr = util__get32(r->buf + 4);
 			rec->kstack.ips = (const uint64_t *)(r->buf + 8);
+			break;
+		case CAPFILE_REC_TASK:
+			if (len != TASK_SIZE) {
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off, "TASK of %u bytes", len);
+				break;
+			}
+			rec->task.what = util__get32(r->buf);
+			rec->task.pid = util__get32(r->buf + 4);
+			rec->task.ppid = util__get32(r->buf + 8);
+			rec->task.ts_ns = util__get64(r->buf + 16);
+			if ((rec->task.what != CAPFILE_TASK_RESET &&
+			     rec->task.what != CAPFILE_TASK_FORK &&
+			     rec->task.what != CAPFILE_TASK_EXIT) || !rec->task.pid ||
+			    (rec->task.what == CAPFILE_TASK_FORK) != (rec->task.ppid != 0))
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off,
+					    "TASK %u of process %u (parent %u) is impossible",
+					    rec->task.what, rec->task.pid, rec->task.ppid);
 			break;
 		case CAPFILE_REC_KSYM:
 			if (len <= 8 || memchr(r->buf + 8, '\0', len - 8)) {

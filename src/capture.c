@@ -9,19 +9,32 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "capture.h"
-#include "sfprof.skel.h"
+#include "cpu.skel.h"
+#include "futex.skel.h"
+#include "task.skel.h"
 #include "util.h"
 
 #define CAPTURE_DEFAULT_RING (16u << 20)
 #define CAPTURE_SLOT_KINDS 2 /* bpf/sfprof.bpf.h: SFPROF_SLOT_KINDS */
+/*
+ * Side-band records are delivered up to this far behind the drain's
+ * start when no event asks for them sooner: a BPF record stamped just
+ * before the drain may still be in flight on another CPU, and must not
+ * find its process's later mappings applied.
+ */
+#define CAPTURE_SIDEBAND_LAG_NS (5 * 1000000ull)
 #define CAPTURE_KSTACK_DEPTH 127
 #define CAPTURE_KSTACK_ENTRIES 16384
 
@@ -29,14 +42,20 @@
 #define CAPTURE_TOPS 16384
 
 struct capture {
-	struct sfprof_bpf *skel;
+	struct task_bpf *task;	/* lifecycle; creates the shared maps */
+	struct cpu_bpf *cpu;	/* on-CPU samples, or NULL */
+	struct futex_bpf *futex; /* futex waits, or NULL */
 	struct ring_buffer *rb;
+	struct sideband *sb;
+	capture_sideband_fn sb_fn;
+	uint64_t sb_until;	/* side-band delivered up to here */
+	int sb_err;		/* the side-band callback's error */
 	int *perf_fds;		/* per possible CPU, -1 when not opened */
 	struct bpf_link **perf_links;
 	int nr_cpus;
-	int pidfd;
+	int *pidfds;		/* one per listed target; -1 once it exited */
+	int nr_pidfds;
 	int detached;
-	pid_t pid;
 	capture_event_fn fn;
 	void *fn_ctx;
 	struct capture_stats st; /* user-space part; bpf[] filled on demand */
@@ -75,6 +94,10 @@ static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_SAMPLES_SEEN] = "samples_seen",
 	[SFPROF_CNT_FUTEX_WAITS_SEEN] = "futex_waits_seen",
 	[SFPROF_CNT_FUTEX_STALE] = "futex_stale",
+	[SFPROF_CNT_LOST_TASK] = "lost_task",
+	[SFPROF_CNT_LOST_TARGET_MAP] = "lost_target_map",
+	[SFPROF_CNT_FORKS] = "processes_followed",
+	[SFPROF_CNT_EXITS] = "processes_exited",
 };
 
 const char *capture_counter__name(enum sfprof_counter c)
@@ -138,6 +161,14 @@ static int capture__on_record(void *ctx, void *data, size_t len)
 		c->st.bad_records++;
 		return 0;
 	}
+	/* every mapping change up to this record's time is applied first */
+	if (c->sb && e->ts_ns > c->sb_until) {
+		int n = sideband__deliver(c->sb, e->ts_ns, c->sb_fn, c->fn_ctx);
+
+		if (n < 0)
+			return n;
+		c->sb_until = e->ts_ns;
+	}
 	c->st.bytes += len;
 	c->st.stack_bytes += e->stack_len;
 	if (e->flags & SFPROF_EVF_STACK_FULL)
@@ -149,6 +180,10 @@ static int capture__on_record(void *ctx, void *data, size_t len)
 	} else if (e->kind == SFPROF_EV_FUTEX) {
 		c->st.events_futex++;
 		c->st.futex_wait_ns += e->weight;
+	} else if (e->kind == SFPROF_EV_FORK) {
+		c->st.events_fork++;
+	} else if (e->kind == SFPROF_EV_EXIT) {
+		c->st.events_exit++;
 	} else {
 		c->st.bad_records++;
 		return 0;
@@ -232,7 +267,7 @@ static int capture__attach_cpu(struct capture *c, uint32_t freq, enum capture_cl
 			return ret;
 		}
 		c->perf_fds[i] = fd;
-		c->perf_links[i] = bpf_program__attach_perf_event(c->skel->progs.sfprof_cpu, fd);
+		c->perf_links[i] = bpf_program__attach_perf_event(c->cpu->progs.sfprof_cpu, fd);
 		if (!c->perf_links[i]) {
 			ret = -errno;
 			c->perf_links[i] = NULL;
@@ -248,16 +283,143 @@ static int capture__attach_cpu(struct capture *c, uint32_t freq, enum capture_cl
 	return 0;
 }
 
+/*
+ * Make `obj`'s maps the ones the task object created, so every program
+ * writes the same ring and reads the same targets (bpf/target.bpf.h).
+ */
+static int share_maps(struct bpf_object *obj, struct bpf_object *owner)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj) {
+		const char *name = bpf_map__name(m);
+		struct bpf_map *om;
+
+		/* .rodata and .bss are each object's own */
+		if (name[0] == '.' || strchr(name, '.'))
+			continue;
+		om = bpf_object__find_map_by_name(owner, name);
+		if (om && bpf_map__reuse_fd(m, bpf_map__fd(om)))
+			return -errno;
+	}
+	return 0;
+}
+
+static int load_error(FILE *err, int ret, const char *what)
+{
+	if (ret == -EPERM)
+		say(err, "loading the %s programs: %s (needs CAP_BPF and CAP_PERFMON, or root)",
+		    what, strerror(-ret));
+	else if (ret == -EACCES)
+		say(err, "the kernel's verifier rejected the %s programs "
+		    "(SFPROF_DEBUG=1 shows its log)", what);
+	else
+		say(err, "loading the %s programs: %s (SFPROF_DEBUG=1 shows the verifier log)",
+		    what, strerror(-ret));
+	return ret;
+}
+
+/* Open, configure, share the maps of, and load one event source's object. */
+#define LOAD_SOURCE(c, field, skel, what, config, err)                             \
+	({                                                                        \
+		int ret__ = 0;                                                    \
+		(c)->field = skel##__open();                                      \
+		if (!(c)->field)                                                  \
+			ret__ = -errno;                                           \
+		else {                                                            \
+			(c)->field->rodata->cfg = *(config);                      \
+			ret__ = share_maps((c)->field->obj, (c)->task->obj);      \
+			if (!ret__)                                               \
+				ret__ = skel##__load((c)->field);                 \
+			if (ret__)                                                \
+				load_error(err, ret__ < 0 ? ret__ : -errno, what); \
+		}                                                                 \
+		ret__ < 0 ? ret__ : ret__ ? -errno : 0;                           \
+	})
+
+/* --cgroup DIR: a cgroup v2 directory, put in the filter map. */
+static int set_cgroup(struct capture *c, const char *dir, FILE *err)
+{
+	struct statfs fs;
+	uint32_t zero = 0;
+	int fd, ret = 0;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		say(err, "--cgroup %s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	if (fstatfs(fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		say(err, "--cgroup %s: not a cgroup v2 directory (its mount is listed in "
+		    "/proc/mounts as cgroup2)", dir);
+		ret = -ENOTDIR;
+	} else if (bpf_map_update_elem(bpf_map__fd(c->task->maps.cgroup_filter), &zero, &fd,
+				       BPF_ANY)) {
+		ret = -errno;
+		say(err, "--cgroup %s: %s", dir, strerror(-ret));
+	}
+	close(fd);
+	return ret;
+}
+
+/* The listed targets, in the targets map, each watched by a pidfd. */
+static int set_targets(struct capture *c, const struct capture_opts *o, FILE *err)
+{
+	int fd = bpf_map__fd(c->task->maps.targets), i, ret;
+
+	c->pidfds = calloc(o->nr_pids ? o->nr_pids : 1, sizeof(*c->pidfds));
+	if (!c->pidfds)
+		return -ENOMEM;
+	for (i = 0; i < o->nr_pids; i++) {
+		uint32_t tgid = (uint32_t)o->pids[i];
+		uint32_t state = o->wait_exec && i == 0 ? SFPROF_TARGET_WAIT_EXEC : SFPROF_TARGET_ARMED;
+
+		c->pidfds[c->nr_pidfds] = syscall(SYS_pidfd_open, o->pids[i], 0);
+		if (c->pidfds[c->nr_pidfds] < 0) {
+			ret = -errno;
+			if (ret == -ESRCH)
+				say(err, "no such process: %d", (int)o->pids[i]);
+			else
+				say(err, "pidfd_open(%d): %s", (int)o->pids[i], strerror(-ret));
+			return ret;
+		}
+		c->nr_pidfds++;
+		if (bpf_map_update_elem(fd, &tgid, &state, BPF_ANY)) {
+			ret = -errno;
+			say(err, "adding process %d to the targets: %s", (int)o->pids[i],
+			    strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static struct bpf_link *attach_prog(struct bpf_program *prog, const char *what, FILE *err,
+				    int *ret)
+{
+	struct bpf_link *l = bpf_program__attach(prog);
+
+	if (!l) {
+		*ret = -errno;
+		say(err, "attaching to %s: %s", what, strerror(-*ret));
+	}
+	return l;
+}
+
 struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 			     void *ctx, FILE *err)
 {
 	struct capture *c = NULL;
 	uint32_t ring = o->ring_bytes ? o->ring_bytes : CAPTURE_DEFAULT_RING;
+	struct sfprof_config cfg;
 	const char *missing;
-	int ret, i;
+	int ret = 0, i;
 
-	if (o->pid <= 0 || (o->kind != CAPTURE_CPU && o->kind != CAPTURE_FUTEX) ||
+	if ((o->nr_pids <= 0 && !o->all && !o->cgroup) || o->nr_pids < 0 ||
+	    (o->nr_pids && !o->pids) || (o->kind != CAPTURE_CPU && o->kind != CAPTURE_FUTEX) ||
 	    o->stack_size > SFPROF_STACK_MAX || (ring & (ring - 1)) ||
+	    (o->wait_exec && o->nr_pids != 1) ||
 	    (o->kind == CAPTURE_CPU && (o->freq == 0 || o->freq > 1000000000u))) {
 		say(err, "invalid capture options");
 		errno = EINVAL;
@@ -269,10 +431,12 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		errno = EPERM;
 		return NULL;
 	}
-	if (kill(o->pid, 0) && errno == ESRCH) {
-		say(err, "no such process: %d", (int)o->pid);
-		errno = ESRCH;
-		return NULL;
+	for (i = 0; i < o->nr_pids; i++) {
+		if (o->pids[i] <= 0 || (kill(o->pids[i], 0) && errno == ESRCH)) {
+			say(err, "no such process: %d", (int)o->pids[i]);
+			errno = ESRCH;
+			return NULL;
+		}
 	}
 
 	libbpf_set_print(libbpf_quiet);
@@ -281,8 +445,6 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		ret = -ENOMEM;
 		goto err_out;
 	}
-	c->pidfd = -1;
-	c->pid = o->pid;
 	c->fn = fn;
 	c->fn_ctx = ctx;
 	c->nr_cpus = libbpf_num_possible_cpus();
@@ -300,91 +462,90 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	for (i = 0; i < c->nr_cpus; i++)
 		c->perf_fds[i] = -1;
 
-	c->skel = sfprof_bpf__open();
-	if (!c->skel) {
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.scope_all = !!o->all;
+	cfg.use_cgroup = o->cgroup != NULL;
+	cfg.self_tgid = (uint32_t)getpid();
+	cfg.inherit = !o->no_inherit;
+	cfg.stack_size = o->stack_size;
+	cfg.min_wait_ns = o->min_wait_ns;
+	cfg.want_kstack = o->kind == CAPTURE_CPU && o->kernel_stacks;
+	/* a forced wakeup only as a safety net when half the ring is pending;
+	 * the timer drains long before that at any sane rate */
+	cfg.wakeup_bytes = ring / 2;
+	c->st.direct_copy = capture__direct_copy();
+	cfg.force_scratch = !c->st.direct_copy;
+
+	c->task = task_bpf__open();
+	if (!c->task) {
 		ret = -errno;
 		say(err, "opening the BPF object: %s", strerror(-ret));
 		goto err_out;
 	}
-	c->skel->rodata->target_tgid = (uint32_t)o->pid;
-	c->skel->rodata->stack_size = o->stack_size;
-	c->skel->rodata->wait_exec = !!o->wait_exec;
-	c->skel->rodata->min_wait_ns = o->min_wait_ns;
-	c->skel->rodata->want_kstack = o->kind == CAPTURE_CPU && o->kernel_stacks;
-	/* a forced wakeup only as a safety net when half the ring is pending;
-	 * the timer drains long before that at any sane rate */
-	c->skel->rodata->wakeup_bytes = ring / 2;
-	c->st.direct_copy = capture__direct_copy();
-	c->skel->rodata->force_scratch = !c->st.direct_copy;
-	bpf_map__set_max_entries(c->skel->maps.events, ring);
+	c->task->rodata->cfg = cfg;
+	bpf_map__set_max_entries(c->task->maps.events, ring);
 	/* the direct path never touches a slot */
-	bpf_map__set_max_entries(c->skel->maps.scratch,
+	bpf_map__set_max_entries(c->task->maps.scratch,
 				 c->st.direct_copy ? 1 : c->nr_cpus * CAPTURE_SLOT_KINDS);
-	if (c->skel->rodata->want_kstack)
-		bpf_map__set_max_entries(c->skel->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
-	bpf_program__set_autoload(c->skel->progs.sfprof_cpu, o->kind == CAPTURE_CPU);
-	bpf_program__set_autoload(c->skel->progs.sfprof_exec, !!o->wait_exec);
-	bpf_program__set_autoload(c->skel->progs.sfprof_sys_enter, o->kind == CAPTURE_FUTEX);
-	bpf_program__set_autoload(c->skel->progs.sfprof_sys_exit, o->kind == CAPTURE_FUTEX);
-
-	ret = sfprof_bpf__load(c->skel);
+	if (cfg.want_kstack)
+		bpf_map__set_max_entries(c->task->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
+	bpf_program__set_autoload(c->task->progs.sfprof_exec, !!o->wait_exec);
+	ret = task_bpf__load(c->task);
 	if (ret) {
-		ret = ret < 0 ? ret : -errno;
-		if (ret == -EPERM)
-			say(err, "loading BPF programs: %s (needs CAP_BPF and CAP_PERFMON, or root)",
-			    strerror(-ret));
-		else if (ret == -EACCES)
-			say(err, "the kernel's verifier rejected the BPF programs "
-			    "(SFPROF_DEBUG=1 shows its log)");
-		else
-			say(err, "loading BPF programs: %s (SFPROF_DEBUG=1 shows the verifier log)",
-			    strerror(-ret));
+		ret = load_error(err, ret < 0 ? ret : -errno, "process-tracking");
 		goto err_out;
 	}
+	if (o->kind == CAPTURE_CPU)
+		ret = LOAD_SOURCE(c, cpu, cpu_bpf, "on-CPU", &cfg, err);
+	else
+		ret = LOAD_SOURCE(c, futex, futex_bpf, "futex", &cfg, err);
+	if (ret)
+		goto err_out;
+	if (o->cgroup && (ret = set_cgroup(c, o->cgroup, err)))
+		goto err_out;
+	ret = set_targets(c, o, err);
+	if (ret)
+		goto err_out;
 
-	/* before the samplers: a thread created from now on has its stack top */
-	c->skel->links.sfprof_fork = bpf_program__attach(c->skel->progs.sfprof_fork);
-	if (!c->skel->links.sfprof_fork) {
-		ret = -errno;
-		say(err, "attaching to sched_process_fork: %s", strerror(-ret));
-		goto err_out;
-	}
-	if (o->wait_exec) {
-		c->skel->links.sfprof_exec = bpf_program__attach(c->skel->progs.sfprof_exec);
-		if (!c->skel->links.sfprof_exec) {
+	/* before the samplers: a process or thread created from now on is
+	 * followed, and every mapping change is seen */
+	if (o->on_sideband) {
+		c->sb = sideband__open(0, err);
+		if (!c->sb) {
 			ret = -errno;
-			say(err, "attaching to sched_process_exec: %s", strerror(-ret));
 			goto err_out;
 		}
+		c->sb_fn = o->on_sideband;
 	}
+	c->task->links.sfprof_fork = attach_prog(c->task->progs.sfprof_fork,
+						 "sched_process_fork", err, &ret);
+	if (c->task->links.sfprof_fork)
+		c->task->links.sfprof_exit = attach_prog(c->task->progs.sfprof_exit,
+							 "sched_process_exit", err, &ret);
+	if (ret)
+		goto err_out;
+	if (o->wait_exec &&
+	    !(c->task->links.sfprof_exec = attach_prog(c->task->progs.sfprof_exec,
+						       "sched_process_exec", err, &ret)))
+		goto err_out;
 	if (o->kind == CAPTURE_CPU) {
 		ret = capture__attach_cpu(c, o->freq, o->clock, err);
 		if (ret)
 			goto err_out;
 	} else {
-		c->skel->links.sfprof_sys_enter = bpf_program__attach(c->skel->progs.sfprof_sys_enter);
-		c->skel->links.sfprof_sys_exit = c->skel->links.sfprof_sys_enter ?
-			bpf_program__attach(c->skel->progs.sfprof_sys_exit) : NULL;
-		if (!c->skel->links.sfprof_sys_exit) {
-			ret = -errno;
-			say(err, "attaching to sys_enter/sys_exit: %s", strerror(-ret));
+		c->futex->links.sfprof_sys_enter = attach_prog(c->futex->progs.sfprof_sys_enter,
+							       "sys_enter", err, &ret);
+		if (c->futex->links.sfprof_sys_enter)
+			c->futex->links.sfprof_sys_exit =
+				attach_prog(c->futex->progs.sfprof_sys_exit, "sys_exit", err, &ret);
+		if (ret)
 			goto err_out;
-		}
 	}
 
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), capture__on_record, c, NULL);
+	c->rb = ring_buffer__new(bpf_map__fd(c->task->maps.events), capture__on_record, c, NULL);
 	if (!c->rb) {
 		ret = -errno;
 		say(err, "ring buffer: %s", strerror(-ret));
-		goto err_out;
-	}
-	c->pidfd = syscall(SYS_pidfd_open, o->pid, 0);
-	if (c->pidfd < 0) {
-		ret = -errno;
-		if (ret == -ESRCH)
-			say(err, "no such process: %d", (int)o->pid);
-		else
-			say(err, "pidfd_open(%d): %s", (int)o->pid, strerror(-ret));
 		goto err_out;
 	}
 	return c;
@@ -407,9 +568,14 @@ void capture__free(struct capture *c)
 	for (i = 0; c->perf_fds && i < c->nr_cpus; i++)
 		if (c->perf_fds[i] >= 0)
 			close(c->perf_fds[i]);
-	sfprof_bpf__destroy(c->skel);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
+	cpu_bpf__destroy(c->cpu);
+	futex_bpf__destroy(c->futex);
+	task_bpf__destroy(c->task);
+	sideband__close(c->sb);
+	for (i = 0; i < c->nr_pidfds; i++)
+		if (c->pidfds[i] >= 0)
+			close(c->pidfds[i]);
+	free(c->pidfds);
 	free(c->perf_links);
 	free(c->perf_fds);
 	free(c);
@@ -429,15 +595,34 @@ void capture__detach(struct capture *c)
 			close(c->perf_fds[i]);
 		c->perf_fds[i] = -1;
 	}
-	sfprof_bpf__detach(c->skel);
+	if (c->cpu)
+		cpu_bpf__detach(c->cpu);
+	if (c->futex)
+		futex_bpf__detach(c->futex);
+	task_bpf__detach(c->task);
 	/* a program already running on another CPU finishes within
 	 * microseconds; let it, so the drain that follows sees its record */
 	usleep(2000);
 }
 
+/* The side-band up to `until`, when no event has asked for it yet. */
+static int sideband_catch_up(struct capture *c, uint64_t until)
+{
+	int n;
+
+	if (!c->sb || until <= c->sb_until)
+		return 0;
+	n = sideband__deliver(c->sb, until, c->sb_fn, c->fn_ctx);
+	if (n < 0)
+		return n;
+	c->sb_until = until;
+	return 0;
+}
+
 int capture__poll(struct capture *c, int timeout_ms)
 {
-	int n, m;
+	uint64_t t0;
+	int n, m, ret;
 
 	/* poll() only drains rings that woke it, and the perf program never
 	 * wakes anyone: always consume after the wait */
@@ -446,24 +631,50 @@ int capture__poll(struct capture *c, int timeout_ms)
 		n = 0;
 	if (n < 0)
 		return n;
+	t0 = util__now_ns();
 	m = ring_buffer__consume(c->rb);
 	if (m < 0)
 		return m;
-	return n + m;
+	ret = sideband_catch_up(c, t0 > CAPTURE_SIDEBAND_LAG_NS ? t0 - CAPTURE_SIDEBAND_LAG_NS : 0);
+	return ret < 0 ? ret : n + m;
 }
 
 int capture__drain(struct capture *c)
 {
-	int n = ring_buffer__consume(c->rb);
+	int n = ring_buffer__consume(c->rb), ret;
 
-	return n == -EINTR ? 0 : n;
+	if (n == -EINTR)
+		n = 0;
+	if (n < 0)
+		return n;
+	/* after detach nothing is in flight: the side-band's whole rest */
+	ret = c->detached ? sideband_catch_up(c, UINT64_MAX) : 0;
+	return ret < 0 ? ret : n;
 }
 
-static int target_exited(int pidfd)
+uint64_t capture__delivered_ns(const struct capture *c)
 {
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	return c->sb_until;
+}
 
-	return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP));
+/* Whether every listed target has exited (never, for a scope). */
+static int targets_exited(struct capture *c)
+{
+	int alive = 0;
+
+	for (int i = 0; i < c->nr_pidfds; i++) {
+		struct pollfd p = { .fd = c->pidfds[i], .events = POLLIN };
+
+		if (c->pidfds[i] < 0)
+			continue;
+		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP))) {
+			close(c->pidfds[i]);
+			c->pidfds[i] = -1;
+		} else {
+			alive++;
+		}
+	}
+	return c->nr_pidfds && !alive;
 }
 
 int capture__run(struct capture *c, const struct capture_run_opts *ro)
@@ -488,13 +699,15 @@ int capture__run(struct capture *c, const struct capture_run_opts *ro)
 		ret = capture__poll(c, wait);
 		if (ret < 0)
 			return ret;
+		if (ro->on_drained)
+			ro->on_drained(ro->drained_ctx, util__now_ns());
 		if (ro->on_tick) {
 			capture__stats(c, &c->st);
 			ro->on_tick(ro->tick_ctx, &c->st);
 		}
 		if (ro->stop && *ro->stop)
 			why = CAPTURE_END_STOP;
-		else if (target_exited(c->pidfd))
+		else if (targets_exited(c))
 			why = CAPTURE_END_TARGET_EXIT;
 	}
 	/* stop producing, then drain: every record the programs submitted is
@@ -522,7 +735,7 @@ static void prog_cost(const struct bpf_program *prog, struct capture_prog_cost *
 int capture__stats(struct capture *c, struct capture_stats *st)
 {
 	uint64_t *vals;
-	int fd = bpf_map__fd(c->skel->maps.counters);
+	int fd = bpf_map__fd(c->task->maps.counters);
 	uint32_t k;
 	int i, ret = 0;
 
@@ -543,9 +756,17 @@ int capture__stats(struct capture *c, struct capture_stats *st)
 		st->bpf[k] = sum;
 	}
 	free(vals);
-	prog_cost(c->skel->progs.sfprof_cpu, &st->prog_cpu);
-	prog_cost(c->skel->progs.sfprof_sys_enter, &st->prog_sys_enter);
-	prog_cost(c->skel->progs.sfprof_sys_exit, &st->prog_sys_exit);
+	memset(&st->prog_cpu, 0, sizeof(st->prog_cpu));
+	memset(&st->prog_sys_enter, 0, sizeof(st->prog_sys_enter));
+	memset(&st->prog_sys_exit, 0, sizeof(st->prog_sys_exit));
+	if (c->cpu)
+		prog_cost(c->cpu->progs.sfprof_cpu, &st->prog_cpu);
+	if (c->futex) {
+		prog_cost(c->futex->progs.sfprof_sys_enter, &st->prog_sys_enter);
+		prog_cost(c->futex->progs.sfprof_sys_exit, &st->prog_sys_exit);
+	}
+	if (c->sb)
+		sideband__stats(c->sb, &st->sideband);
 	return ret;
 }
 
@@ -608,7 +829,7 @@ int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp)
 	c->tops[h] = tid;
 	c->nr_tops++;
 	/* BPF_NOEXIST: a top recorded when the thread was created stays */
-	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.thread_top), &tid, &sp, BPF_NOEXIST))
+	if (bpf_map_update_elem(bpf_map__fd(c->task->maps.thread_top), &tid, &sp, BPF_NOEXIST))
 		return errno == EEXIST ? 0 : -errno;
 	c->st.thread_tops_learned++;
 	return 0;
@@ -620,9 +841,9 @@ int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max)
 	uint32_t key = (uint32_t)id;
 	size_t n = 0;
 
-	if (id < 0 || !c->skel->rodata->want_kstack)
+	if (id < 0 || !c->task->rodata->cfg.want_kstack)
 		return -ENOENT;
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.kstacks), &key, buf))
+	if (bpf_map_lookup_elem(bpf_map__fd(c->task->maps.kstacks), &key, buf))
 		return -errno;
 	while (n < max && n < CAPTURE_KSTACK_DEPTH && buf[n])
 		ips[n] = buf[n], n++;

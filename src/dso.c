@@ -140,6 +140,11 @@ static struct dso *find_by_build_id(struct dso_cache *c, const uint8_t *id,
 	return NULL;
 }
 
+struct dso *dso_cache__find_build_id(struct dso_cache *c, const uint8_t *id, size_t len)
+{
+	return len ? find_by_build_id(c, id, len) : NULL;
+}
+
 static int add_ident(struct dso_cache *c, const struct stat *st, struct dso *d)
 {
 	struct dso_ident *x = calloc(1, sizeof(*x));

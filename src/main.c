@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "cmd.h"
 #include "options.h"
+#include "procmaps.h"
 #include "progress.h"
 #include "report.h"
 
@@ -49,8 +50,12 @@ struct sink {
 	capture_event_fn on_event;
 	int (*finish)(void *ctx, const struct sfprof_opts *o, const struct capture_stats *st);
 	void *ctx;
-	/* optional: told the capture once it exists (kernel stacks) */
+	/* optional: told the capture once it exists (kernel stacks), and
+	 * the processes that exist at the start */
 	void (*on_capture)(void *ctx, struct capture *c);
+	int (*add_targets)(void *ctx, const pid_t *pids, int n);
+	capture_sideband_fn on_sideband;
+	void (*on_drained)(void *ctx, uint64_t now_ns);
 };
 
 /* ---- raw records to a file (record, and --dump-events for tests) ---- */
@@ -159,21 +164,34 @@ static int child_release(struct child *ch)
 	return n == (ssize_t)sizeof(e) ? -e : 0;
 }
 
-/* Abandon a held child: closing go_fd makes it exit. */
-static void child_reap(struct child *ch, int kill_it)
+/*
+ * End the child: a held one exits when go_fd closes; a running one that
+ * is still there when the profile ends (-d, or a signal to sfprof) gets
+ * SIGTERM. Returns its exit status as a shell gives it (128 + signal
+ * when a signal ended it), or -1 when there was no child.
+ */
+static int child_reap(struct child *ch)
 {
+	int status = 0;
+	pid_t r;
+
 	if (ch->go_fd >= 0)
 		close(ch->go_fd);
 	if (ch->err_fd >= 0)
 		close(ch->err_fd);
 	ch->go_fd = ch->err_fd = -1;
-	if (ch->pid > 0) {
-		if (kill_it)
-			kill(ch->pid, SIGTERM);
-		while (waitpid(ch->pid, NULL, 0) < 0 && errno == EINTR)
+	if (ch->pid <= 0)
+		return -1;
+	r = waitpid(ch->pid, &status, WNOHANG);
+	if (r == 0) {
+		kill(ch->pid, SIGTERM);
+		while ((r = waitpid(ch->pid, &status, 0)) < 0 && errno == EINTR)
 			;
-		ch->pid = 0;
 	}
+	ch->pid = 0;
+	if (r < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* Status line on a terminal (progress.h), fed after every drain. */
@@ -182,28 +200,47 @@ static void on_tick_progress(void *ctx, const struct capture_stats *st)
 	progress__update(ctx, st->events_cpu + st->events_futex, capture_stats__lost(st));
 }
 
-/* The process (tgid) a PID belongs to: -p may name any of its threads. */
-static pid_t tgid_of(pid_t pid)
+/*
+ * A -p PID as the process it names (-p may name any of its threads), or
+ * an error line and -ESRCH / -EINVAL: no such process, a kernel thread
+ * (no user stack), a zombie (nothing left to profile).
+ */
+static int check_pid(pid_t pid, pid_t *tgid)
 {
-	char path[64], line[128];
-	pid_t tgid = pid;
-	FILE *f;
+	struct procmaps_status st;
+	int err = procmaps__read_status((uint32_t)pid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return pid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid > 0 ? tgid : pid;
+	if (err == -ENOENT || err == -ESRCH || (err && kill(pid, 0) && errno == ESRCH)) {
+		fprintf(stderr, "sfprof: no such process: %d\n", (int)pid);
+		return -ESRCH;
+	}
+	if (err) {
+		fprintf(stderr, "sfprof: -p %d: cannot read /proc/%d/status: %s\n", (int)pid,
+			(int)pid, strerror(-err));
+		return err;
+	}
+	if (st.kthread) {
+		fprintf(stderr, "sfprof: -p %d is a kernel thread: it has no user stack to "
+			"profile (--kernel adds kernel frames to a user process)\n", (int)pid);
+		return -EINVAL;
+	}
+	if (st.state == 'Z' || st.state == 'X') {
+		fprintf(stderr, "sfprof: -p %d has exited (a zombie waiting for its parent): "
+			"nothing left to profile\n", (int)pid);
+		return -EINVAL;
+	}
+	*tgid = st.tgid ? (pid_t)st.tgid : pid;
+	return 0;
 }
 
-/* Load, attach, run, drain; the sink gets every event. Returns the exit status. */
+/* Load, attach, run, drain; the sink gets every event. Returns the exit
+ * status: with -- COMMAND, COMMAND's once the profile is written. */
 static int profile_target(struct sfprof_opts *o, struct sink *sink)
 {
 	struct capture_opts co = {
+		.all = o->all,
+		.cgroup = o->cgroup,
+		.no_inherit = o->no_inherit,
 		.kind = o->event == SFPROF_SEL_FUTEX ? CAPTURE_FUTEX : CAPTURE_CPU,
 		.freq = o->freq,
 		.clock = o->cpu_event == SFPROF_CPU_EVENT_CYCLES ? CAPTURE_CLOCK_CYCLES :
@@ -213,22 +250,22 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.min_wait_ns = o->min_wait_us * 1000,
 		.ring_bytes = o->ring_mb << 20,
 		.kernel_stacks = o->kernel,
+		.on_sideband = sink->on_sideband,
 	};
-	struct capture_run_opts ro = { .duration_ns = o->duration_ns, .stop = &stop_requested };
+	struct capture_run_opts ro = {
+		.duration_ns = o->duration_ns,
+		.stop = &stop_requested,
+		.on_drained = sink->on_drained,
+		.drained_ctx = sink->ctx,
+	};
 	struct child ch = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	pid_t pids[SFPROF_MAX_PIDS];
 	struct capture_stats st;
 	struct capture *c = NULL;
 	struct progress *pg = NULL;
-	int ret, why, status = 1;
+	int ret, why, status = 1, cmd_status;
 
-	if (o->pid) {
-		if (kill(o->pid, 0) && errno == ESRCH) {
-			fprintf(stderr, "sfprof: no such process: %d\n", (int)o->pid);
-			return SFPROF_EXIT_USAGE;
-		}
-		/* the BPF filter is by process: a thread ID means its process */
-		co.pid = o->pid = tgid_of(o->pid);
-	} else {
+	if (o->command) {
 		const char *missing = capture__missing_privileges();
 
 		/* say it before starting anything */
@@ -241,18 +278,37 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 			fprintf(stderr, "sfprof: cannot start %s: %s\n", o->command[0], strerror(-ret));
 			return 1;
 		}
-		co.pid = ch.pid;
+		pids[0] = ch.pid;
+		co.nr_pids = 1;
 		co.wait_exec = 1; /* the child is sfprof until it execs */
+	} else {
+		/* the BPF filter is by process: a thread ID means its process */
+		for (int i = 0; i < o->nr_pids; i++) {
+			ret = check_pid(o->pids[i], &pids[co.nr_pids]);
+			if (ret)
+				return SFPROF_EXIT_USAGE;
+			for (int k = 0; k < co.nr_pids; k++)
+				if (pids[k] == pids[co.nr_pids])
+					co.nr_pids--; /* two threads of one process */
+			co.nr_pids++;
+		}
+		memcpy(o->pids, pids, sizeof(pids[0]) * (size_t)co.nr_pids);
+		o->nr_pids = co.nr_pids;
 	}
+	co.pids = pids;
 
 	install_stop_handlers();
 	c = capture__new(&co, sink->on_event, sink->ctx, stderr);
 	if (!c) {
-		status = errno == ESRCH ? SFPROF_EXIT_USAGE : 1;
+		status = errno == ESRCH || errno == ENOENT || errno == ENOTDIR ? SFPROF_EXIT_USAGE : 1;
 		goto out;
 	}
 	if (sink->on_capture)
 		sink->on_capture(sink->ctx, c);
+	if (sink->add_targets && (ret = sink->add_targets(sink->ctx, pids, co.nr_pids))) {
+		fprintf(stderr, "sfprof: reading the targets' mappings: %s\n", strerror(-ret));
+		goto out;
+	}
 	if (ch.pid) {
 		ret = child_release(&ch);
 		if (ret) {
@@ -282,11 +338,18 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	if (o->stats)
 		capture_stats__print(&st, stderr);
 	status = (why < 0 || ret) ? 1 : 0;
+	/* -- COMMAND: its exit status, as time(1) gives it, once the profile
+	 * is safe; a COMMAND still running when -d or a signal ends the run
+	 * is sent SIGTERM, and sfprof's status is then the profile's */
+	if (!status && why == CAPTURE_END_TARGET_EXIT && ch.pid) {
+		cmd_status = child_reap(&ch);
+		if (cmd_status >= 0)
+			status = cmd_status;
+	}
 out:
 	progress__free(pg);
 	capture__free(c);
-	/* a started COMMAND ends with the profile: stop it if still running */
-	child_reap(&ch, 1);
+	child_reap(&ch);
 	return status;
 }
 
@@ -321,10 +384,39 @@ static void stacks_sink__capture(void *ctx, struct capture *c)
 	report_sink__set_capture(s->rs, c);
 }
 
+static int stacks_sink__targets(void *ctx, const pid_t *pids, int n)
+{
+	struct stacks_sink *s = ctx;
+
+	return report_sink__add_targets(s->rs, pids, n);
+}
+
+static int stacks_sink__sideband(void *ctx, const struct sideband_rec *r)
+{
+	struct stacks_sink *s = ctx;
+
+	return report_sink__sideband(s->rs, r);
+}
+
+static void stacks_sink__drained(void *ctx, uint64_t now_ns)
+{
+	struct stacks_sink *s = ctx;
+
+	report_sink__drained(s->rs, now_ns);
+}
+
 static int run_stacks(struct sfprof_opts *o)
 {
 	struct stacks_sink ss = { NULL, NULL };
-	struct sink sink = { stacks_sink__event, stacks_sink__finish, &ss, stacks_sink__capture };
+	struct sink sink = {
+		.on_event = stacks_sink__event,
+		.finish = stacks_sink__finish,
+		.ctx = &ss,
+		.on_capture = stacks_sink__capture,
+		.add_targets = stacks_sink__targets,
+		.on_sideband = stacks_sink__sideband,
+		.on_drained = stacks_sink__drained,
+	};
 	int status;
 
 	if (o->dump_events && !(ss.dump = raw_open(o->dump_events))) {

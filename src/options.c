@@ -23,6 +23,9 @@ enum {
 	OPT_DUMP_EVENTS,
 	OPT_RING_MB,
 	OPT_CPU_EVENT,
+	OPT_PER_PROCESS,
+	OPT_CGROUP,
+	OPT_NO_INHERIT,
 };
 
 static const struct option long_opts[] = {
@@ -39,6 +42,10 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "by-lock", no_argument, NULL, OPT_BY_LOCK },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
+	{ "all", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, 'h' },
 	/* hidden, for tests: raw records to a file; ring buffer size */
@@ -68,12 +75,12 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 			"Unwind a capture written by `sfprof record` into a profile.\n");
 	} else if (cmd == SFPROF_CMD_RECORD) {
 		fprintf(f,
-			"usage: sfprof record -o FILE [options] (-p PID | -- COMMAND [ARGS...])\n"
+			"usage: sfprof record -o FILE [options] TARGET\n"
 			"Capture raw events to FILE (mode 0600) for `sfprof report`.\n");
 	} else {
 		fprintf(f,
-			"usage: sfprof [options] (-p PID | -- COMMAND [ARGS...])\n"
-			"       sfprof record -o FILE [options] (-p PID | -- COMMAND [ARGS...])\n"
+			"usage: sfprof [options] TARGET\n"
+			"       sfprof record -o FILE [options] TARGET\n"
 			"       sfprof report [options] FILE\n"
 			"       sfprof sframe-dump [options] FILE\n"
 			"Profile a process: on-CPU samples or futex (lock) waits, unwound with SFrame.\n");
@@ -93,11 +100,20 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"  -o, --output FILE       write the profile to FILE (default: stdout)\n"
 		"  -f, --format FMT        folded|svg|pprof (default: by -o extension, else folded)\n"
 		"      --stats             print counters on stderr at the end (name: value)\n"
-		"  -p, --pid PID           profile this process (all its threads)\n"
+		"\nTARGET (one of; descendants created during the run are followed):\n"
+		"  -- COMMAND [ARGS...]    start COMMAND and profile it; sfprof exits with\n"
+		"                          COMMAND's exit status\n"
+		"  -p, --pid PID[,PID...]  these processes (all their threads); may repeat\n"
+		"  -a, --all               every process on the machine but sfprof\n"
+		"      --cgroup DIR        the processes of a cgroup v2 directory and its\n"
+		"                          child cgroups (alone or with -a)\n"
+		"      --no-inherit        do not follow descendants (fork, exec chains)\n"
+		"\n"
 		"      --kernel            add kernel stacks (frames suffixed _[k])\n"
 		"      --no-demangle       keep C++ names mangled\n"
 		"      --by-lock           futex: root each stack at its lock address\n"
 		"      --per-thread        root each stack at comm-pid/tid (default: comm)\n"
+		"      --per-process       root each stack at comm-pid\n"
 		"      --quiet             no progress line on a terminal\n"
 		"  -h, --help              this help\n",
 		SFPROF_DEFAULT_HZ, SFPROF_DEFAULT_MIN_WAIT_US, SFPROF_STACK_DEFAULT,
@@ -135,6 +151,49 @@ static int parse_seconds(const char *s, uint64_t *ns)
 	return *ns ? 0 : -EINVAL;
 }
 
+/*
+ * "-p 1,2" and "-p 1 -p 2" alike: every PID is appended once, in the
+ * order given. 0 or -EINVAL with one line on err.
+ */
+static int parse_pid_list(struct sfprof_opts *o, const char *list, FILE *err)
+{
+	const char *p = list;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char buf[24];
+		uint64_t v;
+		int i;
+
+		if (len == 0 || len >= sizeof(buf)) {
+			fprintf(err, "sfprof: -p: expected process IDs (positive integers, "
+				"comma-separated), got '%s'\n", list);
+			return -EINVAL;
+		}
+		memcpy(buf, p, len);
+		buf[len] = 0;
+		if (parse_u64(buf, 1, INT_MAX, &v)) {
+			fprintf(err, "sfprof: -p: expected a process ID (a positive integer), "
+				"got '%s'\n", buf);
+			return -EINVAL;
+		}
+		for (i = 0; i < o->nr_pids && o->pids[i] != (pid_t)v; i++)
+			;
+		if (i == o->nr_pids) {
+			if (o->nr_pids == SFPROF_MAX_PIDS) {
+				fprintf(err, "sfprof: -p: at most %d processes (use --cgroup or -a "
+					"for more)\n", SFPROF_MAX_PIDS);
+				return -EINVAL;
+			}
+			o->pids[o->nr_pids++] = (pid_t)v;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
 #define BAD(...)                                                               \
 	do {                                                                   \
 		fprintf(err, "sfprof: " __VA_ARGS__);                          \
@@ -151,7 +210,7 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 	opterr = 0;
 	optind = 0; /* full re-initialisation in glibc: parse may run twice */
 	/* '+': stop at the first non-option, so COMMAND keeps its own options */
-	while ((c = getopt_long(argc, argv, "+:e:F:d:o:f:p:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:F:d:o:f:p:ah", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!strcmp(optarg, "cpu"))
@@ -200,10 +259,17 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 				BAD("-f: unknown format '%s' (expected folded, svg or pprof)", optarg);
 			break;
 		case 'p':
-			if (parse_u64(optarg, 1, INT_MAX, &v))
-				BAD("-p: expected a process ID (a positive integer), got '%s'", optarg);
-			o->pid = (pid_t)v;
+			if (parse_pid_list(o, optarg, err))
+				return -EINVAL;
 			break;
+		case 'a': o->all = 1; break;
+		case OPT_CGROUP:
+			if (!optarg[0])
+				BAD("--cgroup: empty directory name");
+			o->cgroup = optarg;
+			break;
+		case OPT_NO_INHERIT: o->no_inherit = 1; break;
+		case OPT_PER_PROCESS: o->per_process = 1; break;
 		case OPT_STATS: o->stats = 1; break;
 		case OPT_KERNEL: o->kernel = 1; break;
 		case OPT_NO_DEMANGLE: o->no_demangle = 1; break;
@@ -251,10 +317,19 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		o->command = &argv[optind];
 		o->command_argc = argc - optind;
 	}
-	if (o->pid && o->command)
-		BAD("give either -p PID or -- COMMAND, not both");
-	if (!o->pid && !o->command)
-		BAD("no target: give -p PID or -- COMMAND (see --help)");
+	if ((o->nr_pids > 0) + !!o->all + !!o->command > 1)
+		BAD("give one target, not several: -p PID, -a or -- COMMAND (--cgroup DIR may go "
+		    "with -a)");
+	if (o->cgroup && (o->nr_pids || o->command))
+		BAD("--cgroup DIR selects its own processes: give it alone or with -a, "
+		    "not with -p or COMMAND");
+	if (!o->nr_pids && !o->all && !o->command && !o->cgroup)
+		BAD("no target: give -p PID, -a, --cgroup DIR or -- COMMAND (see --help)");
+	if (o->per_thread && o->per_process)
+		BAD("--per-thread and --per-process both choose the root: give one");
+	if (o->no_inherit && (o->all || o->cgroup))
+		BAD("--no-inherit applies to -p and COMMAND: -a and --cgroup see every "
+		    "process in scope");
 	if (o->cmd == SFPROF_CMD_RECORD && !o->output)
 		BAD("record: -o FILE is required");
 	return 0;

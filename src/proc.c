@@ -13,77 +13,13 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 
+#include "proc_int.h"
 #include "procmaps.h"
 
-#define PROC_BUCKETS 4096
-#define STR_BUCKETS 4096
-#define VDSO_MAX (1u << 20) /* the vdso is a few pages */
-
-enum map_state {
-	MAP_UNRESOLVED = 0, /* offline: binary not opened yet */
-	MAP_OK,		    /* dso set */
-	MAP_NO_DSO,	    /* anonymous, unreadable, refused */
-};
-
-struct proc_map {
-	uint64_t start, end, offset, inode;
-	uint32_t dev_major, dev_minor;
-	uint8_t prot;
-	uint8_t state; /* enum map_state */
-	uint8_t is_vdso;
-	uint8_t deleted;
-	const char *path; /* interned */
-	const char *name; /* basename of path, or "[anon]" */
-	struct dso *dso;
-	int64_t bias;
-	uint32_t build_id_len; /* offline: recorded build-id */
-	uint8_t build_id[ELFREAD_BUILD_ID_MAX];
-};
-
-struct proc {
-	uint32_t pid;
-	struct proc_map *maps; /* sorted by start, non-overlapping */
-	size_t nr, cap;
-	size_t last;	       /* index of the last hit, for locality */
-	uint64_t generation;
-	uint64_t last_read_ns;
-	int exited;	       /* no more re-reads */
-	int invalid;	       /* next miss re-reads regardless of rate */
-	int stale;	       /* exec: re-read before the next lookup */
-	int offline;
-	struct proc_cache *pc;
-	struct proc *next;
-};
-
-struct str_node {
-	struct str_node *next;
-	char s[];
-};
-
-struct problem {
-	const char *path;
-	const char *what;
-	char *detail;
-	struct problem *next;
-};
-
-struct proc_cache {
-	struct proc_cache_opts opts;
-	/* the last generation given out: a proc's generation is unique
-	 * among all procs' maps, past and present */
-	uint64_t generations;
-	struct dso_cache *dsos;
-	struct proc *procs[PROC_BUCKETS];
-	struct str_node *strs[STR_BUCKETS];
-	struct problem *problems;
-	struct dso *self_vdso; /* offline: this process's vdso */
-	int self_vdso_tried;
-	struct proc_stats st;
-};
-
 /* Strings that must outlive mappings (paths in sym_result). */
-static const char *intern(struct proc_cache *pc, const char *s)
+const char *proc__intern(struct proc_cache *pc, const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 	const unsigned char *p;
@@ -130,13 +66,13 @@ struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts)
 	}
 	/* The debug root string must outlive opts' owner. */
 	if (pc->opts.debug_root)
-		pc->opts.debug_root = intern(pc, pc->opts.debug_root);
+		pc->opts.debug_root = proc__intern(pc, pc->opts.debug_root);
 	if (pc->opts.sysroot)
-		pc->opts.sysroot = intern(pc, pc->opts.sysroot);
+		pc->opts.sysroot = proc__intern(pc, pc->opts.sysroot);
 	return pc;
 }
 
-static void proc__free(struct proc *p)
+void proc__free(struct proc *p)
 {
 	free(p->maps);
 	free(p);
@@ -210,8 +146,7 @@ void proc_cache__for_each_problem(const struct proc_cache *pc,
 /* ---- live: reading a process ---- */
 
 /* The [vdso] bytes of pid: process_vm_readv, else /proc/PID/mem. */
-static struct dso *read_vdso(struct proc_cache *pc, uint32_t pid,
-			     uint64_t start, uint64_t end)
+struct dso *proc__read_vdso(struct proc_cache *pc, uint32_t pid, uint64_t start, uint64_t end)
 {
 	size_t len = end - start;
 	struct iovec local, remote;
@@ -248,8 +183,8 @@ static struct dso *read_vdso(struct proc_cache *pc, uint32_t pid,
 
 /* Open a mapped file the ways that work for deleted files and other
  * mount namespaces first. */
-static struct dso *open_mapped_file(struct proc_cache *pc, uint32_t pid,
-				    const struct proc_map *m)
+struct dso *proc__open_mapped_file(struct proc_cache *pc, uint32_t pid,
+				   const struct proc_map *m)
 {
 	char path[PATH_MAX + 64];
 	struct dso *d;
@@ -283,7 +218,7 @@ opened:
 	return d;
 }
 
-static void map_set_name(struct proc_map *m)
+void proc_map__set_name(struct proc_map *m)
 {
 	const char *slash;
 
@@ -295,7 +230,7 @@ static void map_set_name(struct proc_map *m)
 	m->name = slash ? slash + 1 : m->path;
 }
 
-static void map_set_dso(struct proc_map *m, struct dso *d)
+void proc_map__set_dso(struct proc_map *m, struct dso *d)
 {
 	if (d && !dso__mapping_bias(d, m->start, m->offset, &m->bias)) {
 		m->dso = d;
@@ -314,6 +249,55 @@ static int same_mapping(const struct proc_map *a, const struct procmaps_entry *e
 	       !strcmp(a->path, e->path);
 }
 
+static size_t exec_entries(const struct procmaps *pm)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pm->nr; i++)
+		if (pm->entries[i].prot & PROCMAPS_PROT_EXEC)
+			n++;
+	return n;
+}
+
+/*
+ * A process whose main thread has exited (pthread_exit in main) while
+ * others run has an empty /proc/PID/maps: the leader's mm is gone. Any
+ * live thread's /proc/PID/task/TID/maps has the lines. 0 with *pm
+ * replaced when one does, else -ESRCH.
+ */
+static int read_thread_maps(uint32_t pid, struct procmaps **pm)
+{
+	char path[96];
+	struct dirent *d;
+	DIR *dir;
+	int ret = -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -ESRCH;
+	while (ret && (d = readdir(dir))) {
+		struct procmaps *t = NULL;
+		char *end;
+		unsigned long tid = strtoul(d->d_name, &end, 10);
+
+		if (*end || !tid || tid == pid || tid > UINT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%lu/maps", pid, tid);
+		if (procmaps__read_file(path, &t))
+			continue;
+		if (exec_entries(t)) {
+			procmaps__free(*pm);
+			*pm = t;
+			ret = 0;
+		} else {
+			procmaps__free(t);
+		}
+	}
+	closedir(dir);
+	return ret;
+}
+
 static int proc__read_maps(struct proc *p)
 {
 	struct proc_cache *pc = p->pc;
@@ -325,6 +309,7 @@ static int proc__read_maps(struct proc *p)
 	p->last_read_ns = util__now_ns();
 	p->invalid = 0;
 	p->stale = 0;
+	p->known = 1;
 	pc->st.maps_reads++;
 	err = procmaps__read(p->pid, &pm);
 	if (err) {
@@ -333,9 +318,11 @@ static int proc__read_maps(struct proc *p)
 			p->exited = 1;
 		return err;
 	}
-	for (i = 0; i < pm->nr; i++)
-		if (pm->entries[i].prot & PROCMAPS_PROT_EXEC)
-			n++;
+	n = exec_entries(pm);
+	if (!n && !read_thread_maps(p->pid, &pm)) {
+		pc->st.maps_from_thread++;
+		n = exec_entries(pm);
+	}
 	if (!n && p->nr) {
 		/*
 		 * A zombie (exited, not yet reaped) still has a readable but
@@ -371,10 +358,10 @@ static int proc__read_maps(struct proc *p)
 		m->dev_minor = e->dev_minor;
 		m->prot = e->prot;
 		m->deleted = e->deleted;
-		m->path = intern(pc, e->path);
+		m->path = proc__intern(pc, e->path);
 		if (!m->path)
 			continue;
-		map_set_name(m);
+		proc_map__set_name(m);
 		n++;
 		/* Unchanged since the last read: keep its dso. Both lists
 		 * are sorted, so one forward walk finds them. */
@@ -387,9 +374,9 @@ static int proc__read_maps(struct proc *p)
 		}
 		if (!strcmp(e->path, "[vdso]")) {
 			m->is_vdso = 1;
-			map_set_dso(m, read_vdso(pc, p->pid, e->start, e->end));
+			proc_map__set_dso(m, proc__read_vdso(pc, p->pid, e->start, e->end));
 		} else if (e->inode) {
-			map_set_dso(m, open_mapped_file(pc, p->pid, m));
+			proc_map__set_dso(m, proc__open_mapped_file(pc, p->pid, m));
 		} else {
 			m->state = MAP_NO_DSO; /* anonymous code (JIT) */
 		}
@@ -400,6 +387,18 @@ static int proc__read_maps(struct proc *p)
 	p->nr = p->cap = n;
 	p->last = 0;
 	p->generation = ++p->pc->generations;
+	if (pc->observer) {
+		/* a capture replays the read as a reset and its mappings */
+		struct proc_mapping_rec r;
+		uint64_t now = util__now_ns();
+
+		proc__notify(pc, PROC_CHANGE_RESET, p->pid, 0, now, NULL);
+		for (i = 0; i < p->nr; i++) {
+			proc_map__to_rec(&p->maps[i], &r);
+			if (r.path)
+				proc__notify(pc, PROC_CHANGE_MAPPING, p->pid, 0, now, &r);
+		}
+	}
 	return 0;
 }
 
@@ -418,7 +417,7 @@ struct proc *proc_cache__lookup(struct proc_cache *pc, uint32_t pid)
 	return NULL;
 }
 
-static struct proc *proc_cache__create(struct proc_cache *pc, uint32_t pid)
+struct proc *proc_cache__create(struct proc_cache *pc, uint32_t pid)
 {
 	struct proc *p = calloc(1, sizeof(*p));
 	size_t b = pid_bucket(pid);
@@ -458,6 +457,8 @@ int proc_cache__remove(struct proc_cache *pc, uint32_t pid)
 			struct proc *p = *pp;
 
 			*pp = p->next;
+			if (p->exit_ts)
+				pc->exiting--;
 			proc__free(p);
 			return 0;
 		}
@@ -469,7 +470,8 @@ void proc_cache__note_exec(struct proc_cache *pc, uint32_t pid)
 {
 	struct proc *p = proc_cache__lookup(pc, pid);
 
-	if (p && !p->offline) {
+	/* in order, the exec itself arrives (proc_cache__reset) */
+	if (p && !p->offline && !pc->ordered) {
 		p->stale = 1;
 		p->exited = 0;
 	}
@@ -563,15 +565,14 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 		report_problem(pc, m->path, "build-id mismatch", detail);
 		return;
 	}
-	map_set_dso(m, d);
+	proc_map__set_dso(m, d);
 }
 
 int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 			    const struct proc_mapping_rec *rec)
 {
 	struct proc *p;
-	struct proc_map m = { 0 }, *nm;
-	size_t lo, hi;
+	struct proc_map m = { 0 };
 
 	if (!rec || rec->start >= rec->end ||
 	    rec->build_id_len > ELFREAD_BUILD_ID_MAX)
@@ -590,20 +591,28 @@ int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 	m.dev_major = rec->dev_major;
 	m.dev_minor = rec->dev_minor;
 	m.prot = rec->prot;
-	m.path = intern(pc, rec->path ? rec->path : "");
+	m.path = proc__intern(pc, rec->path ? rec->path : "");
 	if (!m.path)
 		return -ENOMEM;
-	map_set_name(&m);
+	proc_map__set_name(&m);
 	m.is_vdso = !strcmp(m.path, "[vdso]");
 	m.build_id_len = rec->build_id_len;
 	memcpy(m.build_id, rec->build_id, rec->build_id_len);
 	m.state = (m.is_vdso || m.path[0] == '/') ? MAP_UNRESOLVED
 						  : MAP_NO_DSO;
 
+	return proc__insert_map(p, &m);
+}
+
+int proc__insert_map(struct proc *p, const struct proc_map *m)
+{
+	struct proc_map *nm;
+	size_t lo, hi;
+
 	/* Drop mappings this one overlaps (a later mmap replaced them). */
-	for (lo = 0; lo < p->nr && p->maps[lo].end <= m.start; lo++)
+	for (lo = 0; lo < p->nr && p->maps[lo].end <= m->start; lo++)
 		;
-	for (hi = lo; hi < p->nr && p->maps[hi].start < m.end; hi++)
+	for (hi = lo; hi < p->nr && p->maps[hi].start < m->end; hi++)
 		;
 	if (hi == lo) {
 		if (p->nr == p->cap) {
@@ -623,7 +632,7 @@ int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 			(p->nr - hi) * sizeof(*nm));
 		p->nr -= hi - lo - 1;
 	}
-	p->maps[lo] = m;
+	p->maps[lo] = *m;
 	p->last = 0;
 	p->generation = ++p->pc->generations;
 	return 0;
@@ -661,7 +670,11 @@ static struct proc_map *proc__map_of(struct proc *p, uint64_t pc)
 	if (p->stale && !p->offline)
 		proc__read_maps(p);
 	m = find_map(p, pc);
-	if (!m && !p->offline && !p->exited) {
+	/* in order, a miss is a PC in no mapping at the sample's time: a
+	 * re-read would show a later address space (a library loaded at
+	 * the same address since). Only lost changes make /proc the best
+	 * guess left. */
+	if (!m && !p->offline && !p->exited && (!c->ordered || c->changes_lost)) {
 		uint64_t gap = (uint64_t)c->opts.reread_interval_ms * 1000000ull;
 
 		if (p->invalid || util__now_ns() - p->last_read_ns >= gap) {
@@ -758,6 +771,32 @@ int proc__read_code(struct proc *p, uint64_t pc, void *buf, size_t len)
 	return 0;
 }
 
+void proc_map__to_rec(const struct proc_map *m, struct proc_mapping_rec *r)
+{
+	const uint8_t *id;
+
+	memset(r, 0, sizeof(*r));
+	/* anonymous code (JIT, [vsyscall]): nothing to find later (path
+	 * NULL). A side-band file mapping has a build-id, not an inode. */
+	if (!m->is_vdso && (!m->inode || !m->path[0]) && m->path[0] != '/')
+		return;
+	r->start = m->start;
+	r->end = m->end;
+	r->offset = m->offset;
+	r->inode = m->inode;
+	r->dev_major = m->dev_major;
+	r->dev_minor = m->dev_minor;
+	r->prot = m->prot;
+	r->path = m->path;
+	if (m->state == MAP_OK) {
+		r->build_id_len = dso__build_id(m->dso, &id);
+		memcpy(r->build_id, id, r->build_id_len);
+	} else if (m->build_id_len) {
+		r->build_id_len = m->build_id_len;
+		memcpy(r->build_id, m->build_id, m->build_id_len);
+	}
+}
+
 int proc__snapshot_maps(struct proc *p, struct proc_mapping_rec **out,
 			size_t *nr)
 {
@@ -775,29 +814,12 @@ int proc__snapshot_maps(struct proc *p, struct proc_mapping_rec **out,
 		return -ENOMEM;
 	for (i = 0; i < p->nr; i++) {
 		struct proc_map *m = &p->maps[i];
-		struct proc_mapping_rec *r = &v[n];
-		const uint8_t *id;
 
-		if (!m->inode && !m->is_vdso)
-			continue; /* anonymous code: nothing to find later */
 		if (m->state == MAP_UNRESOLVED)
 			resolve_offline(p->pc, m);
-		r->start = m->start;
-		r->end = m->end;
-		r->offset = m->offset;
-		r->inode = m->inode;
-		r->dev_major = m->dev_major;
-		r->dev_minor = m->dev_minor;
-		r->prot = m->prot;
-		r->path = m->path;
-		if (m->state == MAP_OK) {
-			r->build_id_len = dso__build_id(m->dso, &id);
-			memcpy(r->build_id, id, r->build_id_len);
-		} else if (m->build_id_len) {
-			r->build_id_len = m->build_id_len;
-			memcpy(r->build_id, m->build_id, m->build_id_len);
-		}
-		n++;
+		proc_map__to_rec(m, &v[n]);
+		if (v[n].path)
+			n++;
 	}
 	*out = v;
 	*nr = n;
@@ -823,6 +845,14 @@ void proc_stats__print(const struct proc_stats *st, FILE *f)
 	P(open_path);
 	P(open_failed);
 	P(vdso_reads);
+	P(maps_from_thread);
+	P(changes_forks);
+	P(changes_resets);
+	P(changes_mappings);
+	P(changes_exits);
+	P(changes_lost);
+	P(procs_reaped);
+	P(mappings_unopened);
 	P(buildid_mismatch);
 	P(sym_lookups);
 	P(sym_hits);

@@ -303,3 +303,76 @@ const struct procmaps_entry *procmaps__find(const struct procmaps *m,
 		return NULL;
 	return &m->entries[lo - 1];
 }
+
+/* "Key:\tvalue" at the start of a line: the value, or NULL. */
+static const char *status_value(const char *line, size_t n, const char *key)
+{
+	size_t k = strlen(key);
+
+	if (n <= k || memcmp(line, key, k))
+		return NULL;
+	line += k;
+	n -= k;
+	while (n && (*line == ' ' || *line == '\t'))
+		line++, n--;
+	return n ? line : NULL;
+}
+
+static int status_u32(const char *v, const char *end, uint32_t *out)
+{
+	uint64_t x = 0;
+
+	if (!v || v >= end || *v < '0' || *v > '9')
+		return -EINVAL;
+	for (; v < end && *v >= '0' && *v <= '9'; v++) {
+		x = x * 10 + (uint64_t)(*v - '0');
+		if (x > UINT32_MAX)
+			return -EINVAL;
+	}
+	*out = (uint32_t)x;
+	return 0;
+}
+
+int procmaps__parse_status(const char *text, size_t len, struct procmaps_status *out)
+{
+	const char *p = text, *end = text + len;
+
+	memset(out, 0, sizeof(*out));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *v;
+		size_t n = (size_t)(le - p);
+		uint32_t x;
+
+		if ((v = status_value(p, n, "Tgid:"))) {
+			if (status_u32(v, le, &out->tgid))
+				return -EINVAL;
+		} else if ((v = status_value(p, n, "State:"))) {
+			if (*v < 'A' || *v > 'Z')
+				return -EINVAL;
+			out->state = *v;
+		} else if ((v = status_value(p, n, "Kthread:"))) {
+			if (status_u32(v, le, &x) || x > 1)
+				return -EINVAL;
+			out->kthread = (int)x;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+int procmaps__read_status(uint32_t pid, struct procmaps_status *out)
+{
+	char path[64];
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	err = util__read_file(path, 64 << 10, &buf, &len);
+	if (err)
+		return err;
+	err = procmaps__parse_status((const char *)buf, len, out);
+	free(buf);
+	return err;
+}

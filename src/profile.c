@@ -939,6 +939,14 @@ int profile_root__thread(char *buf, size_t size, const char *comm, uint32_t pid,
 					comm && *comm ? comm : "?", pid, tid), size);
 }
 
+int profile_root__process(char *buf, size_t size, const char *comm, uint32_t pid)
+{
+	if (!buf || !size)
+		return -ENOSPC;
+	return root_fmt_result(snprintf(buf, size, "%s-%" PRIu32, comm && *comm ? comm : "?", pid),
+			       size);
+}
+
 int profile_root__lock(char *buf, size_t size, const char *symbol, uint64_t sym_off, uint64_t addr)
 {
 	int n;

@@ -682,7 +682,8 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, char *root
 {
 	char comm[SFPROF_COMM_LEN + 1];
 
-	if (!s->opts.per_thread && !(s->opts.by_lock && e->kind == SFPROF_EV_FUTEX)) {
+	if (!s->opts.per_thread && !s->opts.per_process &&
+	    !(s->opts.by_lock && e->kind == SFPROF_EV_FUTEX)) {
 		copy_comm(root, e->comm); /* size > comm's 17 */
 		return;
 	}
@@ -704,6 +705,8 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, char *root
 			profile_root__lock(root, size, NULL, 0, e->futex_addr);
 	} else if (s->opts.per_thread) {
 		profile_root__thread(root, size, comm, e->pid, e->tid);
+	} else if (s->opts.per_process) {
+		profile_root__process(root, size, comm, e->pid);
 	} else {
 		memcpy(root, comm, strlen(comm) + 1); /* (by_lock, no proc) */
 	}
@@ -756,6 +759,11 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	uint64_t h;
 
 	s->st.events++;
+	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT) {
+		/* lifecycle records change the model, they are not samples */
+		s->st.events_skipped++;
+		return 0;
+	}
 	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
 	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX)) {
 		s->st.events_skipped++;
@@ -769,7 +777,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	if (nk > 128)
 		nk = 128;
 	/* a CPU sample's root is its comm, unless per thread */
-	comm_root = s->opts.kind == PROFILE_CPU && !s->opts.per_thread;
+	comm_root = s->opts.kind == PROFILE_CPU && !s->opts.per_thread && !s->opts.per_process;
 	memset(&acc, 0, sizeof(acc));
 	if (comm_root)
 		comm_words(e->comm, acc.comm);

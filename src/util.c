@@ -76,6 +76,14 @@ err_out:
 	return err;
 }
 
+uint64_t util__clock_ns(int clk)
+{
+	struct timespec ts;
+
+	clock_gettime((clockid_t)clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 uint64_t util__now_ns(void)
 {
 	struct timespec ts;

@@ -21,6 +21,8 @@ int util__read_file(const char *path, size_t limit, uint8_t **out,
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t util__now_ns(void);
+/* Nanoseconds of clock `clk` (CLOCK_REALTIME, CLOCK_PROCESS_CPUTIME_ID...). */
+uint64_t util__clock_ns(int clk);
 
 /*
  * Grow the array *arr (elements of `elem` bytes, *cap of them) to hold at

@@ -37,11 +37,32 @@ expect_usage event_unknown "unknown event" -e cycles -p 1
 expect_usage duration_zero "duration" -d 0 -p 1
 expect_usage stack_size_too_big "stack-size" --stack-size 70000 -p 1
 expect_usage no_target "no target"
-expect_usage pid_and_command "not both" -p 1 -- true
+expect_usage pid_and_command "not several" -p 1 -- true
+expect_usage pid_and_all "not several" -p 1 -a
+expect_usage cgroup_and_pid "--cgroup DIR selects its own processes" --cgroup /sys/fs/cgroup -p 1
 expect_usage missing_value "needs a value" -p
 expect_usage record_without_o "-o FILE is required" record -p 1
 expect_usage no_such_pid "no such process: $gone" -p "$gone" -d 1
 expect_usage cpu_event_unknown "unknown event 'bogus'" --cpu-event bogus -p 1
+expect_usage pid_list_empty_item "process IDs" -p 1,,2
+expect_usage pid_list_gone "no such process: $gone" -p "1,$gone" -d 1
+expect_usage no_inherit_with_all "--no-inherit applies to -p and COMMAND" --no-inherit -a
+expect_usage cgroup_not_a_dir "--cgroup /nonexistent-sfprof-cg" --cgroup /nonexistent-sfprof-cg -d 1
+expect_usage cgroup_not_cgroup2 "not a cgroup v2 directory" --cgroup /tmp -d 1
+
+# kernel threads and zombies have no user stack: refused up front
+kthread=$(awk '/^Kthread:/ && $2 == 1 {print FILENAME}' /proc/[0-9]*/status 2>/dev/null | head -1 | cut -d/ -f3)
+if [ -n "$kthread" ]; then
+	expect_usage pid_kernel_thread "is a kernel thread" -p "$kthread" -d 1
+else
+	echo "SKIP capture_badinput_pid_kernel_thread: no process says Kthread: 1 in /proc/PID/status (kernel before 6.1)"
+fi
+zfile=$(mktemp)
+sh -c 'sleep 0.01 & echo $! > "$1"; exec sleep 3' sh "$zfile" &
+zparent=$!
+sleep 0.3
+expect_usage pid_zombie "has exited (a zombie" -p "$(cat "$zfile")" -d 1
+kill "$zparent" 2>/dev/null; wait "$zparent" 2>/dev/null; rm -f "$zfile"
 
 # --cpu-event: hardware cycles where the machine has a PMU (a perf
 # "cpu"/"cpu_core" event source), else auto falls back to cpu-clock and

@@ -20,7 +20,7 @@ HDR = struct.Struct("<IHHIIIIQQQIiII16s21Q")
 assert HDR.size == 248
 REGS = ("r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax cx dx si di orig_ax ip cs "
         "flags sp ss").split()
-EV_CPU, EV_FUTEX = 1, 2
+EV_CPU, EV_FUTEX, EV_FORK, EV_EXIT = 1, 2, 3, 4
 EVF_KERNEL_MODE, EVF_STACK_PARTIAL, EVF_STACK_FULL, EVF_NO_USER_REGS = 1, 2, 4, 8
 EVF_STACK_TOP = 16
 
@@ -40,7 +40,9 @@ class Event:
         self.stack = bytes(buf[off + 248: off + 248 + self.stack_len])
 
 
-def read_events(path):
+def read_events(path, lifecycle=False):
+    """The records of a --dump-events file: samples and waits, and with
+    lifecycle=True also the FORK/EXIT records of processes in scope."""
     with open(path, "rb") as f:
         buf = f.read()
     if buf[:8] != b"SFPREV01":
@@ -53,7 +55,8 @@ def read_events(path):
         if e.size < 248 or e.size % 8 or off + e.size > len(buf) \
                 or 248 + e.stack_len > e.size:
             raise ValueError("%s: bad record at %d (size %d)" % (path, off, e.size))
-        out.append(e)
+        if lifecycle or e.kind not in (EV_FORK, EV_EXIT):
+            out.append(e)
         off += e.size
     return out
 

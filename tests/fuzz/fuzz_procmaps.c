@@ -13,6 +13,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	volatile size_t sink = 0;
 	size_t i, bad = 0;
 
+	struct procmaps_status st;
+
+	/* the same bytes as /proc/PID/status: -p's checks */
+	if (!procmaps__parse_status((const char *)data, size, &st) &&
+	    st.state && (st.state < 'A' || st.state > 'Z'))
+		abort();
 	if (procmaps__parse((const char *)data, size, &m, &bad)) {
 		if (m || !bad)
 			abort(); /* a failure names its line and returns nothing */

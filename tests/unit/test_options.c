@@ -32,7 +32,9 @@ TEST(defaults_should_be_cpu_at_99hz_with_16k_stacks)
 	char *av1[] = { "sfprof", "-p", "42", NULL };
 
 	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av1), 0);
-	CHECK_INT(o.pid, 42);
+	CHECK_INT(o.nr_pids, 1);
+	CHECK_INT(o.pids[0], 42);
+	CHECK(!o.all && !o.cgroup && !o.no_inherit && !o.per_process);
 	CHECK_INT(o.event, SFPROF_SEL_CPU);
 	CHECK_INT(o.freq, 99);
 	CHECK_U64(o.duration_ns, 0);
@@ -60,7 +62,8 @@ TEST(every_option_should_land_in_its_field)
 	CHECK_STR(o.output, "x.svg");
 	CHECK_INT(o.format, PROFILE_FMT_PPROF);
 	CHECK(o.stats && o.kernel && o.no_demangle && o.by_lock && o.per_thread && o.quiet);
-	CHECK_INT(o.pid, 7);
+	CHECK_INT(o.nr_pids, 1);
+	CHECK_INT(o.pids[0], 7);
 	CHECK_INT(o.cpu_event, SFPROF_CPU_EVENT_CPU_CLOCK);
 }
 
@@ -89,7 +92,7 @@ TEST(command_after_double_dash_should_keep_its_own_options)
 	CHECK_STR(o.command[1], "-l");
 	CHECK_STR(o.command[3], "3");
 	CHECK(o.command[4] == NULL);
-	CHECK_INT(o.pid, 0);
+	CHECK_INT(o.nr_pids, 0);
 	CHECK_INT(o.freq, 49);
 }
 
@@ -111,6 +114,17 @@ TEST(bad_values_should_be_rejected_with_one_line)
 		{ "sfprof", "-p", NULL },
 		{ "sfprof", NULL },
 		{ "sfprof", "-p", "1", "--", "ls", NULL },
+		{ "sfprof", "-p", "1,", NULL },
+		{ "sfprof", "-p", ",1", NULL },
+		{ "sfprof", "-p", "1,,2", NULL },
+		{ "sfprof", "-p", "1,x", NULL },
+		{ "sfprof", "-a", "-p", "1", NULL },
+		{ "sfprof", "-a", "--", "ls", NULL },
+		{ "sfprof", "--cgroup", "/x", "-p", "1", NULL },
+		{ "sfprof", "--cgroup", "/x", "--", "ls", NULL },
+		{ "sfprof", "--cgroup", "", NULL },
+		{ "sfprof", "--per-thread", "--per-process", "-a", NULL },
+		{ "sfprof", "--no-inherit", "-a", NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -169,7 +183,55 @@ TEST(parsing_twice_should_start_afresh)
 
 	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av10), 0);
 	CHECK_INT(o.freq, 99);
-	CHECK_INT(o.pid, 2);
+	CHECK_INT(o.nr_pids, 1);
+	CHECK_INT(o.pids[0], 2);
+}
+
+TEST(pid_lists_should_take_commas_and_repeats_in_order_once_each)
+{
+	struct sfprof_opts o;
+	char *a[] = { "sfprof", "-p", "5,3", "-p", "9", "--pid", "3,11", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, a), 0);
+	CHECK_INT(o.nr_pids, 4);
+	CHECK_INT(o.pids[0], 5);
+	CHECK_INT(o.pids[1], 3);
+	CHECK_INT(o.pids[2], 9);
+	CHECK_INT(o.pids[3], 11);
+}
+
+TEST(pid_lists_should_stop_at_the_limit_with_a_hint)
+{
+	struct sfprof_opts o;
+	char list[SFPROF_MAX_PIDS * 8];
+	char *a[] = { "sfprof", "-p", list, NULL };
+	size_t n = 0;
+
+	for (int i = 1; i <= SFPROF_MAX_PIDS + 1; i++)
+		n += snprintf(list + n, sizeof(list) - n, "%s%d", i > 1 ? "," : "", i);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, a), -EINVAL);
+	CHECK(strstr(err_buf, "--cgroup") != NULL);
+}
+
+TEST(scopes_should_parse_alone_and_cgroup_with_all)
+{
+	struct sfprof_opts o;
+	char *a[] = { "sfprof", "-a", NULL };
+	char *b[] = { "sfprof", "--cgroup", "/sys/fs/cgroup/x", NULL };
+	char *c[] = { "sfprof", "-a", "--cgroup", "/sys/fs/cgroup/x", "--per-process", NULL };
+	char *d[] = { "sfprof", "--no-inherit", "-p", "4", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, a), 0);
+	CHECK(o.all && !o.cgroup && o.nr_pids == 0 && !o.command);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, b), 0);
+	CHECK(!o.all);
+	CHECK_STR(o.cgroup, "/sys/fs/cgroup/x");
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, c), -EINVAL); /* record needs -o */
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, c), 0);
+	CHECK(o.all && o.cgroup && o.per_process);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, d), 0);
+	CHECK(o.no_inherit);
+	CHECK_INT(o.pids[0], 4);
 }
 
 TEST_MAIN()

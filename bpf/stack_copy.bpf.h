@@ -1,37 +1,14 @@
-// SPDX-License-Identifier: (GPL-2.0-only OR MIT)
+/* SPDX-License-Identifier: (GPL-2.0-only OR MIT) */
 /*
- * sfprof capture: on-CPU samples (perf_event, cpu-clock) and futex waits
- * (tp_btf sys_enter/sys_exit; no tracefs needed) of one process, each with
- * the full user register set and a snapshot of the user stack, sent as
- * variable-length records through one BPF ring buffer.
- *
- * Options are rodata set by user space between open and load, so the
- * verifier prunes what a run does not use.
+ * The one stack copy every event source shares: a record header filled
+ * in on the BPF stack, the user stack from SP copied up to the thread's
+ * outermost frame (or --stack-size, or the end of the mapping), the
+ * whole sent as one variable-length record through the `events` ring.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
-#include "sfprof_event.h"
-#include "sfprof.bpf.h"
+#ifndef SFPROF_STACK_COPY_BPF_H
+#define SFPROF_STACK_COPY_BPF_H
 
-char LICENSE[] SEC("license") = "Dual MIT/GPL";
-
-const volatile __u32 target_tgid = 0;
-/*
- * `-- COMMAND`: the target is sfprof's own forked child until it execs.
- * Its events before the exec belong to sfprof's image, not COMMAND's, so
- * nothing is recorded until sched_process_exec has armed the filter.
- */
-const volatile __u32 wait_exec = 0;
-const volatile __u32 stack_size = SFPROF_STACK_DEFAULT;
-const volatile __u64 min_wait_ns = 0;
-const volatile __u32 want_kstack = 0;
-/* Ask the consumer to wake up once this much data is pending (0: never). */
-const volatile __u64 wakeup_bytes = 0;
-/* Build records in scratch slots even where the direct copy works (tests
- * of the path older kernels take). */
-const volatile __u32 force_scratch = 0;
+#include "target.bpf.h"
 
 /* Linux 6.16: copy user memory straight into a ring buffer record. */
 extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 size,
@@ -61,27 +38,7 @@ struct {
 	__type(value, struct sfprof_scratch);
 } scratch SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SFPROF_CNT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-struct futex_entry {
-	__u64 ts_ns;
-	__u64 addr;
-	__u32 op;
-	__u32 nr;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32); /* tid */
-	__type(value, struct futex_entry);
-} futex_start SEC(".maps");
-
+/* Kernel stacks (--kernel), referenced from records by kstack_id. */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 1); /* resized by user space when --kernel */
@@ -89,15 +46,8 @@ struct {
 	__uint(value_size, 127 * sizeof(__u64));
 } kstacks SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} exec_seen SEC(".maps");
-
 /*
- * The first SP of each thread the target creates while sfprof watches:
+ * The first SP of each thread a target creates while sfprof watches:
  * the top of its frames (its start routine is called from there). LRU,
  * so exited threads need no cleanup.
  */
@@ -107,60 +57,6 @@ struct {
 	__type(key, __u32);   /* tid */
 	__type(value, __u64); /* initial user SP */
 } thread_top SEC(".maps");
-
-static __always_inline int is_target(__u64 pid_tgid)
-{
-	__u32 zero = 0, *seen;
-
-	if ((pid_tgid >> 32) != target_tgid)
-		return 0;
-	if (!wait_exec)
-		return 1;
-	seen = bpf_map_lookup_elem(&exec_seen, &zero);
-	return seen && *seen;
-}
-
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(sfprof_exec, struct task_struct *p, pid_t old_pid,
-	     struct linux_binprm *bprm)
-{
-	__u32 zero = 0, one = 1;
-
-	if ((bpf_get_current_pid_tgid() >> 32) == target_tgid)
-		bpf_map_update_elem(&exec_seen, &zero, &one, BPF_ANY);
-	return 0;
-}
-
-/*
- * A new thread of the target: clone has set up its user registers by now
- * (copy_thread() runs in copy_process(), before this tracepoint), so its
- * SP is the stack top glibc, musl or any runtime chose for it.
- */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(sfprof_fork, struct task_struct *parent, struct task_struct *child)
-{
-	struct pt_regs *regs;
-	__u32 tid = child->pid;
-	__u64 sp;
-
-	if (child->tgid != target_tgid || child->pid == child->tgid)
-		return 0;
-	regs = (struct pt_regs *)bpf_task_pt_regs(child);
-	if (!regs || bpf_probe_read_kernel(&sp, sizeof(sp), &regs->sp) || !sp)
-		return 0;
-	bpf_map_update_elem(&thread_top, &tid, &sp, BPF_ANY);
-	return 0;
-}
-
-static __always_inline void count(__u32 idx, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
-
-	/* atomic: syscall tracepoint programs can be preempted on this
-	 * kernel (faultable syscall tracepoints), so two may interleave */
-	if (v)
-		__sync_fetch_and_add(v, n);
-}
 
 /*
  * The next piece of a page-by-page copy of `want` bytes from `sp`, `off`
@@ -397,7 +293,7 @@ static __always_inline void emit_scratch(struct sfprof_event *h, __u32 span, __u
 /* Sends the record whose header `h` (on the BPF stack) is filled in. */
 static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 {
-	__u32 want = stack_size, span = 0, at_top = 0;
+	__u32 want = cfg.stack_size, span = 0, at_top = 0;
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (want > SFPROF_STACK_MAX)
@@ -407,10 +303,10 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 	/* no wakeup per record: the consumer drains on a timer (a wakeup per
 	 * futex event tripled its cost), and is woken only when half the
 	 * ring is pending */
-	if (wakeup_bytes &&
-	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+	if (cfg.wakeup_bytes &&
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= cfg.wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
-	if (!force_scratch && have_direct_copy())
+	if (!cfg.force_scratch && have_direct_copy())
 		emit_direct(h, span, at_top, flags);
 	else
 		emit_scratch(h, span, at_top, flags, kind);
@@ -428,7 +324,7 @@ static __always_inline void fill_common(struct sfprof_event *e, __u64 pid_tgid, 
 	e->futex_op = 0;
 	e->kstack_id = -1;
 	e->syscall_nr = 0;
-	e->pad0 = 0;
+	e->ppid = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
 
@@ -446,145 +342,15 @@ static __always_inline int task_user_regs(struct sfprof_event *e)
 	return 0;
 }
 
-SEC("perf_event")
-int sfprof_cpu(struct bpf_perf_event_data *ctx)
+/* A header-only record (FORK, EXIT): no registers, no stack. */
+static __always_inline void emit_task(struct sfprof_event *h)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct sfprof_event ev, *e = &ev;
-	__u64 cs;
-
-	if (!is_target(pid_tgid))
-		return 0;
-	count(SFPROF_CNT_SAMPLES_SEEN, 1);
-	fill_common(e, pid_tgid, SFPROF_EV_CPU);
-	e->weight = 1;
-	/* full 8-byte read: the verifier rejects narrower ctx loads of cs */
-	cs = ctx->regs.csx;
-	if ((cs & 3) == 3) {
-		e->regs.r15 = ctx->regs.r15;
-		e->regs.r14 = ctx->regs.r14;
-		e->regs.r13 = ctx->regs.r13;
-		e->regs.r12 = ctx->regs.r12;
-		e->regs.bp = ctx->regs.bp;
-		e->regs.bx = ctx->regs.bx;
-		e->regs.r11 = ctx->regs.r11;
-		e->regs.r10 = ctx->regs.r10;
-		e->regs.r9 = ctx->regs.r9;
-		e->regs.r8 = ctx->regs.r8;
-		e->regs.ax = ctx->regs.ax;
-		e->regs.cx = ctx->regs.cx;
-		e->regs.dx = ctx->regs.dx;
-		e->regs.si = ctx->regs.si;
-		e->regs.di = ctx->regs.di;
-		e->regs.orig_ax = ctx->regs.orig_ax;
-		e->regs.ip = ctx->regs.ip;
-		e->regs.cs = cs;
-		e->regs.flags = ctx->regs.flags;
-		e->regs.sp = ctx->regs.sp;
-		e->regs.ss = ctx->regs.ssx;
-	} else {
-		e->flags |= SFPROF_EVF_KERNEL_MODE;
-		if (task_user_regs(e)) {
-			e->flags |= SFPROF_EVF_NO_USER_REGS;
-			__builtin_memset(&e->regs, 0, sizeof(e->regs));
-			count(SFPROF_CNT_NO_USER_REGS, 1);
-		}
-	}
-	if (want_kstack)
-		e->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
-	emit(e, SFPROF_SLOT_CPU);
-	return 0;
+	h->flags = SFPROF_EVF_NO_USER_REGS;
+	h->stack_len = 0;
+	h->size = SFPROF_EVENT_HDR_SIZE;
+	__builtin_memset(&h->regs, 0, sizeof(h->regs));
+	if (bpf_ringbuf_output(&events, h, SFPROF_EVENT_HDR_SIZE, BPF_RB_NO_WAKEUP))
+		count(SFPROF_CNT_LOST_TASK, 1);
 }
 
-/*
- * Futex waits. FUTEX_CMD_MASK strips FUTEX_PRIVATE_FLAG and
- * FUTEX_CLOCK_REALTIME (include/uapi/linux/futex.h).
- */
-static __always_inline int futex_is_wait(__u32 op)
-{
-	switch (op & SFPROF_FUTEX_CMD_MASK) {
-	case SFPROF_FUTEX_WAIT:
-	case SFPROF_FUTEX_LOCK_PI:
-	case SFPROF_FUTEX_WAIT_BITSET:
-	case SFPROF_FUTEX_WAIT_REQUEUE_PI:
-	case SFPROF_FUTEX_LOCK_PI2:
-		return 1;
-	}
-	return 0;
-}
-
-SEC("tp_btf/sys_enter")
-int BPF_PROG(sfprof_sys_enter, struct pt_regs *regs, long id)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct futex_entry ent;
-	__u32 tid;
-
-	if (!is_target(pid_tgid))
-		return 0;
-	if (id == SFPROF_NR_futex) {
-		ent.op = (__u32)regs->si;
-		if (!futex_is_wait(ent.op))
-			return 0;
-	} else if (id == SFPROF_NR_futex_waitv || id == SFPROF_NR_futex_wait) {
-		/* futex_wait(uaddr, val, mask, flags, ...): op = flags */
-		ent.op = id == SFPROF_NR_futex_wait ? (__u32)regs->r10 : 0;
-	} else {
-		return 0;
-	}
-	ent.addr = regs->di;
-	ent.nr = id;
-	ent.ts_ns = bpf_ktime_get_ns();
-	tid = (__u32)pid_tgid;
-	if (bpf_map_update_elem(&futex_start, &tid, &ent, BPF_ANY))
-		count(SFPROF_CNT_LOST_ENTRY_MAP, 1);
-	return 0;
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct futex_entry *ent;
-	struct sfprof_event ev, *e = &ev;
-	__u64 now, waited;
-	__u32 tid;
-
-	if (!is_target(pid_tgid))
-		return 0;
-	tid = (__u32)pid_tgid;
-	ent = bpf_map_lookup_elem(&futex_start, &tid);
-	if (!ent)
-		return 0;
-	/* an entry left by a thread that never returned from its wait (killed
-	 * by exit_group) must not match a later syscall of a reused tid */
-	if (regs->orig_ax != ent->nr) {
-		bpf_map_delete_elem(&futex_start, &tid);
-		count(SFPROF_CNT_FUTEX_STALE, 1);
-		return 0;
-	}
-	now = bpf_ktime_get_ns();
-	waited = now - ent->ts_ns;
-	count(SFPROF_CNT_FUTEX_WAITS_SEEN, 1);
-	if (waited < min_wait_ns) {
-		count(SFPROF_CNT_FUTEX_SHORT, 1);
-		bpf_map_delete_elem(&futex_start, &tid);
-		return 0;
-	}
-	fill_common(e, pid_tgid, SFPROF_EV_FUTEX);
-	e->ts_ns = now;
-	e->weight = waited;
-	e->futex_addr = ent->addr;
-	e->futex_op = ent->op;
-	e->syscall_nr = ent->nr;
-	bpf_map_delete_elem(&futex_start, &tid);
-	/* the user stack does not change while the thread is in the kernel:
-	 * the snapshot at exit is the waiting stack */
-	if (task_user_regs(e)) {
-		e->flags |= SFPROF_EVF_NO_USER_REGS;
-		__builtin_memset(&e->regs, 0, sizeof(e->regs));
-		count(SFPROF_CNT_NO_USER_REGS, 1);
-	}
-	emit(e, SFPROF_SLOT_FUTEX);
-	return 0;
-}
+#endif

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR MIT)
+/*
+ * Futex waits: tp_btf sys_enter/sys_exit (no tracefs needed). The entry
+ * time is kept per thread; at exit one record is sent, weighted by the
+ * wait, for waits of at least --min-wait. The user stack does not change
+ * while the thread is in the kernel, so the snapshot at exit is the
+ * waiting stack.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "sfprof_event.h"
+#include "stack_copy.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+#include "futex.bpf.h"
+
+/*
+ * Futex waits. FUTEX_CMD_MASK strips FUTEX_PRIVATE_FLAG and
+ * FUTEX_CLOCK_REALTIME (include/uapi/linux/futex.h).
+ */
+static __always_inline int futex_is_wait(__u32 op)
+{
+	switch (op & SFPROF_FUTEX_CMD_MASK) {
+	case SFPROF_FUTEX_WAIT:
+	case SFPROF_FUTEX_LOCK_PI:
+	case SFPROF_FUTEX_WAIT_BITSET:
+	case SFPROF_FUTEX_WAIT_REQUEUE_PI:
+	case SFPROF_FUTEX_LOCK_PI2:
+		return 1;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sfprof_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct futex_entry ent;
+	__u32 tid;
+
+	/* the syscall first: this runs for every syscall on the machine */
+	if (id == SFPROF_NR_futex) {
+		ent.op = (__u32)regs->si;
+		if (!futex_is_wait(ent.op))
+			return 0;
+	} else if (id == SFPROF_NR_futex_waitv || id == SFPROF_NR_futex_wait) {
+		/* futex_wait(uaddr, val, mask, flags, ...): op = flags */
+		ent.op = id == SFPROF_NR_futex_wait ? (__u32)regs->r10 : 0;
+	} else {
+		return 0;
+	}
+	if (!is_target(pid_tgid))
+		return 0;
+	ent.addr = regs->di;
+	ent.nr = id;
+	ent.ts_ns = bpf_ktime_get_ns();
+	tid = (__u32)pid_tgid;
+	if (bpf_map_update_elem(&futex_start, &tid, &ent, BPF_ANY))
+		count(SFPROF_CNT_LOST_ENTRY_MAP, 1);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct futex_entry *ent;
+	struct sfprof_event ev, *e = &ev;
+	__u64 now, waited, nr;
+	__u32 tid;
+
+	/* the syscall first: this runs for every syscall on the machine. An
+	 * entry exists only for a target's wait (sys_enter tested it), and
+	 * one left by a thread that died in its wait is deleted at its exit
+	 * (task.bpf.c) */
+	nr = regs->orig_ax;
+	if (nr != SFPROF_NR_futex && nr != SFPROF_NR_futex_waitv && nr != SFPROF_NR_futex_wait)
+		return 0;
+	tid = (__u32)pid_tgid;
+	ent = bpf_map_lookup_elem(&futex_start, &tid);
+	if (!ent)
+		return 0;
+	if (nr != ent->nr) {
+		bpf_map_delete_elem(&futex_start, &tid);
+		count(SFPROF_CNT_FUTEX_STALE, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	waited = now - ent->ts_ns;
+	count(SFPROF_CNT_FUTEX_WAITS_SEEN, 1);
+	if (waited < cfg.min_wait_ns) {
+		count(SFPROF_CNT_FUTEX_SHORT, 1);
+		bpf_map_delete_elem(&futex_start, &tid);
+		return 0;
+	}
+	fill_common(e, pid_tgid, SFPROF_EV_FUTEX);
+	e->ts_ns = now;
+	e->weight = waited;
+	e->futex_addr = ent->addr;
+	e->futex_op = ent->op;
+	e->syscall_nr = ent->nr;
+	bpf_map_delete_elem(&futex_start, &tid);
+	/* the user stack does not change while the thread is in the kernel:
+	 * the snapshot at exit is the waiting stack */
+	if (task_user_regs(e)) {
+		e->flags |= SFPROF_EVF_NO_USER_REGS;
+		__builtin_memset(&e->regs, 0, sizeof(e->regs));
+		count(SFPROF_CNT_NO_USER_REGS, 1);
+	}
+	emit(e, SFPROF_SLOT_FUTEX);
+	return 0;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* Internals of the address-space model shared by src/proc.c (lookups,
+ * /proc reads, captures) and src/proc_live.c (changes in order). */
+#ifndef SFPROF_PROC_INT_H
+#define SFPROF_PROC_INT_H
+
+#include <stdint.h>
+
+#include "proc.h"
+
+#define PROC_BUCKETS 4096
+#define STR_BUCKETS 4096
+#define VDSO_MAX (1u << 20) /* the vdso is a few pages */
+
+enum map_state {
+	MAP_UNRESOLVED = 0, /* offline: binary not opened yet */
+	MAP_OK,		    /* dso set */
+	MAP_NO_DSO,	    /* anonymous, unreadable, refused */
+};
+
+struct proc_map {
+	uint64_t start, end, offset, inode;
+	uint32_t dev_major, dev_minor;
+	uint8_t prot;
+	uint8_t state; /* enum map_state */
+	uint8_t is_vdso;
+	uint8_t deleted;
+	const char *path; /* interned */
+	const char *name; /* basename of path, or "[anon]" */
+	struct dso *dso;
+	int64_t bias;
+	uint32_t build_id_len; /* offline: recorded build-id */
+	uint8_t build_id[ELFREAD_BUILD_ID_MAX];
+};
+
+struct proc {
+	uint32_t pid;
+	struct proc_map *maps; /* sorted by start, non-overlapping */
+	size_t nr, cap;
+	size_t last;	       /* index of the last hit, for locality */
+	uint64_t generation;
+	uint64_t last_read_ns;
+	int exited;	       /* no more re-reads */
+	int invalid;	       /* next miss re-reads regardless of rate */
+	int stale;	       /* exec: re-read before the next lookup */
+	int offline;
+	/* ordered mode: the maps were read from /proc once (or the process
+	 * began under sfprof's eyes and has no need to); 0: not yet */
+	int known;
+	uint64_t exit_ts;      /* ordered: when its last thread exited (0: alive) */
+	struct proc_cache *pc;
+	struct proc *next;
+};
+
+struct str_node {
+	struct str_node *next;
+	char s[];
+};
+
+struct problem {
+	const char *path;
+	const char *what;
+	char *detail;
+	struct problem *next;
+};
+
+struct proc_cache {
+	struct proc_cache_opts opts;
+	/* the last generation given out: a proc's generation is unique
+	 * among all procs' maps, past and present */
+	uint64_t generations;
+	struct dso_cache *dsos;
+	struct proc *procs[PROC_BUCKETS];
+	struct str_node *strs[STR_BUCKETS];
+	struct problem *problems;
+	struct dso *self_vdso; /* offline: this process's vdso */
+	int self_vdso_tried;
+	/* ordered mode (proc_cache__set_ordered): changes come as they
+	 * happen; /proc is read once per pre-existing process, and re-read
+	 * on a miss only after changes were lost */
+	int ordered;
+	int changes_lost;
+	size_t exiting; /* procs with an exit_ts, not yet reaped */
+	proc_observer_fn observer;
+	void *observer_ctx;
+	struct proc_stats st;
+};
+
+const char *proc__intern(struct proc_cache *pc, const char *s);
+struct proc *proc_cache__create(struct proc_cache *pc, uint32_t pid);
+void proc__free(struct proc *p);
+void proc_map__set_name(struct proc_map *m);
+void proc_map__set_dso(struct proc_map *m, struct dso *d);
+struct dso *proc__read_vdso(struct proc_cache *pc, uint32_t pid, uint64_t start, uint64_t end);
+struct dso *proc__open_mapped_file(struct proc_cache *pc, uint32_t pid,
+				   const struct proc_map *m);
+/* Insert m, dropping the mappings it overlaps; bumps the generation. */
+int proc__insert_map(struct proc *p, const struct proc_map *m);
+/* Tell the observer, if there is one. */
+void proc__notify(struct proc_cache *pc, uint32_t what, uint32_t pid, uint32_t ppid,
+		  uint64_t ts, const struct proc_mapping_rec *m);
+/* A mapping as a capture records it (build-id from the dso or the record). */
+void proc_map__to_rec(const struct proc_map *m, struct proc_mapping_rec *r);
+
+#endif

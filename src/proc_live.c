@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Address spaces changed in order: fork, exec, mmap and exit as the
+ * side-band and the lifecycle records tell them (include/proc.h,
+ * "Changes in order"). Lookups and /proc reads are in src/proc.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "proc_int.h"
+
+void proc_cache__set_ordered(struct proc_cache *pc, int on)
+{
+	pc->ordered = !!on;
+}
+
+void proc_cache__changes_lost(struct proc_cache *pc, uint64_t n)
+{
+	pc->changes_lost = 1;
+	pc->st.changes_lost += n;
+}
+
+void proc_cache__set_observer(struct proc_cache *pc, proc_observer_fn fn, void *ctx)
+{
+	pc->observer = fn;
+	pc->observer_ctx = ctx;
+}
+
+void proc__notify(struct proc_cache *pc, uint32_t what, uint32_t pid, uint32_t ppid,
+		  uint64_t ts, const struct proc_mapping_rec *m)
+{
+	if (pc->observer)
+		pc->observer(pc->observer_ctx, what, pid, ppid, ts, m);
+}
+
+size_t proc_cache__count(const struct proc_cache *pc)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < PROC_BUCKETS; i++)
+		for (const struct proc *p = pc->procs[i]; p; p = p->next)
+			n++;
+	return n;
+}
+
+/* The proc of a pid that is in scope: existing, or created (live: read
+ * from /proc once, as a process that existed before the run). */
+static struct proc *known_proc(struct proc_cache *pc, uint32_t pid, int create)
+{
+	struct proc *p = proc_cache__lookup(pc, pid);
+
+	if (p || !create)
+		return p;
+	return proc_cache__get(pc, pid);
+}
+
+int proc_cache__fork(struct proc_cache *pc, uint32_t ppid, uint32_t pid, uint64_t ts)
+{
+	struct proc *parent, *p;
+
+	if (pid == ppid || !pid)
+		return -EINVAL;
+	/* a reused PID: the old process's events all came before this */
+	proc_cache__remove(pc, pid);
+	parent = known_proc(pc, ppid, !pc->opts.offline);
+	p = proc_cache__create(pc, pid);
+	if (!p)
+		return -ENOMEM;
+	p->known = 1;
+	if (parent && parent->nr) {
+		p->maps = malloc(parent->nr * sizeof(*p->maps));
+		if (!p->maps) {
+			proc_cache__remove(pc, pid);
+			return -ENOMEM;
+		}
+		memcpy(p->maps, parent->maps, parent->nr * sizeof(*p->maps));
+		p->nr = p->cap = parent->nr;
+	}
+	pc->st.changes_forks++;
+	proc__notify(pc, PROC_CHANGE_FORK, pid, ppid, ts, NULL);
+	return 0;
+}
+
+int proc_cache__reset(struct proc_cache *pc, uint32_t pid, uint64_t ts, int create)
+{
+	struct proc *p = proc_cache__lookup(pc, pid);
+
+	if (!p) {
+		if (!create)
+			return 0;
+		p = proc_cache__create(pc, pid);
+		if (!p)
+			return -ENOMEM;
+	}
+	/* the new image's mappings follow: nothing to read from /proc */
+	p->known = 1;
+	p->nr = 0;
+	p->last = 0;
+	p->exited = 0;
+	if (p->exit_ts)
+		pc->exiting--;
+	p->exit_ts = 0;
+	p->stale = 0;
+	p->generation = ++pc->generations;
+	pc->st.changes_resets++;
+	proc__notify(pc, PROC_CHANGE_RESET, pid, 0, ts, NULL);
+	return 0;
+}
+
+static const char DELETED[] = " (deleted)";
+
+/* A side-band path: "//anon" for anonymous code, " (deleted)" for a
+ * file unlinked since; as /proc/PID/maps would show it otherwise. */
+static int map_from_rec(struct proc_cache *pc, const struct proc_mapping_rec *rec,
+			struct proc_map *m)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(rec->path);
+
+	memset(m, 0, sizeof(*m));
+	m->start = rec->start;
+	m->end = rec->end;
+	m->offset = rec->offset;
+	m->inode = rec->inode;
+	m->dev_major = rec->dev_major;
+	m->dev_minor = rec->dev_minor;
+	m->prot = (uint8_t)rec->prot;
+	m->build_id_len = rec->build_id_len;
+	memcpy(m->build_id, rec->build_id, rec->build_id_len);
+	if (len >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, rec->path, len + 1);
+	if (len > sizeof(DELETED) - 1 && !strcmp(path + len - (sizeof(DELETED) - 1), DELETED)) {
+		path[len - (sizeof(DELETED) - 1)] = 0;
+		m->deleted = 1;
+	}
+	if (!strncmp(path, "//anon", 6) || !strcmp(path, "[anon]"))
+		path[0] = 0;
+	m->path = proc__intern(pc, path);
+	if (!m->path)
+		return -ENOMEM;
+	proc_map__set_name(m);
+	m->is_vdso = !strcmp(m->path, "[vdso]");
+	return 0;
+}
+
+static int build_id_matches(const struct proc_map *m, const struct dso *d)
+{
+	const uint8_t *id;
+	size_t len = dso__build_id(d, &id);
+
+	return !m->build_id_len || (len == m->build_id_len && !memcmp(id, m->build_id, len));
+}
+
+/* The binary of a new mapping, opened while it exists. */
+static void map_open_live(struct proc_cache *pc, uint32_t pid, struct proc_map *m)
+{
+	struct dso *d = NULL;
+
+	if (m->is_vdso) {
+		d = proc__read_vdso(pc, pid, m->start, m->end);
+	} else if (!m->path[0] || m->path[0] == '[') {
+		m->state = MAP_NO_DSO; /* anonymous code (JIT) */
+		return;
+	} else {
+		if (m->build_id_len)
+			d = dso_cache__find_build_id(proc_cache__dsos(pc), m->build_id,
+						     m->build_id_len);
+		if (!d)
+			d = proc__open_mapped_file(pc, pid, m);
+		if (d && !build_id_matches(m, d)) {
+			/* the path now holds another binary (replaced since) */
+			pc->st.buildid_mismatch++;
+			d = NULL;
+		}
+		if (!d)
+			pc->st.mappings_unopened++;
+	}
+	proc_map__set_dso(m, d);
+}
+
+int proc_cache__map(struct proc_cache *pc, uint32_t pid, uint64_t ts,
+		    const struct proc_mapping_rec *rec, int create)
+{
+	struct proc_map m;
+	struct proc_mapping_rec r;
+	struct proc *p;
+	int err;
+
+	if (!rec || !rec->path || rec->start >= rec->end ||
+	    rec->build_id_len > ELFREAD_BUILD_ID_MAX)
+		return -EINVAL;
+	if (!(rec->prot & PROT_EXEC))
+		return 0;
+	p = known_proc(pc, pid, create);
+	if (!p)
+		return 0; /* not in scope */
+	err = map_from_rec(pc, rec, &m);
+	if (err)
+		return err;
+	map_open_live(pc, pid, &m);
+	err = proc__insert_map(p, &m);
+	if (err)
+		return err;
+	pc->st.changes_mappings++;
+	proc_map__to_rec(&m, &r);
+	if (r.path)
+		proc__notify(pc, PROC_CHANGE_MAPPING, pid, 0, ts, &r);
+	return 0;
+}
+
+void proc_cache__exit(struct proc_cache *pc, uint32_t pid, uint64_t ts)
+{
+	struct proc *p = proc_cache__lookup(pc, pid);
+
+	if (!p)
+		return;
+	p->exited = 1;
+	if (!p->exit_ts)
+		pc->exiting++;
+	p->exit_ts = ts ? ts : 1;
+	pc->st.changes_exits++;
+	proc__notify(pc, PROC_CHANGE_EXIT, pid, 0, ts, NULL);
+}
+
+size_t proc_cache__reap(struct proc_cache *pc, uint64_t before)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < PROC_BUCKETS && pc->exiting; i++) {
+		struct proc **pp = &pc->procs[i];
+
+		while (*pp) {
+			struct proc *p = *pp;
+
+			if (p->exit_ts && p->exit_ts <= before) {
+				*pp = p->next;
+				proc__free(p);
+				pc->exiting--;
+				n++;
+			} else {
+				pp = &p->next;
+			}
+		}
+	}
+	pc->st.procs_reaped += n;
+	return n;
+}

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Process trees: -- COMMAND and -p PID follow every process their target
+creates (fork, double fork, posix_spawn, exec chains) unless
+--no-inherit; -p takes lists; sfprof exits with COMMAND's status; sample
+totals match perf record on the same command."""
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+from libcapture import SFPROF, WL, Checker, parse_stats, privileged
+
+FORKER = os.path.join(WL, "forker-sframe")
+SPIN = os.path.join(WL, "spin-sframe")
+SPIN_EH = os.path.join(WL, "spin-ehframe")
+WORKS = ("parent_work", "fork_child_work", "daemon_work", "spawned_work", "chain_work")
+
+
+def folded(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            if stack:
+                out[stack] = out.get(stack, 0) + int(n)
+    return out
+
+
+def weight_of(stacks, frame):
+    return sum(n for s, n in stacks.items() if frame in s.split(";"))
+
+
+def run_tree(extra, secs="1"):
+    """forker tree under sfprof -p, attached before the tree is made."""
+    d = tempfile.mkdtemp()
+    out = os.path.join(d, "tree.folded")
+    p = subprocess.Popen([FORKER, "tree", secs], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    pid = int(p.stdout.readline().split()[1])
+    s = subprocess.Popen([SFPROF, "--stats", "-p", str(pid), "-o", out] + extra,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # attached (sfprof loads in 0.1 s on an idle machine)
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    p.wait(timeout=60)
+    _, err = s.communicate(timeout=60)
+    stacks = folded(out) if os.path.exists(out) else {}
+    shutil.rmtree(d)
+    return s.returncode, parse_stats(err), stacks, err
+
+
+def pid_follows_every_kind_of_child():
+    name = "targets_tree_pid_follows_fork_double_fork_spawn_exec_chain"
+    if not privileged(name):
+        return
+    c = Checker(name)
+    rc, st, stacks, err = run_tree([])
+    c.check(rc == 0, "exit %d: %s" % (rc, err.strip()[-300:]))
+    for w in WORKS:
+        # each burns 1 s: even on a loaded machine a few samples each
+        c.check(weight_of(stacks, w) >= 5, "%s has %d samples" % (w, weight_of(stacks, w)))
+    c.check(st.get("processes_followed", 0) >= 5,
+            "processes_followed %s, expected the 5 new processes" % st.get("processes_followed"))
+    c.check(st.get("stacks_truncated", 1) * 20 <= st.get("stacks_events", 0),
+            "truncated %s of %s" % (st.get("stacks_truncated"), st.get("stacks_events")))
+    c.done()
+
+
+def no_inherit_profiles_only_the_process():
+    name = "targets_tree_no_inherit_profiles_only_the_listed_process"
+    if not privileged(name):
+        return
+    c = Checker(name)
+    rc, st, stacks, err = run_tree(["--no-inherit"])
+    c.check(rc == 0, "exit %d: %s" % (rc, err.strip()[-300:]))
+    c.check(weight_of(stacks, "parent_work") >= 5, "parent_work %d" % weight_of(stacks, "parent_work"))
+    for w in WORKS[1:]:
+        c.check(weight_of(stacks, w) == 0, "%s profiled under --no-inherit" % w)
+    c.check(st.get("processes_followed", -1) == 0, "processes_followed %s" % st.get("processes_followed"))
+    c.done()
+
+
+def pid_list_profiles_each():
+    name = "targets_tree_pid_list_profiles_every_listed_process"
+    if not privileged(name):
+        return
+    c = Checker(name)
+    a = subprocess.Popen([SPIN, "3"], stdout=subprocess.PIPE, text=True)
+    b = subprocess.Popen([SPIN_EH, "3"], stdout=subprocess.PIPE, text=True)
+    pa = int(a.stdout.readline().split()[1])
+    pb = int(b.stdout.readline().split()[1])
+    with tempfile.TemporaryDirectory() as d:
+        for form, args in (("comma", ["-p", "%d,%d" % (pa, pb)]),
+                           ("repeat", ["-p", str(pa), "-p", str(pb)])):
+            out = os.path.join(d, form + ".folded")
+            r = subprocess.run([SFPROF, "--per-process", "-d", "0.8", "-o", out] + args,
+                               capture_output=True, text=True, timeout=60)
+            c.check(r.returncode == 0, "%s: exit %d: %s" % (form, r.returncode, r.stderr.strip()))
+            roots = {}
+            for s, n in folded(out).items():
+                roots[s.split(";")[0]] = roots.get(s.split(";")[0], 0) + n
+            for comm, pid in (("spin-sframe", pa), ("spin-ehframe", pb)):
+                c.check(roots.get("%s-%d" % (comm, pid), 0) >= 10,
+                        "%s: root %s-%d has %s samples (roots %s)" %
+                        (form, comm, pid, roots.get("%s-%d" % (comm, pid)), sorted(roots)))
+            c.check(set(roots) <= {"spin-sframe-%d" % pa, "spin-ehframe-%d" % pb},
+                    "%s: other roots %s" % (form, sorted(roots)))
+    for p in (a, b):
+        p.kill()
+        p.wait()
+    c.done()
+
+
+def command_exit_status_is_returned():
+    name = "targets_tree_command_exit_status_is_sfprofs"
+    if not privileged(name):
+        return
+    c = Checker(name)
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "o.folded")
+        for script, want in (("exit 3", 3), ("exit 0", 0), ("kill -TERM $$", 128 + 15)):
+            r = subprocess.run([SFPROF, "-o", out, "--", "sh", "-c", script],
+                               capture_output=True, text=True, timeout=60)
+            c.check(r.returncode == want, "sh -c '%s': exit %d, expected %d (%s)" %
+                    (script, r.returncode, want, r.stderr.strip()))
+            c.check(os.path.exists(out), "sh -c '%s': no profile written" % script)
+        # -d ends the run first: COMMAND gets SIGTERM, the status is the profile's
+        t0 = time.monotonic()
+        r = subprocess.run([SFPROF, "-d", "0.5", "-o", out, "--", "sleep", "30"],
+                           capture_output=True, text=True, timeout=60)
+        c.check(r.returncode == 0 and time.monotonic() - t0 < 10,
+                "-d 0.5 -- sleep 30: exit %d after %.1f s" % (r.returncode, time.monotonic() - t0))
+    c.done()
+
+
+def perf_samples(cmd):
+    """Samples per comm of perf record on cmd. -B -N: this perf (6.1)
+    aborts in its build-id cache code after recording cc1's children."""
+    with tempfile.TemporaryDirectory() as d:
+        data = os.path.join(d, "perf.data")
+        subprocess.run(["perf", "record", "-q", "-B", "-N", "-e", "cpu-clock", "-F", "99",
+                        "-o", data, "--"] + cmd, capture_output=True, timeout=120)
+        r = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "comm",
+                            "--stdio", "-n"], capture_output=True, text=True, timeout=120)
+        comms = {}
+        for line in r.stdout.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[0].endswith("%") and f[1].isdigit():
+                comms[f[2]] = comms.get(f[2], 0) + int(f[1])
+        return comms
+
+
+def sfprof_samples(cmd):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "o.folded")
+        r = subprocess.run([SFPROF, "--cpu-event", "cpu-clock", "-F", "99", "-o", out, "--"] + cmd,
+                           capture_output=True, text=True, timeout=120)
+        comms = {}
+        for s, n in folded(out).items():
+            comms[s.split(";")[0]] = comms.get(s.split(";")[0], 0) + n
+        return r.returncode, comms
+
+
+def shell_children_match_perf():
+    name = "targets_tree_shell_children_match_perf_record"
+    if not privileged(name):
+        return
+    if not shutil.which("perf") or not shutil.which("xz") or not shutil.which("gzip"):
+        print("SKIP %s: needs perf, xz and gzip" % name)
+        return
+    c = Checker(name)
+    src = SFPROF  # a few MiB of real bytes to compress
+    cmd = ["sh", "-c", "xz -6 -c %s >/dev/null; gzip -9 -c %s >/dev/null" % (src, src)]
+    perf = perf_samples(cmd)
+    rc, ours = sfprof_samples(cmd)
+    c.check(rc == 0, "sfprof exit %d" % rc)
+    for comm in ("xz", "gzip"):
+        c.check(ours.get(comm, 0) > 0, "%s not profiled: %s" % (comm, ours))
+    pt, ot = sum(perf.values()), sum(ours.values())
+    c.check(pt > 0 and abs(ot - pt) <= 0.15 * pt,
+            "sfprof %d samples, perf record %d (more than 15%% apart): %s / %s" % (ot, pt, ours, perf))
+    c.done()
+
+
+def make_project(d, nfiles=4):
+    """A small C project whose compile time is cc1's."""
+    for i in range(nfiles):
+        with open(os.path.join(d, "f%d.c" % i), "w") as f:
+            for j in range(400):
+                f.write("int f%d_%d(int x) { int s = 0; for (int k = 0; k < x; k++) "
+                        "s += (k * %d) ^ (s >> 3); return s + %d; }\n" % (i, j, j + 1, j))
+    with open(os.path.join(d, "Makefile"), "w") as f:
+        objs = " ".join("f%d.o" % i for i in range(nfiles))
+        f.write("all: %s\n%%.o: %%.c\n\tgcc -O2 -c $< -o $@\nclean:\n\trm -f *.o\n" % objs)
+
+
+def make_cc1_share_matches_perf():
+    name = "targets_tree_make_cc1_share_matches_perf_record"
+    if not privileged(name):
+        return
+    if not shutil.which("perf"):
+        print("SKIP %s: needs perf" % name)
+        return
+    c = Checker(name)
+    with tempfile.TemporaryDirectory() as d:
+        make_project(d)
+        cmd = ["make", "-s", "-C", d, "-j2"]
+        perf = perf_samples(cmd)
+        subprocess.run(["make", "-s", "-C", d, "clean"], check=True)
+        rc, ours = sfprof_samples(cmd)
+        c.check(rc == 0, "sfprof exit %d" % rc)
+        ps = perf.get("cc1", 0) / max(1, sum(perf.values()))
+        os_ = ours.get("cc1", 0) / max(1, sum(ours.values()))
+        c.check(sum(ours.values()) >= 20, "only %d samples: %s" % (sum(ours.values()), ours))
+        c.check(abs(ps - os_) <= 0.05, "cc1 share: sfprof %.1f%%, perf %.1f%% (%s / %s)" %
+                (100 * os_, 100 * ps, ours, perf))
+    c.done()
+
+
+if __name__ == "__main__":
+    pid_follows_every_kind_of_child()
+    no_inherit_profiles_only_the_process()
+    pid_list_profiles_each()
+    command_exit_status_is_returned()
+    shell_children_match_perf()
+    make_cc1_share_matches_perf()

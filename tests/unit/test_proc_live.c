@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Address spaces changed in order (proc_live.c): the mapping live at a
+ * sample's time wins, exec empties a process, fork copies it, exit frees
+ * it later; and the side-band record parser (sideband.c).
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dso.h"
+#include "elfread.h"
+#include "proc.h"
+#include "sideband.h"
+#include "testlib.h"
+
+static char dir[256];
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static void cleanup(void)
+{
+	if (dir[0])
+		sh("rm -rf '%s'", dir);
+}
+
+/* lib_NAME.so with a function NAME_fn, built for this run. */
+static int build_lib(const char *name, char *buf, size_t cap)
+{
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/sfprof-livetest.XXXXXX");
+		if (!mkdtemp(dir)) {
+			dir[0] = 0;
+			return -1;
+		}
+		atexit(cleanup);
+	}
+	snprintf(buf, cap, "%s/lib_%s.so", dir, name);
+	return sh("printf 'int %s_fn(int x) { return x * 3 + %d; }\\n' > '%s.c' && "
+		  "gcc -O1 -shared -fPIC -Wl,--build-id -o '%s' '%s.c'",
+		  name, (int)name[0], buf, buf, buf);
+}
+
+static struct proc_mapping_rec rec_for(const char *path, uint64_t start)
+{
+	struct proc_mapping_rec r = { 0 };
+
+	r.start = start;
+	r.end = start + 0x1000;
+	r.offset = 0;
+	r.prot = PROT_READ | PROT_EXEC;
+	r.path = path;
+	return r;
+}
+
+struct seen {
+	char log[512];
+};
+
+static void observe(void *ctx, uint32_t what, uint32_t pid, uint32_t ppid, uint64_t ts,
+		    const struct proc_mapping_rec *m)
+{
+	struct seen *s = ctx;
+	size_t n = strlen(s->log);
+
+	(void)pid;
+	snprintf(s->log + n, sizeof(s->log) - n, "%s%u@%llu%s ", what == PROC_CHANGE_RESET ? "R" :
+		 what == PROC_CHANGE_MAPPING ? "M" : what == PROC_CHANGE_FORK ? "F" : "E",
+		 what == PROC_CHANGE_FORK ? ppid : 0, (unsigned long long)ts,
+		 m && strstr(m->path, "lib_b") ? "b" : m ? "a" : "");
+}
+
+static struct proc_cache *ordered_cache(void)
+{
+	struct proc_cache_opts o = { .quiet = 1, .reread_interval_ms = 1 };
+	struct proc_cache *pc = proc_cache__new(&o);
+
+	if (pc)
+		proc_cache__set_ordered(pc, 1);
+	return pc;
+}
+
+#define BASE 0x7a0000000000ull
+#define FAKE_PID 4000000001u /* above pid_max: no process of that pid */
+
+TEST(a_library_mapped_later_at_the_same_address_wins_from_then_on)
+{
+	char a[512], b[512];
+	struct proc_mapping_rec ra, rb;
+	struct proc_cache *pc;
+	struct sym_result sr;
+	struct proc_stats st;
+	struct proc *p;
+
+	if (build_lib("a", a, sizeof(a)) || build_lib("b", b, sizeof(b)))
+		SKIP("gcc could not build the test libraries");
+	pc = ordered_cache();
+	CHECK(pc != NULL);
+	ra = rec_for(a, BASE);
+	rb = rec_for(b, BASE);
+	/* a process that began under our eyes: empty, then its mappings */
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID, 1, 1), 0);
+	CHECK_INT(proc_cache__map(pc, FAKE_PID, 2, &ra, 0), 0);
+	p = proc_cache__lookup(pc, FAKE_PID);
+	CHECK(p != NULL);
+	CHECK_INT(proc__symbolize(p, BASE + 0x10, &sr), 0);
+	CHECK_STR(sr.dso_name, "lib_a.so");
+	CHECK(sr.has_elf);
+	/* dlclose(a), dlopen(b) at the same address */
+	CHECK_INT(proc_cache__map(pc, FAKE_PID, 3, &rb, 0), 0);
+	CHECK_INT(proc__symbolize(p, BASE + 0x10, &sr), 0);
+	CHECK_STR(sr.dso_name, "lib_b.so");
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.changes_mappings, 2);
+	CHECK_U64(st.maps_reads, 0); /* nothing came from /proc */
+	proc_cache__free(pc);
+}
+
+TEST(exec_empties_a_process_and_a_miss_does_not_read_proc)
+{
+	char a[512];
+	struct proc_mapping_rec ra;
+	struct proc_cache *pc;
+	struct sym_result sr;
+	struct proc_stats st;
+	struct proc *p;
+	uint32_t self = (uint32_t)getpid();
+
+	if (build_lib("a", a, sizeof(a)))
+		SKIP("gcc could not build the test library");
+	pc = ordered_cache();
+	ra = rec_for(a, BASE);
+	/* this very process, as one that existed before: read from /proc once */
+	p = proc_cache__get(pc, self);
+	CHECK(p != NULL);
+	CHECK_INT(proc_cache__map(pc, self, 5, &ra, 0), 0);
+	CHECK_INT(proc__symbolize(p, BASE, &sr), 0);
+	CHECK_INT(proc_cache__reset(pc, self, 6, 0), 0);
+	CHECK_INT(proc__symbolize(p, BASE, &sr), -ENOENT);
+	/* libc is mapped in /proc, but not since the exec: still a miss */
+	CHECK_INT(proc__symbolize(p, (uint64_t)(uintptr_t)&printf, &sr), -ENOENT);
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.maps_reads, 1);
+	CHECK_U64(st.maps_rereads, 0);
+	/* lost changes make /proc the best guess again */
+	proc_cache__changes_lost(pc, 3);
+	usleep(2000); /* past the re-read rate limit */
+	CHECK_INT(proc__symbolize(p, (uint64_t)(uintptr_t)&printf, &sr), 0);
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.changes_lost, 3);
+	CHECK_U64(st.maps_rereads, 1);
+	proc_cache__free(pc);
+}
+
+TEST(fork_copies_the_parent_and_they_change_apart)
+{
+	char a[512], b[512];
+	struct proc_mapping_rec ra, rb;
+	struct proc_cache *pc;
+	struct sym_result sr;
+	struct seen seen = { "" };
+	struct proc *child;
+
+	if (build_lib("a", a, sizeof(a)) || build_lib("b", b, sizeof(b)))
+		SKIP("gcc could not build the test libraries");
+	pc = ordered_cache();
+	proc_cache__set_observer(pc, observe, &seen);
+	ra = rec_for(a, BASE);
+	rb = rec_for(b, BASE);
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID, 1, 1), 0);
+	CHECK_INT(proc_cache__map(pc, FAKE_PID, 2, &ra, 0), 0);
+	CHECK_INT(proc_cache__fork(pc, FAKE_PID, FAKE_PID + 1, 3), 0);
+	CHECK_INT(proc_cache__map(pc, FAKE_PID, 4, &rb, 0), 0);
+	child = proc_cache__lookup(pc, FAKE_PID + 1);
+	CHECK(child != NULL);
+	CHECK_INT(proc__symbolize(child, BASE, &sr), 0);
+	CHECK_STR(sr.dso_name, "lib_a.so");
+	CHECK_INT(proc__symbolize(proc_cache__lookup(pc, FAKE_PID), BASE, &sr), 0);
+	CHECK_STR(sr.dso_name, "lib_b.so");
+	proc_cache__exit(pc, FAKE_PID + 1, 10);
+	CHECK_STR(seen.log, "R0@1 M0@2a F4000000001@3 M0@4b E0@10 ");
+	proc_cache__free(pc);
+}
+
+TEST(an_exited_process_is_kept_for_its_late_events_then_reaped)
+{
+	struct proc_cache *pc = ordered_cache();
+	struct proc_stats st;
+
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID, 1, 1), 0);
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID + 1, 1, 1), 0);
+	proc_cache__exit(pc, FAKE_PID, 100);
+	CHECK_INT(proc_cache__reap(pc, 99), 0);
+	CHECK(proc_cache__lookup(pc, FAKE_PID) != NULL);
+	CHECK_INT(proc_cache__reap(pc, 100), 1);
+	CHECK(proc_cache__lookup(pc, FAKE_PID) == NULL);
+	CHECK(proc_cache__lookup(pc, FAKE_PID + 1) != NULL);
+	CHECK_INT(proc_cache__count(pc), 1);
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.procs_reaped, 1);
+	proc_cache__free(pc);
+}
+
+TEST(a_mapping_whose_file_has_another_build_id_is_not_used)
+{
+	char a[512];
+	struct proc_mapping_rec ra;
+	struct proc_cache *pc;
+	struct sym_result sr;
+	struct proc_stats st;
+
+	if (build_lib("a", a, sizeof(a)))
+		SKIP("gcc could not build the test library");
+	pc = ordered_cache();
+	ra = rec_for(a, BASE);
+	ra.build_id_len = 20;
+	memset(ra.build_id, 0xab, 20); /* what the kernel saw mapped: not this file */
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID, 1, 1), 0);
+	CHECK_INT(proc_cache__map(pc, FAKE_PID, 2, &ra, 0), 0);
+	CHECK_INT(proc__symbolize(proc_cache__lookup(pc, FAKE_PID), BASE, &sr), 0);
+	CHECK(!sr.has_elf && sr.name == NULL);
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.buildid_mismatch, 1);
+	CHECK_U64(st.mappings_unopened, 1);
+	proc_cache__free(pc);
+}
+
+TEST(a_pid_out_of_scope_is_ignored)
+{
+	struct proc_mapping_rec r = rec_for("/bin/true", BASE);
+	struct proc_cache *pc = ordered_cache();
+
+	CHECK_INT(proc_cache__map(pc, FAKE_PID, 1, &r, 0), 0);
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID, 1, 0), 0);
+	CHECK(proc_cache__lookup(pc, FAKE_PID) == NULL);
+	proc_cache__free(pc);
+}
+
+/* ---- side-band records ---- */
+
+static size_t put_rec(uint8_t *buf, uint32_t type, uint16_t misc, const void *body, size_t n)
+{
+	uint16_t size = (uint16_t)(8 + n + 16);
+	uint32_t pid = 42, tid = 43;
+	uint64_t t = 123456789;
+
+	memcpy(buf, &type, 4);
+	memcpy(buf + 4, &misc, 2);
+	memcpy(buf + 6, &size, 2);
+	memcpy(buf + 8, body, n);
+	memcpy(buf + 8 + n, &pid, 4);
+	memcpy(buf + 12 + n, &tid, 4);
+	memcpy(buf + 16 + n, &t, 8);
+	return size;
+}
+
+TEST(sideband_parses_an_mmap2_with_its_build_id)
+{
+	uint8_t body[64 + 40] = { 0 }, buf[256];
+	uint32_t pid = 42, tid = 43, prot = PROT_READ | PROT_EXEC, flags = MAP_PRIVATE;
+	uint64_t addr = 0x7f0000001000ull, len = 0x3000, pgoff = 0x28000;
+	struct sideband_rec r;
+	size_t n;
+
+	memcpy(body, &pid, 4);
+	memcpy(body + 4, &tid, 4);
+	memcpy(body + 8, &addr, 8);
+	memcpy(body + 16, &len, 8);
+	memcpy(body + 24, &pgoff, 8);
+	body[32] = 20;
+	for (int i = 0; i < 20; i++)
+		body[36 + i] = (uint8_t)i;
+	memcpy(body + 56, &prot, 4);
+	memcpy(body + 60, &flags, 4);
+	strcpy((char *)body + 64, "/usr/lib/libfoo.so");
+	n = put_rec(buf, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID, body, 64 + 24);
+	CHECK_INT(sideband__parse(buf, n, &r), 0);
+	CHECK_INT(r.kind, SIDEBAND_MMAP);
+	CHECK_INT(r.pid, 42);
+	CHECK_U64(r.start, addr);
+	CHECK_U64(r.len, len);
+	CHECK_U64(r.pgoff, pgoff);
+	CHECK_INT(r.build_id_len, 20);
+	CHECK_INT(r.build_id[19], 19);
+	CHECK_INT(r.prot, prot);
+	CHECK_STR(r.path, "/usr/lib/libfoo.so");
+	CHECK_U64(r.ts_ns, 123456789);
+	/* a path without its NUL inside the record */
+	memset(body + 64, 'x', 24);
+	n = put_rec(buf, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID, body, 64 + 24);
+	CHECK_INT(sideband__parse(buf, n, &r), -EINVAL);
+	/* a size field that disagrees with the record */
+	CHECK_INT(sideband__parse(buf, n - 8, &r), -EINVAL);
+}
+
+TEST(sideband_tells_exec_from_a_comm_change)
+{
+	uint8_t body[16] = { 42, 0, 0, 0, 42, 0, 0, 0, 'x', 'z', 0 }, buf[64];
+	struct sideband_rec r;
+	size_t n;
+
+	n = put_rec(buf, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, body, 16);
+	CHECK_INT(sideband__parse(buf, n, &r), 0);
+	CHECK_INT(r.kind, SIDEBAND_EXEC);
+	CHECK_STR(r.path, "xz");
+	n = put_rec(buf, PERF_RECORD_COMM, 0, body, 16);
+	CHECK_INT(sideband__parse(buf, n, &r), 0);
+	CHECK_INT(r.kind, SIDEBAND_OTHER);
+}
+
+TEST_MAIN()
