@@ -224,7 +224,9 @@ static int check_pid(pid_t pid, pid_t *tgid)
 			"profile (--kernel adds kernel frames to a user process)\n", (int)pid);
 		return -EINVAL;
 	}
-	if (st.state == 'Z' || st.state == 'X') {
+	/* a leader that called pthread_exit shows Z while its other threads
+	 * run: only a process with no live thread is gone */
+	if ((st.state == 'Z' && st.threads <= 1) || st.state == 'X') {
 		fprintf(stderr, "sfprof: -p %d has exited (a zombie waiting for its parent): "
 			"nothing left to profile\n", (int)pid);
 		return -EINVAL;
