@@ -54,7 +54,7 @@ struct sfprof_opts {
 	enum sfprof_cpu_event cpu_event; /* --cpu-event, default auto */
 	uint64_t duration_ns;		/* -d SEC (fractions allowed), 0 = until the end */
 	uint64_t min_wait_us;		/* --min-wait USEC, default 10 */
-	uint32_t stack_size;		/* --stack-size BYTES, default 16384, max 65528 */
+	uint32_t stack_size;		/* --stack-size BYTES, default and max 65528 */
 	const char *output;		/* -o FILE, NULL = stdout */
 	enum profile_format format;	/* -f, AUTO = by -o extension */
 	int stats;			/* --stats */
