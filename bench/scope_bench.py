@@ -75,8 +75,7 @@ def one(tool, cond, hz, secs, d):
             cg = ["-g"] if tool == "perf -g" else ["--call-graph", "dwarf"]
             cpu, rss, rc = timed(["perf", "record", "-q", "-B", "-N", "-a", "-F", str(hz),
                                   "-m", "1024", "-o", data] + cg + ["--", "sleep", str(secs)])
-            rep, _, _ = timed(["perf", "report", "-i", data, "--stdio", "--no-children"],
-                              stdout=subprocess.DEVNULL)
+            rep, _, _ = timed(["perf", "report", "-i", data, "--stdio", "--no-children"])
             os.unlink(data)
     finally:
         stop_condition(procs)

@@ -568,11 +568,50 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 	proc_map__set_dso(m, d);
 }
 
+static const char DELETED[] = " (deleted)";
+
+/* A recorded or side-band path: "//anon" for anonymous code,
+ * " (deleted)" for a file unlinked since; as /proc/PID/maps would show
+ * it otherwise. */
+int proc_map__from_rec(struct proc_cache *pc, const struct proc_mapping_rec *rec,
+		       struct proc_map *m)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(rec->path);
+
+	memset(m, 0, sizeof(*m));
+	m->start = rec->start;
+	m->end = rec->end;
+	m->offset = rec->offset;
+	m->inode = rec->inode;
+	m->dev_major = rec->dev_major;
+	m->dev_minor = rec->dev_minor;
+	m->prot = (uint8_t)rec->prot;
+	m->build_id_len = rec->build_id_len;
+	memcpy(m->build_id, rec->build_id, rec->build_id_len);
+	if (len >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, rec->path, len + 1);
+	if (len > sizeof(DELETED) - 1 && !strcmp(path + len - (sizeof(DELETED) - 1), DELETED)) {
+		path[len - (sizeof(DELETED) - 1)] = 0;
+		m->deleted = 1;
+	}
+	if (!strncmp(path, "//anon", 6) || !strcmp(path, "[anon]"))
+		path[0] = 0;
+	m->path = proc__intern(pc, path);
+	if (!m->path)
+		return -ENOMEM;
+	proc_map__set_name(m);
+	m->is_vdso = !strcmp(m->path, "[vdso]");
+	return 0;
+}
+
 int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 			    const struct proc_mapping_rec *rec)
 {
 	struct proc *p;
-	struct proc_map m = { 0 };
+	struct proc_map m;
+	int err;
 
 	if (!rec || rec->start >= rec->end ||
 	    rec->build_id_len > ELFREAD_BUILD_ID_MAX)
@@ -584,23 +623,11 @@ int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 			return -ENOMEM;
 		p->offline = 1;
 	}
-	m.start = rec->start;
-	m.end = rec->end;
-	m.offset = rec->offset;
-	m.inode = rec->inode;
-	m.dev_major = rec->dev_major;
-	m.dev_minor = rec->dev_minor;
-	m.prot = rec->prot;
-	m.path = proc__intern(pc, rec->path ? rec->path : "");
-	if (!m.path)
-		return -ENOMEM;
-	proc_map__set_name(&m);
-	m.is_vdso = !strcmp(m.path, "[vdso]");
-	m.build_id_len = rec->build_id_len;
-	memcpy(m.build_id, rec->build_id, rec->build_id_len);
+	err = proc_map__from_rec(pc, rec, &m);
+	if (err)
+		return err;
 	m.state = (m.is_vdso || m.path[0] == '/') ? MAP_UNRESOLVED
 						  : MAP_NO_DSO;
-
 	return proc__insert_map(p, &m);
 }
 

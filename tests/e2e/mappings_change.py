@@ -10,25 +10,11 @@ import subprocess
 import tempfile
 import time
 
-from libcapture import SFPROF, WL, Checker, parse_stats, privileged
+from libcapture import SFPROF, WL, Checker, folded_counts, parse_stats, privileged, weight_of
 
 DLSWAP = os.path.join(WL, "dlswap-sframe")
 LIBA = os.path.join(WL, "libswapa.so")
 LIBB = os.path.join(WL, "libswapb.so")
-
-
-def folded(path):
-    out = {}
-    with open(path) as f:
-        for line in f:
-            stack, _, n = line.rstrip("\n").rpartition(" ")
-            if stack:
-                out[stack] = out.get(stack, 0) + int(n)
-    return out
-
-
-def weight(stacks, frame):
-    return sum(n for k, n in stacks.items() if frame in k.split(";"))
 
 
 def profile(argv, extra=(), record=None):
@@ -51,7 +37,7 @@ def profile(argv, extra=(), record=None):
     p.stdin.flush()
     wl_out, _ = p.communicate(timeout=120)
     _, err = s.communicate(timeout=120)
-    stacks = folded(out) if os.path.exists(out) else {}
+    stacks = folded_counts(out) if os.path.exists(out) else {}
     os.unlink(out) if os.path.exists(out) else None
     os.rmdir(d)
     return s.returncode, parse_stats(err), stacks, wl_out
@@ -70,7 +56,7 @@ def two_libraries_at_one_address():
         addrs.setdefault(tag, set()).add(a)
     same = addrs.get("a", set()) & addrs.get("b", set())
     c.check(same, "the libraries never shared an address (%s): the test proves nothing" % addrs)
-    wa, wb = weight(stacks, "swap_a_leaf"), weight(stacks, "swap_b_leaf")
+    wa, wb = weight_of(stacks, "swap_a_leaf"), weight_of(stacks, "swap_b_leaf")
     # 1.2 s each: equal shares within noise
     c.check(wa >= 20 and wb >= 20, "swap_a_leaf %d, swap_b_leaf %d samples" % (wa, wb))
     c.check(min(wa, wb) >= 0.6 * max(wa, wb), "unequal: a %d, b %d" % (wa, wb))
@@ -92,7 +78,7 @@ def brief_library_is_named():
     rc, st, stacks, _ = profile([DLSWAP, "brief", LIBA, "30", "40"])
     c.check(rc == 0, "exit %d" % rc)
     tot = sum(n for k, n in stacks.items() if "run_lib" in k)
-    named = weight(stacks, "swap_a_work")
+    named = weight_of(stacks, "swap_a_work")
     c.check(tot >= 40, "only %d samples in the library's runs" % tot)
     c.check(tot and named >= 0.9 * tot, "%d of %d samples named" % (named, tot))
     c.check(not any("[truncated]" in k for k in stacks if "run_lib" in k),
@@ -118,12 +104,12 @@ def dead_leader_uses_thread_maps():
         r = subprocess.run([SFPROF, "--stats", "-p", str(pid), "-d", "1", "-o", out],
                            capture_output=True, text=True, timeout=60)
         st = parse_stats(r.stderr)
-        stacks = folded(out) if os.path.exists(out) else {}
+        stacks = folded_counts(out) if os.path.exists(out) else {}
     p.wait(timeout=30)
     c.check(empty, "the leader's maps were not empty: the test proves nothing")
     c.check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr.strip()[-200:]))
     tot = sum(stacks.values())
-    named = weight(stacks, "leader_worker_burn")
+    named = weight_of(stacks, "leader_worker_burn")
     c.check(tot >= 20 and named >= 0.9 * tot, "%d of %d samples named" % (named, tot))
     c.check(st.get("maps_from_thread", 0) >= 1, "maps_from_thread %s" % st.get("maps_from_thread"))
     c.done()
@@ -142,10 +128,10 @@ def record_report_follows_changes():
         r = subprocess.run([SFPROF, "report", "-o", out, cap], capture_output=True, text=True,
                            timeout=120)
         c.check(r.returncode == 0, "report exit %d: %s" % (r.returncode, r.stderr.strip()))
-        rep = folded(out) if os.path.exists(out) else {}
+        rep = folded_counts(out) if os.path.exists(out) else {}
         c.check(live and rep == live, "report differs from live")
-        c.check(weight(rep, "swap_a_leaf") >= 10 and weight(rep, "swap_b_leaf") >= 10,
-                "report: a %d, b %d" % (weight(rep, "swap_a_leaf"), weight(rep, "swap_b_leaf")))
+        c.check(weight_of(rep, "swap_a_leaf") >= 10 and weight_of(rep, "swap_b_leaf") >= 10,
+                "report: a %d, b %d" % (weight_of(rep, "swap_a_leaf"), weight_of(rep, "swap_b_leaf")))
     c.done()
 
 

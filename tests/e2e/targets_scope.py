@@ -10,29 +10,11 @@ import subprocess
 import tempfile
 import time
 
-from libcapture import SFPROF, WL, Checker, parse_stats, privileged
+from libcapture import SFPROF, WL, Checker, by_root, folded_counts, parse_stats, privileged, weight_of
 
 SPIN = os.path.join(WL, "spin-sframe")
 SPIN_EH = os.path.join(WL, "spin-ehframe")
 SHORT = os.path.join(WL, "shortlived-sframe")
-
-
-def folded(path):
-    out = {}
-    with open(path) as f:
-        for line in f:
-            stack, _, n = line.rstrip("\n").rpartition(" ")
-            if stack:
-                out[stack] = out.get(stack, 0) + int(n)
-    return out
-
-
-def by_root(stacks):
-    roots = {}
-    for s, n in stacks.items():
-        r = s.split(";")[0]
-        roots[r] = roots.get(r, 0) + n
-    return roots
 
 
 def all_sees_spinner_and_short_processes():
@@ -53,7 +35,7 @@ def all_sees_spinner_and_short_processes():
         st = parse_stats(err)
         c.check(s.returncode == 0, "exit %d: %s" % (s.returncode, err.strip()[-300:]))
         c.check(storm.returncode == 0, "storm exit %d" % storm.returncode)
-        stacks = folded(out)
+        stacks = folded_counts(out)
         roots = by_root(stacks)
         # the spinner at 99 Hz for the 3 s (its share of two CPUs)
         spun = roots.get("spin-sframe-%d" % spid, 0)
@@ -115,7 +97,7 @@ def cgroup_in_and_out():
             r = subprocess.run([SFPROF, "--cgroup", cg, "-d", "1.5", "--per-process", "-o", out],
                                capture_output=True, text=True, timeout=60)
             c.check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr.strip()))
-            roots = by_root(folded(out))
+            roots = by_root(folded_counts(out))
             c.check(roots.get("spin-sframe-%d" % pin, 0) >= 30,
                     "inside: %s samples (roots %s)" % (roots.get("spin-sframe-%d" % pin), roots))
             c.check(not any(k.startswith("spin-ehframe") for k in roots),
@@ -178,7 +160,7 @@ def reused_pid_never_mixes():
         second.wait()
         _, err = s.communicate(timeout=60)
         c.check(s.returncode == 0, "exit %d: %s" % (s.returncode, err.strip()[-300:]))
-        stacks = folded(out)
+        stacks = folded_counts(out)
         a = {k: n for k, n in stacks.items() if k.startswith("spin-sframe-%d;" % pid)}
         b = {k: n for k, n in stacks.items() if k.startswith("shortlived-sfra-%d;" % pid)}
         c.check(sum(a.values()) >= 10 and sum(b.values()) >= 10,
@@ -218,7 +200,7 @@ def all_record_reports_as_live():
         b = open(rep).read() if os.path.exists(rep) else ""
         c.check(a and a == b, "report differs from live (%d vs %d lines)" %
                 (len(a.splitlines()), len(b.splitlines())))
-        short = sum(n for k, n in folded(rep).items() if k.startswith("exe-") and
+        short = sum(n for k, n in folded_counts(rep).items() if k.startswith("exe-") and
                     ("short_work" in k or "burn" in k))
         c.check(short >= 10, "only %d samples of the short processes in the report" % short)
     c.done()

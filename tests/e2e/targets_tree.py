@@ -10,26 +10,12 @@ import subprocess
 import tempfile
 import time
 
-from libcapture import SFPROF, WL, Checker, parse_stats, privileged
+from libcapture import SFPROF, WL, Checker, by_root, folded_counts, parse_stats, privileged, weight_of
 
 FORKER = os.path.join(WL, "forker-sframe")
 SPIN = os.path.join(WL, "spin-sframe")
 SPIN_EH = os.path.join(WL, "spin-ehframe")
 WORKS = ("parent_work", "fork_child_work", "daemon_work", "spawned_work", "chain_work")
-
-
-def folded(path):
-    out = {}
-    with open(path) as f:
-        for line in f:
-            stack, _, n = line.rstrip("\n").rpartition(" ")
-            if stack:
-                out[stack] = out.get(stack, 0) + int(n)
-    return out
-
-
-def weight_of(stacks, frame):
-    return sum(n for s, n in stacks.items() if frame in s.split(";"))
 
 
 def run_tree(extra, secs="1"):
@@ -46,7 +32,7 @@ def run_tree(extra, secs="1"):
     p.stdin.flush()
     p.wait(timeout=60)
     _, err = s.communicate(timeout=60)
-    stacks = folded(out) if os.path.exists(out) else {}
+    stacks = folded_counts(out) if os.path.exists(out) else {}
     shutil.rmtree(d)
     return s.returncode, parse_stats(err), stacks, err
 
@@ -98,9 +84,7 @@ def pid_list_profiles_each():
             r = subprocess.run([SFPROF, "--per-process", "-d", "0.8", "-o", out] + args,
                                capture_output=True, text=True, timeout=60)
             c.check(r.returncode == 0, "%s: exit %d: %s" % (form, r.returncode, r.stderr.strip()))
-            roots = {}
-            for s, n in folded(out).items():
-                roots[s.split(";")[0]] = roots.get(s.split(";")[0], 0) + n
+            roots = by_root(folded_counts(out))
             for comm, pid in (("spin-sframe", pa), ("spin-ehframe", pb)):
                 c.check(roots.get("%s-%d" % (comm, pid), 0) >= 10,
                         "%s: root %s-%d has %s samples (roots %s)" %
@@ -157,10 +141,7 @@ def sfprof_samples(cmd):
         out = os.path.join(d, "o.folded")
         r = subprocess.run([SFPROF, "--cpu-event", "cpu-clock", "-F", "99", "-o", out, "--"] + cmd,
                            capture_output=True, text=True, timeout=120)
-        comms = {}
-        for s, n in folded(out).items():
-            comms[s.split(";")[0]] = comms.get(s.split(";")[0], 0) + n
-        return r.returncode, comms
+        return r.returncode, by_root(folded_counts(out))
 
 
 def shell_children_match_perf():
