@@ -25,7 +25,9 @@
  *   STATS    "key\0value\0" pairs: the counters of the run (lost_*, ...).
  *   END      record and event counts: present when record finished cleanly.
  *
- * The file is created with mode 0600: raw stacks may hold secrets.
+ * The file is created with mode 0600: raw stacks may hold secrets. While
+ * record runs it is FILE.XXXXXX (six random characters) beside FILE, and
+ * renamed to FILE when record ends; after a SIGKILL the events are there.
  *
  * The reader validates every length and field before use; a truncated or
  * corrupt file yields every record before the damage, then an error with
@@ -122,8 +124,11 @@ struct capfile_meta {
 struct capfile_writer;
 
 /*
- * Create `path` (mode 0600, replacing an existing file) and write the
- * header and META (host, kernel release, arch, clock and sfprof_version
+ * Create `path` (mode 0600) and write the header and META. The capture is
+ * written to `path`.XXXXXX beside it (mkstemp) and renamed onto `path` by
+ * capfile_writer__close(): a killed record leaves its events there. A
+ * FIFO or stdout is written in place; a device is refused (EPERM-like
+ * -UTIL_E_DEVICE in errno, see src/util.h). Writes the header and META (host, kernel release, arch, clock and sfprof_version
  * are filled in here; the other fields from meta). NULL + errno.
  */
 struct capfile_writer *capfile_writer__create(const char *path,

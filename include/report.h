@@ -35,4 +35,11 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			const struct capture_stats *st);
 void report_sink__free(struct report_sink *s);
 
+/*
+ * Whether -o PATH can be written (NULL and "-" are stdout): 0, or the
+ * -errno / -UTIL_E_DEVICE after one line on stderr naming PATH. Run
+ * before any work, so a refused device costs no profiling run.
+ */
+int report_output__check(const char *path);
+
 #endif

@@ -51,6 +51,7 @@ const char *capfile_strerror(int err)
 
 struct capfile_writer {
 	FILE *f;
+	struct util_out out; /* the temporary file renamed at close */
 	int err;
 	uint64_t records, events;
 };
@@ -137,18 +138,25 @@ struct capfile_writer *capfile_writer__create(const char *path,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	/* 0600 from the start: stacks may hold secrets. An existing file
-	 * keeps its mode across O_TRUNC, hence the fchmod. */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	if (fd < 0)
-		goto err_out;
-	if (fchmod(fd, 0600) != 0)
-		goto err_out;
+	w->out.fd = -1;
+	/*
+	 * 0600 from the start: stacks may hold secrets. Written to PATH.XXXXXX
+	 * and renamed at close (a FIFO or stdout in place, a device refused:
+	 * util.h), so PATH is only ever a whole capture; a SIGKILLed record
+	 * leaves its events in the temporary file.
+	 */
+	err = util__out_open(&w->out, path, 0600);
+	if (err) {
+		free(w);
+		errno = -err;
+		return NULL;
+	}
+	fd = w->out.fd;
 	w->f = fdopen(fd, "wb");
 	if (!w->f)
 		goto err_out;
 	fd = -1;
+	w->out.fd = -1; /* fclose() closes it */
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 
 	memcpy(hdr, CAPFILE_MAGIC, 8);
@@ -193,8 +201,10 @@ err_out:
 	err = errno ? errno : EIO;
 	if (w->f)
 		fclose(w->f);
+	w->out.fd = -1; /* closed by fclose(), or below */
 	if (fd >= 0)
 		close(fd);
+	util__out_abort(&w->out);
 	free(w);
 	errno = err;
 	return NULL;
@@ -295,6 +305,10 @@ int capfile_writer__close(struct capfile_writer *w)
 		err = -errno;
 	if (fclose(w->f) != 0 && !err)
 		err = errno ? -errno : -EIO;
+	if (err)
+		util__out_abort(&w->out);
+	else
+		err = util__out_commit(&w->out, 0);
 	free(w);
 	return err;
 }

@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "report.h"
 #include "stacks.h"
+#include "util.h"
 
 /* ------------------------------------------------------------ ksyms */
 
@@ -168,7 +169,19 @@ static int write_profile(struct profile *prof, const struct sfprof_opts *o)
 
 	if (err)
 		fprintf(stderr, "sfprof: writing %s: %s\n",
-			o->output ? o->output : "stdout", strerror(-err));
+			o->output ? o->output : "stdout", util__strerror(err));
+	return err;
+}
+
+int report_output__check(const char *path)
+{
+	int err;
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	err = util__out_check(path);
+	if (err)
+		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
 	return err;
 }
 
@@ -274,7 +287,7 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		s->w = capfile_writer__create(o->output, &m);
 		if (!s->w) {
 			fprintf(stderr, "sfprof: cannot write %s: %s\n", o->output,
-				strerror(errno));
+				util__strerror(-errno));
 			goto err_out;
 		}
 		s->record_profile = getenv("SFPROF_RECORD_PROFILE");
@@ -449,7 +462,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 		s->w = NULL;
 		if (err)
 			fprintf(stderr, "sfprof: writing %s: %s\n", o->output,
-				strerror(-err));
+				util__strerror(err));
 		if (!err && s->record_profile)
 			err = profile__write(s->prof, PROFILE_FMT_FOLDED,
 					     s->record_profile);
@@ -519,6 +532,8 @@ int cmd_report(int argc, char **argv)
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
+	if (report_output__check(o.output))
+		return SFPROF_EXIT_USAGE;
 	r = capfile_reader__open(o.input, &err);
 	if (!r) {
 		fprintf(stderr, "sfprof: %s: %s\n", o.input,

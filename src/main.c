@@ -19,6 +19,7 @@
 #include "options.h"
 #include "progress.h"
 #include "report.h"
+#include "util.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -61,11 +62,26 @@ struct sink {
 
 static FILE *raw_open(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	struct util_out out;
+	int fd, err;
 	FILE *f;
 
-	if (fd < 0)
+	/* raw memory: 0600; a device refused (util.h). Renamed at once:
+	 * a test reads it only after the run. */
+	err = util__out_open(&out, path, 0600);
+	if (err) {
+		errno = -err;
 		return NULL;
+	}
+	fd = dup(out.fd);
+	err = fd < 0 ? -errno : util__out_commit(&out, 0);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		util__out_abort(&out);
+		errno = -err;
+		return NULL;
+	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
@@ -356,6 +372,9 @@ static int parse_and_run(enum sfprof_subcmd cmd, int argc, char **argv)
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
+	/* a refused -o says so now, not after the run */
+	if (report_output__check(o.output))
+		return SFPROF_EXIT_USAGE;
 	return run_stacks(&o);
 }
 

@@ -733,9 +733,9 @@ int profile__write_folded(const struct profile *p, FILE *f)
 		fprintf(f, " %" PRIu64 "\n", count);
 	}
 	prof_named__release(&nm);
-	if (fflush(f) || ferror(f))
-		return -EIO;
-	return 0;
+	if (fflush(f))
+		return errno ? -errno : -EIO; /* ENOSPC, not a bare EIO */
+	return ferror(f) ? -EIO : 0;
 }
 
 int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
@@ -850,27 +850,11 @@ static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f)
 	return -EINVAL;
 }
 
-/* Write to an existing non-regular file (a FIFO, /dev/stdout) in place. */
-static int write_in_place(const struct profile *p, enum profile_format fmt, const char *path)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -errno;
-	err = write_fmt(p, fmt, f);
-	if (fclose(f) && !err)
-		err = errno ? -errno : -EIO;
-	return err;
-}
-
 int profile__write(const struct profile *p, enum profile_format fmt, const char *path)
 {
-	char *tmp = NULL;
-	FILE *f = NULL;
-	struct stat st;
-	mode_t mask;
-	int err, fd = -1;
+	struct util_out out;
+	FILE *f;
+	int err;
 
 	if (!p || fmt < PROFILE_FMT_AUTO || fmt > PROFILE_FMT_PPROF)
 		return -EINVAL;
@@ -878,48 +862,29 @@ int profile__write(const struct profile *p, enum profile_format fmt, const char 
 		fmt = profile_format__from_path(path && strcmp(path, "-") ? path : NULL);
 	if (!path || !strcmp(path, "-"))
 		return write_fmt(p, fmt, stdout);
-	/* never rename over a device or a FIFO (think -o /dev/stdout as root) */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		return write_in_place(p, fmt, path);
-
-	/* a unique temporary name beside the target, renamed when complete */
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		free(tmp);
+	/*
+	 * A regular file through a temporary name renamed when complete; a
+	 * FIFO or stdout in place; never onto a device (util.h). 0644: a
+	 * profile holds names and counts, no raw memory.
+	 */
+	err = util__out_open(&out, path, 0644);
+	if (err)
 		return err;
-	}
-	mask = umask(0); /* mkstemp makes 0600; give the file what open() would */
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		err = -errno;
-		close(fd);
-		goto err_out;
-	}
-	f = fdopen(fd, "w");
+	f = fdopen(out.fd, "w");
 	if (!f) {
 		err = -errno;
-		close(fd);
-		goto err_out;
+		util__out_abort(&out);
+		return err;
 	}
 	err = write_fmt(p, fmt, f);
+	out.fd = -1; /* fclose() closes it */
 	if (fclose(f) && !err)
 		err = errno ? -errno : -EIO;
-	if (err)
-		goto err_out;
-	if (rename(tmp, path)) {
-		err = -errno;
-		goto err_out;
+	if (err) {
+		util__out_abort(&out);
+		return err;
 	}
-	free(tmp);
-	return 0;
-
-err_out:
-	unlink(tmp);
-	free(tmp);
-	return err;
+	return util__out_commit(&out, 0);
 }
 
 /* ---- root names ------------------------------------------------------- */
