@@ -545,7 +545,7 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 		if (!d) {
 			pc->st.open_failed++;
 			report_problem(pc, m->path, "cannot open",
-				       strerror(errno));
+				       util__strerror(-errno));
 			return;
 		}
 		pc->st.open_path++;

@@ -31,9 +31,18 @@ const char *util__strerror(int err)
 
 int util__open_regular(const char *path, int nofollow, struct stat *stp)
 {
-	struct stat st;
+	struct stat pre, st;
 	int fd, err;
 
+	/* not even opened unless regular: opening a device can act (a tape
+	 * rewinds, a modem line rises) and a FIFO's open waits for a writer */
+	if ((nofollow ? lstat(path, &pre) : stat(path, &pre)) != 0)
+		return -errno;
+	if (S_ISLNK(pre.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(pre.st_mode))
+		return -UTIL_E_NOT_REGULAR;
+	/* O_NONBLOCK in case the name was swapped for a FIFO since */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
 				(nofollow ? O_NOFOLLOW : 0));
 	if (fd < 0)

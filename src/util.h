@@ -33,10 +33,11 @@ const char *util__strerror(int err);
 
 /*
  * Open a file named by untrusted bytes (a capture's mapping paths) for
- * reading: O_NONBLOCK, so a FIFO cannot hang the open, O_CLOEXEC, and
- * O_NOFOLLOW when nofollow is set; then fstat(), and only a regular file
- * is kept (*st filled when st is non-NULL). The fd, or -errno /
- * -UTIL_E_NOT_REGULAR. Nothing is read, so a device is never read.
+ * reading, only when it is a regular file: a stat() first, so a device or
+ * FIFO is never opened; then O_NONBLOCK (a FIFO swapped in cannot hang
+ * the open), O_CLOEXEC, O_NOFOLLOW when nofollow is set (a symlink is
+ * then -ELOOP), and fstat() again (*st filled when st is non-NULL). The
+ * fd, or -errno / -UTIL_E_NOT_REGULAR.
  */
 int util__open_regular(const char *path, int nofollow, struct stat *st);
 
