@@ -155,12 +155,16 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Paths from a capture or /proc: escaped, they may hold any byte. */
 static void print_problem(void *ctx, const char *path, const char *what,
 			  const char *detail)
 {
+	char p[1024], d[1024];
+
 	(void)ctx;
-	fprintf(stderr, "sfprof: %s: %s%s%s\n", path, what,
-		detail && *detail ? ": " : "", detail ? detail : "");
+	fprintf(stderr, "sfprof: %s: %s%s%s\n", util__escape(p, sizeof(p), path),
+		what, detail && *detail ? ": " : "",
+		util__escape(d, sizeof(d), detail ? detail : ""));
 }
 
 static int write_profile(struct profile *prof, const struct sfprof_opts *o)
@@ -595,10 +599,13 @@ int cmd_report(int argc, char **argv)
 			break;
 		case CAPFILE_REC_STATS:
 			if (o.stats)
-				for (size_t i = 0; i < rec.kv.nr_kv; i++)
+				for (size_t i = 0; i < rec.kv.nr_kv; i++) {
+					char k[256], v[256];
+
 					fprintf(stderr, "capture_%s: %s\n",
-						rec.kv.kv[i].key,
-						rec.kv.kv[i].value);
+						util__escape(k, sizeof(k), rec.kv.kv[i].key),
+						util__escape(v, sizeof(v), rec.kv.kv[i].value));
+				}
 			break;
 		case CAPFILE_REC_EVENT:
 			if (!events++)

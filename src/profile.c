@@ -711,7 +711,15 @@ err_out:
 
 /* ---- folded ----------------------------------------------------------- */
 
-int profile__write_folded(const struct profile *p, FILE *f)
+/* A name for the terminal: comm and paths come from the target. */
+static void put_name(const char *s, FILE *f, int esc)
+{
+	char buf[4096];
+
+	fputs(esc ? util__escape(buf, sizeof(buf), s) : s, f);
+}
+
+static int write_folded(const struct profile *p, FILE *f, int esc)
 {
 	struct prof_named nm;
 	int err;
@@ -728,7 +736,7 @@ int profile__write_folded(const struct profile *p, FILE *f)
 		for (uint32_t k = 0; k < s->n; k++) {
 			if (k)
 				putc(';', f);
-			fputs(prof__str(p, nm.ids[s->off + k]), f);
+			put_name(prof__str(p, nm.ids[s->off + k]), f, esc);
 		}
 		fprintf(f, " %" PRIu64 "\n", count);
 	}
@@ -736,6 +744,11 @@ int profile__write_folded(const struct profile *p, FILE *f)
 	if (fflush(f))
 		return errno ? -errno : -EIO; /* ENOSPC, not a bare EIO */
 	return ferror(f) ? -EIO : 0;
+}
+
+int profile__write_folded(const struct profile *p, FILE *f)
+{
+	return write_folded(p, f, 0);
 }
 
 int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
@@ -860,8 +873,13 @@ int profile__write(const struct profile *p, enum profile_format fmt, const char 
 		return -EINVAL;
 	if (fmt == PROFILE_FMT_AUTO)
 		fmt = profile_format__from_path(path && strcmp(path, "-") ? path : NULL);
-	if (!path || !strcmp(path, "-"))
+	if (!path || !strcmp(path, "-")) {
+		/* a terminal gets control bytes (a comm, a path) escaped */
+		if ((fmt == PROFILE_FMT_FOLDED || fmt == PROFILE_FMT_AUTO) &&
+		    isatty(STDOUT_FILENO))
+			return write_folded(p, stdout, 1);
 		return write_fmt(p, fmt, stdout);
+	}
 	/*
 	 * A regular file through a temporary name renamed when complete; a
 	 * FIFO or stdout in place; never onto a device (util.h). 0644: a
