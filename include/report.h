@@ -16,6 +16,7 @@
 #ifndef SFPROF_REPORT_H
 #define SFPROF_REPORT_H
 
+#include <errno.h>
 #include <stddef.h>
 
 #include "capture.h"
@@ -30,6 +31,13 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o);
 void report_sink__set_capture(struct report_sink *s, struct capture *c);
 /* capture_event_fn */
 int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len);
+/*
+ * The sink's functions return REPORT_E_REPORTED for an error they have
+ * already explained on stderr (a full disk, naming the file): the caller
+ * stops and fails without a second message.
+ */
+#define REPORT_E_REPORTED (-ECANCELED)
+
 /* Write the output (profile, or close the capture); --stats lines. */
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			const struct capture_stats *st);

@@ -408,6 +408,13 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		err = record_kstack(s, e);
 	if (!err)
 		err = capfile_writer__event(s->w, e);
+	if (err && err != -ENOMEM) {
+		/* a full disk: said once, here, naming the file */
+		fprintf(stderr, "sfprof: writing %s: %s\n", s->o.output,
+			util__strerror(err));
+		s->failed = 1;
+		err = REPORT_E_REPORTED;
+	}
 	return err;
 }
 
@@ -464,14 +471,20 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 		}
 		err = capfile_writer__close(s->w);
 		s->w = NULL;
-		if (err)
+		if (err && s->failed)
+			err = REPORT_E_REPORTED;
+		else if (err)
 			fprintf(stderr, "sfprof: writing %s: %s\n", o->output,
 				util__strerror(err));
+		if (err)
+			err = REPORT_E_REPORTED;
 		if (!err && s->record_profile)
 			err = profile__write(s->prof, PROFILE_FMT_FOLDED,
 					     s->record_profile);
 	} else {
 		err = write_profile(s->prof, o);
+		if (err)
+			err = REPORT_E_REPORTED;
 	}
 	proc_cache__for_each_problem(s->pc, print_problem, NULL);
 	if (o->stats)

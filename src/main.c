@@ -285,7 +285,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	}
 	why = capture__run(c, &ro);
 	progress__end(pg);
-	if (why < 0) {
+	if (why < 0 && why != REPORT_E_REPORTED) {
 		fprintf(stderr, "sfprof: capture failed: %s\n", strerror(-why));
 		/* still write what was collected */
 	}
@@ -293,7 +293,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	if (ret)
 		fprintf(stderr, "sfprof: reading counters: %s\n", strerror(-ret));
 	ret = sink->finish(sink->ctx, o, &st);
-	if (ret)
+	if (ret && ret != REPORT_E_REPORTED)
 		fprintf(stderr, "sfprof: writing the output: %s\n", strerror(-ret));
 	if (o->stats)
 		capture_stats__print(&st, stderr);
