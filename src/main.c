@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +40,8 @@ static void install_stop_handlers(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a dropped ssh session: end the run and write the profile */
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /*
@@ -114,7 +117,7 @@ struct child {
 static int child_spawn(char **argv, struct child *ch)
 {
 	int go[2], er[2];
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
@@ -126,6 +129,7 @@ static int child_spawn(char **argv, struct child *ch)
 		return ret;
 	}
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		int ret = -errno;
@@ -139,6 +143,16 @@ static int child_spawn(char **argv, struct child *ch)
 
 		close(go[1]);
 		close(er[0]);
+		/*
+		 * The COMMAND must not outlive a killed sfprof (a SIGKILL
+		 * cannot be caught, so child_reap() never runs). SIGKILL, not
+		 * SIGTERM: a command that catches or ignores SIGTERM would run
+		 * on unprofiled. The setting survives exec, except of a
+		 * set-user-ID or file-capability binary. getppid() closes the
+		 * race with a parent that died before the prctl.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* sfprof gave up */
 		execvp(argv[0], argv);
