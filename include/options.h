@@ -60,6 +60,7 @@ struct sfprof_opts {
 	int by_lock;			/* --by-lock (futex) */
 	int per_thread;			/* --per-thread */
 	int quiet;			/* --quiet: no progress line */
+	int keep_cmdline;		/* --keep-cmdline: SVG/pprof name all of argv */
 	pid_t pid;			/* -p PID, 0 = none */
 	char **command;			/* after "--": argv of COMMAND, NULL-terminated */
 	int command_argc;

@@ -189,6 +189,18 @@ int report_output__check(const char *path)
 	return err;
 }
 
+/* argv joined by spaces into buf (truncated to fit); returns buf. */
+static const char *join_argv(char *buf, size_t size, char **argv, int argc)
+{
+	buf[0] = 0;
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, size - l, "%s%s", i ? " " : "", argv[i]);
+	}
+	return buf;
+}
+
 /* ------------------------------------------------------------ the sink */
 
 #define PID_GENS 64
@@ -223,7 +235,7 @@ static void report_sink__thread_top(void *ctx, uint32_t tid, uint64_t sp)
 static struct profile *sink_profile(struct report_sink *s,
 				    const struct sfprof_event *e)
 {
-	char comm[SFPROF_COMM_LEN + 1];
+	char comm[SFPROF_COMM_LEN + 1], cmdline[512];
 	struct stacks_opts so = {
 		.kind = s->o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU,
 		.per_thread = s->o.per_thread,
@@ -241,7 +253,11 @@ static struct profile *sink_profile(struct report_sink *s,
 	snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	meta.target_pid = e->pid;
 	meta.target_comm = comm;
-	if (s->o.command)
+	/* arguments leave the machine only when asked: they hold secrets */
+	if (s->o.command && s->o.keep_cmdline)
+		meta.target_cmdline = join_argv(cmdline, sizeof(cmdline),
+						s->o.command, s->o.command_argc);
+	else if (s->o.command)
 		meta.target_cmdline = s->o.command[0];
 	s->prof = profile__new(&meta);
 	if (!s->prof)
@@ -283,11 +299,10 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 			.command = cmd,
 			.kernel_stacks = o->kernel ? 1 : 0,
 		};
-		for (int i = 0; o->command && i < o->command_argc; i++) {
-			size_t l = strlen(cmd);
-			snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i ? " " : "",
-				 o->command[i]);
-		}
+		/* the whole command line: a capture stays 0600 on this
+		 * machine, and report --keep-cmdline may want it */
+		if (o->command)
+			join_argv(cmd, sizeof(cmd), o->command, o->command_argc);
 		s->w = capfile_writer__create(o->output, &m);
 		if (!s->w) {
 			fprintf(stderr, "sfprof: cannot write %s: %s\n", o->output,
@@ -572,11 +587,18 @@ int cmd_report(int argc, char **argv)
 
 	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle };
 	pc = proc_cache__new(&po);
+	/* the capture holds the whole command line; what leaves the machine
+	 * in an SVG or pprof is argv[0] (up to the first space) unless
+	 * --keep-cmdline: arguments hold secrets (--password=...) */
+	char argv0[512];
+	snprintf(argv0, sizeof(argv0), "%.*s", (int)strcspn(meta->command, " "),
+		 meta->command);
 	struct profile_meta pm = {
 		.kind = so.kind,
 		.hz = meta->hz,
 		.target_pid = meta->pid,
-		.target_cmdline = meta->command[0] ? meta->command : NULL,
+		.target_cmdline = !meta->command[0] ? NULL :
+				  o.keep_cmdline ? meta->command : argv0,
 		.start_unix_ns = meta->start_unix_ns,
 	};
 	prof = pc ? profile__new(&pm) : NULL;

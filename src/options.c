@@ -23,6 +23,7 @@ enum {
 	OPT_DUMP_EVENTS,
 	OPT_RING_MB,
 	OPT_CPU_EVENT,
+	OPT_KEEP_CMDLINE,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +41,7 @@ static const struct option long_opts[] = {
 	{ "by-lock", no_argument, NULL, OPT_BY_LOCK },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "keep-cmdline", no_argument, NULL, OPT_KEEP_CMDLINE },
 	{ "help", no_argument, NULL, 'h' },
 	/* hidden, for tests: raw records to a file; ring buffer size */
 	{ "dump-events", required_argument, NULL, OPT_DUMP_EVENTS },
@@ -86,7 +88,7 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"                          (software) or auto (default: cycles where the\n"
 		"                          machine has a PMU, else cpu-clock)\n"
 		"  -d, --duration SEC      stop after SEC seconds (default: until the target\n"
-		"                          exits or SIGINT/SIGTERM)\n"
+		"                          exits or SIGINT/SIGTERM/SIGHUP)\n"
 		"      --min-wait USEC     record futex waits of at least USEC (default: %u)\n"
 		"      --stack-size BYTES  user stack bytes copied per event (default: %u,\n"
 		"                          max %u)\n"
@@ -99,6 +101,8 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"      --by-lock           futex: root each stack at its lock address\n"
 		"      --per-thread        root each stack at comm-pid/tid (default: comm)\n"
 		"      --quiet             no progress line on a terminal\n"
+		"      --keep-cmdline      name the whole command line in SVG/pprof\n"
+		"                          (default: only argv[0]; arguments can hold secrets)\n"
 		"  -h, --help              this help\n",
 		SFPROF_DEFAULT_HZ, SFPROF_DEFAULT_MIN_WAIT_US, SFPROF_STACK_DEFAULT,
 		SFPROF_STACK_MAX);
@@ -210,6 +214,7 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		case OPT_BY_LOCK: o->by_lock = 1; break;
 		case OPT_PER_THREAD: o->per_thread = 1; break;
 		case OPT_QUIET: o->quiet = 1; break;
+		case OPT_KEEP_CMDLINE: o->keep_cmdline = 1; break;
 		case OPT_DUMP_EVENTS: o->dump_events = optarg; break;
 		case OPT_CPU_EVENT:
 			if (!strcmp(optarg, "auto"))
