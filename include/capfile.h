@@ -4,9 +4,18 @@
  *
  * Layout (all integers little-endian, every record 8-byte aligned):
  *
- *   file header, 16 bytes:  magic "SFPROFCA", u32 version (1), u32 flags (0)
- *   records:                u32 type, u32 len, len payload bytes, zero
- *                           padding to a multiple of 8
+ *   file header, 16 bytes:  magic "SFPROFCA", u32 version (2), u32 flags (0)
+ *   records:                u32 type, u32 len, u32 crc, u32 hcrc, len
+ *                           payload bytes, zero padding to a multiple of 8
+ *
+ * Checksums (version 2) are CRC32C: crc over type, len and the payload,
+ * hcrc over the first 12 bytes of the header. A record whose crc fails is
+ * skipped (its length is trusted: hcrc holds); a header whose hcrc fails
+ * is skipped to the next 8-aligned header whose hcrc holds. Either way
+ * the reader returns one CAPFILE_REC_DAMAGED record for the stretch and
+ * goes on, so one flipped bit costs one record, not the rest of the file.
+ * Padding is not covered (it is never read). Version 1 (8-byte headers,
+ * no checksums) is still read.
  *
  * Records (unknown types are skipped, so readers survive additions):
  *   META     first record. "key\0value\0" pairs: host, kernel, clock,
@@ -47,8 +56,9 @@
 #include "sfprof_event.h"
 
 #define CAPFILE_MAGIC "SFPROFCA"
-#define CAPFILE_VERSION 1u
+#define CAPFILE_VERSION 2u
 #define CAPFILE_HDR_SIZE 16u
+#define CAPFILE_REC_HDR 16u /* version 2 record header; version 1: 8 */
 /* No record is larger: an event is at most 248 + 65528 bytes. */
 #define CAPFILE_REC_MAX (1u << 20)
 #define CAPFILE_KSTACK_MAX 128u
@@ -61,6 +71,8 @@ enum capfile_rec_type {
 	CAPFILE_REC_KSYM = 5,
 	CAPFILE_REC_STATS = 6,
 	CAPFILE_REC_END = 7,
+	/* never written: what the reader returns for a stretch it skipped */
+	CAPFILE_REC_DAMAGED = 0x10000,
 };
 
 /* Errors (negative returns), besides -errno. */
@@ -70,6 +82,7 @@ enum capfile_error {
 	CAPFILE_E_TRUNCATED,	/* the file ends inside a record */
 	CAPFILE_E_CORRUPT,	/* a length or field is impossible */
 	CAPFILE_E_NO_META,	/* the first record is not META */
+	CAPFILE_E_DAMAGED,	/* META fails its checksum */
 };
 const char *capfile_strerror(int err);
 
@@ -107,6 +120,11 @@ struct capfile_record {
 		struct { /* END */
 			uint64_t nr_records, nr_events;
 		} end;
+		struct { /* DAMAGED: bytes from rec->offset skipped, and why
+			  * (lives until the next capfile_reader__next()) */
+			uint64_t len;
+			const char *why;
+		} damaged;
 	};
 };
 
@@ -168,8 +186,10 @@ const struct capfile_kv *capfile_reader__meta_kv(const struct capfile_reader *r,
 
 /*
  * Next record: 1 with *rec, 0 at a clean end (END seen and nothing after
- * it, or end of file), or a negative error: the file is damaged at
- * rec->offset; capfile_reader__error() says how. Reading stops there.
+ * it, or end of file), or a negative error: the file is cut or impossible
+ * at rec->offset; capfile_reader__error() says how. Reading stops there.
+ * A stretch that fails its checksum is not an error: it comes back as a
+ * CAPFILE_REC_DAMAGED record (offset, length, why) and reading goes on.
  * Only rec->type, rec->offset and the union member of that type are set.
  */
 int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec);
@@ -179,5 +199,8 @@ const char *capfile_reader__error(const struct capfile_reader *r);
 /* Whether an END record was read (a clean, complete capture). */
 int capfile_reader__complete(const struct capfile_reader *r);
 uint64_t capfile_reader__records(const struct capfile_reader *r);
+/* Damaged stretches skipped so far (and their bytes, when bytes). */
+uint64_t capfile_reader__damaged(const struct capfile_reader *r,
+				 uint64_t *bytes);
 
 #endif

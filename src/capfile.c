@@ -42,6 +42,8 @@ const char *capfile_strerror(int err)
 		return "capture file is corrupt";
 	case CAPFILE_E_NO_META:
 		return "capture file has no META record";
+	case CAPFILE_E_DAMAGED:
+		return "capture file is damaged";
 	default:
 		return strerror(-err);
 	}
@@ -61,8 +63,9 @@ static void w_record(struct capfile_writer *w, uint32_t type,
 		     const void *c, size_t clen)
 {
 	static const uint8_t zeros[8];
-	uint8_t hdr[8];
+	uint8_t hdr[CAPFILE_REC_HDR];
 	size_t len = alen + blen + clen;
+	uint32_t crc;
 
 	if (w->err)
 		return;
@@ -72,7 +75,13 @@ static void w_record(struct capfile_writer *w, uint32_t type,
 	}
 	util__put32(hdr, type);
 	util__put32(hdr + 4, (uint32_t)len);
-	if (fwrite(hdr, 1, 8, w->f) != 8 ||
+	crc = util__crc32c(0, hdr, 8);
+	crc = util__crc32c(crc, a, alen);
+	crc = util__crc32c(crc, b, blen);
+	crc = util__crc32c(crc, c, clen);
+	util__put32(hdr + 8, crc);
+	util__put32(hdr + 12, util__crc32c(0, hdr, 12));
+	if (fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr) ||
 	    (alen && fwrite(a, 1, alen, w->f) != alen) ||
 	    (blen && fwrite(b, 1, blen, w->f) != blen) ||
 	    (clen && fwrite(c, 1, clen, w->f) != clen) ||
@@ -134,6 +143,8 @@ struct capfile_writer *capfile_writer__create(const char *path,
 	char num[7][24];
 	uint8_t hdr[CAPFILE_HDR_SIZE];
 	int fd = -1, err;
+
+	_Static_assert(CAPFILE_REC_HDR % 8 == 0, "records stay 8-aligned");
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -330,6 +341,11 @@ struct capfile_reader {
 	size_t nr_meta_kv;
 	struct capfile_meta meta;
 	uint64_t records;
+	uint32_t version, hs;	  /* file version; record header size */
+	uint8_t pending[CAPFILE_REC_HDR]; /* a header found by resync() */
+	int have_pending;
+	uint64_t damaged, damaged_bytes;
+	char why[160];		  /* the last damaged record's reason */
 	int ended, failed, complete;
 	char err[256];
 };
@@ -424,23 +440,81 @@ static int reserve(struct capfile_reader *r, size_t n)
 	return 0;
 }
 
+static int hdr_ok(const uint8_t *h)
+{
+	return util__get32(h + 12) == util__crc32c(0, h, 12);
+}
+
+/* A damaged stretch [off, r->pos): counted, described, returned as 2. */
+static int damaged(struct capfile_reader *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	r->damaged++;
+	r->damaged_bytes += r->pos - off;
+	return 2;
+}
+
+/*
+ * A record header at off failed its checksum: its length cannot be
+ * trusted. Slide 8 bytes at a time (records are 8-aligned) to the next
+ * header whose checksum holds, kept in r->pending for read_raw(); the
+ * bytes before it are the damage. Works on streams too: nothing is read
+ * twice.
+ */
+static int resync(struct capfile_reader *r, uint8_t *h, uint64_t off)
+{
+	for (;;) {
+		size_t got;
+
+		memmove(h, h + 8, CAPFILE_REC_HDR - 8);
+		got = r_read(r, h + CAPFILE_REC_HDR - 8, 8);
+		if (got < 8)
+			return damaged(r, off, "record header checksum mismatch; "
+				       "nothing valid after it");
+		if (hdr_ok(h) && util__get32(h + 4) <= CAPFILE_REC_MAX) {
+			memcpy(r->pending, h, CAPFILE_REC_HDR);
+			r->have_pending = 1;
+			/* the found header's 16 bytes are not damage */
+			r->pos -= CAPFILE_REC_HDR;
+			damaged(r, off, "record header checksum mismatch");
+			r->pos += CAPFILE_REC_HDR;
+			return 2;
+		}
+	}
+}
+
 /*
  * Read one record into r->buf: 1 with type/len/offset, 0 at EOF on a
- * record boundary, or a negative error.
+ * record boundary, 2 for a damaged stretch (version 2: a checksum
+ * failed; *off and r->pos bound it, r->why says what), or a negative
+ * error.
  */
 static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
 		    uint64_t *off)
 {
-	uint8_t hdr[8], pad[8];
+	uint8_t hdr[CAPFILE_REC_HDR], pad[8];
 	size_t got, p;
 
 	*off = r->pos;
-	got = r_read(r, hdr, 8);
-	if (got == 0)
-		return 0;
-	if (got < 8)
-		return r_fail(r, -CAPFILE_E_TRUNCATED, *off,
-			      "record header cut after %zu of 8 bytes", got);
+	if (r->have_pending) {
+		memcpy(hdr, r->pending, CAPFILE_REC_HDR);
+		r->have_pending = 0;
+		*off = r->pos - CAPFILE_REC_HDR;
+	} else {
+		got = r_read(r, hdr, r->hs);
+		if (got == 0)
+			return 0;
+		if (got < r->hs)
+			return r_fail(r, -CAPFILE_E_TRUNCATED, *off,
+				      "record header cut after %zu of %u bytes",
+				      got, r->hs);
+		if (r->version >= 2 && !hdr_ok(hdr))
+			return resync(r, hdr, *off);
+	}
 	*type = util__get32(hdr);
 	*len = util__get32(hdr + 4);
 	if (*len > CAPFILE_REC_MAX)
@@ -462,6 +536,11 @@ static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
 	if (p && r_read(r, pad, p) < p) {
 		/* a file cut inside the padding still holds the whole record */
 	}
+	if (r->version >= 2 &&
+	    util__get32(hdr + 8) !=
+		    util__crc32c(util__crc32c(0, hdr, 8), r->buf, *len))
+		return damaged(r, *off, "checksum mismatch in a record of type %u, %u bytes",
+			       *type, *len);
 	return 1;
 }
 
@@ -518,15 +597,20 @@ static int reader_start(struct capfile_reader *r, int *errp)
 		err = r_fail(r, -CAPFILE_E_TRUNCATED, 0, "file header cut");
 		goto err_out;
 	}
-	if (util__get32(hdr + 8) != CAPFILE_VERSION) {
+	r->version = util__get32(hdr + 8);
+	if (r->version != CAPFILE_VERSION && r->version != 1) {
 		err = r_fail(r, -CAPFILE_E_VERSION, 8,
-			     "version %u, this sfprof reads %u", util__get32(hdr + 8),
+			     "version %u, this sfprof reads 1 and %u", r->version,
 			     CAPFILE_VERSION);
 		goto err_out;
 	}
+	/* version 1: 8-byte record headers without checksums */
+	r->hs = r->version == 1 ? 8 : CAPFILE_REC_HDR;
 	err = read_raw(r, &type, &len, &off);
 	if (err == 0)
 		err = r_fail(r, -CAPFILE_E_NO_META, off, "no records");
+	if (err == 2)
+		err = r_fail(r, -CAPFILE_E_DAMAGED, off, "META: %s", r->why);
 	if (err < 0)
 		goto err_out;
 	if (type != CAPFILE_REC_META) {
@@ -659,6 +743,14 @@ uint64_t capfile_reader__records(const struct capfile_reader *r)
 	return r->records;
 }
 
+uint64_t capfile_reader__damaged(const struct capfile_reader *r,
+				 uint64_t *bytes)
+{
+	if (bytes)
+		*bytes = r->damaged_bytes;
+	return r->damaged;
+}
+
 static int parse_mapping(struct capfile_reader *r, uint32_t len, uint64_t off,
 			 struct capfile_record *rec)
 {
@@ -729,24 +821,29 @@ static inline bool next_event_in_place(struct capfile_reader *r,
 				       struct capfile_record *rec)
 {
 	const uint8_t *p = r->mem + r->mem_pos;
-	size_t left = r->mem_len - r->mem_pos, adv;
+	size_t left = r->mem_len - r->mem_pos, adv, hs = r->hs;
 	const struct sfprof_event *e;
 	uint32_t len;
 
-	if (r->f || left < 8 || ((uintptr_t)p & 7) ||
+	if (r->f || r->have_pending || left < hs || ((uintptr_t)p & 7) ||
 	    util__get32(p) != CAPFILE_REC_EVENT)
 		return false;
 	len = util__get32(p + 4);
-	e = (const void *)(p + 8);
-	if (len > CAPFILE_REC_MAX || len > left - 8 || len < SFPROF_EVENT_HDR_SIZE ||
+	e = (const void *)(p + hs);
+	if (len > CAPFILE_REC_MAX || len > left - hs || len < SFPROF_EVENT_HDR_SIZE ||
 	    e->size != len || e->stack_len > SFPROF_STACK_MAX ||
 	    SFPROF_EVENT_HDR_SIZE + e->stack_len > len)
+		return false;
+	/* a checksum that fails goes the slow way, which reports it */
+	if (hs == CAPFILE_REC_HDR &&
+	    (!hdr_ok(p) || util__get32(p + 8) !=
+				   util__crc32c(util__crc32c(0, p, 8), e, len)))
 		return false;
 	rec->type = CAPFILE_REC_EVENT;
 	rec->offset = r->pos;
 	rec->event.e = e;
 	r->payload = (const uint8_t *)e;
-	adv = 8 + len + pad8(len);
+	adv = hs + len + pad8(len);
 	if (adv > left)
 		adv = left; /* a file cut inside the padding */
 	r->mem_pos += adv;
@@ -788,6 +885,15 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 			if (rc == 0)
 				r->ended = 1;
 			return rc;
+		}
+		if (rc == 2) {
+			/* skipped: the caller says so, the rest is kept */
+			rec->type = CAPFILE_REC_DAMAGED;
+			rec->offset = off;
+			rec->damaged.len = r->pos - off -
+					   (r->have_pending ? CAPFILE_REC_HDR : 0);
+			rec->damaged.why = r->why;
+			return 1;
 		}
 		/* only the member of rec->type is set: clearing the whole
 		 * record (1 KiB of key/value slots) per event costs more than

@@ -509,6 +509,9 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 
 /* ------------------------------------------------------------ report */
 
+/* Damaged stretches of a capture listed one per line; then a count. */
+#define DAMAGE_LINES 10
+
 static int report_event(struct stacks *stk, struct kstacks *ks,
 			const struct sfprof_opts *o, const struct sfprof_event *e)
 {
@@ -642,6 +645,18 @@ int cmd_report(int argc, char **argv)
 						util__escape(v, sizeof(v), rec.kv.kv[i].value));
 				}
 			break;
+		case CAPFILE_REC_DAMAGED:
+			/* each stretch once, with its offset; the rest is kept */
+			if (capfile_reader__damaged(r, NULL) <= DAMAGE_LINES)
+				fprintf(stderr,
+					"sfprof: %s: damaged at offset %" PRIu64
+					" (%s): %" PRIu64 " bytes skipped\n",
+					o.input, rec.offset, rec.damaged.why,
+					rec.damaged.len);
+			else if (capfile_reader__damaged(r, NULL) == DAMAGE_LINES + 1)
+				fprintf(stderr, "sfprof: %s: more damage, not listed\n",
+					o.input);
+			break;
 		case CAPFILE_REC_EVENT:
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;
@@ -677,6 +692,15 @@ int cmd_report(int argc, char **argv)
 	for (int pass = 0; pass < repeat && pass < 16 && repeat > 1; pass++)
 		fprintf(stderr, "report_pass_%d_ns_per_event: %.0f\n", pass + 1,
 			events ? (double)pass_ns[pass] / (double)events : 0.0);
+	if (capfile_reader__damaged(r, NULL)) {
+		uint64_t bytes, n = capfile_reader__damaged(r, &bytes);
+
+		fprintf(stderr,
+			"sfprof: %s: %" PRIu64 " damaged stretch%s (%" PRIu64
+			" bytes) skipped; the report covers the other %" PRIu64
+			" events\n",
+			o.input, n, n == 1 ? "" : "es", bytes, events);
+	}
 	if (rc < 0) {
 		fprintf(stderr,
 			"sfprof: %s: %s\nsfprof: the report covers the %" PRIu64

@@ -52,6 +52,39 @@ TEST(crc32c_should_match_the_castagnoli_check_value)
 	CHECK_U64(util__crc32c(0, z, sizeof(z)), 0x8a9136aau);
 }
 
+/* The table-driven CRC, bit by bit, as the reference. */
+static uint32_t crc_ref(const uint8_t *p, size_t n)
+{
+	uint32_t c = ~0u;
+
+	while (n--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+	}
+	return ~c;
+}
+
+TEST(crc32c_should_agree_with_the_bitwise_reference_at_every_length)
+{
+	static uint8_t buf[5000];
+	uint32_t x = 1;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (size_t n = 0; n <= sizeof(buf); n += n < 800 ? 1 : 37) {
+		uint32_t want = crc_ref(buf, n);
+
+		CHECK_MSG(util__crc32c(0, buf, n) == want, "length %zu", n);
+		/* chained at an odd split, and from an odd address */
+		CHECK_MSG(util__crc32c(util__crc32c(0, buf, n / 3), buf + n / 3,
+				       n - n / 3) == want, "split length %zu", n);
+	}
+	CHECK_U64(util__crc32c(0, buf + 1, 2999), crc_ref(buf + 1, 2999));
+}
+
 TEST(escape_should_hex_control_bytes_and_double_backslashes)
 {
 	char out[64];
