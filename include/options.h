@@ -61,6 +61,8 @@ struct sfprof_opts {
 	int per_thread;			/* --per-thread */
 	int quiet;			/* --quiet: no progress line */
 	int keep_cmdline;		/* --keep-cmdline: SVG/pprof name all of argv */
+	const char *buildid_dir;	/* --buildid-dir DIR, NULL = the default */
+	int no_buildid_cache;		/* --no-buildid-cache */
 	pid_t pid;			/* -p PID, 0 = none */
 	char **command;			/* after "--": argv of COMMAND, NULL-terminated */
 	int command_argc;

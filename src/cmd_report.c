@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "buildid_cache.h"
 #include "capfile.h"
 #include "cmd.h"
 #include "report.h"
@@ -223,7 +224,18 @@ struct report_sink {
 	size_t ngens;
 	uint64_t written_ksyms;
 	int failed;
+	struct buildid_keeper *keeper; /* record: binaries for report */
 };
+
+/* The build-id cache directory of o into buf: NULL when none is used. */
+static const char *buildid_dir(const struct sfprof_opts *o, char *buf, size_t size)
+{
+	if (o->no_buildid_cache)
+		return NULL;
+	if (o->buildid_dir)
+		return o->buildid_dir;
+	return buildid_cache__default_dir(buf, size) ? NULL : buf;
+}
 
 /* live and record both unwind every event: what a complete walk learns
  * about a thread's frame top goes back to the capture */
@@ -310,6 +322,10 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 			goto err_out;
 		}
 		s->record_profile = getenv("SFPROF_RECORD_PROFILE");
+		char dir[4096];
+		const char *bd = buildid_dir(o, dir, sizeof(dir));
+		if (bd && !(s->keeper = buildid_keeper__new(bd)))
+			goto err_out;
 	}
 	return s;
 
@@ -331,6 +347,7 @@ void report_sink__free(struct report_sink *s)
 		return;
 	if (s->w)
 		capfile_writer__close(s->w);
+	buildid_keeper__free(s->keeper);
 	stacks__free(s->stacks);
 	profile__free(s->prof);
 	proc_cache__free(s->pc);
@@ -363,8 +380,11 @@ static int record_maps(struct report_sink *s, struct proc *p,
 	err = proc__snapshot_maps(p, &recs, &nr);
 	if (err)
 		return 0; /* no maps (process gone): events still recorded */
-	for (size_t j = 0; j < nr && !err; j++)
+	for (size_t j = 0; j < nr && !err; j++) {
 		err = capfile_writer__mapping(s->w, e->pid, e->ts_ns, &recs[j]);
+		/* a binary gone from its path is copied now, while mapped */
+		buildid_keeper__mapping(s->keeper, e->pid, &recs[j]);
+	}
 	free(recs);
 	return err;
 }
@@ -493,6 +513,18 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 				util__strerror(err));
 		if (err)
 			err = REPORT_E_REPORTED;
+		if (!err && s->keeper) {
+			unsigned kept, failed;
+			int kerr = buildid_keeper__finish(s->keeper, &kept, &failed);
+			char dir[4096];
+
+			if (failed)
+				fprintf(stderr,
+					"sfprof: build-id cache %s: %u of %u binaries not kept "
+					"(%s); report may not name their frames\n",
+					buildid_dir(o, dir, sizeof(dir)), failed,
+					kept + failed, util__strerror(kerr));
+		}
 		if (!err && s->record_profile)
 			err = profile__write(s->prof, PROFILE_FMT_FOLDED,
 					     s->record_profile);
@@ -588,7 +620,9 @@ int cmd_report(int argc, char **argv)
 	/* benchmarks: measure unwinding + symbolization without aggregation */
 	so.no_profile = getenv("SFPROF_REPORT_NO_PROFILE") != NULL;
 
-	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle };
+	char bdir[4096];
+	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle,
+				      .buildid_dir = buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
 	/* the capture holds the whole command line; what leaves the machine
 	 * in an SVG or pprof is argv[0] (up to the first space) unless

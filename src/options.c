@@ -24,6 +24,8 @@ enum {
 	OPT_RING_MB,
 	OPT_CPU_EVENT,
 	OPT_KEEP_CMDLINE,
+	OPT_BUILDID_DIR,
+	OPT_NO_BUILDID_CACHE,
 };
 
 static const struct option long_opts[] = {
@@ -42,6 +44,8 @@ static const struct option long_opts[] = {
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "keep-cmdline", no_argument, NULL, OPT_KEEP_CMDLINE },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 	{ "help", no_argument, NULL, 'h' },
 	/* hidden, for tests: raw records to a file; ring buffer size */
 	{ "dump-events", required_argument, NULL, OPT_DUMP_EVENTS },
@@ -103,6 +107,10 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"      --quiet             no progress line on a terminal\n"
 		"      --keep-cmdline      name the whole command line in SVG/pprof\n"
 		"                          (default: only argv[0]; arguments can hold secrets)\n"
+		"      --buildid-dir DIR   record keeps the binaries it saw there, report\n"
+		"                          finds them there by build-id (default:\n"
+		"                          $XDG_CACHE_HOME or ~/.cache, /sfprof/buildid)\n"
+		"      --no-buildid-cache  neither keep nor look up binaries by build-id\n"
 		"  -h, --help              this help\n",
 		SFPROF_DEFAULT_HZ, SFPROF_DEFAULT_MIN_WAIT_US, SFPROF_STACK_DEFAULT,
 		SFPROF_STACK_MAX);
@@ -215,6 +223,12 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		case OPT_PER_THREAD: o->per_thread = 1; break;
 		case OPT_QUIET: o->quiet = 1; break;
 		case OPT_KEEP_CMDLINE: o->keep_cmdline = 1; break;
+		case OPT_BUILDID_DIR:
+			if (!optarg[0])
+				BAD("--buildid-dir: empty directory name");
+			o->buildid_dir = optarg;
+			break;
+		case OPT_NO_BUILDID_CACHE: o->no_buildid_cache = 1; break;
 		case OPT_DUMP_EVENTS: o->dump_events = optarg; break;
 		case OPT_CPU_EVENT:
 			if (!strcmp(optarg, "auto"))
