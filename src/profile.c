@@ -751,6 +751,36 @@ int profile__write_folded(const struct profile *p, FILE *f)
 	return write_folded(p, f, 0);
 }
 
+/*
+ * getline() with a bound: a line of FOLDED_LINE_MAX bytes or more (an
+ * endless file such as /dev/zero has no newline at all) is -E2BIG
+ * instead of all of memory. The length, -1 at EOF, or -E2BIG/-ENOMEM.
+ */
+#define FOLDED_LINE_MAX (1u << 20)
+
+static ssize_t getline_bounded(char **line, size_t *cap, FILE *f)
+{
+	size_t len = 0;
+	int c;
+
+	for (;;) {
+		if (len + 1 >= *cap && util__grow((void **)line, cap, len + 2, 1))
+			return -ENOMEM;
+		c = getc_unlocked(f);
+		if (c == EOF)
+			break;
+		(*line)[len++] = (char)c; /* NUL bytes too: the caller refuses them */
+		if (c == '\n')
+			break;
+		if (len >= FOLDED_LINE_MAX)
+			return -E2BIG;
+	}
+	if (!len)
+		return -1;
+	(*line)[len] = 0;
+	return (ssize_t)len;
+}
+
 int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 {
 	struct profile_frame *frames = NULL;
@@ -759,7 +789,7 @@ int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 	ssize_t len;
 	int err = 0;
 
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while ((len = getline_bounded(&line, &cap, f)) >= 0) {
 		char *sp, *end, *field, *next;
 		size_t n = 0;
 		uint64_t count;
@@ -805,6 +835,12 @@ int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 		if ((err = profile__add(p, root, frames, n, count)))
 			goto out;
 	}
+	if (len == -E2BIG) {
+		lineno++;
+		goto bad;
+	}
+	if (len == -ENOMEM)
+		err = -ENOMEM;
 	goto out;
 bad:
 	err = -EINVAL;
