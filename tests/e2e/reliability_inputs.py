@@ -64,6 +64,13 @@ def sframe_dump_bounded(d):
         result(name, "exit %s: %s" % (rc, err.strip()[-200:]))
     else:
         result(name, None)
+    name = "reliability_inputs_report_dev_zero_fails"
+    rc, err, _ = run([SFPROF, "report", "/dev/zero"], timeout=20,
+                     limit_as=None if asan else 4 << 30)
+    if rc != 2 or "not an sfprof capture" not in err:
+        result(name, "exit %s: %s" % (rc, err.strip()[-200:]))
+    else:
+        result(name, None)
     name = "reliability_inputs_sframe_dump_fifo_does_not_block"
     fifo = os.path.join(d, "sd.fifo")
     os.mkfifo(fifo)

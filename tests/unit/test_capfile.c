@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Capture files: round trip, mode, and reading damaged files. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "capfile.h"
@@ -360,6 +362,45 @@ TEST(no_single_bit_flip_should_change_the_events_silently)
 		same++;
 	}
 	CHECK(reported > 0 && refused > 0 && same > 0);
+}
+
+/* A stream (a FIFO: read with stdio, not mapped) resyncs the same way. */
+TEST(a_damaged_header_in_a_stream_should_resync_too)
+{
+	const char *path = tmp_path("flip-stream.cap");
+	char fifo[300];
+	CHECK_INT(write_sample(path), 0);
+	size_t len;
+	uint8_t *buf = slurp(path, &len);
+	size_t off = find_record(buf, len, CAPFILE_REC_EVENT, 2);
+	CHECK(off);
+	buf[off + 4] ^= 0x40; /* its length */
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(fifo, O_WRONLY);
+		_exit(fd >= 0 && write(fd, buf, len) == (ssize_t)len ? 0 : 1);
+	}
+	int err = 0;
+	struct capfile_reader *r = capfile_reader__open(fifo, &err);
+	CHECK(r);
+	struct capfile_record rec;
+	int rc, n = 0, dmg = 0;
+	while ((rc = capfile_reader__next(r, &rec)) == 1) {
+		n += rec.type == CAPFILE_REC_EVENT;
+		if (rec.type == CAPFILE_REC_DAMAGED) {
+			dmg++;
+			CHECK_U64(rec.offset, off);
+		}
+	}
+	capfile_reader__free(r);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	unlink(fifo);
+	CHECK_INT(rc, 0);
+	CHECK_INT(dmg, 1);
+	CHECK_INT(n, 2);
 }
 
 /* The same sample as a version-1 file: 8-byte headers, no checksums. */
