@@ -358,7 +358,8 @@ static int run_stacks(struct sfprof_opts *o)
 	int status;
 
 	if (o->dump_events && !(ss.dump = raw_open(o->dump_events))) {
-		fprintf(stderr, "sfprof: cannot write %s: %s\n", o->dump_events, strerror(errno));
+		fprintf(stderr, "sfprof: cannot write %s: %s\n", o->dump_events,
+			util__strerror(-errno));
 		return 1;
 	}
 	ss.rs = report_sink__new(o);

@@ -244,9 +244,23 @@ static int out_classify(const char *path, struct stat *st)
 int util__out_check(const char *path)
 {
 	struct stat st;
-	int how = out_classify(path, &st);
+	char *dir, *slash;
+	int how = out_classify(path, &st), err = 0;
 
-	return how < 0 ? how : 0;
+	if (how != OUT_RENAME)
+		return how < 0 ? how : 0;
+	/* the temporary file goes beside it: say now, not after the run,
+	 * that the directory is missing or not writable */
+	dir = strdup(path);
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = 0; /* "/x" -> "/" */
+	if (access(slash ? dir : ".", W_OK | X_OK) != 0)
+		err = -errno;
+	free(dir);
+	return err;
 }
 
 int util__out_open(struct util_out *o, const char *path, mode_t mode)

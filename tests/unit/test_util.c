@@ -116,6 +116,13 @@ TEST(out_open_should_write_a_new_regular_file_through_a_temporary_name)
 	cleanup();
 }
 
+TEST(out_check_should_fail_early_for_a_missing_directory)
+{
+	CHECK_INT(util__out_check("/nonexistent-sfprof-dir/out.svg"), -ENOENT);
+	CHECK_INT(util__out_check("/tmp/sfprof-new-file-that-does-not-exist"), 0);
+	CHECK_INT(util__out_check("/"), -EISDIR);
+}
+
 TEST(out_open_should_refuse_a_device_node_and_leave_its_mode)
 {
 	struct util_out o;
