@@ -12,10 +12,11 @@
  * nothing below DIR is followed through a symlink.
  *
  * `record` keeps (buildid_keeper) every binary it records a mapping of:
- * one that is already gone or replaced at its path (deleted, unlinked
- * after dlclose) at once, through /proc/PID/map_files while the process
- * lives; the others at the end of the run, from their path when it still
- * holds the same file (dev:inode). `report` asks the cache
+ * one that is already gone or replaced at its path (deleted, in another
+ * mount namespace) at once, through /proc/PID/map_files while the process
+ * lives; the others at the end of the run, from the file opened when its
+ * mapping was first seen (so one unlinked after dlclose is still there),
+ * or from its path when it still holds the same file (dev:inode). `report` asks the cache
  * (buildid_cache__open_dso) when a recorded path is missing or holds
  * another build-id.
  *

@@ -230,14 +230,20 @@ struct keep_ent {
 	uint64_t inode;
 	uint32_t dev_major, dev_minor;
 	char *path;
+	int fd;	  /* the file, opened when first seen; -1: none */
 	int done; /* kept, or tried */
 };
+
+/* Files held open between their first mapping and the end of the run:
+ * an open file outlives its unlink (a library dlclose()d and removed, an
+ * upgrade). Beyond this many, the path is tried again at the end. */
+#define KEEP_FDS_MAX 256
 
 struct buildid_keeper {
 	char *dir;
 	struct keep_ent *v;
 	size_t n, cap;
-	unsigned kept, failed;
+	unsigned kept, failed, fds;
 	int first_err;
 };
 
@@ -301,6 +307,7 @@ void buildid_keeper__mapping(struct buildid_keeper *k, uint32_t pid,
 		return;
 	e = &k->v[k->n];
 	memset(e, 0, sizeof(*e));
+	e->fd = -1;
 	e->path = strdup(m->path);
 	if (!e->path)
 		return;
@@ -314,8 +321,25 @@ void buildid_keeper__mapping(struct buildid_keeper *k, uint32_t pid,
 		e->done = 1;
 		return;
 	}
-	if (reachable(e))
-		return; /* copied at the end, off the event path */
+	if (reachable(e)) {
+		/* copied at the end, off the event path, from the file as it
+		 * is now (held open: it may be unlinked before the end) */
+		struct stat st;
+
+		if (k->fds >= KEEP_FDS_MAX)
+			return;
+		fd = util__open_regular(e->path, 0, &st);
+		if (fd < 0)
+			return;
+		if (st.st_ino != e->inode || major(st.st_dev) != e->dev_major ||
+		    minor(st.st_dev) != e->dev_minor) {
+			close(fd); /* replaced between the two looks */
+			return;
+		}
+		e->fd = fd;
+		k->fds++;
+		return;
+	}
 	/* gone or replaced at its path: now, while the mapping exists */
 	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid,
 		 m->start, m->end);
@@ -339,6 +363,11 @@ int buildid_keeper__finish(struct buildid_keeper *k, unsigned *kept,
 
 		if (e->done)
 			continue;
+		if (e->fd >= 0) {
+			keep_result(k, e, buildid_cache__add_fd(k->dir, e->id, e->len,
+								e->fd));
+			continue;
+		}
 		if (!reachable(e)) {
 			keep_result(k, e, -ENOENT); /* went away during the run */
 			continue;
@@ -362,8 +391,11 @@ void buildid_keeper__free(struct buildid_keeper *k)
 {
 	if (!k)
 		return;
-	for (size_t i = 0; i < k->n; i++)
+	for (size_t i = 0; i < k->n; i++) {
 		free(k->v[i].path);
+		if (k->v[i].fd >= 0)
+			close(k->v[i].fd);
+	}
 	free(k->v);
 	free(k->dir);
 	free(k);

@@ -62,7 +62,26 @@ else
 	echo "PASS reliability_buildid_deleted_before_run"
 fi
 
-# 3. a symlink planted where an entry's directory goes is not followed
+# 3. a library unlinked while the run goes on (as after an upgrade, or a
+# dlclose()d temporary copy), the process gone before record ends
+UW=${BUILD:-build}/workloads/uwmix-sframe
+mkdir "$T/lib"
+cp "$UW" "$T/lib/uwmix"
+cp "${BUILD:-build}/workloads/libuwlib.so" "$T/lib/"
+"$SFPROF" record --buildid-dir "$C" -o "$T/d.cap" -F 299 -- "$T/lib/uwmix" 3 dlopen \
+	>/dev/null 2>"$T/rec4.err" &
+rec=$!
+sleep 2 # the library is dlopen()ed at 1 s
+rm "$T/lib/libuwlib.so"
+wait $rec; rc=$?
+"$SFPROF" report --buildid-dir "$C" -o "$T/d.folded" "$T/d.cap" 2>"$T/rep4.err"
+if [ $rc -ne 0 ] || ! grep -q 'lib_uw_leaf' "$T/d.folded"; then
+	echo "FAIL reliability_buildid_library_unlinked_during_run: exit $rc: $(cat "$T/rec4.err" "$T/rep4.err" | head -3)"
+else
+	echo "PASS reliability_buildid_library_unlinked_during_run"
+fi
+
+# 4. a symlink planted where an entry's directory goes is not followed
 cp "$WL" "$T/bin/spin-copy"
 C2="$T/cache2"
 mkdir -p "$C2" "$T/elsewhere"
