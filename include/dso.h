@@ -79,6 +79,9 @@ void dso_cache__free(struct dso_cache *c); /* frees every dso */
  * the debuglink search. NULL + errno (EINVAL: not ELF).
  */
 struct dso *dso_cache__open_fd(struct dso_cache *c, int fd, const char *path);
+/* path names untrusted bytes (a capture): opened only when it is a regular
+ * file and not a symlink (util__open_regular), so a FIFO cannot hang it
+ * and a device is never opened. errno UTIL_E_NOT_REGULAR, ELOOP... */
 struct dso *dso_cache__open_path(struct dso_cache *c, const char *path);
 /* An in-memory image (e.g. the [vdso] read from a process); copied. */
 struct dso *dso_cache__open_mem(struct dso_cache *c, const void *image,

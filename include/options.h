@@ -64,6 +64,9 @@ struct sfprof_opts {
 	int per_thread;			/* --per-thread: root comm-pid/tid */
 	int per_process;		/* --per-process: root comm-pid */
 	int quiet;			/* --quiet: no progress line */
+	int keep_cmdline;		/* --keep-cmdline: SVG/pprof name all of argv */
+	const char *buildid_dir;	/* --buildid-dir DIR, NULL = the default */
+	int no_buildid_cache;		/* --no-buildid-cache */
 	pid_t pids[SFPROF_MAX_PIDS];	/* -p PID[,PID...] (repeatable), in order given */
 	int nr_pids;			/* 0 = no -p */
 	int all;			/* -a: every process but sfprof */

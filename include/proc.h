@@ -51,6 +51,10 @@ struct proc_cache_opts {
 	int sframe_version;	     /* of derived tables; 0 = 3 */
 	int no_derive;		     /* no tables from .eh_frame */
 	int quiet;		     /* kept for callers; the cache never prints */
+	const char *buildid_dir;     /* offline: the build-id cache to try when
+				      * a recorded path is missing or holds
+				      * another build-id (buildid_cache.h);
+				      * NULL = none */
 };
 
 struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts);
@@ -175,6 +179,7 @@ struct proc_stats {
 	uint64_t procs_reaped;	   /* exited processes freed */
 	uint64_t mappings_unopened; /* live: mapped file not found while it lived */
 	uint64_t buildid_mismatch; /* offline: binaries refused */
+	uint64_t open_buildid_cache; /* offline: found in the build-id cache */
 	uint64_t sym_lookups, sym_hits, sym_misses;
 	uint64_t row_lookups, row_hits, row_misses;
 	struct dso_stats dso;

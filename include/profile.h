@@ -116,8 +116,9 @@ int profile__write_pprof(const struct profile *p, FILE *f);
  * Parse folded text ("a;b;c COUNT" per line, first field the root) into
  * p, every frame a user frame with that name. COUNT is in the folded
  * unit (microseconds for a futex profile, converted back to ns). Blank
- * lines are skipped. 0, -EINVAL (line number in *bad_line if non-NULL)
- * or -ENOMEM. Meant for tests, benchmarks and re-rendering folded files.
+ * lines are skipped. 0, -EINVAL (line number in *bad_line if non-NULL;
+ * also a line of 1 MiB or more, so an endless file ends) or -ENOMEM.
+ * Meant for tests, benchmarks and re-rendering folded files.
  */
 int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line);
 

@@ -7,12 +7,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "buildid_cache.h"
 #include "capfile.h"
 #include "cmd.h"
 #include "ksyms.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
+
+/* Damaged stretches of a capture listed one per line; then a count. */
+#define DAMAGE_LINES 10
 
 static int report_event(struct stacks *stk, struct kstacks *ks,
 			const struct sfprof_opts *o, const struct sfprof_event *e)
@@ -88,6 +92,8 @@ int cmd_report(int argc, char **argv)
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
+	if (report_output__check(o.output))
+		return SFPROF_EXIT_USAGE;
 	r = capfile_reader__open(o.input, &err);
 	if (!r) {
 		fprintf(stderr, "sfprof: %s: %s\n", o.input,
@@ -108,13 +114,22 @@ int cmd_report(int argc, char **argv)
 	/* benchmarks: measure unwinding + symbolization without aggregation */
 	so.no_profile = getenv("SFPROF_REPORT_NO_PROFILE") != NULL;
 
-	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle };
+	char bdir[4096];
+	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle,
+				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
+	/* the capture holds the whole command line; what leaves the machine
+	 * in an SVG or pprof is argv[0] (up to the first space) unless
+	 * --keep-cmdline: arguments hold secrets (--password=...) */
+	char argv0[512];
+	snprintf(argv0, sizeof(argv0), "%.*s", (int)strcspn(meta->command, " "),
+		 meta->command);
 	struct profile_meta pm = {
 		.kind = so.kind,
 		.hz = meta->hz,
 		.target_pid = meta->pid,
-		.target_cmdline = meta->command[0] ? meta->command : NULL,
+		.target_cmdline = !meta->command[0] ? NULL :
+				  o.keep_cmdline ? meta->command : argv0,
 		.start_unix_ns = meta->start_unix_ns,
 	};
 	prof = pc ? profile__new(&pm) : NULL;
@@ -155,10 +170,25 @@ int cmd_report(int argc, char **argv)
 			break;
 		case CAPFILE_REC_STATS:
 			if (o.stats)
-				for (size_t i = 0; i < rec.kv.nr_kv; i++)
+				for (size_t i = 0; i < rec.kv.nr_kv; i++) {
+					char k[256], v[256];
+
 					fprintf(stderr, "capture_%s: %s\n",
-						rec.kv.kv[i].key,
-						rec.kv.kv[i].value);
+						util__escape(k, sizeof(k), rec.kv.kv[i].key),
+						util__escape(v, sizeof(v), rec.kv.kv[i].value));
+				}
+			break;
+		case CAPFILE_REC_DAMAGED:
+			/* each stretch once, with its offset; the rest is kept */
+			if (capfile_reader__damaged(r, NULL) <= DAMAGE_LINES)
+				fprintf(stderr,
+					"sfprof: %s: damaged at offset %" PRIu64
+					" (%s): %" PRIu64 " bytes skipped\n",
+					o.input, rec.offset, rec.damaged.why,
+					rec.damaged.len);
+			else if (capfile_reader__damaged(r, NULL) == DAMAGE_LINES + 1)
+				fprintf(stderr, "sfprof: %s: more damage, not listed\n",
+					o.input);
 			break;
 		case CAPFILE_REC_EVENT:
 			if (!events++)
@@ -195,6 +225,15 @@ int cmd_report(int argc, char **argv)
 	for (int pass = 0; pass < repeat && pass < 16 && repeat > 1; pass++)
 		fprintf(stderr, "report_pass_%d_ns_per_event: %.0f\n", pass + 1,
 			events ? (double)pass_ns[pass] / (double)events : 0.0);
+	if (capfile_reader__damaged(r, NULL)) {
+		uint64_t bytes, n = capfile_reader__damaged(r, &bytes);
+
+		fprintf(stderr,
+			"sfprof: %s: %" PRIu64 " damaged stretch%s (%" PRIu64
+			" bytes) skipped; the report covers the other %" PRIu64
+			" events\n",
+			o.input, n, n == 1 ? "" : "es", bytes, events);
+	}
 	if (rc < 0) {
 		fprintf(stderr,
 			"sfprof: %s: %s\nsfprof: the report covers the %" PRIu64

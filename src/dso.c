@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Binaries cached by identity, with lazy SFrame and symbol tables. */
 #include "dso.h"
-#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +13,7 @@
 #include "cfi.h"
 #include "sframe.h"
 #include "symbolize.h"
+#include "util.h"
 
 #define HASH_BUCKETS 1024
 
@@ -265,11 +265,13 @@ struct dso *dso_cache__open_fd(struct dso_cache *c, int fd, const char *path)
 struct dso *dso_cache__open_path(struct dso_cache *c, const char *path)
 {
 	struct dso *d;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a path from a capture or /proc: no FIFO, device or symlink */
+	int fd = util__open_regular(path, 1, NULL);
 	int saved;
 
 	if (fd < 0) {
 		c->st.opens++;
+		errno = -fd;
 		return NULL;
 	}
 	d = dso_cache__open_fd(c, fd, path);

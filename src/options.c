@@ -23,6 +23,9 @@ enum {
 	OPT_DUMP_EVENTS,
 	OPT_RING_MB,
 	OPT_CPU_EVENT,
+	OPT_KEEP_CMDLINE,
+	OPT_BUILDID_DIR,
+	OPT_NO_BUILDID_CACHE,
 	OPT_PER_PROCESS,
 	OPT_CGROUP,
 	OPT_NO_INHERIT,
@@ -47,6 +50,9 @@ static const struct option long_opts[] = {
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "keep-cmdline", no_argument, NULL, OPT_KEEP_CMDLINE },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 	{ "help", no_argument, NULL, 'h' },
 	/* hidden, for tests: raw records to a file; ring buffer size */
 	{ "dump-events", required_argument, NULL, OPT_DUMP_EVENTS },
@@ -93,7 +99,7 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"                          (software) or auto (default: cycles where the\n"
 		"                          machine has a PMU, else cpu-clock)\n"
 		"  -d, --duration SEC      stop after SEC seconds (default: until the target\n"
-		"                          exits or SIGINT/SIGTERM)\n"
+		"                          exits or SIGINT/SIGTERM/SIGHUP)\n"
 		"      --min-wait USEC     record futex waits of at least USEC (default: %u)\n"
 		"      --stack-size BYTES  user stack bytes copied per event (default: %u,\n"
 		"                          max %u)\n"
@@ -115,6 +121,12 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"      --per-thread        root each stack at comm-pid/tid (default: comm)\n"
 		"      --per-process       root each stack at comm-pid\n"
 		"      --quiet             no progress line on a terminal\n"
+		"      --keep-cmdline      name the whole command line in SVG/pprof\n"
+		"                          (default: only argv[0]; arguments can hold secrets)\n"
+		"      --buildid-dir DIR   record keeps the binaries it saw there, report\n"
+		"                          finds them there by build-id (default:\n"
+		"                          $XDG_CACHE_HOME or ~/.cache, /sfprof/buildid)\n"
+		"      --no-buildid-cache  neither keep nor look up binaries by build-id\n"
 		"  -h, --help              this help\n",
 		SFPROF_DEFAULT_HZ, SFPROF_DEFAULT_MIN_WAIT_US, SFPROF_STACK_DEFAULT,
 		SFPROF_STACK_MAX);
@@ -276,6 +288,13 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		case OPT_BY_LOCK: o->by_lock = 1; break;
 		case OPT_PER_THREAD: o->per_thread = 1; break;
 		case OPT_QUIET: o->quiet = 1; break;
+		case OPT_KEEP_CMDLINE: o->keep_cmdline = 1; break;
+		case OPT_BUILDID_DIR:
+			if (!optarg[0])
+				BAD("--buildid-dir: empty directory name");
+			o->buildid_dir = optarg;
+			break;
+		case OPT_NO_BUILDID_CACHE: o->no_buildid_cache = 1; break;
 		case OPT_DUMP_EVENTS: o->dump_events = optarg; break;
 		case OPT_CPU_EVENT:
 			if (!strcmp(optarg, "auto"))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Process address spaces. See include/proc.h. */
 #include "proc.h"
+#include "buildid_cache.h"
 #include "util.h"
 
 #include <errno.h>
@@ -527,6 +528,20 @@ static struct dso *self_vdso(struct proc_cache *pc)
 	return pc->self_vdso;
 }
 
+/* The recorded binary from the build-id cache, when there (and used). */
+static struct dso *cached_dso(struct proc_cache *pc, struct proc_map *m)
+{
+	struct dso *d = buildid_cache__open_dso(pc->opts.buildid_dir, pc->dsos,
+						m->build_id, m->build_id_len,
+						m->path);
+
+	if (d) {
+		pc->st.open_buildid_cache++;
+		proc_map__set_dso(m, d);
+	}
+	return d;
+}
+
 static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 {
 	char path[PATH_MAX], want[2 * ELFREAD_BUILD_ID_MAX + 1];
@@ -544,10 +559,12 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 		snprintf(path, sizeof(path), "%s%s",
 			 pc->opts.sysroot ? pc->opts.sysroot : "", m->path);
 		d = dso_cache__open_path(pc->dsos, path);
+		if (!d && (d = cached_dso(pc, m)))
+			return;
 		if (!d) {
 			pc->st.open_failed++;
 			report_problem(pc, m->path, "cannot open",
-				       strerror(errno));
+				       util__strerror(-errno));
 			return;
 		}
 		pc->st.open_path++;
@@ -557,6 +574,8 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 	len = dso__build_id(d, &id);
 	if (m->build_id_len &&
 	    (len != m->build_id_len || memcmp(id, m->build_id, len))) {
+		if (cached_dso(pc, m))
+			return;
 		pc->st.buildid_mismatch++;
 		elfread__hex(m->build_id, m->build_id_len, want);
 		snprintf(detail, sizeof(detail),
@@ -881,6 +900,7 @@ void proc_stats__print(const struct proc_stats *st, FILE *f)
 	P(procs_reaped);
 	P(mappings_unopened);
 	P(buildid_mismatch);
+	P(open_buildid_cache);
 	P(sym_lookups);
 	P(sym_hits);
 	P(sym_misses);

@@ -711,7 +711,15 @@ err_out:
 
 /* ---- folded ----------------------------------------------------------- */
 
-int profile__write_folded(const struct profile *p, FILE *f)
+/* A name for the terminal: comm and paths come from the target. */
+static void put_name(const char *s, FILE *f, int esc)
+{
+	char buf[4096];
+
+	fputs(esc ? util__escape(buf, sizeof(buf), s) : s, f);
+}
+
+static int write_folded(const struct profile *p, FILE *f, int esc)
 {
 	struct prof_named nm;
 	int err;
@@ -728,14 +736,49 @@ int profile__write_folded(const struct profile *p, FILE *f)
 		for (uint32_t k = 0; k < s->n; k++) {
 			if (k)
 				putc(';', f);
-			fputs(prof__str(p, nm.ids[s->off + k]), f);
+			put_name(prof__str(p, nm.ids[s->off + k]), f, esc);
 		}
 		fprintf(f, " %" PRIu64 "\n", count);
 	}
 	prof_named__release(&nm);
-	if (fflush(f) || ferror(f))
-		return -EIO;
-	return 0;
+	if (fflush(f))
+		return errno ? -errno : -EIO; /* ENOSPC, not a bare EIO */
+	return ferror(f) ? -EIO : 0;
+}
+
+int profile__write_folded(const struct profile *p, FILE *f)
+{
+	return write_folded(p, f, 0);
+}
+
+/*
+ * getline() with a bound: a line of FOLDED_LINE_MAX bytes or more (an
+ * endless file such as /dev/zero has no newline at all) is -E2BIG
+ * instead of all of memory. The length, -1 at EOF, or -E2BIG/-ENOMEM.
+ */
+#define FOLDED_LINE_MAX (1u << 20)
+
+static ssize_t getline_bounded(char **line, size_t *cap, FILE *f)
+{
+	size_t len = 0;
+	int c;
+
+	for (;;) {
+		if (len + 1 >= *cap && util__grow((void **)line, cap, len + 2, 1))
+			return -ENOMEM;
+		c = getc_unlocked(f);
+		if (c == EOF)
+			break;
+		(*line)[len++] = (char)c; /* NUL bytes too: the caller refuses them */
+		if (c == '\n')
+			break;
+		if (len >= FOLDED_LINE_MAX)
+			return -E2BIG;
+	}
+	if (!len)
+		return -1;
+	(*line)[len] = 0;
+	return (ssize_t)len;
 }
 
 int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
@@ -746,7 +789,7 @@ int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 	ssize_t len;
 	int err = 0;
 
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while ((len = getline_bounded(&line, &cap, f)) >= 0) {
 		char *sp, *end, *field, *next;
 		size_t n = 0;
 		uint64_t count;
@@ -792,6 +835,12 @@ int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 		if ((err = profile__add(p, root, frames, n, count)))
 			goto out;
 	}
+	if (len == -E2BIG) {
+		lineno++;
+		goto bad;
+	}
+	if (len == -ENOMEM)
+		err = -ENOMEM;
 	goto out;
 bad:
 	err = -EINVAL;
@@ -850,76 +899,46 @@ static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f)
 	return -EINVAL;
 }
 
-/* Write to an existing non-regular file (a FIFO, /dev/stdout) in place. */
-static int write_in_place(const struct profile *p, enum profile_format fmt, const char *path)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -errno;
-	err = write_fmt(p, fmt, f);
-	if (fclose(f) && !err)
-		err = errno ? -errno : -EIO;
-	return err;
-}
-
 int profile__write(const struct profile *p, enum profile_format fmt, const char *path)
 {
-	char *tmp = NULL;
-	FILE *f = NULL;
-	struct stat st;
-	mode_t mask;
-	int err, fd = -1;
+	struct util_out out;
+	FILE *f;
+	int err;
 
 	if (!p || fmt < PROFILE_FMT_AUTO || fmt > PROFILE_FMT_PPROF)
 		return -EINVAL;
 	if (fmt == PROFILE_FMT_AUTO)
 		fmt = profile_format__from_path(path && strcmp(path, "-") ? path : NULL);
-	if (!path || !strcmp(path, "-"))
+	if (!path || !strcmp(path, "-")) {
+		/* a terminal gets control bytes (a comm, a path) escaped */
+		if ((fmt == PROFILE_FMT_FOLDED || fmt == PROFILE_FMT_AUTO) &&
+		    isatty(STDOUT_FILENO))
+			return write_folded(p, stdout, 1);
 		return write_fmt(p, fmt, stdout);
-	/* never rename over a device or a FIFO (think -o /dev/stdout as root) */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		return write_in_place(p, fmt, path);
-
-	/* a unique temporary name beside the target, renamed when complete */
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		free(tmp);
+	}
+	/*
+	 * A regular file through a temporary name renamed when complete; a
+	 * FIFO or stdout in place; never onto a device (util.h). 0644: a
+	 * profile holds names and counts, no raw memory.
+	 */
+	err = util__out_open(&out, path, 0644);
+	if (err)
 		return err;
-	}
-	mask = umask(0); /* mkstemp makes 0600; give the file what open() would */
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		err = -errno;
-		close(fd);
-		goto err_out;
-	}
-	f = fdopen(fd, "w");
+	f = fdopen(out.fd, "w");
 	if (!f) {
 		err = -errno;
-		close(fd);
-		goto err_out;
+		util__out_abort(&out);
+		return err;
 	}
 	err = write_fmt(p, fmt, f);
+	out.fd = -1; /* fclose() closes it */
 	if (fclose(f) && !err)
 		err = errno ? -errno : -EIO;
-	if (err)
-		goto err_out;
-	if (rename(tmp, path)) {
-		err = -errno;
-		goto err_out;
+	if (err) {
+		util__out_abort(&out);
+		return err;
 	}
-	free(tmp);
-	return 0;
-
-err_out:
-	unlink(tmp);
-	free(tmp);
-	return err;
+	return util__out_commit(&out, 0);
 }
 
 /* ---- root names ------------------------------------------------------- */

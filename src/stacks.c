@@ -349,7 +349,7 @@ static bool is_sigtramp_cb(void *ctx, uint64_t pc)
 			 strcmp(sr->name, "__kernel_rt_sigreturn") == 0)) {
 		yes = true;
 	} else if (sr->dso_path && sr->dso_path[0] == '/' && !sr->name) {
-		fd = open(sr->dso_path, O_RDONLY | O_CLOEXEC);
+		fd = util__open_regular(sr->dso_path, 1, NULL); /* no FIFO */
 		if (fd >= 0) {
 			if (pread(fd, code, sizeof(code), (off_t)sr->file_offset) ==
 			    (ssize_t)sizeof(code))
@@ -372,7 +372,7 @@ static uint64_t elf_entry(struct stacks *s, const char *path)
 	for (i = 0; i < s->nr_entries; i++)
 		if (s->entries[i].path == path)
 			return s->entries[i].entry;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = util__open_regular(path, 1, NULL); /* a capture's path: no FIFO */
 	if (fd >= 0) {
 		if (pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
 		    memcmp(h, "\177ELF", 4) == 0 && h[4] == 2 /* ELFCLASS64 */)

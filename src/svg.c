@@ -446,7 +446,9 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	if (err)
 		goto out;
 	fputs("</g>\n</svg>\n", f);
-	if (fflush(f) || ferror(f))
+	if (fflush(f))
+		err = errno ? -errno : -EIO; /* ENOSPC, not a bare EIO */
+	else if (ferror(f))
 		err = -EIO;
 out:
 	prof_named__release(&nm);

@@ -264,6 +264,20 @@ TEST(read_folded_should_reject_bad_lines_with_their_number)
 	}
 }
 
+TEST(read_folded_should_stop_at_an_endless_line)
+{
+	struct profile *p = cpu_profile();
+	FILE *f = fopen("/dev/zero", "r");
+	size_t line = 0;
+
+	CHECK(f);
+	/* /dev/zero has no newline: before, getline() ate all memory */
+	CHECK_INT(profile__read_folded(p, f, &line), -EINVAL);
+	CHECK_INT(line, 1);
+	fclose(f);
+	profile__free(p);
+}
+
 TEST(profile_should_stay_correct_across_table_growth)
 {
 	struct profile *p = cpu_profile();
