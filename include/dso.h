@@ -38,6 +38,7 @@ struct sframe_func;
 struct dso_cache_opts {
 	const char *debug_root;	 /* for separate debug files; NULL = "/" */
 	int no_demangle;	 /* keep C++ names mangled */
+	int full_names;		 /* C++ names with their signatures */
 	int no_debug_files;	 /* skip separate debug file lookup */
 	int no_derive;		 /* never derive SFrame from .eh_frame */
 	int sframe_version;	 /* of derived tables: 2 or 3 (0 = 3) */

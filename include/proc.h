@@ -45,6 +45,7 @@ struct proc_cache;
 struct proc_cache_opts {
 	const char *debug_root;	     /* separate debug files; NULL = "/" */
 	int no_demangle;	     /* --no-demangle */
+	int full_names;		     /* --full-names */
 	int offline;		     /* never touch /proc (report) */
 	const char *sysroot;	     /* offline: prefix for recorded paths */
 	uint32_t reread_interval_ms; /* min gap between re-reads; 0 = 50 */

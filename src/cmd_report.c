@@ -244,7 +244,8 @@ static struct profile *sink_profile(struct report_sink *s,
 struct report_sink *report_sink__new(const struct sfprof_opts *o)
 {
 	struct report_sink *s = calloc(1, sizeof(*s));
-	struct proc_cache_opts po = { .no_demangle = o->no_demangle };
+	struct proc_cache_opts po = { .no_demangle = o->no_demangle,
+				      .full_names = o->full_names };
 
 	if (!s)
 		return NULL;
@@ -538,7 +539,8 @@ int cmd_report(int argc, char **argv)
 	/* benchmarks: measure unwinding + symbolization without aggregation */
 	so.no_profile = getenv("SFPROF_REPORT_NO_PROFILE") != NULL;
 
-	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle };
+	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle,
+				      .full_names = o.full_names };
 	pc = proc_cache__new(&po);
 	struct profile_meta pm = {
 		.kind = so.kind,

@@ -989,6 +989,7 @@ struct symtab *dso__symtab(struct dso *d)
 		struct symtab_opts o = {
 			.debug_root = c->opts.debug_root,
 			.no_demangle = c->opts.no_demangle,
+			.full_names = c->opts.full_names,
 			.no_debug_files = c->opts.no_debug_files,
 		};
 

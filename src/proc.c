@@ -120,6 +120,7 @@ struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts)
 		pc->opts.reread_interval_ms = 50;
 	dopts.debug_root = pc->opts.debug_root;
 	dopts.no_demangle = pc->opts.no_demangle;
+	dopts.full_names = pc->opts.full_names;
 	dopts.no_derive = pc->opts.no_derive;
 	dopts.sframe_version = pc->opts.sframe_version;
 	pc->dsos = dso_cache__new(&dopts);

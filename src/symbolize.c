@@ -30,6 +30,7 @@ struct symtab_sym {
 	uint64_t limit; /* 0 or section end */
 	uint32_t name;	/* offset in strs */
 	uint8_t bind;
+	uint8_t label;	/* STT_NOTYPE in code: a label, not a function */
 };
 
 /* Marks "tried: not a mangled name" in symtab.dem[]. */
@@ -43,6 +44,7 @@ struct symtab {
 	char **dem;	/* demangled names, lazily; NULL = not tried */
 	uint64_t *starts; /* syms[i].start, dense for the binary search */
 	int no_demangle;
+	int full_names;	/* demangled names keep parameters, return type */
 	int finished;
 	unsigned sources;
 };
@@ -84,7 +86,7 @@ void symtab__free(struct symtab *s)
 /* Append a symbol named name[0..len) (no NUL needed). 0 or -ENOMEM. */
 static int symtab__push(struct symtab *s, const char *name, size_t len,
 			uint64_t start, uint64_t size, uint64_t limit,
-			uint8_t bind)
+			uint8_t bind, uint8_t label)
 {
 	struct symtab_sym *sym;
 
@@ -109,6 +111,7 @@ static int symtab__push(struct symtab *s, const char *name, size_t len,
 	sym->end = 0;
 	sym->name = (uint32_t)s->strs_len;
 	sym->bind = bind;
+	sym->label = label;
 	memcpy(s->strs + s->strs_len, name, len);
 	s->strs[s->strs_len + len] = 0;
 	s->strs_len += len + 1;
@@ -119,13 +122,22 @@ static int symtab__push(struct symtab *s, const char *name, size_t len,
 int symtab__add(struct symtab *s, const char *name, uint64_t start,
 		uint64_t size, uint64_t limit, uint8_t bind)
 {
-	return symtab__push(s, name, strlen(name), start, size, limit, bind);
+	return symtab__push(s, name, strlen(name), start, size, limit, bind, 0);
+}
+
+void symtab__set_full_names(struct symtab *s, int full_names)
+{
+	symtab__drop_dem(s);
+	s->full_names = full_names;
+	if (s->finished && s->nr)
+		s->dem = calloc(s->nr, sizeof(*s->dem)); /* NULL: raw names */
 }
 
 struct add_ctx {
 	struct symtab *s;
 	const struct elfread *e;
 	uint64_t *sec_end; /* per section index: sh_addr + sh_size, or 0 */
+	uint8_t *sec_exec; /* per section index: SHF_EXECINSTR */
 	size_t nr_sec;
 	int added;
 	int err;
@@ -139,10 +151,24 @@ static int add_one(void *ctx, const struct elfread_sym *sym)
 	size_t len;
 	int err;
 
-	if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC)
-		return 0;
+	int label = 0;
+
 	if (sym->shndx == SHN_UNDEF || !sym->value || !sym->name[0])
 		return 0;
+	if (sym->type == STT_NOTYPE) {
+		/*
+		 * A label in code (hand-written assembly such as ld.so's
+		 * _start and _dl_start_user) names the code up to the next
+		 * symbol, as perf's elf_sym__is_label() has it. Not ARM/RISC-V
+		 * mapping symbols ($x, $d) or assembler locals (.L).
+		 */
+		if (sym->shndx >= c->nr_sec || !c->sec_exec[sym->shndx] ||
+		    sym->name[0] == '$' || !strncmp(sym->name, ".L", 2))
+			return 0;
+		label = 1;
+	} else if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC) {
+		return 0;
+	}
 	if (sym->shndx < c->nr_sec)
 		limit = c->sec_end[sym->shndx];
 	/*
@@ -158,7 +184,7 @@ static int add_one(void *ctx, const struct elfread_sym *sym)
 		return 0; /* (as long as a versioned name was ever kept) */
 	}
 	err = symtab__push(c->s, sym->name, len, sym->value, sym->size, limit,
-			   sym->bind);
+			   sym->bind, (uint8_t)label);
 	if (err) {
 		c->err = err;
 		return 1;
@@ -177,8 +203,12 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 	if (c.nr_sec > 65536) /* more sections than any real binary */
 		c.nr_sec = 65536;
 	c.sec_end = calloc(c.nr_sec ? c.nr_sec : 1, sizeof(*c.sec_end));
-	if (!c.sec_end)
+	c.sec_exec = calloc(c.nr_sec ? c.nr_sec : 1, 1);
+	if (!c.sec_end || !c.sec_exec) {
+		free(c.sec_end);
+		free(c.sec_exec);
 		return -ENOMEM;
+	}
 	for (i = 0; i < c.nr_sec; i++) {
 		struct elfread_section sec, strs;
 
@@ -187,6 +217,7 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 		/* NOBITS sections of debug files keep their addresses. */
 		if (sec.vaddr + sec.size > sec.vaddr)
 			c.sec_end[i] = sec.vaddr + sec.size;
+		c.sec_exec[i] = !!(sec.flags & SHF_EXECINSTR);
 		/* Room for the table (the first of its type, as
 		 * elfread__for_each_symbol() reads) at once; best effort. */
 		if (sec.type == sht && sec.data && !reserved) {
@@ -203,6 +234,7 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 	}
 	ret = elfread__for_each_symbol(e, sht, add_one, &c);
 	free(c.sec_end);
+	free(c.sec_exec);
 	if (c.err)
 		return c.err;
 	if (ret < 0)
@@ -343,19 +375,45 @@ static size_t leading_underscores(const char *n)
 	return k;
 }
 
-/* <0 when a is the better of two symbols at one address. */
+/*
+ * glibc's internal aliases of public functions (__GI___lll_lock_wait for
+ * __lll_lock_wait, __libc_recv and __GI___recv for recv, _IO_fwrite for
+ * fwrite): a profile shows the name a user calls.
+ */
+static int is_internal_alias(const char *n)
+{
+	return !strncmp(n, "__GI_", 5) || !strncmp(n, "__libc_", 7) ||
+	       !strncmp(n, "_IO_", 4);
+}
+
+static int bind_rank(uint8_t bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/*
+ * <0 when a is the better of two symbols at one address: a sized one,
+ * a function over a label, a public name over a glibc-internal alias,
+ * then global over weak over local, then perf's choose_best_symbol()
+ * order (fewer leading underscores, then the longer name).
+ */
 static int sym_better(const struct symtab *s, const struct symtab_sym *a,
 		      const struct symtab_sym *b)
 {
 	const char *na = s->strs + a->name, *nb = s->strs + b->name;
 	size_t ua, ub, la, lb;
+	int ia, ib;
 
 	if (!!a->size != !!b->size)
 		return a->size ? -1 : 1;
-	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
-		return a->bind == STB_WEAK ? 1 : -1;
-	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
-		return a->bind == STB_GLOBAL ? -1 : 1;
+	if (a->label != b->label)
+		return a->label ? 1 : -1;
+	ia = is_internal_alias(na);
+	ib = is_internal_alias(nb);
+	if (ia != ib)
+		return ia ? 1 : -1;
+	if (bind_rank(a->bind) != bind_rank(b->bind))
+		return bind_rank(a->bind) < bind_rank(b->bind) ? -1 : 1;
 	ua = leading_underscores(na);
 	ub = leading_underscores(nb);
 	if (ua != ub)
@@ -471,6 +529,22 @@ int symtab__finish(struct symtab *s)
 		}
 		s->nr = out;
 	}
+	/* A label inside a sized function (a local entry point of assembly
+	 * code) must not cut the function's name short: drop it. */
+	{
+		uint64_t cover = 0;
+
+		for (i = 0, out = 0; i < s->nr; i++) {
+			struct symtab_sym *y = &s->syms[i];
+
+			if (y->label && y->start < cover)
+				continue;
+			if (y->size && y->start + y->size > cover)
+				cover = y->start + y->size;
+			s->syms[out++] = *y;
+		}
+		s->nr = out;
+	}
 	for (i = 0; i < s->nr; i++) {
 		struct symtab_sym *y = &s->syms[i];
 
@@ -525,6 +599,82 @@ char *symbolize__demangle(const char *name)
 	return d;
 }
 
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+/* Whether "operator" starts a name at s[k] (an operator's name follows). */
+static int operator_at(const char *s, size_t k)
+{
+	return !strncmp(s + k, "operator", 8) &&
+	       (k == 0 || s[k - 1] == ':' || s[k - 1] == ' ') &&
+	       !(s[k + 8] == '_' || (s[k + 8] >= 'a' && s[k + 8] <= 'z') ||
+		 (s[k + 8] >= 'A' && s[k + 8] <= 'Z') ||
+		 (s[k + 8] >= '0' && s[k + 8] <= '9'));
+}
+
+size_t symbolize__cxx_short(char *s)
+{
+	size_t n = strlen(s), i, k, start = 0, orig = n;
+	int depth = 0;
+
+	/* " [clone .isra.0]" (GCC's clones), any number of them */
+	while (n && s[n - 1] == ']') {
+		for (k = n - 1; k > 0 && s[k] != '['; k--)
+			;
+		if (k == 0 || s[k - 1] != ' ' || strncmp(s + k, "[clone ", 7))
+			break;
+		n = k - 1;
+	}
+	/* cv- and ref-qualifiers of a method */
+	for (;;) {
+		if (ends_with(s, n, " const"))
+			n -= 6;
+		else if (ends_with(s, n, " volatile"))
+			n -= 9;
+		else if (ends_with(s, n, " &&"))
+			n -= 3;
+		else if (ends_with(s, n, " &"))
+			n -= 2;
+		else
+			break;
+	}
+	if (!n || s[n - 1] != ')')
+		return orig; /* not a function: as it is */
+	/* the parameter list: the parenthesis matching the last one */
+	for (i = n; i-- > 0;) {
+		if (s[i] == ')')
+			depth++;
+		else if (s[i] == '(' && --depth == 0)
+			break;
+	}
+	if (depth || i == 0 || i == (size_t)-1)
+		return orig;
+	/* a return type (templates have one): up to the last space outside
+	 * brackets, before an operator's name (operator new, operator<) */
+	depth = 0;
+	for (k = 0; k < i; k++) {
+		char c = s[k];
+
+		if (depth == 0 && operator_at(s, k))
+			break;
+		if (c == '<' || c == '(' || c == '[' || c == '{')
+			depth++;
+		else if ((c == '>' || c == ')' || c == ']' || c == '}') && depth)
+			depth--;
+		else if (c == ' ' && depth == 0)
+			start = k + 1;
+	}
+	if (start >= i)
+		start = 0;
+	memmove(s, s + start, i - start);
+	s[i - start] = 0;
+	return i - start;
+}
+
 static const char *symtab__name(struct symtab *s, size_t i)
 {
 	const char *raw = s->strs + s->syms[i].name;
@@ -533,6 +683,9 @@ static const char *symtab__name(struct symtab *s, size_t i)
 		return raw;
 	if (!s->dem[i]) {
 		char *d = symbolize__demangle(raw);
+
+		if (d && !s->full_names)
+			symbolize__cxx_short(d);
 
 		s->dem[i] = d ? d : not_mangled;
 	}
@@ -712,6 +865,7 @@ struct symtab *symtab__load(const struct elfread *e, const char *path,
 	s = symtab__new(opts->no_demangle);
 	if (!s)
 		return NULL;
+	s->full_names = opts->full_names;
 	n = symtab__add_elf(s, e, SHT_SYMTAB);
 	if (n == -ENOMEM)
 		goto err_out;
