@@ -7,8 +7,11 @@
  * event's registers and stack snapshot with proc__find_row() as the row
  * lookup, proc__symbolize() for every frame, then profile__add() with the
  * frames root first under a root frame (comm, "comm-pid/tid" with
- * per_thread, "lock:SYM" with by_lock). A frame with no symbol keeps its
- * dso and address (the profile prints "binary+0xOFFSET"). A stack that
+ * per_thread, "lock:SYM" with by_lock). A frame with no symbol is named
+ * after the function holding it as the unwind tables know it (its FDE):
+ * "binary+0xSTART", START the function's ELF vaddr, one frame per
+ * function; without a table it keeps its dso and address (the profile
+ * prints "binary+0xOFFSET"). A stack that
  * stopped before the thread's entry frame (a row saying RA is undefined,
  * an entry symbol such as _start or start_thread, or a return address
  * just past a binary's ELF entry point) gets the marker frame

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -584,6 +585,32 @@ static void count_sample(struct stacks *s, const struct agg_entry *a)
 }
 
 /*
+ * A PC of stripped code, named after the function that holds it as the
+ * unwind tables know it (its FDE in .eh_frame or .sframe):
+ * "binary+0xSTART", START the function's ELF vaddr as objdump prints it.
+ * One frame per function, where the PC alone would make one per
+ * instruction. 1 with the name in buf, 0 when no table covers pc.
+ */
+static int function_name(struct stacks *s, uint64_t pc, const struct sym_result *sr,
+			 char *buf, size_t size)
+{
+	struct sframe_func fn;
+	struct sframe_row row;
+	int n;
+
+	if (!sr->has_elf || !sr->dso_name || !sr->dso_name[0] ||
+	    proc__find_row(s->cur, pc, &row, &fn, NULL))
+		return 0;
+	/* (the row lookup may have re-read the maps) */
+	if (proc__generation(s->cur) != s->cur_gen) {
+		s->cur_gen = proc__generation(s->cur);
+		s->ucache.tag = s->cur_gen;
+	}
+	n = snprintf(buf, size, "%s+0x%" PRIx64, sr->dso_name, fn.start);
+	return n > 0 && (size_t)n < size;
+}
+
+/*
  * Symbolize frames[0..n), name the kernel PCs, and fill the entry's
  * accounting fields. With `ids`, also put the stack's profile frame ids
  * (outermost first, the marker and kernel frames included) into s->pids
@@ -615,7 +642,12 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 				.rel_addr = e->sym.dso_path ? e->sym.rel_addr : look,
 				.kind = PROFILE_FRAME_USER,
 			};
-			int64_t id = profile__frame_id(s->prof, &pf);
+			char fname[PROFILE_ROOT_MAX];
+			int64_t id;
+
+			if (!pf.name && function_name(s, look, &e->sym, fname, sizeof(fname)))
+				pf.name = fname;
+			id = profile__frame_id(s->prof, &pf);
 
 			if (id < 0)
 				return NULL;
