@@ -6,7 +6,7 @@
  *
  *   sfprof [-e cpu|futex] [-F HZ] [-d SEC] [--min-wait USEC]
  *          [--stack-size BYTES] [-o FILE] [-f folded|svg|pprof] [--stats]
- *          [--kernel] [--no-demangle] [--full-names] [--by-lock] [--per-thread] [--quiet]
+ *          [--kernel] [--no-demangle] [--full-names] [--no-inline] [--by-lock] [--per-thread] [--quiet]
  *          (-p PID | -- COMMAND [ARGS...])
  *   sfprof record -o FILE [same options] (-p PID | -- COMMAND [ARGS...])
  *   sfprof report [-e ...] [-o OUT] [-f ...] [--stats] ... FILE
@@ -58,6 +58,7 @@ struct sfprof_opts {
 	int kernel;			/* --kernel: add kernel stacks */
 	int no_demangle;		/* --no-demangle */
 	int full_names;			/* --full-names: C++ signatures */
+	int no_inline;			/* --no-inline: no inline frames or lines */
 	int by_lock;			/* --by-lock (futex) */
 	int per_thread;			/* --per-thread */
 	int quiet;			/* --quiet: no progress line */

@@ -113,6 +113,15 @@ struct sym_result {
 int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out);
 
 /*
+ * Inline levels and source lines at runtime address pc (dso__srcline()):
+ * 0 with levels[0..*n) innermost first (they live until
+ * proc_cache__free()); -ENOENT: no mapping, no binary or no DWARF.
+ */
+struct srcline_level;
+int proc__srcline(struct proc *p, uint64_t pc,
+		  const struct srcline_level **levels, size_t *n);
+
+/*
  * Copy len bytes at runtime address pc from the mapped binary's bytes
  * (the file as opened, or the vdso image), e.g. to recognise a signal
  * trampoline by its code. Works for deleted files, other mount

@@ -18,6 +18,10 @@
  * "[truncated]" right under the root, so it stays visible. Kernel frames
  * (--kernel) go on top of the user frames, kind PROFILE_FRAME_KERNEL.
  *
+ * Unless no_inline, each frame gets its source file and line from DWARF
+ * (proc__srcline), and the functions inlined at its PC become frames of
+ * their own above it (as perf script shows them), each with its line.
+ *
  * Symbol and row results are cached per (process, PC); the cache is
  * dropped for a process whose mapping list changed.
  *
@@ -47,6 +51,7 @@ struct stacks_opts {
 	int by_lock;	    /* futex: root "lock:SYM" */
 	int kernel;	    /* add kernel frames given to stacks__add_event */
 	int no_profile;	    /* benchmarks: unwind + symbolize, skip profile__add */
+	int no_inline;	    /* --no-inline: no inline frames, no source lines */
 };
 
 struct stacks_stats {

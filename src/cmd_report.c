@@ -212,6 +212,7 @@ static struct profile *sink_profile(struct report_sink *s,
 		.per_thread = s->o.per_thread,
 		.by_lock = s->o.by_lock,
 		.kernel = s->o.kernel,
+		.no_inline = s->o.no_inline,
 	};
 	struct profile_meta meta = {
 		.kind = so.kind,
@@ -536,6 +537,7 @@ int cmd_report(int argc, char **argv)
 	so.per_thread = o.per_thread;
 	so.by_lock = o.by_lock;
 	so.kernel = o.kernel;
+	so.no_inline = o.no_inline;
 	/* benchmarks: measure unwinding + symbolization without aggregation */
 	so.no_profile = getenv("SFPROF_REPORT_NO_PROFILE") != NULL;
 

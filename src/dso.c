@@ -13,6 +13,7 @@
 
 #include "cfi.h"
 #include "sframe.h"
+#include "srcline.h"
 #include "symbolize.h"
 
 #define HASH_BUCKETS 1024
@@ -49,6 +50,7 @@ struct dso {
 
 	int symtab_loaded;
 	struct symtab *symtab;
+	struct srcline *srcline; /* DWARF lines, made at first use */
 
 	struct dso *next_all;
 	struct dso *next_bid; /* build-id hash chain */
@@ -101,6 +103,7 @@ static void dso__free(struct dso *d)
 	sframe_table__free(d->table);
 	sframe_table__free(d->fallback);
 	symtab__free(d->symtab);
+	srcline__free(d->srcline);
 	elfread__free(d->elf);
 	free(d->path);
 	free(d);
@@ -1012,6 +1015,25 @@ int dso__symbolize(struct dso *d, uint64_t vaddr, const char **name,
 	}
 	d->cache->st.sym_misses++;
 	return -ENOENT;
+}
+
+int dso__srcline(struct dso *d, uint64_t vaddr,
+		 const struct srcline_level **levels, size_t *n)
+{
+	struct dso_cache *c = d->cache;
+
+	if (!d->srcline) {
+		struct srcline_opts o = {
+			.debug_root = c->opts.debug_root,
+			.no_debug_files = c->opts.no_debug_files,
+			.full_names = c->opts.full_names,
+		};
+
+		d->srcline = srcline__new(d->elf, d->path, &o);
+		if (!d->srcline)
+			return -ENOMEM;
+	}
+	return srcline__lookup(d->srcline, vaddr, levels, n);
 }
 
 void dso_stats__print(const struct dso_stats *st, FILE *f)

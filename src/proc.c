@@ -737,6 +737,16 @@ int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
 	return 0;
 }
 
+int proc__srcline(struct proc *p, uint64_t pc,
+		  const struct srcline_level **levels, size_t *n)
+{
+	struct proc_map *m = proc__map_of(p, pc);
+
+	if (!m || m->state != MAP_OK)
+		return -ENOENT;
+	return dso__srcline(m->dso, pc - m->bias, levels, n);
+}
+
 int proc__read_code(struct proc *p, uint64_t pc, void *buf, size_t len)
 {
 	struct proc_map *m = proc__map_of(p, pc);

@@ -14,6 +14,7 @@
 
 #include "stacks.h"
 #include "lockname.h"
+#include "srcline.h"
 #include "util.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
@@ -37,7 +38,11 @@ enum {
 	HAVE_SIGTRAMP = 1u << 2,
 	IS_SIGTRAMP = 1u << 3,
 	HAVE_FID = 1u << 4,
+	HAVE_LINES = 1u << 5,
 };
+
+/* Room for user frames: each real frame plus its inline frames. */
+#define USER_FRAMES_MAX (2 * STACKS_MAX_DEPTH)
 
 /* Symbol results (and the signal-trampoline verdict) per (proc, PC). */
 struct pc_entry {
@@ -47,6 +52,8 @@ struct pc_entry {
 	uint32_t have;
 	int sym_rc;
 	uint32_t fid; /* the frame's id in the profile (HAVE_FID) */
+	uint32_t nlv; /* inline levels at pc (HAVE_LINES; 0: none known) */
+	const struct srcline_level *lv; /* innermost first (srcline.h) */
 	struct sym_result sym;
 };
 
@@ -175,7 +182,7 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	s->ucache.e = calloc(1u << CACHE_BITS_MIN, sizeof(*s->ucache.e));
 	s->frames = calloc(STACKS_MAX_DEPTH, sizeof(*s->frames));
 	/* user frames + marker + kernel frames */
-	s->pids = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pids));
+	s->pids = calloc(USER_FRAMES_MAX + 1 + 128, sizeof(*s->pids));
 	s->marker_id = -1;
 #if defined(__x86_64__)
 	s->crc32 = __builtin_cpu_supports("sse4.2");
@@ -634,6 +641,15 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct pc_entry *e = symbolized(s, look);
 
+		if (ids && !s->opts.no_inline && !(e->have & HAVE_LINES)) {
+			size_t nlv = 0;
+
+			e->lv = NULL;
+			if (!e->sym.has_elf || proc__srcline(s->cur, look, &e->lv, &nlv))
+				nlv = 0;
+			e->nlv = (uint32_t)nlv;
+			e->have |= HAVE_LINES;
+		}
 		if (ids && !(e->have & HAVE_FID)) {
 			struct profile_frame pf = {
 				.name = e->sym.name,
@@ -647,8 +663,11 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 
 			if (!pf.name && function_name(s, look, &e->sym, fname, sizeof(fname)))
 				pf.name = fname;
+			if ((e->have & HAVE_LINES) && e->nlv) {
+				pf.file = e->lv[e->nlv - 1].file;
+				pf.line = e->lv[e->nlv - 1].line;
+			}
 			id = profile__frame_id(s->prof, &pf);
-
 			if (id < 0)
 				return NULL;
 			e->fid = (uint32_t)id;
@@ -657,6 +676,27 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 		if (ids)
 			out[np] = e->fid;
 		np++;
+		/* inlined functions at this PC, outermost first, while the
+		 * frames still to come have room */
+		if (ids && (e->have & HAVE_LINES) && e->nlv > 1 &&
+		    np + (e->nlv - 1) + i <= USER_FRAMES_MAX) {
+			for (size_t k = e->nlv - 1; k-- > 0;) {
+				struct profile_frame pf = {
+					.name = e->lv[k].func ? e->lv[k].func : "[inlined]",
+					.dso = e->sym.dso_path,
+					.build_id = e->sym.build_id,
+					.rel_addr = e->sym.rel_addr,
+					.kind = PROFILE_FRAME_USER,
+					.file = e->lv[k].file,
+					.line = e->lv[k].line,
+				};
+				int64_t id = profile__frame_id(s->prof, &pf);
+
+				if (id < 0)
+					return NULL;
+				out[np++] = (uint32_t)id;
+			}
+		}
 		if (!e->sym.name)
 			acc->unnamed++;
 		if (i == n - 1) {
