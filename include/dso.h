@@ -71,6 +71,9 @@ struct dso_stats {
 	uint64_t sym_misses;
 	uint64_t row_lookups;	 /* dso__find_row calls */
 	uint64_t row_misses;	 /* ... that found no row */
+	uint64_t srcline_lookups;  /* dso__srcline calls */
+	uint64_t srcline_resolved; /* ... resolved through libdw (not cached) */
+	uint64_t srcline_found;	   /* ... with DWARF levels */
 };
 
 struct dso_cache *dso_cache__new(const struct dso_cache_opts *opts);

@@ -1033,7 +1033,17 @@ int dso__srcline(struct dso *d, uint64_t vaddr,
 		if (!d->srcline)
 			return -ENOMEM;
 	}
-	return srcline__lookup(d->srcline, vaddr, levels, n);
+	struct srcline_stats before, after;
+	int err;
+
+	srcline__stats(d->srcline, &before);
+	err = srcline__lookup(d->srcline, vaddr, levels, n);
+	srcline__stats(d->srcline, &after);
+	c->st.srcline_lookups++;
+	c->st.srcline_resolved += after.resolved - before.resolved;
+	if (!err)
+		c->st.srcline_found++;
+	return err;
 }
 
 void dso_stats__print(const struct dso_stats *st, FILE *f)
@@ -1060,4 +1070,10 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 		(unsigned long long)st->row_lookups);
 	fprintf(f, "dso_row_misses: %llu\n",
 		(unsigned long long)st->row_misses);
+	fprintf(f, "dso_srcline_lookups: %llu\n",
+		(unsigned long long)st->srcline_lookups);
+	fprintf(f, "dso_srcline_resolved: %llu\n",
+		(unsigned long long)st->srcline_resolved);
+	fprintf(f, "dso_srcline_found: %llu\n",
+		(unsigned long long)st->srcline_found);
 }
