@@ -18,6 +18,10 @@
  * "[truncated]" right under the root, so it stays visible. Kernel frames
  * (--kernel) go on top of the user frames, kind PROFILE_FRAME_KERNEL.
  *
+ * With perf_maps (live profiles: the process must be the one the map is
+ * for), a PC in anonymous memory is named from the process's JIT map,
+ * /proc/PID/root/tmp/perf-PID.map (perfmap.h), re-read as it grows.
+ *
  * Unless no_inline, each frame gets its source file and line from DWARF
  * (proc__srcline), and the functions inlined at its PC become frames of
  * their own above it (as perf script shows them), each with its line.
@@ -52,6 +56,7 @@ struct stacks_opts {
 	int kernel;	    /* add kernel frames given to stacks__add_event */
 	int no_profile;	    /* benchmarks: unwind + symbolize, skip profile__add */
 	int no_inline;	    /* --no-inline: no inline frames, no source lines */
+	int perf_maps;	    /* live: name [anon] code from /tmp/perf-PID.map */
 };
 
 struct stacks_stats {

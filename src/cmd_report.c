@@ -213,6 +213,8 @@ static struct profile *sink_profile(struct report_sink *s,
 		.by_lock = s->o.by_lock,
 		.kernel = s->o.kernel,
 		.no_inline = s->o.no_inline,
+		/* live: the pid is the process the map is for */
+		.perf_maps = !s->record,
 	};
 	struct profile_meta meta = {
 		.kind = so.kind,

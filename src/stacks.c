@@ -14,6 +14,7 @@
 
 #include "stacks.h"
 #include "lockname.h"
+#include "perfmap.h"
 #include "srcline.h"
 #include "util.h"
 
@@ -137,7 +138,17 @@ struct stacks {
 	uint32_t *agg_slots;
 	size_t agg_nslots;
 	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
+	/* JIT maps (perf_maps): per process, read as they grow */
+	struct {
+		uint32_t pid;
+		uint64_t read_ns; /* last read, 0 = never */
+		struct perfmap *map;
+	} jit[16];
 };
+
+/* A JIT writes its map as it compiles: re-read on a miss at most this often. */
+#define JIT_REREAD_NS 100000000ull
+#define JIT_MAP_MAX (256ull << 20)
 
 static const char *const entry_symbols[] = {
 	"_start",	 "__libc_start_main", "__libc_start_main_impl",
@@ -210,6 +221,8 @@ void stacks__free(struct stacks *s)
 	free(s->frames);
 	free(s->pids);
 	lockname__free(s->locks);
+	for (size_t i = 0; i < sizeof(s->jit) / sizeof(s->jit[0]); i++)
+		perfmap__free(s->jit[i].map);
 	free(s);
 }
 
@@ -592,6 +605,38 @@ static void count_sample(struct stacks *s, const struct agg_entry *a)
 }
 
 /*
+ * A PC in anonymous memory, named from the process's JIT map
+ * (/tmp/perf-PID.map in its mount namespace, as perf reads it), re-read
+ * on a miss when it may have grown. NULL when it names nothing.
+ */
+static const char *jit_name(struct stacks *s, uint64_t pc)
+{
+	uint32_t pid = proc__pid(s->cur);
+	unsigned slot = pid % (sizeof(s->jit) / sizeof(s->jit[0]));
+	const char *name;
+	char path[96];
+	uint64_t now;
+
+	if (s->jit[slot].pid != pid || !s->jit[slot].map) {
+		perfmap__free(s->jit[slot].map);
+		s->jit[slot].map = perfmap__new();
+		s->jit[slot].pid = pid;
+		s->jit[slot].read_ns = 0;
+		if (!s->jit[slot].map)
+			return NULL;
+	}
+	if (!perfmap__lookup(s->jit[slot].map, pc, &name, NULL))
+		return name;
+	now = util__now_ns();
+	if (s->jit[slot].read_ns && now - s->jit[slot].read_ns < JIT_REREAD_NS)
+		return NULL;
+	s->jit[slot].read_ns = now;
+	snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map", pid, pid);
+	perfmap__open_read(s->jit[slot].map, path, JIT_MAP_MAX);
+	return perfmap__lookup(s->jit[slot].map, pc, &name, NULL) ? NULL : name;
+}
+
+/*
  * A PC of stripped code, named after the function that holds it as the
  * unwind tables know it (its FDE in .eh_frame or .sframe):
  * "binary+0xSTART", START the function's ELF vaddr as objdump prints it.
@@ -661,6 +706,9 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 			char fname[PROFILE_ROOT_MAX];
 			int64_t id;
 
+			if (!pf.name && s->opts.perf_maps && !e->sym.has_elf && e->sym.dso_path &&
+			    !strcmp(e->sym.dso_path, "[anon]"))
+				pf.name = jit_name(s, look);
 			if (!pf.name && function_name(s, look, &e->sym, fname, sizeof(fname)))
 				pf.name = fname;
 			if ((e->have & HAVE_LINES) && e->nlv) {
