@@ -5,20 +5,12 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "elfread.h"
-
-/* libstdc++'s demangler (Itanium C++ ABI, "Demangler API"). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
 
 /* MiniDebugInfo images are small (symbols only); refuse bombs. */
 #define MINIDEBUG_MAX (64u << 20)
@@ -584,97 +576,6 @@ size_t symtab__nr(const struct symtab *s)
 	return s->nr;
 }
 
-char *symbolize__demangle(const char *name)
-{
-	int status = 0;
-	char *d;
-
-	if (name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	d = __cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(d);
-		return NULL;
-	}
-	return d;
-}
-
-static int ends_with(const char *s, size_t n, const char *suffix)
-{
-	size_t k = strlen(suffix);
-
-	return n >= k && !memcmp(s + n - k, suffix, k);
-}
-
-/* Whether "operator" starts a name at s[k] (an operator's name follows). */
-static int operator_at(const char *s, size_t k)
-{
-	return !strncmp(s + k, "operator", 8) &&
-	       (k == 0 || s[k - 1] == ':' || s[k - 1] == ' ') &&
-	       !(s[k + 8] == '_' || (s[k + 8] >= 'a' && s[k + 8] <= 'z') ||
-		 (s[k + 8] >= 'A' && s[k + 8] <= 'Z') ||
-		 (s[k + 8] >= '0' && s[k + 8] <= '9'));
-}
-
-size_t symbolize__cxx_short(char *s)
-{
-	size_t n = strlen(s), i, k, start = 0, orig = n;
-	int depth = 0;
-
-	/* " [clone .isra.0]" (GCC's clones), any number of them */
-	while (n && s[n - 1] == ']') {
-		for (k = n - 1; k > 0 && s[k] != '['; k--)
-			;
-		if (k == 0 || s[k - 1] != ' ' || strncmp(s + k, "[clone ", 7))
-			break;
-		n = k - 1;
-	}
-	/* cv- and ref-qualifiers of a method */
-	for (;;) {
-		if (ends_with(s, n, " const"))
-			n -= 6;
-		else if (ends_with(s, n, " volatile"))
-			n -= 9;
-		else if (ends_with(s, n, " &&"))
-			n -= 3;
-		else if (ends_with(s, n, " &"))
-			n -= 2;
-		else
-			break;
-	}
-	if (!n || s[n - 1] != ')')
-		return orig; /* not a function: as it is */
-	/* the parameter list: the parenthesis matching the last one */
-	for (i = n; i-- > 0;) {
-		if (s[i] == ')')
-			depth++;
-		else if (s[i] == '(' && --depth == 0)
-			break;
-	}
-	if (depth || i == 0 || i == (size_t)-1)
-		return orig;
-	/* a return type (templates have one): up to the last space outside
-	 * brackets, before an operator's name (operator new, operator<) */
-	depth = 0;
-	for (k = 0; k < i; k++) {
-		char c = s[k];
-
-		if (depth == 0 && operator_at(s, k))
-			break;
-		if (c == '<' || c == '(' || c == '[' || c == '{')
-			depth++;
-		else if ((c == '>' || c == ')' || c == ']' || c == '}') && depth)
-			depth--;
-		else if (c == ' ' && depth == 0)
-			start = k + 1;
-	}
-	if (start >= i)
-		start = 0;
-	memmove(s, s + start, i - start);
-	s[i - start] = 0;
-	return i - start;
-}
-
 static const char *symtab__name(struct symtab *s, size_t i)
 {
 	const char *raw = s->strs + s->syms[i].name;
@@ -728,126 +629,6 @@ int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 			if (start)
 				*start = y->start;
 			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* ---- separate debug files ---- */
-
-static int same_build_id(const struct elfread *a, const struct elfread *b)
-{
-	uint8_t ia[ELFREAD_BUILD_ID_MAX], ib[ELFREAD_BUILD_ID_MAX];
-	size_t la, lb;
-
-	if (elfread__build_id(a, ia, &la) || elfread__build_id(b, ib, &lb))
-		return -ENOENT; /* cannot tell */
-	return la == lb && !memcmp(ia, ib, la);
-}
-
-static int file_crc32(const char *path, uint32_t *out)
-{
-	unsigned char buf[65536];
-	uLong crc = crc32(0L, Z_NULL, 0);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		crc = crc32(crc, buf, n);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	*out = crc;
-	return 0;
-}
-
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (!a || !b || stat(a, &sa) || stat(b, &sb))
-		return 0;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/* Does candidate `cand` hold the debug info of `e`? */
-static int debug_file_matches(const struct elfread *e, const char *cand,
-			      int have_crc, uint32_t crc)
-{
-	struct elfread *d = elfread__open(cand);
-	int same;
-
-	if (!d)
-		return 0;
-	same = same_build_id(e, d);
-	elfread__free(d);
-	if (same >= 0)
-		return same;
-	if (have_crc) {
-		uint32_t got;
-
-		return !file_crc32(cand, &got) && got == crc;
-	}
-	return 0;
-}
-
-int symbolize__find_debug_file(const struct elfread *e, const char *path,
-			       const char *debug_root, char *buf, size_t cap,
-			       unsigned *how)
-{
-	uint8_t id[ELFREAD_BUILD_ID_MAX];
-	char hex[2 * ELFREAD_BUILD_ID_MAX + 1];
-	const char *root = debug_root && strcmp(debug_root, "/") ? debug_root
-								 : "";
-	const char *link = NULL;
-	uint32_t crc = 0;
-	size_t id_len;
-	int n;
-
-	if (!elfread__build_id(e, id, &id_len) && id_len >= 2) {
-		elfread__hex(id, id_len, hex);
-		n = snprintf(buf, cap, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-			     root, hex, hex + 2);
-		if (n > 0 && (size_t)n < cap && !access(buf, R_OK) &&
-		    debug_file_matches(e, buf, 0, 0) == 1) {
-			*how = SYMSRC_DEBUG_BUILDID;
-			return 0;
-		}
-	}
-	if (!elfread__debuglink(e, &link, &crc) && !strchr(link, '/')) {
-		char dir[PATH_MAX];
-		const char *slash = path ? strrchr(path, '/') : NULL;
-		const char *fmts[3] = { "%s/%s", "%s/.debug/%s",
-					"%s/usr/lib/debug%s/%s" };
-		int i;
-
-		if (slash) {
-			size_t dl = slash - path;
-
-			if (dl >= sizeof(dir))
-				return -ENOENT;
-			memcpy(dir, path, dl);
-			dir[dl] = '\0';
-		} else {
-			strcpy(dir, ".");
-		}
-		for (i = 0; i < 3; i++) {
-			if (i < 2)
-				n = snprintf(buf, cap, fmts[i], dir, link);
-			else if (dir[0] == '/')
-				n = snprintf(buf, cap, fmts[i], root, dir, link);
-			else
-				continue;
-			if (n <= 0 || (size_t)n >= cap || access(buf, R_OK))
-				continue;
-			if (same_file(buf, path))
-				continue;
-			if (debug_file_matches(e, buf, 1, crc) == 1) {
-				*how = SYMSRC_DEBUGLINK;
-				return 0;
-			}
 		}
 	}
 	return -ENOENT;

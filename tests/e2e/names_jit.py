@@ -50,7 +50,8 @@ def main():
         out = os.path.join(d, "out.folded")
         r = subprocess.run([SFPROF, "-F", "199", "--quiet", "-o", out, "--",
                             node, "--perf-basic-prof", js, "4"],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=120,
+                           cwd=d)  # (node writes isolate-*.log files there)
         for m in set(glob.glob("/tmp/perf-*.map")) - before:
             os.unlink(m)  # node leaves its map behind
         if r.returncode != 0:
