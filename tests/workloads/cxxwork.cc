@@ -9,6 +9,8 @@
 #include <ctime>
 #include <vector>
 
+#include <unistd.h>
+
 static double now_s()
 {
 	timespec ts;
@@ -63,7 +65,7 @@ int main(int argc, char **argv)
 		return x;
 	};
 
-	printf("ready %d\n", 0);
+	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	while (now_s() - t0 < secs) {
 		sfprof::Acc<unsigned long> a{ sink }, b{ 7 };

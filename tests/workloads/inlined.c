@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "workload.h"
 
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2.0;
 
-	printf("ready %d\n", 0);
+	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	return (int)(run(secs) & 1);
 }
