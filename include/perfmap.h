@@ -54,13 +54,32 @@ int perfmap__lookup(struct perfmap *m, uint64_t addr, const char **name,
 		    uint64_t *start);
 
 /*
- * Read what was appended to the map file at `path` since the last read
- * and feed it. The file is opened O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC (a
- * target cannot make sfprof follow a symlink or block on a FIFO), must
- * be a regular file, and is read at most up to `max_size` bytes in all.
- * 0 (also when nothing was new), -ENOENT, -EINVAL (not a regular file),
- * -EFBIG (over max_size: what fits was read), or -errno.
+ * Open a map file: O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC (a target cannot make
+ * sfprof follow a symlink at its end or block on a FIFO), and it must be
+ * a regular file. The fd (the caller closes it), or -ENOENT, -EINVAL (a
+ * symlink or not a regular file), -errno.
  */
+int perfmap__open_file(const char *path);
+/*
+ * The same for `rel` resolved inside the directory `root` (a process's
+ * /proc/PID/root) with openat2's RESOLVE_IN_ROOT: an absolute symlink the
+ * target planted (/tmp -> /etc) resolves in its root, never in sfprof's.
+ * -EOPNOTSUPP where the kernel has no openat2 (before 5.6).
+ */
+int perfmap__open_file_in(const char *root, const char *rel);
+
+/*
+ * Feed what was appended to the open map file fd since the last read,
+ * reading at most up to `max_size` bytes of the file in all. A kept fd
+ * still reads a file whose process has exited. 0 (also when nothing was
+ * new), -EFBIG (over max_size: what fits was read), -EINVAL (not a
+ * regular file), -errno.
+ */
+int perfmap__read_fd(struct perfmap *m, int fd, uint64_t max_size);
+
+/* open_file / open_file_in, read_fd, close: 0 or their errors. */
 int perfmap__open_read(struct perfmap *m, const char *path, uint64_t max_size);
+int perfmap__open_read_in(struct perfmap *m, const char *root, const char *rel,
+			  uint64_t max_size);
 
 #endif

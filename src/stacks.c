@@ -394,6 +394,7 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 	size_t np = 0;
 	int complete;
 
+	s->jit_missed = 0;
 	/* frames[n-1] is the outermost: it goes first */
 	for (size_t i = n; i-- > 0;) {
 		const struct unwind_frame *f = &s->frames[i];
@@ -424,6 +425,7 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 		acc->at_entry = 1;
 	}
 	acc->complete = complete;
+	acc->jit_pending = s->jit_missed;
 	if (!ids)
 		return s->pids;
 	if (!complete) {
@@ -636,6 +638,27 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	return 0;
 }
 
+/*
+ * Name a kept stack's JIT frames again, from the maps as they are now: a
+ * JIT writes its map late (V8 buffers it), so a stack first seen before
+ * its code's entry reached the file is named at the end.
+ */
+static void agg_rename(struct stacks *s, struct agg_entry *a)
+{
+	struct agg_entry tmp = { 0 };
+	const uint32_t *ids;
+	size_t np = 0;
+
+	s->cur = (struct proc *)a->proc; /* (the cache's, alive until it is freed) */
+	s->cur_gen = a->gen;
+	memcpy(s->frames, a->key, (size_t)a->n * sizeof(*s->frames));
+	s->jit_final = 1;
+	ids = build_ids(s, a->n, a->stop, a->key + 2 * (size_t)a->n, a->nk, true, &np, &tmp);
+	s->jit_final = 0;
+	if (ids && np == a->np)
+		memcpy(a->ids, ids, np * sizeof(*ids));
+}
+
 int stacks__flush(struct stacks *s)
 {
 	int err = 0;
@@ -643,6 +666,8 @@ int stacks__flush(struct stacks *s)
 	for (size_t i = 0; i < s->agg_nr; i++) {
 		struct agg_entry *a = &s->agg[i];
 
+		if (a->jit_pending)
+			agg_rename(s, a);
 		if (!err && profile__add_ids(s->prof, a->root, a->ids, a->np, a->weight))
 			err = -ENOMEM;
 		free(a->key); /* (and its ids and root) */

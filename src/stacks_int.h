@@ -82,6 +82,7 @@ struct agg_entry {
 	uint32_t np;	    /* profile frames */
 	uint32_t unnamed;
 	int complete, at_entry;
+	int jit_pending;    /* a JIT frame its map did not name yet */
 	char *root;	    /* (in key's block, after ids) */
 	uint64_t comm[2];   /* a root that is the comm: comm_words() */
 	uint64_t *key;	    /* the n unwind_frames (pc, flags + zero pad:
@@ -131,6 +132,8 @@ struct stacks {
 	size_t agg_nslots;
 	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
 	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */
+	int jit_missed;	     /* the stack being named has such a frame */
+	int jit_final;	     /* naming at flush: the maps' last chance */
 };
 
 /* The PC cache's entry for (current proc, pc), reset when it held

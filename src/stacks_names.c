@@ -151,6 +151,7 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 		e->have |= HAVE_LINES;
 	}
 	if (!(e->have & HAVE_FID)) {
+		bool jit = false;
 		struct profile_frame pf = {
 			.name = e->sym.name,
 			.dso = e->sym.dso_path,
@@ -161,10 +162,14 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 		char fname[PROFILE_ROOT_MAX];
 		int64_t id;
 
-		/* JIT code: named by the process's perf map */
+		/* JIT code: named by the process's perf map; where it does not
+		 * say yet, asked again for the next stack and at flush */
 		if (!pf.name && s->opts.perf_maps && !e->sym.has_elf && e->sym.dso_path &&
-		    !strcmp(e->sym.dso_path, "[anon]") && (s->jit || (s->jit = jitmaps__new())))
-			pf.name = jitmaps__name(s->jit, proc__pid(s->cur), look);
+		    !strcmp(e->sym.dso_path, "[anon]") && (s->jit || (s->jit = jitmaps__new()))) {
+			pf.name = jitmaps__name(s->jit, proc__pid(s->cur), look, s->jit_final);
+			jit = !pf.name;
+			s->jit_missed |= jit;
+		}
 		if (!pf.name && function_name(s, look, &e->sym, fname, sizeof(fname)))
 			pf.name = fname;
 		if ((e->have & HAVE_LINES) && e->nlv) {
@@ -175,7 +180,8 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 		if (id < 0)
 			return -ENOMEM;
 		e->fid = (uint32_t)id;
-		e->have |= HAVE_FID;
+		if (!jit)
+			e->have |= HAVE_FID;
 	}
 	out[np++] = e->fid;
 	/* inlined functions at this PC, outermost first, when they fit */

@@ -159,3 +159,44 @@ TEST(perfmap_file_should_follow_growth_and_refuse_links_fifos_and_big_files)
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	CHECK(!system(p));
 }
+
+TEST(perfmap_in_root_should_resolve_a_planted_absolute_symlink_inside_the_root)
+{
+	char dir[] = "/var/tmp/sfprof-perfroot.XXXXXX", p[512], root[300];
+	struct perfmap *m = perfmap__new();
+	const char *name;
+	FILE *f;
+	int rc;
+
+	CHECK(m && mkdtemp(dir));
+	/* outside/perf-1.map on the host; the root's tmp -> /var/tmp/DIR/outside
+	 * (not under /tmp: inside the root that would loop through tmp) */
+	snprintf(p, sizeof(p), "mkdir -p '%s/outside' '%s/root' '%s/root/real' && "
+		 "ln -s '%s/outside' '%s/root/tmp' && ln -s /real '%s/root/tmp2'",
+		 dir, dir, dir, dir, dir, dir);
+	CHECK(!system(p));
+	snprintf(p, sizeof(p), "%s/outside/perf-1.map", dir);
+	f = fopen(p, "w");
+	CHECK(f);
+	fputs("1000 10 host_file\n", f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/root/real/perf-1.map", dir);
+	f = fopen(p, "w");
+	CHECK(f);
+	fputs("1000 10 in_root\n", f);
+	fclose(f);
+	snprintf(root, sizeof(root), "%s/root", dir);
+	rc = perfmap__open_read_in(m, root, "tmp/perf-1.map", 1 << 20);
+	if (rc == -EOPNOTSUPP)
+		SKIP("no openat2 on this kernel");
+	/* the absolute link is taken inside the root, where it names nothing */
+	CHECK_INT(rc, -ENOENT);
+	CHECK_INT(perfmap__nr(m), 0);
+	/* an absolute link that exists inside the root is followed there */
+	CHECK_INT(perfmap__open_read_in(m, root, "tmp2/perf-1.map", 1 << 20), 0);
+	CHECK_INT(perfmap__lookup(m, 0x1001, &name, NULL), 0);
+	CHECK_STR(name, "in_root");
+	perfmap__free(m);
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	CHECK(!system(p));
+}
