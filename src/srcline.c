@@ -3,6 +3,7 @@
 #include "srcline.h"
 
 #include <dwarf.h>
+#include <elf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <limits.h>
@@ -102,7 +103,7 @@ static int has_debug_info(const struct elfread *e)
 	struct elfread_section sec;
 
 	return !elfread__section(e, ".debug_info", &sec) && sec.size > 0 &&
-	       sec.type != 8 /* SHT_NOBITS: stripped into a debug file */;
+	       sec.type != SHT_NOBITS /* stripped into a debug file */;
 }
 
 /* The binary's own DWARF, else its debug file's. */
