@@ -6,8 +6,8 @@
  *
  *   sfprof [-e cpu|futex] [-F HZ] [-d SEC] [--min-wait USEC]
  *          [--stack-size BYTES] [-o FILE] [-f folded|svg|pprof] [--stats]
- *          [--kernel] [--no-demangle] [--by-lock] [--per-thread|--per-process]
- *          [--quiet] [--no-inherit] [--cgroup DIR]
+ *          [--kernel] [--no-demangle] [--full-names] [--no-inline] [--by-lock]
+ *          [--per-thread|--per-process] [--quiet] [--no-inherit] [--cgroup DIR]
  *          (-p PID[,PID...] | -a | --cgroup DIR | -- COMMAND [ARGS...])
  *   sfprof record -o FILE [same options] (same targets)
  *   sfprof report [-e ...] [-o OUT] [-f ...] [--stats] ... FILE
@@ -60,6 +60,8 @@ struct sfprof_opts {
 	int stats;			/* --stats */
 	int kernel;			/* --kernel: add kernel stacks */
 	int no_demangle;		/* --no-demangle */
+	int full_names;			/* --full-names: C++ signatures */
+	int no_inline;			/* --no-inline: no inline frames or lines */
 	int by_lock;			/* --by-lock (futex) */
 	int per_thread;			/* --per-thread: root comm-pid/tid */
 	int per_process;		/* --per-process: root comm-pid */

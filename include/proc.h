@@ -45,6 +45,7 @@ struct proc_cache;
 struct proc_cache_opts {
 	const char *debug_root;	     /* separate debug files; NULL = "/" */
 	int no_demangle;	     /* --no-demangle */
+	int full_names;		     /* --full-names */
 	int offline;		     /* never touch /proc (report) */
 	const char *sysroot;	     /* offline: prefix for recorded paths */
 	uint32_t reread_interval_ms; /* min gap between re-reads; 0 = 50 */
@@ -114,6 +115,15 @@ struct sym_result {
  * still be NULL: then print "dso_name+0xREL_ADDR"), -ENOENT when not.
  */
 int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out);
+
+/*
+ * Inline levels and source lines at runtime address pc (dso__srcline()):
+ * 0 with levels[0..*n) innermost first (they live until
+ * proc_cache__free()); -ENOENT: no mapping, no binary or no DWARF.
+ */
+struct srcline_level;
+int proc__srcline(struct proc *p, uint64_t pc,
+		  const struct srcline_level **levels, size_t *n);
 
 /*
  * Copy len bytes at runtime address pc from the mapped binary's bytes

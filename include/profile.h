@@ -55,7 +55,11 @@ enum profile_frame_kind {
  * build_id: lowercase hex, may be NULL.
  * rel_addr: address relative to the binary (pc minus load bias, i.e. the
  * ELF virtual address), used by pprof locations and unnamed frames.
- * Frames are identified by all five fields: two PCs in one function are
+ * file, line: source position from DWARF (NULL, 0 when unknown): of
+ * rel_addr for the innermost level at a PC, of the call for a function
+ * that has inlined code at the PC. An inlined function is a frame of its
+ * own, with the same dso and rel_addr as the frame it is inlined into.
+ * Frames are identified by all seven fields: two PCs in one function are
  * two pprof locations but one folded/SVG frame (writers merge by name).
  */
 struct profile_frame {
@@ -64,6 +68,8 @@ struct profile_frame {
 	const char *build_id;
 	uint64_t rel_addr;
 	uint32_t kind; /* enum profile_frame_kind */
+	uint32_t line; /* 0 = unknown */
+	const char *file;
 };
 
 struct profile;

@@ -109,6 +109,7 @@ int cmd_report(int argc, char **argv)
 		o.kernel = 1;
 	so.per_thread = o.per_thread;
 	so.per_process = o.per_process;
+	so.no_inline = o.no_inline;
 	so.by_lock = o.by_lock;
 	so.kernel = o.kernel;
 	/* benchmarks: measure unwinding + symbolization without aggregation */
@@ -116,6 +117,7 @@ int cmd_report(int argc, char **argv)
 
 	char bdir[4096];
 	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle,
+				      .full_names = o.full_names,
 				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
 	/* the capture holds the whole command line; what leaves the machine

@@ -29,6 +29,8 @@ enum {
 	OPT_PER_PROCESS,
 	OPT_CGROUP,
 	OPT_NO_INHERIT,
+	OPT_FULL_NAMES,
+	OPT_NO_INLINE,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +45,8 @@ static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "full-names", no_argument, NULL, OPT_FULL_NAMES },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "by-lock", no_argument, NULL, OPT_BY_LOCK },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
@@ -117,6 +121,9 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"\n"
 		"      --kernel            add kernel stacks (frames suffixed _[k])\n"
 		"      --no-demangle       keep C++ names mangled\n"
+		"      --full-names        C++ names with return type and parameters\n"
+		"                          (default: as perf script prints them)\n"
+		"      --no-inline         no inline frames or source lines from DWARF\n"
 		"      --by-lock           futex: root each stack at its lock address\n"
 		"      --per-thread        root each stack at comm-pid/tid (default: comm)\n"
 		"      --per-process       root each stack at comm-pid\n"
@@ -285,6 +292,8 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		case OPT_STATS: o->stats = 1; break;
 		case OPT_KERNEL: o->kernel = 1; break;
 		case OPT_NO_DEMANGLE: o->no_demangle = 1; break;
+		case OPT_FULL_NAMES: o->full_names = 1; break;
+		case OPT_NO_INLINE: o->no_inline = 1; break;
 		case OPT_BY_LOCK: o->by_lock = 1; break;
 		case OPT_PER_THREAD: o->per_thread = 1; break;
 		case OPT_QUIET: o->quiet = 1; break;

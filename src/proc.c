@@ -57,6 +57,7 @@ struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts)
 		pc->opts.reread_interval_ms = 50;
 	dopts.debug_root = pc->opts.debug_root;
 	dopts.no_demangle = pc->opts.no_demangle;
+	dopts.full_names = pc->opts.full_names;
 	dopts.no_derive = pc->opts.no_derive;
 	dopts.sframe_version = pc->opts.sframe_version;
 	pc->dsos = dso_cache__new(&dopts);
@@ -793,6 +794,16 @@ int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
 	}
 	c->st.sym_misses++;
 	return 0;
+}
+
+int proc__srcline(struct proc *p, uint64_t pc,
+		  const struct srcline_level **levels, size_t *n)
+{
+	struct proc_map *m = proc__map_of(p, pc);
+
+	if (!m || m->state != MAP_OK)
+		return -ENOENT;
+	return dso__srcline(m->dso, pc - m->bias, levels, n);
 }
 
 int proc__read_code(struct proc *p, uint64_t pc, void *buf, size_t len)

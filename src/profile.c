@@ -435,14 +435,15 @@ static int str_is(const struct profile *p, uint32_t id, const char *s)
 static uint32_t fcache_slot(const struct profile_frame *f)
 {
 	uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix((uintptr_t)f->name, (uintptr_t)f->dso),
-						 (uintptr_t)f->build_id), f->rel_addr), f->kind);
+						 (uintptr_t)f->build_id), f->rel_addr),
+			      f->kind | (uint64_t)f->line << 32);
 
 	return (uint32_t)(h & (FRAME_CACHE - 1));
 }
 
 static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 {
-	int64_t name, dso, bid, disp;
+	int64_t name, dso, bid, file, disp;
 	uint32_t j, slot = fcache_slot(f);
 	struct prof_frame *e;
 	uint64_t h;
@@ -450,22 +451,27 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	if (p->fcache[slot]) {
 		e = &p->frames[p->fcache[slot] - 1];
 		if (e->rel_addr == f->rel_addr && e->kind == f->kind && str_is(p, e->name, f->name) &&
-		    str_is(p, e->dso, f->dso) && str_is(p, e->build_id, f->build_id))
+		    str_is(p, e->dso, f->dso) && str_is(p, e->build_id, f->build_id) &&
+		    e->line == f->line && str_is(p, e->file, f->file))
 			return p->fcache[slot] - 1;
 	}
 	name = strtab__intern_str(&p->strs, f->name);
 	dso = strtab__intern_str(&p->strs, f->dso);
 	bid = strtab__intern_str(&p->strs, f->build_id);
-	if (name < 0 || dso < 0 || bid < 0)
+	file = strtab__intern_str(&p->strs, f->file);
+	if (name < 0 || dso < 0 || bid < 0 || file < 0)
 		return -ENOMEM;
 	/* string ids are unique per content, so hashing ids is exact */
 	h = hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(0, (uint64_t)name), (uint64_t)dso),
 					(uint64_t)bid), f->rel_addr), f->kind);
+	if (f->line || file)
+		h = hash_mix(hash_mix(h, f->line), (uint64_t)file);
 	if (p->frame_slots) {
 		for (j = h & p->frame_mask; p->frame_slots[j]; j = (j + 1) & p->frame_mask) {
 			e = &p->frames[p->frame_slots[j] - 1];
 			if (e->hash == h && e->name == name && e->dso == dso &&
-			    e->build_id == bid && e->rel_addr == f->rel_addr && e->kind == f->kind) {
+			    e->build_id == bid && e->rel_addr == f->rel_addr && e->kind == f->kind &&
+			    e->line == f->line && e->file == (uint32_t)file) {
 				p->fcache[slot] = p->frame_slots[j];
 				return p->frame_slots[j] - 1;
 			}
@@ -479,7 +485,8 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	e = &p->frames[p->nr_frames];
 	*e = (struct prof_frame){ .hash = h, .rel_addr = f->rel_addr, .name = (uint32_t)name,
 				  .dso = (uint32_t)dso, .build_id = (uint32_t)bid,
-				  .kind = f->kind, .disp = (uint32_t)disp };
+				  .kind = f->kind, .disp = (uint32_t)disp,
+				  .line = f->line, .file = (uint32_t)file };
 	p->nr_frames++;
 	if (!p->frame_slots || 2 * (size_t)p->nr_frames > (size_t)p->frame_mask) {
 		if (slots__rebuild(&p->frame_slots, &p->frame_mask, p->nr_frames, p->frames,

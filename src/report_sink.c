@@ -112,6 +112,9 @@ static struct profile *sink_profile(struct report_sink *s,
 		.per_process = s->o.per_process,
 		.by_lock = s->o.by_lock,
 		.kernel = s->o.kernel,
+		.no_inline = s->o.no_inline,
+		/* live: the pid is the process the map is for */
+		.perf_maps = !s->record,
 	};
 	struct profile_meta meta = {
 		.kind = so.kind,
@@ -173,7 +176,8 @@ static void record_change(void *ctx, uint32_t what, uint32_t pid, uint32_t ppid,
 struct report_sink *report_sink__new(const struct sfprof_opts *o)
 {
 	struct report_sink *s = calloc(1, sizeof(*s));
-	struct proc_cache_opts po = { .no_demangle = o->no_demangle };
+	struct proc_cache_opts po = { .no_demangle = o->no_demangle,
+				      .full_names = o->full_names };
 
 	if (!s)
 		return NULL;

@@ -154,7 +154,57 @@ struct svg_state {
 	/* pass 1 results */
 	size_t drawn, dropped;
 	uint32_t max_depth;
+	/* per display string id: 1 + the frame whose file:line its tooltip
+	 * shows (0: none known) */
+	uint32_t *src;
 };
+
+/*
+ * The source position each name's tooltip shows: of all frames printed
+ * with that name that have one, the one with the most weight in the
+ * profile (where the function's time mostly is). 0 or -ENOMEM.
+ */
+static int svg_sources(struct svg_state *st)
+{
+	const struct profile *p = st->p;
+	uint32_t nfr, nstr = prof__nr_strs(p);
+	const struct prof_frame *fr = prof__frames(p, &nfr);
+	const uint32_t *ids = prof__ids(p);
+	const struct prof_stack *stk;
+	size_t nst, i;
+	uint64_t *fw;
+	int any = 0;
+
+	for (i = 0; i < nfr && !any; i++)
+		any = fr[i].file != 0;
+	if (!any)
+		return 0;
+	stk = prof__stacks(p, &nst);
+	fw = calloc(nfr ? nfr : 1, sizeof(*fw));
+	st->src = calloc(nstr ? nstr : 1, sizeof(*st->src));
+	if (!fw || !st->src) {
+		free(fw);
+		free(st->src);
+		st->src = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < nst; i++)
+		for (uint32_t k = 0; k < stk[i].n; k++) {
+			uint32_t f = ids[stk[i].off + k];
+
+			fw[f] = fw[f] + stk[i].weight < fw[f] ? UINT64_MAX : fw[f] + stk[i].weight;
+		}
+	for (i = 0; i < nfr; i++) {
+		uint32_t d = fr[i].disp, cur = d < nstr ? st->src[d] : 0;
+
+		if (!fr[i].file || d >= nstr)
+			continue;
+		if (!cur || fw[i] > fw[cur - 1])
+			st->src[d] = (uint32_t)i + 1;
+	}
+	free(fw);
+	return 0;
+}
 
 /* Bytes of name that fit in w px, 0 if not even 3 chars fit. */
 static size_t label_fit(const char *name, double w, int *dots)
@@ -174,9 +224,11 @@ static size_t label_fit(const char *name, double w, int *dots)
 	return len;
 }
 
-static void svg_node(struct svg_state *st, const char *name, uint32_t depth, uint64_t x,
+static void svg_node(struct svg_state *st, uint32_t name_id, uint32_t depth, uint64_t x,
 		     uint64_t w)
 {
+	const char *name = prof__str(st->p, name_id);
+	const struct prof_frame *src = NULL;
 	char color[8], wbuf[48];
 	double px, pw, y;
 	size_t fit;
@@ -199,10 +251,23 @@ static void svg_node(struct svg_state *st, const char *name, uint32_t depth, uin
 	y = st->height - SVG_BOTTOM - (depth + 1.0) * SVG_FRAME_H;
 	frame_color(st->p, name, depth, color, sizeof(color));
 	fmt_weight(st->p, wbuf, sizeof(wbuf), w);
+	if (st->src && st->src[name_id]) {
+		uint32_t nfr;
+
+		src = &prof__frames(st->p, &nfr)[st->src[name_id] - 1];
+	}
 	fputs("<g><title>", f);
 	xml_puts(f, name, SIZE_MAX);
-	fprintf(f, " (%s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
-		wbuf, 100.0 * w / st->total, px, y, pw, SVG_FRAME_H - 1, color);
+	fprintf(f, " (%s, %.2f%%)", wbuf, 100.0 * w / st->total);
+	if (src) {
+		/* "NAME (WEIGHT, PCT%) FILE:LINE" */
+		fputc(' ', f);
+		xml_puts(f, prof__str(st->p, src->file), SIZE_MAX);
+		if (src->line)
+			fprintf(f, ":%u", src->line);
+	}
+	fprintf(f, "</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
+		px, y, pw, SVG_FRAME_H - 1, color);
 	fit = label_fit(name, pw, &dots);
 	if (fit) {
 		fprintf(f, "<text x=\"%.2f\" y=\"%.1f\">", px + 3, y + 11.5);
@@ -217,7 +282,6 @@ static void svg_node(struct svg_state *st, const char *name, uint32_t depth, uin
 /* One pass over the sorted stacks: open/close nodes as prefixes change. */
 static int svg_walk(struct svg_state *st, const struct prof_named *nm)
 {
-	const struct profile *p = st->p;
 	uint64_t *open_x, cum = 0;
 	const uint32_t *prev = NULL;
 	uint32_t prev_n = 0;
@@ -233,7 +297,7 @@ static int svg_walk(struct svg_state *st, const struct prof_named *nm)
 		while (common < prev_n && common < s->n && prev[common] == ids[common])
 			common++;
 		for (uint32_t d = prev_n; d-- > common;)
-			svg_node(st, prof__str(p, prev[d]), d + 1, open_x[d], cum - open_x[d]);
+			svg_node(st, prev[d], d + 1, open_x[d], cum - open_x[d]);
 		for (uint32_t d = common; d < s->n; d++)
 			open_x[d] = cum;
 		cum += s->weight;
@@ -241,7 +305,7 @@ static int svg_walk(struct svg_state *st, const struct prof_named *nm)
 		prev_n = s->n;
 	}
 	for (uint32_t d = prev_n; d-- > 0;)
-		svg_node(st, prof__str(p, prev[d]), d + 1, open_x[d], cum - open_x[d]);
+		svg_node(st, prev[d], d + 1, open_x[d], cum - open_x[d]);
 	free(open_x);
 	return 0;
 }
@@ -422,6 +486,9 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	if (!st.min_w)
 		st.min_w = 1;
 
+	err = svg_sources(&st);
+	if (err)
+		goto out;
 	err = svg_walk(&st, &nm); /* pass 1: count and measure */
 	if (err)
 		goto out;
@@ -451,6 +518,7 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	else if (ferror(f))
 		err = -EIO;
 out:
+	free(st.src);
 	prof_named__release(&nm);
 	return err;
 }

@@ -50,7 +50,7 @@ TEST(every_option_should_land_in_its_field)
 	struct sfprof_opts o;
 	char *av2[] = { "sfprof", "-e", "futex", "-F", "999", "-d", "2.5", "--min-wait", "1000",
 			"--stack-size", "65528", "-o", "x.svg", "-f", "pprof", "--stats",
-			"--kernel", "--no-demangle", "--by-lock", "--per-thread", "--quiet",
+			"--kernel", "--no-demangle", "--full-names", "--no-inline", "--by-lock", "--per-thread", "--quiet",
 			"--cpu-event", "cpu-clock", "-p", "7", NULL };
 
 	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av2), 0);
@@ -61,7 +61,8 @@ TEST(every_option_should_land_in_its_field)
 	CHECK_INT(o.stack_size, 65528);
 	CHECK_STR(o.output, "x.svg");
 	CHECK_INT(o.format, PROFILE_FMT_PPROF);
-	CHECK(o.stats && o.kernel && o.no_demangle && o.by_lock && o.per_thread && o.quiet);
+	CHECK(o.stats && o.kernel && o.no_demangle && o.full_names && o.no_inline && o.by_lock &&
+	      o.per_thread && o.quiet);
 	CHECK_INT(o.nr_pids, 1);
 	CHECK_INT(o.pids[0], 7);
 	CHECK_INT(o.cpu_event, SFPROF_CPU_EVENT_CPU_CLOCK);
