@@ -181,6 +181,7 @@ struct proc_stats {
 	uint64_t rereads_limited; /* misses that could not re-read (rate) */
 	uint64_t map_misses;	/* lookups in no mapping (after re-read) */
 	uint64_t open_map_files, open_root, open_path, open_failed;
+	uint64_t open_replaced;	   /* the path held another inode than the mapped one */
 	uint64_t vdso_reads;
 	uint64_t maps_from_thread; /* leader's maps empty: a live thread's used */
 	/* changes in order (live side-band, or a capture's records) */

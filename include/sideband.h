@@ -2,12 +2,14 @@
 /*
  * The side-band: how every process's address space changes, in order
  * with the samples. A PERF_COUNT_SW_DUMMY event per CPU (pid -1) with
- * mmap2 + build_id + comm_exec records, CLOCK_MONOTONIC timestamps (the
- * clock of bpf_ktime_get_ns(), so they order against the BPF records),
- * read from its perf ring buffer without wakeups. This is perf's own
- * mechanism (perf record's MMAP2/COMM side-band): the kernel writes the
- * record while the mmap or exec happens, so a process that lives 10 ms
- * is described before it is gone, build-id included.
+ * mmap2 + comm_exec records, CLOCK_MONOTONIC timestamps (the clock of
+ * bpf_ktime_get_ns(), so they order against the BPF records), read from
+ * its perf ring buffer without wakeups. This is perf's own mechanism
+ * (perf record's MMAP2/COMM side-band): the kernel writes the record
+ * while the mmap or exec happens, so a process that lives 10 ms is
+ * described before it is gone, with the device and inode of each file.
+ * (Not the build-id: see sideband.c for why asking for it harms other
+ * perf sessions on this kernel.)
  *
  * Records: MMAP (an executable mapping: file-backed, "//anon" JIT code,
  * "[vdso]"...), EXEC (a COMM record with PERF_RECORD_MISC_COMM_EXEC: the
@@ -37,8 +39,6 @@ enum sideband_kind {
 	SIDEBAND_OTHER = 4, /* a record sfprof does not use */
 };
 
-#define SIDEBAND_BUILD_ID_MAX 20
-
 struct sideband_rec {
 	uint32_t kind;	   /* enum sideband_kind */
 	uint32_t pid, tid; /* LOST: 0 */
@@ -46,10 +46,8 @@ struct sideband_rec {
 	/* MMAP */
 	uint64_t start, len, pgoff;
 	uint32_t prot, flags; /* PROT_*, MAP_* */
-	uint32_t dev_major, dev_minor; /* 0 when the build-id came instead */
-	uint64_t inode;
-	uint32_t build_id_len;	       /* 0: none */
-	uint8_t build_id[SIDEBAND_BUILD_ID_MAX];
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;		       /* 0: anonymous or special */
 	const char *path;	       /* MMAP: NUL-terminated; EXEC: the new comm */
 	uint64_t lost;		       /* LOST: records lost */
 };

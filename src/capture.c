@@ -798,6 +798,15 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "stack_bytes: %llu\n", (unsigned long long)st->stack_bytes);
 	fprintf(f, "stack_copy_direct: %d\n", st->direct_copy);
 	fprintf(f, "thread_tops_learned: %llu\n", (unsigned long long)st->thread_tops_learned);
+	fprintf(f, "events_fork: %llu\n", (unsigned long long)st->events_fork);
+	fprintf(f, "events_exit: %llu\n", (unsigned long long)st->events_exit);
+	fprintf(f, "sideband_records: %llu\n", (unsigned long long)st->sideband.records);
+	fprintf(f, "sideband_mmaps: %llu\n", (unsigned long long)st->sideband.mmaps);
+	fprintf(f, "sideband_execs: %llu\n", (unsigned long long)st->sideband.execs);
+	/* changes the kernel could not write, and records that did not parse:
+	 * mapping changes sfprof could not see */
+	fprintf(f, "sideband_lost: %llu\n", (unsigned long long)st->sideband.lost);
+	fprintf(f, "sideband_bad: %llu\n", (unsigned long long)st->sideband.bad);
 	if (st->events_cpu || st->cycles)
 		fprintf(f, "sample_event_cycles: %d\n", st->cycles);
 	if (st->prog_cpu.run_cnt | st->prog_sys_enter.run_cnt | st->prog_sys_exit.run_cnt) {

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,31 +187,56 @@ struct dso *proc__read_vdso(struct proc_cache *pc, uint32_t pid, uint64_t start,
 
 /* Open a mapped file the ways that work for deleted files and other
  * mount namespaces first. */
+/*
+ * Whether an opened file is the one mapped: the same inode and device as
+ * the mapping says (a path may hold another file by now). A mapping
+ * without an inode (a capture's, or /proc's for a special file) proves
+ * nothing either way.
+ */
+static int same_file(const struct proc_map *m, const struct stat *st)
+{
+	if (!m->inode)
+		return 1;
+	return (uint64_t)st->st_ino == m->inode && major(st->st_dev) == m->dev_major &&
+	       minor(st->st_dev) == m->dev_minor;
+}
+
 struct dso *proc__open_mapped_file(struct proc_cache *pc, uint32_t pid,
 				   const struct proc_map *m)
 {
 	char path[PATH_MAX + 64];
+	struct stat st;
 	struct dso *d;
 	int fd;
 
+	/* the mapped file itself, deleted or in another mount namespace */
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", pid,
 		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = util__open_regular(path, 0, NULL);
 	if (fd >= 0) {
 		pc->st.open_map_files++;
 		goto opened;
 	}
+	/* by name, in the process's root then ours: a path the target can
+	 * control, so a regular file only (never a FIFO that would hang us),
+	 * and only the inode that was mapped */
 	if (m->path[0] == '/' && !m->deleted) {
 		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, m->path);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
+		fd = util__open_regular(path, 0, &st);
+		if (fd >= 0 && same_file(m, &st)) {
 			pc->st.open_root++;
 			goto opened;
 		}
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
+		if (fd >= 0)
+			close(fd);
+		fd = util__open_regular(m->path, 0, &st);
+		if (fd >= 0 && same_file(m, &st)) {
 			pc->st.open_path++;
 			goto opened;
+		}
+		if (fd >= 0) {
+			close(fd);
+			pc->st.open_replaced++;
 		}
 	}
 	pc->st.open_failed++;
@@ -901,6 +928,7 @@ void proc_stats__print(const struct proc_stats *st, FILE *f)
 	P(open_root);
 	P(open_path);
 	P(open_failed);
+	P(open_replaced);
 	P(vdso_reads);
 	P(maps_from_thread);
 	P(changes_forks);

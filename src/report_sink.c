@@ -259,8 +259,6 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 		m.dev_major = r->dev_major;
 		m.dev_minor = r->dev_minor;
 		m.prot = r->prot;
-		m.build_id_len = r->build_id_len;
-		memcpy(m.build_id, r->build_id, r->build_id_len);
 		m.path = r->path;
 		err = proc_cache__map(s->pc, r->pid, r->ts_ns, &m, s->create_procs);
 		break;

@@ -72,18 +72,16 @@ int sideband__parse(const void *rec, size_t len, struct sideband_rec *out)
 		out->pgoff = rd64(b + 32);
 		if (out->len == 0 || out->start + out->len < out->start)
 			return -EINVAL;
-		if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			uint8_t n = b[40];
-
-			if (n > SIDEBAND_BUILD_ID_MAX)
-				return -EINVAL;
-			out->build_id_len = n;
-			memcpy(out->build_id, b + 44, n);
-		} else {
-			out->dev_major = rd32(b + 40);
-			out->dev_minor = rd32(b + 44);
-			out->inode = rd64(b + 48);
-		}
+		/*
+		 * Always maj/min/ino: sfprof never sets attr.build_id, and the
+		 * kernel (6.18: perf_event_mmap_output() sets the misc bit in
+		 * the record it shares between events and never clears it)
+		 * can leave PERF_RECORD_MISC_MMAP_BUILD_ID on a record written
+		 * in the inode layout for an event that did not ask for it.
+		 */
+		out->dev_major = rd32(b + 40);
+		out->dev_minor = rd32(b + 44);
+		out->inode = rd64(b + 48);
 		out->prot = rd32(b + 64);
 		out->flags = rd32(b + 68);
 		out->path = str_in(b, MMAP2_FIXED, body_end);
@@ -151,7 +149,14 @@ static int sb_open_cpu(int cpu)
 	attr.mmap2 = 1;
 	attr.comm = 1;
 	attr.comm_exec = 1;
-	attr.build_id = 1;
+	/*
+	 * No attr.build_id, though it would name each file as perf does:
+	 * on this kernel one event with it sets PERF_RECORD_MISC_MMAP_BUILD_ID
+	 * on the MMAP2 records every other perf session then receives in
+	 * the inode layout, and perf 6.1 aborts reading them (measured:
+	 * `perf report` dies in util/build-id.c while sfprof runs). The
+	 * inode and device identify the file instead (proc.c same_file()).
+	 */
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
 	/* never woken: the capture drains it on its timer */

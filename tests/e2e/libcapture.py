@@ -5,8 +5,11 @@ Reads the raw event files that `sfprof --dump-events FILE` writes: the
 8-byte magic "SFPREV01", then struct sfprof_event records
 (include/sfprof_event.h) back to back, each e.size bytes long.
 """
+import atexit
 import os
+import shutil
 import struct
+import tempfile
 import subprocess
 import sys
 import time
@@ -59,6 +62,20 @@ def read_events(path, lifecycle=False):
             out.append(e)
         off += e.size
     return out
+
+
+_PERF_HOME = None
+
+
+def perf_env():
+    """The environment for running perf: a HOME of this test's own, so
+    perf's build-id cache (~/.debug) is never one that another perf run
+    is writing or has damaged (perf 6.1 then aborts in util/build-id.c)."""
+    global _PERF_HOME
+    if _PERF_HOME is None:
+        _PERF_HOME = tempfile.mkdtemp(prefix="sfprof-perf-home.")
+        atexit.register(shutil.rmtree, _PERF_HOME, True)
+    return dict(os.environ, HOME=_PERF_HOME)
 
 
 def folded_counts(path):

@@ -12,6 +12,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from libcapture import perf_env  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
 SFPROF = os.path.join(BUILD, "sfprof")
@@ -127,7 +130,7 @@ def perf_record(pid, secs, out, freq, stack=8192):
                              "-F", str(freq), "-p", str(pid), "-o", out,
                              "--", "sleep", str(secs)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, env=perf_env())
 
 
 def perf_fold(data):
@@ -135,7 +138,7 @@ def perf_fold(data):
     # default: the 250-deep recursion needs more
     r = subprocess.run(["perf", "script", "--no-inline", "--max-stack", "1024", "-i", data,
                         "-F", "comm,tid,ip,sym,dso"],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=600, env=perf_env())
     return fold_perf_script(r.stdout)
 
 

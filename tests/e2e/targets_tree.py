@@ -11,7 +11,7 @@ import tempfile
 import time
 
 from libcapture import (SFPROF, WL, Checker, by_root, folded_counts, parse_stats, privileged,
-                        task_cpu_ns, weight_of)
+                        perf_env, task_cpu_ns, weight_of)
 
 FORKER = os.path.join(WL, "forker-sframe")
 SPIN = os.path.join(WL, "spin-sframe")
@@ -142,9 +142,11 @@ def perf_samples_once(cmd):
     with tempfile.TemporaryDirectory() as d:
         data = os.path.join(d, "perf.data")
         subprocess.run(["perf", "record", "-q", "-B", "-N", "-e", "cpu-clock", "-F", "99",
-                        "-o", data, "--"] + cmd, capture_output=True, timeout=120)
+                        "-o", data, "--"] + cmd, capture_output=True, timeout=120,
+                       env=perf_env())
         r = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "comm",
-                            "--stdio", "-n"], capture_output=True, text=True, timeout=120)
+                            "--stdio", "-n"], capture_output=True, text=True, timeout=120,
+                           env=perf_env())
         comms = {}
         for line in r.stdout.splitlines():
             f = line.split()
