@@ -144,6 +144,14 @@ int profile__write(const struct profile *p, enum profile_format fmt,
 		   const char *path);
 
 /*
+ * Before profiling starts: can profile__write write path? 0, or -ENOENT /
+ * -ENOTDIR (its directory does not exist), -EACCES (not writable), -EISDIR
+ * (path is a directory). NULL and "-" (stdout) pass. It only fails early:
+ * the writer still handles devices, symlinks and races itself.
+ */
+int profile__check_output(const char *path);
+
+/*
  * Root-frame names. Both write a NUL-terminated string into buf and
  * return its length, or -ENOSPC if it does not fit (buf then holds a
  * truncated string). PROFILE_ROOT_MAX always fits for comm of 16 bytes

@@ -43,14 +43,18 @@ static int report_task(struct proc_cache *pc, const struct capfile_record *rec)
 	return err == -ENOMEM ? err : 0;
 }
 
-static int event_given(int argc, char **argv)
+/* Whether the capture's META event list ("cpu", "cpu,futex") has name. */
+static int capture_has_event(const char *events, const char *name)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strncmp(argv[i], "-e", 2) == 0 ||
-		    strncmp(argv[i], "--event", 7) == 0)
+	size_t n = strlen(name);
+
+	for (const char *p = events; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == n && !strncmp(p, name, n))
 			return 1;
+		p = comma ? comma + 1 : NULL;
 	}
 	return 0;
 }
@@ -88,6 +92,8 @@ int cmd_report(int argc, char **argv)
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
+	if (sfprof_opts__check_output(&o, stderr))
+		return SFPROF_EXIT_USAGE;
 	r = capfile_reader__open(o.input, &err);
 	if (!r) {
 		fprintf(stderr, "sfprof: %s: %s\n", o.input,
@@ -95,8 +101,18 @@ int cmd_report(int argc, char **argv)
 		return err == -ENOENT || err <= -2000 ? SFPROF_EXIT_USAGE : 1;
 	}
 	meta = capfile_reader__meta(r);
-	if (!event_given(argc, argv) && strcmp(meta->event, "futex") == 0)
+	if (!o.event_given && strcmp(meta->event, "futex") == 0)
 		o.event = SFPROF_SEL_FUTEX;
+	if (o.event_given && !capture_has_event(meta->event, sfprof_event__name(o.event))) {
+		fprintf(stderr, "sfprof: %s holds no %s events: it was recorded with -e %s "
+			"(report it without -e)\n", o.input, sfprof_event__name(o.event),
+			meta->event[0] ? meta->event : "?");
+		goto out;
+	}
+	if (sfprof_opts__check_events(&o, stderr)) {
+		status = SFPROF_EXIT_USAGE;
+		goto out;
+	}
 	so.kind = o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU;
 	/* a capture recorded with --kernel reports its kernel frames */
 	if (meta->kernel_stacks)

@@ -333,7 +333,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	if (ret)
 		fprintf(stderr, "sfprof: reading counters: %s\n", strerror(-ret));
 	ret = sink->finish(sink->ctx, o, &st);
-	if (ret)
+	if (ret == -ENOMEM) /* the sink says what else went wrong itself */
 		fprintf(stderr, "sfprof: writing the output: %s\n", strerror(-ret));
 	if (o->stats)
 		capture_stats__print(&st, stderr);
@@ -419,6 +419,9 @@ static int run_stacks(struct sfprof_opts *o)
 	};
 	int status;
 
+	/* a bad -o fails now, not after the whole run */
+	if (sfprof_opts__check_output(o, stderr))
+		return SFPROF_EXIT_USAGE;
 	if (o->dump_events && !(ss.dump = raw_open(o->dump_events))) {
 		fprintf(stderr, "sfprof: cannot write %s: %s\n", o->dump_events, strerror(errno));
 		return 1;
