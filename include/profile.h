@@ -151,6 +151,14 @@ int profile__write(const struct profile *p, enum profile_format fmt,
  */
 int profile__check_output(const char *path);
 
+/* 1 if path's extension asks for gzip (.gz, .svgz): profile__write then
+ * compresses folded and SVG output (pprof is always gzipped). */
+int profile_format__gzip_path(const char *path);
+
+/* A write-only FILE that gzips into under (not closed by it); fclose()
+ * ends the stream and flushes under. NULL + errno. */
+FILE *profile__gzip_stream(FILE *under);
+
 /*
  * Root-frame names. Both write a NUL-terminated string into buf and
  * return its length, or -ENOSPC if it does not fit (buf then holds a

@@ -829,11 +829,30 @@ enum profile_format profile_format__from_path(const char *path)
 {
 	if (!path)
 		return PROFILE_FMT_FOLDED;
-	if (ends_with(path, ".svg"))
+	if (ends_with(path, ".svg") || ends_with(path, ".svgz") || ends_with(path, ".svg.gz"))
 		return PROFILE_FMT_SVG;
 	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof") || ends_with(path, ".pb"))
 		return PROFILE_FMT_PPROF;
 	return PROFILE_FMT_FOLDED;
+}
+
+static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f);
+
+/* .gz/.svgz: folded and SVG through gzip (pprof is gzipped already) */
+static int write_out(const struct profile *p, enum profile_format fmt, const char *path, FILE *f)
+{
+	FILE *z;
+	int err;
+
+	if (fmt == PROFILE_FMT_PPROF || !profile_format__gzip_path(path))
+		return write_fmt(p, fmt, f);
+	z = profile__gzip_stream(f);
+	if (!z)
+		return -errno;
+	err = write_fmt(p, fmt, z);
+	if (fclose(z) && !err)
+		err = -EIO;
+	return err;
 }
 
 static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f)
@@ -858,7 +877,7 @@ static int write_in_place(const struct profile *p, enum profile_format fmt, cons
 
 	if (!f)
 		return -errno;
-	err = write_fmt(p, fmt, f);
+	err = write_out(p, fmt, path, f);
 	if (fclose(f) && !err)
 		err = errno ? -errno : -EIO;
 	return err;
@@ -904,7 +923,7 @@ int profile__write(const struct profile *p, enum profile_format fmt, const char 
 		close(fd);
 		goto err_out;
 	}
-	err = write_fmt(p, fmt, f);
+	err = write_out(p, fmt, path, f);
 	if (fclose(f) && !err)
 		err = errno ? -errno : -EIO;
 	if (err)
