@@ -52,5 +52,7 @@ void report_sink__free(struct report_sink *s);
  * used (proc_problem_fn), and the profile written as -o/-f say. */
 void report__print_problem(void *ctx, const char *path, const char *what, const char *detail);
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o);
+/* The single target's comm ("" when several or unknown), for META. */
+void report__target_comm(const struct sfprof_opts *o, char *buf, size_t size);
 
 #endif

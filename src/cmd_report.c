@@ -59,6 +59,53 @@ static int capture_has_event(const char *events, const char *name)
 	return 0;
 }
 
+/* The META value of key, "" when absent. */
+static const char *meta_value(const struct capfile_reader *r, const char *key)
+{
+	size_t n = 0;
+	const struct capfile_kv *kv = capfile_reader__meta_kv(r, &n);
+
+	for (size_t i = 0; kv && i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].value;
+	return "";
+}
+
+/*
+ * The profile and its stacks pipeline, made at the first event (NULL:
+ * none) so the titles name the target as a live run's do: the comm and
+ * pid from META, else from the event when the capture had one target.
+ * NULL on -ENOMEM.
+ */
+static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof,
+				    const struct stacks_opts *so, const struct capfile_reader *r,
+				    const struct sfprof_event *e, struct ksyms *ksyms)
+{
+	const struct capfile_meta *meta = capfile_reader__meta(r);
+	int one_target = meta->pid || meta->command[0];
+	char comm[SFPROF_COMM_LEN + 1] = "";
+	struct profile_meta pm = {
+		.kind = so->kind,
+		.hz = meta->hz,
+		.target_pid = meta->pid,
+		.target_cmdline = meta->command[0] ? meta->command : NULL,
+		.start_unix_ns = meta->start_unix_ns,
+	};
+	struct stacks *stk;
+
+	snprintf(comm, sizeof(comm), "%s", meta_value(r, "comm"));
+	if (e && one_target && !pm.target_pid)
+		pm.target_pid = e->pid; /* -- COMMAND: its pid came after META */
+	if (e && one_target && !comm[0])
+		snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
+	pm.target_comm = comm[0] ? comm : NULL;
+	*prof = profile__new(&pm);
+	stk = *prof ? stacks__new(pc, *prof, so) : NULL;
+	if (stk)
+		stacks__set_ksym(stk, ksyms__name, ksyms);
+	return stk;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct sfprof_opts o;
@@ -126,20 +173,10 @@ int cmd_report(int argc, char **argv)
 
 	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle };
 	pc = proc_cache__new(&po);
-	struct profile_meta pm = {
-		.kind = so.kind,
-		.hz = meta->hz,
-		.target_pid = meta->pid,
-		.target_cmdline = meta->command[0] ? meta->command : NULL,
-		.start_unix_ns = meta->start_unix_ns,
-	};
-	prof = pc ? profile__new(&pm) : NULL;
-	stk = prof ? stacks__new(pc, prof, &so) : NULL;
-	if (!stk) {
+	if (!pc) {
 		fprintf(stderr, "sfprof: out of memory\n");
 		goto out;
 	}
-	stacks__set_ksym(stk, ksyms__name, &ksyms);
 	ksyms.loaded = 1; /* names come from the capture, not this kernel */
 
 	/* pass timing in CPU time: benchmarks run on shared machines */
@@ -177,6 +214,8 @@ int cmd_report(int argc, char **argv)
 						rec.kv.kv[i].value);
 			break;
 		case CAPFILE_REC_EVENT:
+			if (!stk && !(stk = report_stacks(pc, &prof, &so, r, rec.event.e, &ksyms)))
+				goto out_err;
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;
 			last_ts = rec.event.e->ts_ns;
@@ -222,6 +261,8 @@ int cmd_report(int argc, char **argv)
 			"interrupted?); the report covers its %" PRIu64 " events\n",
 			o.input, events);
 	}
+	if (!stk && !(stk = report_stacks(pc, &prof, &so, r, NULL, &ksyms)))
+		goto out_err;
 	profile__set_duration(prof, last_ts - first_ts);
 	if (stacks__flush(stk))
 		goto out_err;

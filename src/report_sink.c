@@ -40,6 +40,31 @@ int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
 }
 
 
+/* The comm of a single target: COMMAND's as exec will set it (the base
+ * name, at most 15 bytes), or -p PID's from /proc. "" when there is none. */
+void report__target_comm(const struct sfprof_opts *o, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = 0;
+	if (o->command) {
+		const char *b = strrchr(o->command[0], '/');
+
+		snprintf(buf, size, "%.15s", b ? b + 1 : o->command[0]);
+	} else if (o->nr_pids == 1 && !o->all && !o->cgroup) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)o->pids[0]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(buf, (int)size, f))
+				buf[strcspn(buf, "\n")] = 0;
+			else
+				buf[0] = 0;
+			fclose(f);
+		}
+	}
+}
+
 struct report_sink {
 	int record;
 	struct proc_cache *pc;
@@ -150,6 +175,11 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 			.command = cmd,
 			.kernel_stacks = o->kernel ? 1 : 0,
 		};
+		char comm[SFPROF_COMM_LEN + 1] = "";
+
+		/* report's titles name the target as live ones do */
+		report__target_comm(o, comm, sizeof(comm));
+		m.comm = comm;
 		for (int i = 0; o->command && i < o->command_argc; i++) {
 			size_t l = strlen(cmd);
 			snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i ? " " : "",
