@@ -159,6 +159,17 @@ int profile_format__gzip_path(const char *path);
  * ends the stream and flushes under. NULL + errno. */
 FILE *profile__gzip_stream(FILE *under);
 
+/* How the SVG is drawn (--title, --inverted, --reverse). */
+struct profile_render {
+	const char *title; /* NULL: by what was measured */
+	int inverted;	   /* icicle: root on top */
+	int reverse;	   /* stacks reversed (leaf first) before merging */
+};
+
+/* r is copied (title too). 0 or -ENOMEM. */
+int profile__set_render(struct profile *p, const struct profile_render *r);
+const struct profile_render *profile__render(const struct profile *p);
+
 /*
  * Root-frame names. Both write a NUL-terminated string into buf and
  * return its length, or -ENOSPC if it does not fit (buf then holds a

@@ -41,6 +41,7 @@ struct strtab {
 
 struct profile {
 	struct profile_meta meta; /* strings point into strs */
+	struct profile_render render; /* title points into strs */
 	struct strtab strs;
 
 	struct prof_frame *frames;
@@ -331,6 +332,22 @@ void profile__set_duration(struct profile *p, uint64_t duration_ns)
 {
 	if (p)
 		p->meta.duration_ns = duration_ns;
+}
+
+int profile__set_render(struct profile *p, const struct profile_render *r)
+{
+	int64_t id = strtab__intern_str(&p->strs, r->title);
+
+	if (id < 0)
+		return -ENOMEM;
+	p->render = *r;
+	p->render.title = id ? p->strs.strs[id] : NULL;
+	return 0;
+}
+
+const struct profile_render *profile__render(const struct profile *p)
+{
+	return &p->render;
 }
 
 const struct profile_meta *profile__meta(const struct profile *p)
@@ -639,6 +656,11 @@ void prof_named__release(struct prof_named *nm)
 
 int prof__named(const struct profile *p, struct prof_named *out)
 {
+	return prof__named_rev(p, 0, out);
+}
+
+int prof__named_rev(const struct profile *p, int reverse, struct prof_named *out)
+{
 	uint32_t nstr = prof__nr_strs(p), *order = NULL, *rank = NULL, *slots = NULL;
 	size_t size = 64, total_ids = 0;
 	struct named_ctx ctx;
@@ -674,7 +696,7 @@ int prof__named(const struct profile *p, struct prof_named *out)
 		if (s->root)
 			dst[n++] = s->root;
 		for (uint32_t k = 0; k < s->n; k++)
-			dst[n++] = p->frames[p->ids[s->off + k]].disp;
+			dst[n++] = p->frames[p->ids[s->off + (reverse ? s->n - 1 - k : k)]].disp;
 		for (uint32_t k = 0; k < n; k++)
 			h = hash_mix(h, dst[k]);
 		h = hash_mix(h, n);

@@ -61,6 +61,9 @@ uint32_t prof__nr_strs(const struct profile *p);
 
 /* 0 or -ENOMEM; release with prof_named__release. */
 int prof__named(const struct profile *p, struct prof_named *out);
+/* The same with reverse: each stack's frames leaf first (the root stays
+ * element 0), for the SVG's --reverse. */
+int prof__named_rev(const struct profile *p, int reverse, struct prof_named *out);
 void prof_named__release(struct prof_named *nm);
 
 /* Weight in the folded unit: samples, or microseconds (>= 1 if ns > 0). */

@@ -31,7 +31,11 @@ void report__print_problem(void *ctx, const char *path, const char *what,
 
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
 {
-	int err = profile__write(prof, o->format, o->output);
+	struct profile_render r = { o->title, o->inverted, o->reverse };
+	int err = profile__set_render(prof, &r);
+
+	if (!err)
+		err = profile__write(prof, o->format, o->output);
 
 	if (err)
 		fprintf(stderr, "sfprof: writing %s: %s\n",

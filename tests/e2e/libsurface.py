@@ -48,9 +48,11 @@ def gen():
     return out
 
 
-def write_profile(folded_text, fmt, out, kind="cpu", hz=99, comm="server", pid=4242, secs=10):
+def write_profile(folded_text, fmt, out, kind="cpu", hz=99, comm="server", pid=4242, secs=10,
+                  extra=()):
+    """extra: surface_gen's -t TITLE, -I (--inverted), -R (--reverse)."""
     subprocess.run([gen(), "-e", kind, "-F", str(hz), "-c", comm, "-p", str(pid),
-                    "-d", str(secs), "-f", fmt, "-o", out],
+                    "-d", str(secs), "-f", fmt, "-o", out] + list(extra),
                    input=folded_text.encode(), check=True)
 
 
