@@ -164,6 +164,11 @@ struct profile_render {
 	const char *title; /* NULL: by what was measured */
 	int inverted;	   /* icicle: root on top */
 	int reverse;	   /* stacks reversed (leaf first) before merging */
+	/* sfprof diff: the profile this one is compared with (not copied:
+	 * it must outlive the writes). SVG: widths from this profile,
+	 * colour by the change; folded: "stack BASE NEW" with BASE scaled
+	 * to this total; pprof: BASE's samples negated (pprof -diff_base). */
+	const struct profile *diff_base;
 };
 
 /* r is copied (title too). 0 or -ENOMEM. */

@@ -738,6 +738,8 @@ int profile__write_folded(const struct profile *p, FILE *f)
 	struct prof_named nm;
 	int err;
 
+	if (p->render.diff_base)
+		return prof__write_folded_diff(p, f);
 	err = prof__named(p, &nm);
 	if (err)
 		return err;

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,10 +153,103 @@ struct svg_state {
 	uint64_t min_w;	 /* narrowest weight drawn */
 	uint32_t height;
 	int inverted;	 /* --inverted: root on top */
+	struct svg_diff *diff; /* sfprof diff: colour by change against a base */
 	/* pass 1 results */
 	size_t drawn, dropped;
 	uint32_t max_depth;
 };
+
+/*
+ * sfprof diff: widths follow NEW (st->p); each node's BASE weight is the
+ * sum of the BASE stacks it prefixes, found by binary search in BASE's
+ * stacks, which prof__named sorts by name element by element (shorter
+ * first), so the stacks under one prefix are one run. BASE is scaled to
+ * NEW's total (flamegraph.pl's difffolded.pl -n) and the colour is
+ * flamegraph.pl's: red for growth, blue for shrinkage, deeper as the
+ * change nears the largest one in the graph.
+ */
+struct svg_diff {
+	const struct profile *base;
+	struct prof_named nm;
+	uint64_t *cum;	 /* cum[i]: weight of BASE stacks [0, i) */
+	double scale;	 /* NEW total / BASE total */
+	double maxdelta; /* largest |new - scaled base| of a drawn node */
+};
+
+/* <0, 0 (s starts with path), >0: s against path[0..n) */
+static int diff_cmp(const struct svg_diff *d, size_t i, const struct profile *p,
+		    const uint32_t *path, uint32_t n)
+{
+	const struct prof_named_stack *s = &d->nm.stacks[i];
+	uint32_t k;
+
+	for (k = 0; k < n && k < s->n; k++) {
+		int c = strcmp(prof__str(d->base, d->nm.ids[s->off + k]), prof__str(p, path[k]));
+
+		if (c)
+			return c;
+	}
+	return k < n ? -1 : 0;
+}
+
+static size_t diff_bound(const struct svg_diff *d, const struct profile *p, const uint32_t *path,
+			 uint32_t n, int upper)
+{
+	size_t lo = 0, hi = d->nm.nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = diff_cmp(d, mid, p, path, n);
+
+		if (c < 0 || (upper && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t diff_base_weight(const struct svg_state *st, const uint32_t *path, uint32_t n)
+{
+	const struct svg_diff *d = st->diff;
+
+	return d->cum[diff_bound(d, st->p, path, n, 1)] - d->cum[diff_bound(d, st->p, path, n, 0)];
+}
+
+static void svg_diff__measure(struct svg_state *st, const uint32_t *path, uint32_t n, uint64_t w)
+{
+	double delta = fabs((double)w - st->diff->scale * (double)diff_base_weight(st, path, n));
+
+	if (delta > st->diff->maxdelta)
+		st->diff->maxdelta = delta;
+}
+
+/* The colour, and "base 40 samples [44 normalised], +25.00%" for the title */
+static void svg_diff__describe(const struct svg_state *st, const uint32_t *path, uint32_t n,
+			       uint64_t w, char *color, char *text, size_t size)
+{
+	uint64_t b = diff_base_weight(st, path, n);
+	double scaled = st->diff->scale * (double)b, delta = (double)w - scaled;
+	double m = st->diff->maxdelta;
+	char bbuf[48], sbuf[48];
+	int r = 235, g = 235, bl = 235; /* unchanged */
+
+	if (m > 0 && delta > 0.5) {
+		r = 255;
+		g = bl = (int)(210 * (m - delta) / m);
+	} else if (m > 0 && delta < -0.5) {
+		bl = 255;
+		r = g = (int)(210 * (m + delta) / m);
+	}
+	snprintf(color, 8, "#%02x%02x%02x", r, g, bl);
+	fmt_weight(st->diff->base, bbuf, sizeof(bbuf), b);
+	fmt_weight(st->p, sbuf, sizeof(sbuf), (uint64_t)(scaled + 0.5));
+	if (!b)
+		snprintf(text, size, "not in BASE");
+	else
+		snprintf(text, size, "base %s [%s normalised], %+.2f%%", bbuf, sbuf,
+			 100.0 * delta / scaled);
+}
 
 /* Bytes of name that fit in w px, 0 if not even 3 chars fit. */
 static size_t label_fit(const char *name, double w, int *dots)
@@ -175,10 +269,12 @@ static size_t label_fit(const char *name, double w, int *dots)
 	return len;
 }
 
-static void svg_node(struct svg_state *st, const char *name, uint32_t depth, uint64_t x,
+/* path: the node's display ids, root first, depth of them */
+static void svg_node(struct svg_state *st, const uint32_t *path, uint32_t depth, uint64_t x,
 		     uint64_t w)
 {
-	char color[8], wbuf[48];
+	const char *name = prof__str(st->p, path[depth - 1]);
+	char color[8], wbuf[48], dbuf[160] = "";
 	double px, pw, y;
 	size_t fit;
 	int dots;
@@ -193,18 +289,24 @@ static void svg_node(struct svg_state *st, const char *name, uint32_t depth, uin
 		st->drawn++;
 		if (depth > st->max_depth)
 			st->max_depth = depth;
+		if (st->diff)
+			svg_diff__measure(st, path, depth, w);
 		return;
 	}
 	px = SVG_XPAD + x * st->scale;
 	pw = w * st->scale;
 	y = st->inverted ? SVG_TOP + (double)depth * SVG_FRAME_H
 			 : st->height - SVG_BOTTOM - (depth + 1.0) * SVG_FRAME_H;
-	frame_color(st->p, name, depth, color, sizeof(color));
 	fmt_weight(st->p, wbuf, sizeof(wbuf), w);
+	if (st->diff)
+		svg_diff__describe(st, path, depth, w, color, dbuf, sizeof(dbuf));
+	else
+		frame_color(st->p, name, depth, color, sizeof(color));
 	fputs("<g><title>", f);
 	xml_puts(f, name, SIZE_MAX);
-	fprintf(f, " (%s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
-		wbuf, 100.0 * w / st->total, px, y, pw, SVG_FRAME_H - 1, color);
+	fprintf(f, " (%s%s, %.2f%%%s%s)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
+		st->diff ? "new " : "", wbuf, 100.0 * w / st->total, dbuf[0] ? ", " : "", dbuf, px, y,
+		pw, SVG_FRAME_H - 1, color);
 	fit = label_fit(name, pw, &dots);
 	if (fit) {
 		fprintf(f, "<text x=\"%.2f\" y=\"%.1f\">", px + 3, y + 11.5);
@@ -219,7 +321,6 @@ static void svg_node(struct svg_state *st, const char *name, uint32_t depth, uin
 /* One pass over the sorted stacks: open/close nodes as prefixes change. */
 static int svg_walk(struct svg_state *st, const struct prof_named *nm)
 {
-	const struct profile *p = st->p;
 	uint64_t *open_x, cum = 0;
 	const uint32_t *prev = NULL;
 	uint32_t prev_n = 0;
@@ -235,7 +336,7 @@ static int svg_walk(struct svg_state *st, const struct prof_named *nm)
 		while (common < prev_n && common < s->n && prev[common] == ids[common])
 			common++;
 		for (uint32_t d = prev_n; d-- > common;)
-			svg_node(st, prof__str(p, prev[d]), d + 1, open_x[d], cum - open_x[d]);
+			svg_node(st, prev, d + 1, open_x[d], cum - open_x[d]);
 		for (uint32_t d = common; d < s->n; d++)
 			open_x[d] = cum;
 		cum += s->weight;
@@ -243,7 +344,7 @@ static int svg_walk(struct svg_state *st, const struct prof_named *nm)
 		prev_n = s->n;
 	}
 	for (uint32_t d = prev_n; d-- > 0;)
-		svg_node(st, prof__str(p, prev[d]), d + 1, open_x[d], cum - open_x[d]);
+		svg_node(st, prev, d + 1, open_x[d], cum - open_x[d]);
 	free(open_x);
 	return 0;
 }
@@ -424,6 +525,8 @@ static void svg_header(struct svg_state *st)
 		fprintf(f, "%s frames narrower than %.1f px not drawn (their time counts in their "
 			   "callers) \xc2\xb7 ", num, MIN_PX);
 	}
+	if (st->diff)
+		fputs("red: more than in BASE, blue: less (BASE scaled to this total) \xc2\xb7 ", f);
 	fputs("click to zoom, Ctrl-F or / to search, Esc to reset; the address keeps the view</text>\n", f);
 	fputs("<text id=\"unzoom\" class=\"btn off\" x=\"10\" y=\"24\">Reset Zoom</text>\n", f);
 	fprintf(f, "<text id=\"search\" class=\"btn\" x=\"%.0f\" y=\"24\" text-anchor=\"end\">Search</text>\n",
@@ -441,12 +544,27 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	struct prof_named nm;
 	int err;
 
+	struct svg_diff diff = { .base = profile__render(p)->diff_base };
+
 	if (!p || !f)
 		return -EINVAL;
 	st.inverted = profile__render(p)->inverted;
 	err = prof__named_rev(p, profile__render(p)->reverse, &nm);
 	if (err)
 		return err;
+	if (diff.base) {
+		err = prof__named_rev(diff.base, profile__render(p)->reverse, &diff.nm);
+		if (err)
+			goto out;
+		diff.cum = malloc((diff.nm.nr + 1) * sizeof(*diff.cum));
+		err = -ENOMEM;
+		if (!diff.cum)
+			goto out;
+		diff.cum[0] = 0;
+		for (size_t i = 0; i < diff.nm.nr; i++)
+			diff.cum[i + 1] = diff.cum[i] + diff.nm.stacks[i].weight;
+		st.diff = &diff;
+	}
 	for (size_t i = 0; i < nm.nr; i++) /* saturating, like the profile's */
 		st.total = st.total + nm.stacks[i].weight < st.total ? UINT64_MAX
 								      : st.total + nm.stacks[i].weight;
@@ -456,6 +574,8 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	if (!st.min_w)
 		st.min_w = 1;
 
+	if (st.diff && diff.cum[diff.nm.nr])
+		diff.scale = (double)st.total / (double)diff.cum[diff.nm.nr];
 	err = svg_walk(&st, &nm); /* pass 1: count and measure */
 	if (err)
 		goto out;
@@ -469,9 +589,15 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	fputs("<g id=\"frames\">\n", f);
 	if (st.total) {
 		unsigned all_y = st.inverted ? SVG_TOP : st.height - SVG_BOTTOM - SVG_FRAME_H;
-		char wbuf[48];
+		char wbuf[112];
 
 		fmt_weight(p, wbuf, sizeof(wbuf), st.total);
+		if (st.diff) {
+			char bbuf[48];
+
+			fmt_weight(diff.base, bbuf, sizeof(bbuf), diff.cum[diff.nm.nr]);
+			snprintf(wbuf + strlen(wbuf), sizeof(wbuf) - strlen(wbuf), ", base %s", bbuf);
+		}
 		fprintf(f, "<g><title>all (%s, 100%%)</title><rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" "
 			   "height=\"%d\" fill=\"#c8c8c8\"/><text x=\"%.2f\" y=\"%.1f\">all</text></g>\n",
 			wbuf, SVG_XPAD, all_y, SVG_WIDTH - 2 * SVG_XPAD, SVG_FRAME_H - 1, SVG_XPAD + 3,
@@ -485,5 +611,7 @@ int profile__write_svg(const struct profile *p, FILE *f)
 		err = -EIO;
 out:
 	prof_named__release(&nm);
+	prof_named__release(&diff.nm);
+	free(diff.cum);
 	return err;
 }

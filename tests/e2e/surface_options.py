@@ -197,7 +197,7 @@ def test_man_page_should_document_every_option_of_every_help():
     name = "man_page_should_document_every_option_of_every_help"
     man = man_text()
     missing = []
-    for sub in ([], ["record"], ["report"], ["sframe-dump"]):
+    for sub in ([], ["record"], ["report"], ["sframe-dump"], ["diff"]):
         out = run(sub + ["--help"]).stdout
         for o in sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", out))):
             if not re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", man):
