@@ -12,6 +12,7 @@
  *   sfprof record -o FILE [options] (same targets)
  *   sfprof report [options] FILE      (options may follow FILE)
  *   sfprof sframe-dump [--raw --base ADDR | --from-eh-frame] FILE
+ *   sfprof diff [options] BASE NEW   (folded files or captures)
  *
  * Adding an option: one entry in src/options_table.c (a flag names its int
  * field; a value names a setter), plus its field here.
@@ -106,12 +107,16 @@ void sfprof_opts__init(struct sfprof_opts *o, enum sfprof_subcmd cmd);
 
 /*
  * Parse argv[1..argc) (argv[0] is the program or subcommand name) into
- * o, which sfprof_opts__init prepared. On -h/--help prints usage to
- * `out`, sets o->help and returns 0. A bad option or value prints one line
- * "sfprof: ..." on `err` and returns -EINVAL. It also checks the target
- * rules of the subcommand (for live/record exactly one of -p, -a and
- * COMMAND, or --cgroup alone or with -a; one FILE for report) but not
- * whether the PIDs or the cgroup exist.
+ * o, which sfprof_opts__init prepared. On -h/--help (--version) prints
+ * usage (the version) to `out`, sets o->help and returns 0. A bad option
+ * or value, an option of another subcommand, or one with no meaning for
+ * the event prints one line "sfprof: ..." on `err` and returns -EINVAL.
+ * It also checks the operands of the subcommand (for live/record exactly
+ * one of -p, -a and COMMAND, or --cgroup alone or with -a; one FILE for
+ * report and sframe-dump; BASE NEW for diff) and that record's -o names
+ * a capture, but not whether the PIDs, the cgroup or the files exist.
+ * live and record stop at the first operand (COMMAND keeps its options);
+ * the others permute, so options may follow FILE.
  */
 int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		       FILE *out, FILE *err);

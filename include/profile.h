@@ -130,7 +130,8 @@ enum profile_format {
 
 /* "folded" | "svg" | "pprof" -> enum; -EINVAL otherwise (for -f parsing). */
 int profile_format__parse(const char *name);
-/* .folded/.txt -> FOLDED, .svg -> SVG, .pb.gz/.pprof/.pb -> PPROF, else FOLDED. */
+/* .folded/.txt -> FOLDED, .svg/.svgz/.svg.gz -> SVG, .pb.gz/.pprof/.pb -> PPROF,
+ * else FOLDED (a .gz or .svgz name is also compressed: profile_format__gzip_path). */
 enum profile_format profile_format__from_path(const char *path);
 
 /*
