@@ -276,11 +276,11 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		if (!takes(d, o->cmd)) {
 			name_of(d, nm, sizeof(nm));
 			takers(d->name, who, sizeof(who));
-			BAD("%s: %s is not a %s option (it is for: %s; see sfprof %s--help)",
-			    cmd_name[o->cmd], nm, cmd_name[o->cmd], who,
-			    o->cmd == SFPROF_CMD_LIVE ? "" : o->cmd == SFPROF_CMD_RECORD ? "record "
-			    : o->cmd == SFPROF_CMD_REPORT ? "report " : o->cmd == SFPROF_CMD_DIFF ? "diff "
-			    : "sframe-dump ");
+			if (o->cmd == SFPROF_CMD_LIVE)
+				BAD("%s is not a live option (it is for: %s; see sfprof --help)", nm,
+				    who);
+			BAD("%s: %s is not a %s option (it is for: %s; see sfprof %s --help)",
+			    cmd_name[o->cmd], nm, cmd_name[o->cmd], who, cmd_name[o->cmd]);
 		}
 		o->given[i / 64] |= 1ull << (i % 64);
 		if (d->set) {
