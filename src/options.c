@@ -75,20 +75,30 @@ static void events_text(unsigned events, char *buf, size_t size)
 					      sfprof_event__name(b));
 }
 
+/*
+ * o->event is a mask of SFPROF_SEL_* bits (one today; several events in
+ * one run select several): an option applies when it means something for
+ * at least one of them.
+ */
 int sfprof_opts__check_events(const struct sfprof_opts *o, FILE *err)
 {
 	unsigned sel = (unsigned)o->event;
 
 	for (size_t i = 0; i < sfprof_nr_optdefs; i++) {
 		const struct sfprof_optdef *d = &sfprof_optdefs[i];
-		char nm[40], ev[64];
+		char nm[40], ev[64], chosen[64];
+		size_t n = 0;
 
 		if (!((o->given[i / 64] >> (i % 64)) & 1) || !d->events || (d->events & sel))
 			continue;
 		name_of(d, nm, sizeof(nm));
 		events_text(d->events, ev, sizeof(ev));
-		BAD("%s has no meaning for -e %s: it applies to %s", nm,
-		    sfprof_event__name(sel), ev);
+		chosen[0] = 0;
+		for (unsigned b = 1; b && n < sizeof(chosen); b <<= 1)
+			if (sel & b)
+				n += (size_t)snprintf(chosen + n, sizeof(chosen) - n, "%s%s",
+						      n ? "," : "", sfprof_event__name(b));
+		BAD("%s has no meaning for -e %s: it applies to %s", nm, chosen, ev);
 	}
 	return 0;
 }
