@@ -142,6 +142,30 @@ static int check_outputs(const struct sfprof_opts *o, FILE *err)
 	return 0;
 }
 
+/* An option for some output formats only (--title: SVG) with another. */
+static int check_formats(const struct sfprof_opts *o, FILE *err)
+{
+	enum profile_format fmt = o->format != PROFILE_FMT_AUTO ? o->format
+				  : profile_format__from_path(o->output);
+	static const char *const fmt_name[] = {
+		[PROFILE_FMT_AUTO] = "folded", [PROFILE_FMT_FOLDED] = "folded",
+		[PROFILE_FMT_SVG] = "SVG", [PROFILE_FMT_PPROF] = "pprof",
+	};
+
+	for (size_t i = 0; i < sfprof_nr_optdefs; i++) {
+		const struct sfprof_optdef *d = &sfprof_optdefs[i];
+		char nm[40];
+
+		if (!((o->given[i / 64] >> (i % 64)) & 1) || !d->formats ||
+		    (d->formats & (1u << fmt)))
+			continue;
+		name_of(d, nm, sizeof(nm));
+		BAD("%s has no meaning for %s output: it draws the SVG flame graph (-o FILE.svg "
+		    "or -f svg)", nm, fmt_name[fmt]);
+	}
+	return 0;
+}
+
 static int check_target(const struct sfprof_opts *o, FILE *err)
 {
 	if ((o->nr_pids > 0) + !!o->all + !!o->command > 1)
@@ -319,6 +343,8 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		return ret;
 	if (o->cmd == SFPROF_CMD_RECORD && !o->output)
 		return check_outputs(o, err);
+	if ((ret = check_formats(o, err)))
+		return ret;
 	/* report: the capture says what it holds; checked once it is open */
 	if (o->cmd != SFPROF_CMD_REPORT || o->event_given)
 		return sfprof_opts__check_events(o, err);

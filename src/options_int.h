@@ -45,7 +45,10 @@ struct sfprof_optdef {
 	const char *def;	/* "(default: ...)" text; NULL: none shown */
 	sfprof_optset_fn set;	/* a value; or a flag with side effects */
 	size_t flag_off;	/* a flag without set: offsetof its int field */
+	unsigned formats;	/* 1 << PROFILE_FMT_*: outputs it means something for; 0: any */
 };
+
+#define OPT_FMT_SVG (1u << PROFILE_FMT_SVG)
 
 /* One name may have several entries with disjoint cmds (different help
  * text per subcommand). At most 128 entries (sfprof_opts.given). */

@@ -276,12 +276,14 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "no-demangle", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
 	  "keep C++ names mangled", "demangled", NULL, FLAG(no_demangle) },
 	{ "title", 0, "TEXT", OPT_PROFILING, 0, OPTG_OUTPUT,
-	  "SVG: the flame graph's title", "what was measured", set_title },
+	  "SVG: the flame graph's title", "what was measured", set_title,
+	  .formats = OPT_FMT_SVG },
 	{ "inverted", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
-	  "SVG: an icicle graph, root on top", "off", NULL, FLAG(inverted) },
+	  "SVG: an icicle graph, root on top", "off", NULL, FLAG(inverted),
+	  .formats = OPT_FMT_SVG },
 	{ "reverse", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
 	  "SVG: stacks reversed before merging (merged by\nleaf: who calls the hot functions)",
-	  "off", NULL, FLAG(reverse) },
+	  "off", NULL, FLAG(reverse), .formats = OPT_FMT_SVG },
 
 	/* ---- sframe-dump ---- */
 	{ "raw", 0, NULL, OPT_SFRAME, 0, OPTG_OUTPUT,

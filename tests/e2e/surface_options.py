@@ -89,7 +89,9 @@ def test_options_without_meaning_for_the_event_should_name_it():
     bad = [expect_usage(["--by-lock", "-e", "cpu", "-p", "1"], "for -e cpu"),
            expect_usage(["--min-wait", "100", "-p", "1"], "for -e cpu"),
            expect_usage(["-e", "futex", "-F", "5000", "-p", "1"], "for -e futex"),
-           expect_usage(["-e", "futex", "--cpu-event", "cycles", "-p", "1"], "for -e futex")]
+           expect_usage(["-e", "futex", "--cpu-event", "cycles", "-p", "1"], "for -e futex"),
+           expect_usage(["report", "--inverted", "-o", "x.folded", "x.sfcap"],
+                        "no meaning for folded output")]
     bad = [b for b in bad if b]
     return "FAIL %s: %s" % (name, bad[0]) if bad else "PASS " + name
 

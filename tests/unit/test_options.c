@@ -51,7 +51,7 @@ TEST(every_option_should_land_in_its_field)
 	/* -F and --cpu-event mean something for cpu only, --min-wait and
 	 * --by-lock for futex only: two runs cover every option */
 	char *av2[] = { "sfprof", "-e", "futex", "-d", "2.5", "--min-wait", "1000",
-			"--stack-size", "65528", "-o", "x.svg", "-f", "pprof", "--stats",
+			"--stack-size", "65528", "-o", "x.pb.gz", "-f", "svg", "--stats",
 			"--kernel", "--no-demangle", "--by-lock", "--per-thread", "--quiet",
 			"--title", "T", "--inverted", "--reverse", "-p", "7", NULL };
 	char *av2b[] = { "sfprof", "-F", "999", "--cpu-event", "cpu-clock", "-p", "7", NULL };
@@ -61,8 +61,8 @@ TEST(every_option_should_land_in_its_field)
 	CHECK_U64(o.duration_ns, 2500000000ull);
 	CHECK_U64(o.min_wait_us, 1000);
 	CHECK_INT(o.stack_size, 65528);
-	CHECK_STR(o.output, "x.svg");
-	CHECK_INT(o.format, PROFILE_FMT_PPROF);
+	CHECK_STR(o.output, "x.pb.gz");
+	CHECK_INT(o.format, PROFILE_FMT_SVG);
 	CHECK(o.stats && o.kernel && o.no_demangle && o.by_lock && o.per_thread && o.quiet);
 	CHECK_STR(o.title, "T");
 	CHECK(o.inverted && o.reverse);
@@ -340,6 +340,26 @@ TEST(options_with_no_meaning_for_the_event_should_name_it)
 		CHECK_INT(ret, -EINVAL);
 		CHECK_MSG(one_line_with("--by-lock has no meaning for -e cpu"), "%.200s", err_buf);
 	}
+}
+
+TEST(svg_options_should_need_svg_output)
+{
+	struct sfprof_opts o;
+	char *a[] = { "report", "--inverted", "-o", "x.folded", "cap", NULL };
+	char *b[] = { "report", "--title", "T", "cap", NULL }; /* stdout: folded */
+	char *c[] = { "report", "--reverse", "-f", "pprof", "-o", "x.svg", "cap", NULL };
+	char *d[] = { "report", "--inverted", "--title", "T", "-o", "x.svgz", "cap", NULL };
+	char *e[] = { "diff", "--reverse", "-f", "svg", "b", "n", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, a), -EINVAL);
+	CHECK_MSG(one_line_with("--inverted has no meaning for folded output"), "%.200s", err_buf);
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, b), -EINVAL);
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, c), -EINVAL);
+	CHECK_MSG(one_line_with("for pprof output"), "%.200s", err_buf);
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, d), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_DIFF, e), 0);
+	CHECK_STR(o.diff_base, "b");
+	CHECK_STR(o.input, "n");
 }
 
 TEST(report_should_take_options_after_the_file)
