@@ -42,10 +42,11 @@ struct sfprof_optdef {
 	unsigned events;	/* SFPROF_SEL_* it has a meaning for; 0: any */
 	enum sfprof_optgroup group;
 	const char *help;	/* '\n' starts a continuation line */
-	const char *def;	/* "(default: ...)" text; NULL: none shown */
+	const char *def;	/* "(default: ...)" text; NULL: def_u, else none shown */
 	sfprof_optset_fn set;	/* a value; or a flag with side effects */
 	size_t flag_off;	/* a flag without set: offsetof its int field */
 	unsigned formats;	/* 1 << PROFILE_FMT_*: outputs it means something for; 0: any */
+	unsigned def_u;		/* def NULL: a numeric default, from its macro (0: none) */
 };
 
 #define OPT_FMT_SVG (1u << PROFILE_FMT_SVG)

@@ -243,7 +243,7 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "event", 'e', "cpu|futex", OPT_REPORT, 0, OPTG_MEASURE,
 	  "which events of the capture to report", "the capture's", set_event },
 	{ "freq", 'F', "HZ", OPT_CAPTURING, SEL_CPU, OPTG_MEASURE,
-	  "on-CPU samples per second per thread", "99", set_freq },
+	  "on-CPU samples per second per thread", NULL, set_freq, .def_u = SFPROF_DEFAULT_HZ },
 	{ "cpu-event", 0, "EV", OPT_CAPTURING, SEL_CPU, OPTG_MEASURE,
 	  "what drives on-CPU samples: cycles (hardware),\ncpu-clock (software), or auto: cycles where\n"
 	  "the machine has a PMU, else cpu-clock", "auto", set_cpu_event },
@@ -251,9 +251,11 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	  "stop after SEC seconds (fractions allowed), or\nat SIGINT/SIGTERM",
 	  "when the targets exit", set_duration },
 	{ "min-wait", 0, "USEC", OPT_CAPTURING, SEL_FUTEX, OPTG_MEASURE,
-	  "record futex waits of at least USEC", "10", set_min_wait },
+	  "record futex waits of at least USEC", NULL, set_min_wait,
+	  .def_u = SFPROF_DEFAULT_MIN_WAIT_US },
 	{ "stack-size", 0, "BYTES", OPT_CAPTURING, 0, OPTG_MEASURE,
-	  "user stack bytes copied per event, at most 65528", "16384", set_stack_size },
+	  "user stack bytes copied per event, at most 65528", NULL, set_stack_size,
+	  .def_u = SFPROF_STACK_DEFAULT },
 	{ "kernel", 0, NULL, OPT_CAPTURING, 0, OPTG_MEASURE,
 	  "add kernel stacks (frames suffixed _[k]); report\nshows them when the capture has them",
 	  "off", NULL, FLAG(kernel) },
@@ -333,8 +335,14 @@ static void put_indented(FILE *f, const char *text)
 
 static void usage_entry(FILE *f, const struct sfprof_optdef *d)
 {
-	char left[64];
+	char left[64], num[16];
+	const char *def = d->def;
 	int n;
+
+	if (!def && d->def_u) {
+		snprintf(num, sizeof(num), "%u", d->def_u);
+		def = num;
+	}
 
 	if (d->short_name)
 		n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", d->short_name, d->name,
@@ -347,11 +355,11 @@ static void usage_entry(FILE *f, const struct sfprof_optdef *d)
 	else
 		fprintf(f, "%-*s", HELP_COL, left);
 	put_indented(f, d->help);
-	if (d->def) {
+	if (def) {
 		const char *last = strrchr(d->help, '\n');
 		size_t tail = strlen(last ? last + 1 : d->help);
-		const char *nl = strchr(d->def, '\n');
-		size_t first = nl ? (size_t)(nl - d->def) : strlen(d->def);
+		const char *nl = strchr(def, '\n');
+		size_t first = nl ? (size_t)(nl - def) : strlen(def);
 
 		/* keep lines under 80 columns */
 		if (HELP_COL + tail + 12 + first > 79)
@@ -359,7 +367,7 @@ static void usage_entry(FILE *f, const struct sfprof_optdef *d)
 		else
 			putc(' ', f);
 		fputs("(default: ", f);
-		put_indented(f, d->def);
+		put_indented(f, def);
 		putc(')', f);
 	}
 	putc('\n', f);
