@@ -8,6 +8,7 @@
 #   tests/unit/test_*.c-> build/tests/test_*   (each prints PASS/FAIL lines)
 #   tests/fuzz/fuzz_*.c-> build/fuzz/fuzz_*    (libFuzzer, clang) and build/tests/replay_*
 #   tests/workloads/*.c-> build/workloads/<name>-sframe and <name>-ehframe
+#   tests/workloads/*.cc-> the same, built with g++
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -32,11 +33,11 @@ endif
 WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -I$(BUILD) -MMD -MP
-LDLIBS   := -lbpf -lelf -lz -llzma -lstdc++ -lpthread
+LDLIBS   := -lbpf -ldw -lelf -lz -llzma -lbz2 -lstdc++ -lpthread
 # sfprof itself links these statically (libc stays shared): loading them
 # cost 0.6 ms of every run (BENCHMARKS.md, unwind). Sanitizer builds and
 # the test programs keep them shared.
-SFPROF_LDLIBS = $(if $(SAN),$(LDLIBS),-Wl,-Bstatic -lbpf -lelf -lz -llzma \
+SFPROF_LDLIBS = $(if $(SAN),$(LDLIBS),-Wl,-Bstatic -lbpf -ldw -lelf -lz -llzma -lbz2 \
 	-lstdc++ -Wl,-Bdynamic -lm -lpthread -static-libgcc)
 
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
@@ -51,12 +52,14 @@ REPLAY_BINS := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=$(BUILD)/tests/replay_%)
 FUZZ_BINS:= $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=$(BUILD)/fuzz/fuzz_%)
 WL_SRCS  := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WL_LIBS  := $(wildcard tests/workloads/lib*.c)
-WL_BINS  := $(foreach s,$(WL_SRCS),$(BUILD)/workloads/$(basename $(notdir $(s)))-sframe $(BUILD)/workloads/$(basename $(notdir $(s)))-ehframe)
+WL_CXX_SRCS := $(wildcard tests/workloads/*.cc)
+WL_BINS  := $(foreach s,$(WL_SRCS) $(WL_CXX_SRCS),$(BUILD)/workloads/$(basename $(notdir $(s)))-sframe $(BUILD)/workloads/$(basename $(notdir $(s)))-ehframe)
 WL_SOS   := $(foreach s,$(WL_LIBS),$(BUILD)/workloads/$(basename $(notdir $(s))).so $(BUILD)/workloads/$(basename $(notdir $(s)))-ehframe.so)
 
 # Workloads: -fomit-frame-pointer so frame pointers cannot hide unwinder bugs.
 # Always gcc: they need gas's --gsframe whatever CC builds sfprof with.
 WL_CC ?= gcc
+WL_CXX ?= g++
 WL_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -D_GNU_SOURCE
 
 .PHONY: all deps test check fuzz fuzz-smoke bench demo clean install workloads FORCE
@@ -114,6 +117,12 @@ $(BUILD)/workloads/%-sframe: tests/workloads/%.c tests/workloads/workload.h | $(
 $(BUILD)/workloads/%-ehframe: tests/workloads/%.c tests/workloads/workload.h | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
 	$(Q)$(WL_CC) $(WL_CFLAGS) -o $@ $< -ldl -lm
+$(BUILD)/workloads/%-sframe: tests/workloads/%.cc | $(BUILD)/workloads/.dir
+	$(call msg,WL,$@)
+	$(Q)$(WL_CXX) $(WL_CFLAGS) -Wa,--gsframe -o $@ $<
+$(BUILD)/workloads/%-ehframe: tests/workloads/%.cc | $(BUILD)/workloads/.dir
+	$(call msg,WL,$@)
+	$(Q)$(WL_CXX) $(WL_CFLAGS) -o $@ $<
 $(BUILD)/workloads/%-ehframe.so: tests/workloads/%.c | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
 	$(Q)$(WL_CC) $(WL_CFLAGS) -shared -fPIC -o $@ $<

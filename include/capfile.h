@@ -4,9 +4,18 @@
  *
  * Layout (all integers little-endian, every record 8-byte aligned):
  *
- *   file header, 16 bytes:  magic "SFPROFCA", u32 version (1), u32 flags (0)
- *   records:                u32 type, u32 len, len payload bytes, zero
- *                           padding to a multiple of 8
+ *   file header, 16 bytes:  magic "SFPROFCA", u32 version (2), u32 flags (0)
+ *   records:                u32 type, u32 len, u32 crc, u32 hcrc, len
+ *                           payload bytes, zero padding to a multiple of 8
+ *
+ * Checksums (version 2) are CRC32C: crc over type, len and the payload,
+ * hcrc over the first 12 bytes of the header. A record whose crc fails is
+ * skipped (its length is trusted: hcrc holds); a header whose hcrc fails
+ * is skipped to the next 8-aligned header whose hcrc holds. Either way
+ * the reader returns one CAPFILE_REC_DAMAGED record for the stretch and
+ * goes on, so one flipped bit costs one record, not the rest of the file.
+ * Padding is not covered (it is never read). Version 1 (8-byte headers,
+ * no checksums) is still read.
  *
  * Records (unknown types are skipped, so readers survive additions):
  *   META     first record. "key\0value\0" pairs: host, kernel, clock,
@@ -30,7 +39,9 @@
  *   STATS    "key\0value\0" pairs: the counters of the run (lost_*, ...).
  *   END      record and event counts: present when record finished cleanly.
  *
- * The file is created with mode 0600: raw stacks may hold secrets.
+ * The file is created with mode 0600: raw stacks may hold secrets. While
+ * record runs it is FILE.XXXXXX (six random characters) beside FILE, and
+ * renamed to FILE when record ends; after a SIGKILL the events are there.
  *
  * The reader validates every length and field before use; a truncated or
  * corrupt file yields every record before the damage, then an error with
@@ -50,8 +61,9 @@
 #include "sfprof_event.h"
 
 #define CAPFILE_MAGIC "SFPROFCA"
-#define CAPFILE_VERSION 1u
+#define CAPFILE_VERSION 2u
 #define CAPFILE_HDR_SIZE 16u
+#define CAPFILE_REC_HDR 16u /* version 2 record header; version 1: 8 */
 /* No record is larger: an event is at most 248 + 65528 bytes. */
 #define CAPFILE_REC_MAX (1u << 20)
 #define CAPFILE_KSTACK_MAX 128u
@@ -65,6 +77,8 @@ enum capfile_rec_type {
 	CAPFILE_REC_STATS = 6,
 	CAPFILE_REC_END = 7,
 	CAPFILE_REC_TASK = 8,
+	/* never written: what the reader returns for a stretch it skipped */
+	CAPFILE_REC_DAMAGED = 0x10000,
 };
 
 /* TASK kinds: the same values as enum proc_change_kind (proc.h). */
@@ -81,6 +95,7 @@ enum capfile_error {
 	CAPFILE_E_TRUNCATED,	/* the file ends inside a record */
 	CAPFILE_E_CORRUPT,	/* a length or field is impossible */
 	CAPFILE_E_NO_META,	/* the first record is not META */
+	CAPFILE_E_DAMAGED,	/* META fails its checksum */
 };
 const char *capfile_strerror(int err);
 
@@ -123,6 +138,11 @@ struct capfile_record {
 		struct { /* END */
 			uint64_t nr_records, nr_events;
 		} end;
+		struct { /* DAMAGED: bytes from rec->offset skipped, and why
+			  * (lives until the next capfile_reader__next()) */
+			uint64_t len;
+			const char *why;
+		} damaged;
 	};
 };
 
@@ -142,8 +162,11 @@ struct capfile_meta {
 struct capfile_writer;
 
 /*
- * Create `path` (mode 0600, replacing an existing file) and write the
- * header and META (host, kernel release, arch, clock and sfprof_version
+ * Create `path` (mode 0600) and write the header and META. The capture is
+ * written to `path`.XXXXXX beside it (mkstemp) and renamed onto `path` by
+ * capfile_writer__close(): a killed record leaves its events there. A
+ * FIFO or stdout is written in place; a device is refused (EPERM-like
+ * -UTIL_E_DEVICE in errno, see src/util.h). Writes the header and META (host, kernel release, arch, clock and sfprof_version
  * are filled in here; the other fields from meta). NULL + errno.
  */
 struct capfile_writer *capfile_writer__create(const char *path,
@@ -186,8 +209,10 @@ const struct capfile_kv *capfile_reader__meta_kv(const struct capfile_reader *r,
 
 /*
  * Next record: 1 with *rec, 0 at a clean end (END seen and nothing after
- * it, or end of file), or a negative error: the file is damaged at
- * rec->offset; capfile_reader__error() says how. Reading stops there.
+ * it, or end of file), or a negative error: the file is cut or impossible
+ * at rec->offset; capfile_reader__error() says how. Reading stops there.
+ * A stretch that fails its checksum is not an error: it comes back as a
+ * CAPFILE_REC_DAMAGED record (offset, length, why) and reading goes on.
  * Only rec->type, rec->offset and the union member of that type are set.
  */
 int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec);
@@ -197,5 +222,8 @@ const char *capfile_reader__error(const struct capfile_reader *r);
 /* Whether an END record was read (a clean, complete capture). */
 int capfile_reader__complete(const struct capfile_reader *r);
 uint64_t capfile_reader__records(const struct capfile_reader *r);
+/* Damaged stretches skipped so far (and their bytes, when bytes). */
+uint64_t capfile_reader__damaged(const struct capfile_reader *r,
+				 uint64_t *bytes);
 
 #endif

@@ -13,7 +13,8 @@
  *  - its SFrame table: its own .sframe section (sframe_table__new over the
  *    mapped bytes, never copied), else one derived from .eh_frame (and
  *    .debug_frame) via cfi_to_sframe() (include/cfi.h);
- *  - its symbol table (symbolize.h), with separate debug files.
+ *  - its symbol table (symbolize.h), with separate debug files;
+ *  - its DWARF source lines and inline frames (srcline.h).
  *
  * Ownership: the cache owns every dso. Pointers returned by dso_cache__*
  * and every pointer a dso returns (path, name, build-id, table, symbol
@@ -34,10 +35,12 @@ struct dso_cache;
 struct sframe_table;
 struct sframe_row;
 struct sframe_func;
+struct srcline_level;
 
 struct dso_cache_opts {
 	const char *debug_root;	 /* for separate debug files; NULL = "/" */
 	int no_demangle;	 /* keep C++ names mangled */
+	int full_names;		 /* C++ names with their signatures */
 	int no_debug_files;	 /* skip separate debug file lookup */
 	int no_derive;		 /* never derive SFrame from .eh_frame */
 	int sframe_version;	 /* of derived tables: 2 or 3 (0 = 3) */
@@ -68,6 +71,9 @@ struct dso_stats {
 	uint64_t sym_misses;
 	uint64_t row_lookups;	 /* dso__find_row calls */
 	uint64_t row_misses;	 /* ... that found no row */
+	uint64_t srcline_lookups;  /* dso__srcline calls */
+	uint64_t srcline_resolved; /* ... resolved through libdw (not cached) */
+	uint64_t srcline_found;	   /* ... with DWARF levels */
 };
 
 struct dso_cache *dso_cache__new(const struct dso_cache_opts *opts);
@@ -79,6 +85,9 @@ void dso_cache__free(struct dso_cache *c); /* frees every dso */
  * the debuglink search. NULL + errno (EINVAL: not ELF).
  */
 struct dso *dso_cache__open_fd(struct dso_cache *c, int fd, const char *path);
+/* path names untrusted bytes (a capture): opened only when it is a regular
+ * file and not a symlink (util__open_regular), so a FIFO cannot hang it
+ * and a device is never opened. errno UTIL_E_NOT_REGULAR, ELOOP... */
 struct dso *dso_cache__open_path(struct dso_cache *c, const char *path);
 /* An in-memory image (e.g. the [vdso] read from a process); copied. */
 struct dso *dso_cache__open_mem(struct dso_cache *c, const void *image,
@@ -112,6 +121,12 @@ int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 int dso__symbolize(struct dso *d, uint64_t vaddr, const char **name,
 		   uint64_t *offset);
 struct symtab *dso__symtab(struct dso *d); /* loads; may be NULL on ENOMEM */
+
+/* Inline levels and source lines at ELF vaddr from DWARF (srcline.h; the
+ * DWARF opened on first call, each address resolved once): 0 with
+ * *levels[0..*n) innermost first, -ENOENT (no DWARF for it), -ENOMEM. */
+int dso__srcline(struct dso *d, uint64_t vaddr,
+		 const struct srcline_level **levels, size_t *n);
 
 void dso_stats__print(const struct dso_stats *st, FILE *f);
 

@@ -27,6 +27,9 @@
 #include <stdint.h>
 
 #define ELFREAD_BUILD_ID_MAX 64 /* bytes; GNU ld uses 20 (sha1) */
+/* Larger files are refused (EFBIG): the largest debug files of big C++
+ * programs are a few GiB; a bigger "binary" named in a capture is junk. */
+#define ELFREAD_FILE_MAX (16ull << 30)
 
 struct elfread;
 

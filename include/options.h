@@ -65,16 +65,21 @@ struct sfprof_opts {
 	enum sfprof_cpu_event cpu_event; /* --cpu-event, default auto */
 	uint64_t duration_ns;		/* -d SEC (fractions allowed), 0 = until the end */
 	uint64_t min_wait_us;		/* --min-wait USEC, default 10 */
-	uint32_t stack_size;		/* --stack-size BYTES, default 16384, max 65528 */
+	uint32_t stack_size;		/* --stack-size BYTES, default and max 65528 */
 	const char *output;		/* -o FILE, NULL = stdout */
 	enum profile_format format;	/* -f, AUTO = by -o extension */
 	int stats;			/* --stats */
 	int kernel;			/* --kernel: add kernel stacks */
 	int no_demangle;		/* --no-demangle */
+	int full_names;			/* --full-names: C++ signatures */
+	int no_inline;			/* --no-inline: no inline frames or lines */
 	int by_lock;			/* --by-lock (futex) */
 	int per_thread;			/* --per-thread: root comm-pid/tid */
 	int per_process;		/* --per-process: root comm-pid */
 	int quiet;			/* --quiet: no progress line */
+	int keep_cmdline;		/* --keep-cmdline: SVG/pprof name all of argv */
+	const char *buildid_dir;	/* --buildid-dir DIR, NULL = the default */
+	int no_buildid_cache;		/* --no-buildid-cache */
 	pid_t pids[SFPROF_MAX_PIDS];	/* -p PID[,PID...] (repeatable), in order given */
 	int nr_pids;			/* 0 = no -p */
 	int all;			/* -a: every process but sfprof */

@@ -45,12 +45,17 @@ struct proc_cache;
 struct proc_cache_opts {
 	const char *debug_root;	     /* separate debug files; NULL = "/" */
 	int no_demangle;	     /* --no-demangle */
+	int full_names;		     /* --full-names */
 	int offline;		     /* never touch /proc (report) */
 	const char *sysroot;	     /* offline: prefix for recorded paths */
 	uint32_t reread_interval_ms; /* min gap between re-reads; 0 = 50 */
 	int sframe_version;	     /* of derived tables; 0 = 3 */
 	int no_derive;		     /* no tables from .eh_frame */
 	int quiet;		     /* kept for callers; the cache never prints */
+	const char *buildid_dir;     /* offline: the build-id cache to try when
+				      * a recorded path is missing or holds
+				      * another build-id (buildid_cache.h);
+				      * NULL = none */
 };
 
 struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts);
@@ -110,6 +115,15 @@ struct sym_result {
  * still be NULL: then print "dso_name+0xREL_ADDR"), -ENOENT when not.
  */
 int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out);
+
+/*
+ * Inline levels and source lines at runtime address pc (dso__srcline()):
+ * 0 with levels[0..*n) innermost first (they live until
+ * proc_cache__free()); -ENOENT: no mapping, no binary or no DWARF.
+ */
+struct srcline_level;
+int proc__srcline(struct proc *p, uint64_t pc,
+		  const struct srcline_level **levels, size_t *n);
 
 /*
  * Copy len bytes at runtime address pc from the mapped binary's bytes
@@ -175,6 +189,7 @@ struct proc_stats {
 	uint64_t procs_reaped;	   /* exited processes freed */
 	uint64_t mappings_unopened; /* live: mapped file not found while it lived */
 	uint64_t buildid_mismatch; /* offline: binaries refused */
+	uint64_t open_buildid_cache; /* offline: found in the build-id cache */
 	uint64_t sym_lookups, sym_hits, sym_misses;
 	uint64_t row_lookups, row_hits, row_misses;
 	struct dso_stats dso;

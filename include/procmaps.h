@@ -68,6 +68,7 @@ struct procmaps_status {
 	uint32_t tgid;	/* 0 when absent */
 	char state;	/* 'R', 'S', 'Z'...; 0 when absent */
 	int kthread;	/* "Kthread: 1" (Linux 6.1+); 0 when absent */
+	uint32_t threads; /* "Threads:", the zombie leader included; 0 when absent */
 };
 
 /* Parse status text (need not be NUL-terminated); unknown lines are

@@ -55,7 +55,11 @@ enum profile_frame_kind {
  * build_id: lowercase hex, may be NULL.
  * rel_addr: address relative to the binary (pc minus load bias, i.e. the
  * ELF virtual address), used by pprof locations and unnamed frames.
- * Frames are identified by all five fields: two PCs in one function are
+ * file, line: source position from DWARF (NULL, 0 when unknown): of
+ * rel_addr for the innermost level at a PC, of the call for a function
+ * that has inlined code at the PC. An inlined function is a frame of its
+ * own, with the same dso and rel_addr as the frame it is inlined into.
+ * Frames are identified by all seven fields: two PCs in one function are
  * two pprof locations but one folded/SVG frame (writers merge by name).
  */
 struct profile_frame {
@@ -64,6 +68,8 @@ struct profile_frame {
 	const char *build_id;
 	uint64_t rel_addr;
 	uint32_t kind; /* enum profile_frame_kind */
+	uint32_t line; /* 0 = unknown */
+	const char *file;
 };
 
 struct profile;
@@ -116,8 +122,9 @@ int profile__write_pprof(const struct profile *p, FILE *f);
  * Parse folded text ("a;b;c COUNT" per line, first field the root) into
  * p, every frame a user frame with that name. COUNT is in the folded
  * unit (microseconds for a futex profile, converted back to ns). Blank
- * lines are skipped. 0, -EINVAL (line number in *bad_line if non-NULL)
- * or -ENOMEM. Meant for tests, benchmarks and re-rendering folded files.
+ * lines are skipped. 0, -EINVAL (line number in *bad_line if non-NULL;
+ * also a line of 1 MiB or more, so an endless file ends) or -ENOMEM.
+ * Meant for tests, benchmarks and re-rendering folded files.
  */
 int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line);
 

@@ -16,6 +16,7 @@
 #ifndef SFPROF_REPORT_H
 #define SFPROF_REPORT_H
 
+#include <errno.h>
 #include <stddef.h>
 
 #include "capture.h"
@@ -39,6 +40,13 @@ void report_sink__set_capture(struct report_sink *s, struct capture *c);
 int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n);
 /* capture_event_fn: samples, waits, and FORK/EXIT records */
 int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len);
+/*
+ * The sink's functions return REPORT_E_REPORTED for an error they have
+ * already explained on stderr (a full disk, naming the file): the caller
+ * stops and fails without a second message.
+ */
+#define REPORT_E_REPORTED (-ECANCELED)
+
 /* capture_sideband_fn: mapping changes, in order with the events */
 int report_sink__sideband(void *ctx, const struct sideband_rec *r);
 /* After each drain: free the state of processes gone long enough. */
@@ -48,6 +56,15 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			const struct capture_stats *st);
 void report_sink__free(struct report_sink *s);
 
+/*
+ * Whether -o PATH can be written (NULL and "-" are stdout): 0, or the
+ * -errno / -UTIL_E_DEVICE after one line on stderr naming PATH. Run
+ * before any work, so a refused device costs no profiling run.
+ */
+int report_output__check(const char *path);
+/* The build-id cache directory of o (buf holds the default): NULL when
+ * --no-buildid-cache or no default can be made. */
+const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t size);
 /* For report_sink and `report`: one line per binary that could not be
  * used (proc_problem_fn), and the profile written as -o/-f say. */
 void report__print_problem(void *ctx, const char *path, const char *what, const char *detail);

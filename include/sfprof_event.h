@@ -41,7 +41,7 @@ struct sfprof_config {
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
 #define SFPROF_STACK_MAX 65528u
-#define SFPROF_STACK_DEFAULT 16384u
+#define SFPROF_STACK_DEFAULT 65528u /* the copy stops at the outermost frame: BENCHMARKS.md */
 
 enum sfprof_event_kind {
 	SFPROF_EV_CPU = 1,   /* on-CPU sample; weight = 1 */

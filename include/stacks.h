@@ -7,13 +7,24 @@
  * event's registers and stack snapshot with proc__find_row() as the row
  * lookup, proc__symbolize() for every frame, then profile__add() with the
  * frames root first under a root frame (comm, "comm-pid/tid" with
- * per_thread, "lock:SYM" with by_lock). A frame with no symbol keeps its
- * dso and address (the profile prints "binary+0xOFFSET"). A stack that
+ * per_thread, "lock:SYM" with by_lock). A frame with no symbol is named
+ * after the function holding it as the unwind tables know it (its FDE):
+ * "binary+0xSTART", START the function's ELF vaddr, one frame per
+ * function; without a table it keeps its dso and address (the profile
+ * prints "binary+0xOFFSET"). A stack that
  * stopped before the thread's entry frame (a row saying RA is undefined,
  * an entry symbol such as _start or start_thread, or a return address
  * just past a binary's ELF entry point) gets the marker frame
  * "[truncated]" right under the root, so it stays visible. Kernel frames
  * (--kernel) go on top of the user frames, kind PROFILE_FRAME_KERNEL.
+ *
+ * With perf_maps (live profiles: the process must be the one the map is
+ * for), a PC in anonymous memory is named from the process's JIT map,
+ * /proc/PID/root/tmp/perf-PID.map (perfmap.h), re-read as it grows.
+ *
+ * Unless no_inline, each frame gets its source file and line from DWARF
+ * (proc__srcline), and the functions inlined at its PC become frames of
+ * their own above it (as perf script shows them), each with its line.
  *
  * Symbol and row results are cached per (process, PC); the cache is
  * dropped for a process whose mapping list changed.
@@ -45,6 +56,8 @@ struct stacks_opts {
 	int by_lock;	    /* futex: root "lock:SYM" */
 	int kernel;	    /* add kernel frames given to stacks__add_event */
 	int no_profile;	    /* benchmarks: unwind + symbolize, skip profile__add */
+	int no_inline;	    /* --no-inline: no inline frames, no source lines */
+	int perf_maps;	    /* live: name [anon] code from /tmp/perf-PID.map */
 };
 
 struct stacks_stats {

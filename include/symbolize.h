@@ -8,9 +8,13 @@
  * start <= address, bounded by the symbol's size (or, for size-0 symbols,
  * by the next symbol and the end of the symbol's section).
  *
- * Several symbols at one address (glibc aliases) keep one, chosen like
- * perf does: non-zero size, then non-weak, then global, then fewer leading
- * underscores, then the longer name.
+ * Several symbols at one address (glibc aliases) keep one: non-zero size,
+ * then a function over a code label, then a public name over a glibc
+ * internal alias (__GI_*, __libc_*, _IO_*), then global over weak over
+ * local, then (as perf does) fewer leading underscores, then the longer
+ * name. Code labels (STT_NOTYPE in an executable section, such as ld.so's
+ * _dl_start_user) are symbols of size 0 unless they sit inside a sized
+ * function; a size-0 symbol names the code up to the next symbol.
  *
  * symtab__load() gathers the symbols of one binary from, in order:
  *   its own .symtab; else a separate debug file found by build-id
@@ -23,7 +27,10 @@
  *   perf and objdump name them.
  *
  * C++ (Itanium ABI) names are demangled lazily at lookup, once per symbol,
- * unless the table was made with demangling off.
+ * unless the table was made with demangling off, and printed as perf
+ * script prints them: without return type, parameter list, qualifiers and
+ * GCC clone suffixes ("sfprof::Acc<unsigned long>::step"), unless
+ * full_names asks for the whole signature.
  *
  * Ownership: a symtab owns everything it returns; returned names live
  * until symtab__free(). Not thread-safe (lookups cache demangled names).
@@ -53,11 +60,14 @@ struct symtab_opts {
 	const char *debug_root;
 	int no_demangle;  /* keep mangled names */
 	int no_debug_files; /* do not look for separate debug files */
+	int full_names;	 /* C++: keep return type and parameters */
 };
 
 /* Empty table; add symbols, then symtab__finish(). NULL + errno. */
 struct symtab *symtab__new(int no_demangle);
 void symtab__free(struct symtab *s); /* NULL is a no-op */
+/* Demangled names with (1) or without (0, the default) signatures. */
+void symtab__set_full_names(struct symtab *s, int full_names);
 
 /* Add function symbols of e's table `sht` (SHT_SYMTAB/SHT_DYNSYM).
  * Returns how many were added, or -errno. */
@@ -96,6 +106,14 @@ int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
  * caller frees, or NULL when `name` is not a mangled name (or on error).
  */
 char *symbolize__demangle(const char *name);
+
+/*
+ * A demangled C++ name as perf script prints it, in place: no return type,
+ * parameter list, cv/ref-qualifiers or " [clone .x]" suffixes
+ * ("int ns::f<int>(int) const [clone .cold]" -> "ns::f<int>"). A name that
+ * is not a function's ("vtable for X") stays. Returns the new length.
+ */
+size_t symbolize__cxx_short(char *name);
 
 /*
  * Find a separate debug file for a binary. Tries the build-id path, then

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Capture file writer and reader; the format is described in
- * include/capfile.h. The reader treats the file as hostile: every length
- * is checked before it is used, and damage ends the read with a message
- * that names the offset.
+ * Capture file reader (the writer is src/capfile_write.c); the format is
+ * described in include/capfile.h. The reader treats the file as hostile:
+ * every length is checked before it is used; a stretch that fails its
+ * checksum is skipped and reported, and impossible contents end the read
+ * with a message that names the offset.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,21 +15,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "capfile.h"
+#include "capfile_int.h"
 #include "util.h"
-
-#define SFPROF_VERSION_STR "0.1"
-#define MAPPING_FIXED 64u
-#define TASK_SIZE 24u
-#define PATH_MAX_LEN 4096u
-
-static size_t pad8(size_t n)
-{
-	return (8 - (n & 7)) & 7;
-}
 
 const char *capfile_strerror(int err)
 {
@@ -43,278 +34,11 @@ const char *capfile_strerror(int err)
 		return "capture file is corrupt";
 	case CAPFILE_E_NO_META:
 		return "capture file has no META record";
+	case CAPFILE_E_DAMAGED:
+		return "capture file is damaged";
 	default:
 		return strerror(-err);
 	}
-}
-
-/* ------------------------------------------------------------ writer */
-
-struct capfile_writer {
-	FILE *f;
-	int err;
-	uint64_t records, events;
-};
-
-static void w_record(struct capfile_writer *w, uint32_t type,
-		     const void *a, size_t alen, const void *b, size_t blen,
-		     const void *c, size_t clen)
-{
-	static const uint8_t zeros[8];
-	uint8_t hdr[8];
-	size_t len = alen + blen + clen;
-
-	if (w->err)
-		return;
-	if (len > CAPFILE_REC_MAX) {
-		w->err = -E2BIG;
-		return;
-	}
-	util__put32(hdr, type);
-	util__put32(hdr + 4, (uint32_t)len);
-	if (fwrite(hdr, 1, 8, w->f) != 8 ||
-	    (alen && fwrite(a, 1, alen, w->f) != alen) ||
-	    (blen && fwrite(b, 1, blen, w->f) != blen) ||
-	    (clen && fwrite(c, 1, clen, w->f) != clen) ||
-	    fwrite(zeros, 1, pad8(len), w->f) != pad8(len)) {
-		w->err = errno ? -errno : -EIO;
-		return;
-	}
-	w->records++;
-}
-
-/* "k\0v\0" pairs into a malloc()ed buffer. */
-static int kv_encode(const struct capfile_kv *kv, size_t nr, char **out,
-		     size_t *len)
-{
-	size_t n = 0, off = 0;
-	char *buf;
-
-	for (size_t i = 0; i < nr; i++)
-		n += strlen(kv[i].key) + strlen(kv[i].value ? kv[i].value : "") + 2;
-	buf = malloc(n ? n : 1);
-	if (!buf)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr; i++) {
-		const char *v = kv[i].value ? kv[i].value : "";
-		size_t kl = strlen(kv[i].key) + 1, vl = strlen(v) + 1;
-		memcpy(buf + off, kv[i].key, kl);
-		off += kl;
-		memcpy(buf + off, v, vl);
-		off += vl;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
-static void w_kv(struct capfile_writer *w, uint32_t type,
-		 const struct capfile_kv *kv, size_t nr)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	int err;
-
-	if (w->err)
-		return;
-	err = kv_encode(kv, nr, &buf, &len);
-	if (err) {
-		w->err = err;
-		return;
-	}
-	w_record(w, type, buf, len, NULL, 0, NULL, 0);
-	free(buf);
-}
-
-struct capfile_writer *capfile_writer__create(const char *path,
-					      const struct capfile_meta *meta)
-{
-	struct capfile_writer *w = NULL;
-	struct utsname u;
-	char num[7][24];
-	uint8_t hdr[CAPFILE_HDR_SIZE];
-	int fd = -1, err;
-
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
-	/* 0600 from the start: stacks may hold secrets. An existing file
-	 * keeps its mode across O_TRUNC, hence the fchmod. */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	if (fd < 0)
-		goto err_out;
-	if (fchmod(fd, 0600) != 0)
-		goto err_out;
-	w->f = fdopen(fd, "wb");
-	if (!w->f)
-		goto err_out;
-	fd = -1;
-	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
-
-	memcpy(hdr, CAPFILE_MAGIC, 8);
-	util__put32(hdr + 8, CAPFILE_VERSION);
-	util__put32(hdr + 12, 0);
-	if (fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr))
-		goto err_out;
-
-	if (uname(&u) != 0)
-		memset(&u, 0, sizeof(u));
-	snprintf(num[0], sizeof(num[0]), "%" PRIu64, meta->start_mono_ns);
-	snprintf(num[1], sizeof(num[1]), "%" PRIu64, meta->start_unix_ns);
-	snprintf(num[2], sizeof(num[2]), "%" PRIu32, meta->hz);
-	snprintf(num[3], sizeof(num[3]), "%" PRIu32, meta->stack_size);
-	snprintf(num[4], sizeof(num[4]), "%" PRIu32, meta->pid);
-	snprintf(num[5], sizeof(num[5]), "%u", SFPROF_EVENT_HDR_SIZE);
-	snprintf(num[6], sizeof(num[6]), "%" PRIu32, meta->kernel_stacks);
-	struct capfile_kv kv[] = {
-		{ "host", u.nodename },
-		{ "kernel", u.release },
-		{ "arch", u.machine },
-		{ "clock", "CLOCK_MONOTONIC" },
-		{ "sfprof_version", SFPROF_VERSION_STR },
-		{ "event", meta->event ? meta->event : "" },
-		{ "command", meta->command ? meta->command : "" },
-		{ "start_mono_ns", num[0] },
-		{ "start_unix_ns", num[1] },
-		{ "hz", num[2] },
-		{ "stack_size", num[3] },
-		{ "pid", num[4] },
-		{ "event_hdr_size", num[5] },
-		{ "kernel_stacks", num[6] },
-		{ "comm", meta->comm ? meta->comm : "" },
-	};
-	w_kv(w, CAPFILE_REC_META, kv, sizeof(kv) / sizeof(kv[0]));
-	if (w->err) {
-		errno = -w->err;
-		goto err_out;
-	}
-	return w;
-
-err_out:
-	err = errno ? errno : EIO;
-	if (w->f)
-		fclose(w->f);
-	if (fd >= 0)
-		close(fd);
-	free(w);
-	errno = err;
-	return NULL;
-}
-
-int capfile_writer__mapping(struct capfile_writer *w, uint32_t pid,
-			    uint64_t ts_ns, const struct proc_mapping_rec *m)
-{
-	uint8_t fixed[MAPPING_FIXED];
-	const char *path = m->path ? m->path : "";
-	size_t plen = strlen(path);
-	uint32_t blen = m->build_id_len;
-
-	if (blen > ELFREAD_BUILD_ID_MAX || plen == 0 || plen > PATH_MAX_LEN)
-		return -EINVAL;
-	util__put32(fixed, pid);
-	util__put32(fixed + 4, m->prot);
-	util__put64(fixed + 8, ts_ns);
-	util__put64(fixed + 16, m->start);
-	util__put64(fixed + 24, m->end);
-	util__put64(fixed + 32, m->offset);
-	util__put64(fixed + 40, m->inode);
-	util__put32(fixed + 48, m->dev_major);
-	util__put32(fixed + 52, m->dev_minor);
-	util__put32(fixed + 56, blen);
-	util__put32(fixed + 60, (uint32_t)plen);
-	w_record(w, CAPFILE_REC_MAPPING, fixed, sizeof(fixed), m->build_id,
-		 blen, path, plen);
-	return w->err;
-}
-
-int capfile_writer__task(struct capfile_writer *w, uint32_t what, uint32_t pid,
-			 uint32_t ppid, uint64_t ts_ns)
-{
-	uint8_t b[TASK_SIZE];
-
-	if (what != CAPFILE_TASK_RESET && what != CAPFILE_TASK_FORK && what != CAPFILE_TASK_EXIT)
-		return -EINVAL;
-	util__put32(b, what);
-	util__put32(b + 4, pid);
-	util__put32(b + 8, ppid);
-	util__put32(b + 12, 0);
-	util__put64(b + 16, ts_ns);
-	w_record(w, CAPFILE_REC_TASK, b, sizeof(b), NULL, 0, NULL, 0);
-	return w->err;
-}
-
-int capfile_writer__event(struct capfile_writer *w, const struct sfprof_event *e)
-{
-	if (e->size < SFPROF_EVENT_HDR_SIZE ||
-	    e->stack_len > SFPROF_STACK_MAX ||
-	    e->size < SFPROF_EVENT_HDR_SIZE + e->stack_len)
-		return -EINVAL;
-	w_record(w, CAPFILE_REC_EVENT, e, e->size, NULL, 0, NULL, 0);
-	if (!w->err)
-		w->events++;
-	return w->err;
-}
-
-int capfile_writer__kstack(struct capfile_writer *w, int32_t id,
-			   const uint64_t *ips, uint32_t nr)
-{
-	uint8_t hdr[8];
-
-	if (nr > CAPFILE_KSTACK_MAX)
-		nr = CAPFILE_KSTACK_MAX;
-	util__put32(hdr, (uint32_t)id);
-	util__put32(hdr + 4, nr);
-	w_record(w, CAPFILE_REC_KSTACK, hdr, 8, ips, (size_t)nr * 8, NULL, 0);
-	return w->err;
-}
-
-int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
-			 const char *name)
-{
-	uint8_t a[8];
-	size_t n = strlen(name);
-
-	if (n == 0 || n > PATH_MAX_LEN)
-		return -EINVAL;
-	util__put64(a, addr);
-	w_record(w, CAPFILE_REC_KSYM, a, 8, name, n, NULL, 0);
-	return w->err;
-}
-
-int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
-			  size_t nr)
-{
-	if (nr > CAPFILE_KV_MAX)
-		return -EINVAL;
-	w_kv(w, CAPFILE_REC_STATS, kv, nr);
-	return w->err;
-}
-
-uint64_t capfile_writer__events(const struct capfile_writer *w)
-{
-	return w->events;
-}
-
-int capfile_writer__close(struct capfile_writer *w)
-{
-	uint8_t end[16];
-	int err;
-
-	if (!w)
-		return 0;
-	util__put64(end, w->records + 1);
-	util__put64(end + 8, w->events);
-	w_record(w, CAPFILE_REC_END, end, sizeof(end), NULL, 0, NULL, 0);
-	err = w->err;
-	if (fflush(w->f) != 0 && !err)
-		err = errno ? -errno : -EIO;
-	if (fsync(fileno(w->f)) != 0 && !err && errno != EINVAL)
-		err = -errno;
-	if (fclose(w->f) != 0 && !err)
-		err = errno ? -errno : -EIO;
-	free(w);
-	return err;
 }
 
 /* ------------------------------------------------------------ reader */
@@ -334,6 +58,11 @@ struct capfile_reader {
 	size_t nr_meta_kv;
 	struct capfile_meta meta;
 	uint64_t records;
+	uint32_t version, hs;	  /* file version; record header size */
+	uint8_t pending[CAPFILE_REC_HDR]; /* a header found by resync() */
+	int have_pending;
+	uint64_t damaged, damaged_bytes;
+	char why[160];		  /* the last damaged record's reason */
 	int ended, failed, complete;
 	char err[256];
 };
@@ -428,23 +157,81 @@ static int reserve(struct capfile_reader *r, size_t n)
 	return 0;
 }
 
+static int hdr_ok(const uint8_t *h)
+{
+	return util__get32(h + 12) == util__crc32c(0, h, 12);
+}
+
+/* A damaged stretch [off, r->pos): counted, described, returned as 2. */
+static int damaged(struct capfile_reader *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	r->damaged++;
+	r->damaged_bytes += r->pos - off;
+	return 2;
+}
+
+/*
+ * A record header at off failed its checksum: its length cannot be
+ * trusted. Slide 8 bytes at a time (records are 8-aligned) to the next
+ * header whose checksum holds, kept in r->pending for read_raw(); the
+ * bytes before it are the damage. Works on streams too: nothing is read
+ * twice.
+ */
+static int resync(struct capfile_reader *r, uint8_t *h, uint64_t off)
+{
+	for (;;) {
+		size_t got;
+
+		memmove(h, h + 8, CAPFILE_REC_HDR - 8);
+		got = r_read(r, h + CAPFILE_REC_HDR - 8, 8);
+		if (got < 8)
+			return damaged(r, off, "record header checksum mismatch; "
+				       "nothing valid after it");
+		if (hdr_ok(h) && util__get32(h + 4) <= CAPFILE_REC_MAX) {
+			memcpy(r->pending, h, CAPFILE_REC_HDR);
+			r->have_pending = 1;
+			/* the found header's 16 bytes are not damage */
+			r->pos -= CAPFILE_REC_HDR;
+			damaged(r, off, "record header checksum mismatch");
+			r->pos += CAPFILE_REC_HDR;
+			return 2;
+		}
+	}
+}
+
 /*
  * Read one record into r->buf: 1 with type/len/offset, 0 at EOF on a
- * record boundary, or a negative error.
+ * record boundary, 2 for a damaged stretch (version 2: a checksum
+ * failed; *off and r->pos bound it, r->why says what), or a negative
+ * error.
  */
 static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
 		    uint64_t *off)
 {
-	uint8_t hdr[8], pad[8];
+	uint8_t hdr[CAPFILE_REC_HDR], pad[8];
 	size_t got, p;
 
 	*off = r->pos;
-	got = r_read(r, hdr, 8);
-	if (got == 0)
-		return 0;
-	if (got < 8)
-		return r_fail(r, -CAPFILE_E_TRUNCATED, *off,
-			      "record header cut after %zu of 8 bytes", got);
+	if (r->have_pending) {
+		memcpy(hdr, r->pending, CAPFILE_REC_HDR);
+		r->have_pending = 0;
+		*off = r->pos - CAPFILE_REC_HDR;
+	} else {
+		got = r_read(r, hdr, r->hs);
+		if (got == 0)
+			return 0;
+		if (got < r->hs)
+			return r_fail(r, -CAPFILE_E_TRUNCATED, *off,
+				      "record header cut after %zu of %u bytes",
+				      got, r->hs);
+		if (r->version >= 2 && !hdr_ok(hdr))
+			return resync(r, hdr, *off);
+	}
 	*type = util__get32(hdr);
 	*len = util__get32(hdr + 4);
 	if (*len > CAPFILE_REC_MAX)
@@ -466,6 +253,11 @@ static int read_raw(struct capfile_reader *r, uint32_t *type, uint32_t *len,
 	if (p && r_read(r, pad, p) < p) {
 		/* a file cut inside the padding still holds the whole record */
 	}
+	if (r->version >= 2 &&
+	    util__get32(hdr + 8) !=
+		    util__crc32c(util__crc32c(0, hdr, 8), r->buf, *len))
+		return damaged(r, *off, "checksum mismatch in a record of type %u, %u bytes",
+			       *type, *len);
 	return 1;
 }
 
@@ -522,15 +314,20 @@ static int reader_start(struct capfile_reader *r, int *errp)
 		err = r_fail(r, -CAPFILE_E_TRUNCATED, 0, "file header cut");
 		goto err_out;
 	}
-	if (util__get32(hdr + 8) != CAPFILE_VERSION) {
+	r->version = util__get32(hdr + 8);
+	if (r->version != CAPFILE_VERSION && r->version != 1) {
 		err = r_fail(r, -CAPFILE_E_VERSION, 8,
-			     "version %u, this sfprof reads %u", util__get32(hdr + 8),
+			     "version %u, this sfprof reads 1 and %u", r->version,
 			     CAPFILE_VERSION);
 		goto err_out;
 	}
+	/* version 1: 8-byte record headers without checksums */
+	r->hs = r->version == 1 ? 8 : CAPFILE_REC_HDR;
 	err = read_raw(r, &type, &len, &off);
 	if (err == 0)
 		err = r_fail(r, -CAPFILE_E_NO_META, off, "no records");
+	if (err == 2)
+		err = r_fail(r, -CAPFILE_E_DAMAGED, off, "META: %s", r->why);
 	if (err < 0)
 		goto err_out;
 	if (type != CAPFILE_REC_META) {
@@ -663,6 +460,14 @@ uint64_t capfile_reader__records(const struct capfile_reader *r)
 	return r->records;
 }
 
+uint64_t capfile_reader__damaged(const struct capfile_reader *r,
+				 uint64_t *bytes)
+{
+	if (bytes)
+		*bytes = r->damaged_bytes;
+	return r->damaged;
+}
+
 static int parse_mapping(struct capfile_reader *r, uint32_t len, uint64_t off,
 			 struct capfile_record *rec)
 {
@@ -733,24 +538,29 @@ static inline bool next_event_in_place(struct capfile_reader *r,
 				       struct capfile_record *rec)
 {
 	const uint8_t *p = r->mem + r->mem_pos;
-	size_t left = r->mem_len - r->mem_pos, adv;
+	size_t left = r->mem_len - r->mem_pos, adv, hs = r->hs;
 	const struct sfprof_event *e;
 	uint32_t len;
 
-	if (r->f || left < 8 || ((uintptr_t)p & 7) ||
+	if (r->f || r->have_pending || left < hs || ((uintptr_t)p & 7) ||
 	    util__get32(p) != CAPFILE_REC_EVENT)
 		return false;
 	len = util__get32(p + 4);
-	e = (const void *)(p + 8);
-	if (len > CAPFILE_REC_MAX || len > left - 8 || len < SFPROF_EVENT_HDR_SIZE ||
+	e = (const void *)(p + hs);
+	if (len > CAPFILE_REC_MAX || len > left - hs || len < SFPROF_EVENT_HDR_SIZE ||
 	    e->size != len || e->stack_len > SFPROF_STACK_MAX ||
 	    SFPROF_EVENT_HDR_SIZE + e->stack_len > len)
+		return false;
+	/* a checksum that fails goes the slow way, which reports it */
+	if (hs == CAPFILE_REC_HDR &&
+	    (!hdr_ok(p) || util__get32(p + 8) !=
+				   util__crc32c(util__crc32c(0, p, 8), e, len)))
 		return false;
 	rec->type = CAPFILE_REC_EVENT;
 	rec->offset = r->pos;
 	rec->event.e = e;
 	r->payload = (const uint8_t *)e;
-	adv = 8 + len + pad8(len);
+	adv = hs + len + pad8(len);
 	if (adv > left)
 		adv = left; /* a file cut inside the padding */
 	r->mem_pos += adv;
@@ -792,6 +602,15 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 			if (rc == 0)
 				r->ended = 1;
 			return rc;
+		}
+		if (rc == 2) {
+			/* skipped: the caller says so, the rest is kept */
+			rec->type = CAPFILE_REC_DAMAGED;
+			rec->offset = off;
+			rec->damaged.len = r->pos - off -
+					   (r->have_pending ? CAPFILE_REC_HDR : 0);
+			rec->damaged.why = r->why;
+			return 1;
 		}
 		/* only the member of rec->type is set: clearing the whole
 		 * record (1 KiB of key/value slots) per event costs more than

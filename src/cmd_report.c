@@ -7,12 +7,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "buildid_cache.h"
 #include "capfile.h"
 #include "cmd.h"
 #include "ksyms.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
+
+/* Damaged stretches of a capture listed one per line; then a count. */
+#define DAMAGE_LINES 10
 
 static int report_event(struct stacks *stk, struct kstacks *ks,
 			const struct sfprof_opts *o, const struct sfprof_event *e)
@@ -79,18 +83,24 @@ static const char *meta_value(const struct capfile_reader *r, const char *key)
  */
 static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof,
 				    const struct stacks_opts *so, const struct capfile_reader *r,
-				    const struct sfprof_event *e, struct ksyms *ksyms)
+				    const struct sfprof_event *e, struct ksyms *ksyms,
+				    int keep_cmdline)
 {
 	const struct capfile_meta *meta = capfile_reader__meta(r);
 	int one_target = meta->pid || meta->command[0];
-	char comm[SFPROF_COMM_LEN + 1] = "";
+	char comm[SFPROF_COMM_LEN + 1] = "", argv0[512];
 	struct profile_meta pm = {
 		.kind = so->kind,
 		.hz = meta->hz,
 		.target_pid = meta->pid,
-		.target_cmdline = meta->command[0] ? meta->command : NULL,
 		.start_unix_ns = meta->start_unix_ns,
 	};
+
+	/* the capture holds the whole command line; what leaves the machine
+	 * in an SVG or pprof is argv[0] (up to the first space) unless
+	 * --keep-cmdline: arguments hold secrets (--password=...) */
+	snprintf(argv0, sizeof(argv0), "%.*s", (int)strcspn(meta->command, " "), meta->command);
+	pm.target_cmdline = !meta->command[0] ? NULL : keep_cmdline ? meta->command : argv0;
 	struct stacks *stk;
 
 	snprintf(comm, sizeof(comm), "%s", meta_value(r, "comm"));
@@ -149,12 +159,16 @@ int report__capture(const struct sfprof_opts *opts, const char *input, struct pr
 		o.kernel = 1;
 	so.per_thread = o.per_thread;
 	so.per_process = o.per_process;
+	so.no_inline = o.no_inline;
 	so.by_lock = o.by_lock;
 	so.kernel = o.kernel;
 	/* benchmarks: measure unwinding + symbolization without aggregation */
 	so.no_profile = getenv("SFPROF_REPORT_NO_PROFILE") != NULL;
 
-	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle };
+	char bdir[4096];
+	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle,
+				      .full_names = o.full_names,
+				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
 	if (!pc) {
 		fprintf(stderr, "sfprof: out of memory\n");
@@ -191,13 +205,28 @@ int report__capture(const struct sfprof_opts *opts, const char *input, struct pr
 			break;
 		case CAPFILE_REC_STATS:
 			if (o.stats)
-				for (size_t i = 0; i < rec.kv.nr_kv; i++)
+				for (size_t i = 0; i < rec.kv.nr_kv; i++) {
+					char k[256], v[256];
+
 					fprintf(stderr, "capture_%s: %s\n",
-						rec.kv.kv[i].key,
-						rec.kv.kv[i].value);
+						util__escape(k, sizeof(k), rec.kv.kv[i].key),
+						util__escape(v, sizeof(v), rec.kv.kv[i].value));
+				}
+			break;
+		case CAPFILE_REC_DAMAGED:
+			/* each stretch once, with its offset; the rest is kept */
+			if (capfile_reader__damaged(r, NULL) <= DAMAGE_LINES)
+				fprintf(stderr,
+					"sfprof: %s: damaged at offset %" PRIu64
+					" (%s): %" PRIu64 " bytes skipped\n",
+					o.input, rec.offset, rec.damaged.why,
+					rec.damaged.len);
+			else if (capfile_reader__damaged(r, NULL) == DAMAGE_LINES + 1)
+				fprintf(stderr, "sfprof: %s: more damage, not listed\n",
+					o.input);
 			break;
 		case CAPFILE_REC_EVENT:
-			if (!stk && !(stk = report_stacks(pc, &prof, &so, r, rec.event.e, &ksyms)))
+			if (!stk && !(stk = report_stacks(pc, &prof, &so, r, rec.event.e, &ksyms, o.keep_cmdline)))
 				goto out_err;
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;
@@ -233,6 +262,15 @@ int report__capture(const struct sfprof_opts *opts, const char *input, struct pr
 	for (int pass = 0; pass < repeat && pass < 16 && repeat > 1; pass++)
 		fprintf(stderr, "report_pass_%d_ns_per_event: %.0f\n", pass + 1,
 			events ? (double)pass_ns[pass] / (double)events : 0.0);
+	if (capfile_reader__damaged(r, NULL)) {
+		uint64_t bytes, n = capfile_reader__damaged(r, &bytes);
+
+		fprintf(stderr,
+			"sfprof: %s: %" PRIu64 " damaged stretch%s (%" PRIu64
+			" bytes) skipped; the report covers the other %" PRIu64
+			" events\n",
+			o.input, n, n == 1 ? "" : "es", bytes, events);
+	}
 	if (rc < 0) {
 		fprintf(stderr,
 			"sfprof: %s: %s\nsfprof: the report covers the %" PRIu64
@@ -244,7 +282,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input, struct pr
 			"interrupted?); the report covers its %" PRIu64 " events\n",
 			o.input, events);
 	}
-	if (!stk && !(stk = report_stacks(pc, &prof, &so, r, NULL, &ksyms)))
+	if (!stk && !(stk = report_stacks(pc, &prof, &so, r, NULL, &ksyms, o.keep_cmdline)))
 		goto out_err;
 	profile__set_duration(prof, last_ts - first_ts);
 	if (stacks__flush(stk))
@@ -299,7 +337,7 @@ int cmd_report(int argc, char **argv)
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
-	if (sfprof_opts__check_output(&o, stderr))
+	if (report_output__check(o.output))
 		return SFPROF_EXIT_USAGE;
 	status = report__capture(&o, o.input, &prof);
 	if (!status && report__write_profile(prof, &o))

@@ -23,6 +23,9 @@
 #include "sframe.h"
 #include "util.h"
 
+/* Bigger inputs are refused: an ELF file is read whole into memory. */
+#define SFRAME_DUMP_FILE_MAX ((size_t)4 << 30)
+
 #ifndef SHT_GNU_SFRAME
 #define SHT_GNU_SFRAME 0x6ffffff4
 #endif
@@ -147,9 +150,9 @@ static int dump_elf(const char *path, int from_eh)
 	char fmt[64];
 	int err, rc = 1;
 
-	err = util__read_file(path, 0, &img, &img_len);
+	err = util__read_regular(path, SFRAME_DUMP_FILE_MAX, &img, &img_len);
 	if (err) {
-		fprintf(stderr, "sfprof: %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
 		return 1;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -191,9 +194,9 @@ static int dump_raw(const char *path, uint64_t base)
 	size_t len = 0;
 	int err, rc;
 
-	err = util__read_file(path, 0, &img, &len);
+	err = util__read_regular(path, SFRAME_DUMP_FILE_MAX, &img, &len);
 	if (err) {
-		fprintf(stderr, "sfprof: %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
 		return 1;
 	}
 	rc = dump_section(path, img, len, base, path);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Binaries cached by identity, with lazy SFrame and symbol tables. */
 #include "dso.h"
-#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +12,9 @@
 
 #include "cfi.h"
 #include "sframe.h"
+#include "srcline.h"
 #include "symbolize.h"
+#include "util.h"
 
 #define HASH_BUCKETS 1024
 
@@ -49,6 +50,7 @@ struct dso {
 
 	int symtab_loaded;
 	struct symtab *symtab;
+	struct srcline *srcline; /* DWARF lines, made at first use */
 
 	struct dso *next_all;
 	struct dso *next_bid; /* build-id hash chain */
@@ -101,6 +103,7 @@ static void dso__free(struct dso *d)
 	sframe_table__free(d->table);
 	sframe_table__free(d->fallback);
 	symtab__free(d->symtab);
+	srcline__free(d->srcline);
 	elfread__free(d->elf);
 	free(d->path);
 	free(d);
@@ -265,11 +268,13 @@ struct dso *dso_cache__open_fd(struct dso_cache *c, int fd, const char *path)
 struct dso *dso_cache__open_path(struct dso_cache *c, const char *path)
 {
 	struct dso *d;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a path from a capture or /proc: no FIFO, device or symlink */
+	int fd = util__open_regular(path, 1, NULL);
 	int saved;
 
 	if (fd < 0) {
 		c->st.opens++;
+		errno = -fd;
 		return NULL;
 	}
 	d = dso_cache__open_fd(c, fd, path);
@@ -994,6 +999,7 @@ struct symtab *dso__symtab(struct dso *d)
 		struct symtab_opts o = {
 			.debug_root = c->opts.debug_root,
 			.no_demangle = c->opts.no_demangle,
+			.full_names = c->opts.full_names,
 			.no_debug_files = c->opts.no_debug_files,
 		};
 
@@ -1016,6 +1022,35 @@ int dso__symbolize(struct dso *d, uint64_t vaddr, const char **name,
 	}
 	d->cache->st.sym_misses++;
 	return -ENOENT;
+}
+
+int dso__srcline(struct dso *d, uint64_t vaddr,
+		 const struct srcline_level **levels, size_t *n)
+{
+	struct dso_cache *c = d->cache;
+
+	if (!d->srcline) {
+		struct srcline_opts o = {
+			.debug_root = c->opts.debug_root,
+			.no_debug_files = c->opts.no_debug_files,
+			.full_names = c->opts.full_names,
+		};
+
+		d->srcline = srcline__new(d->elf, d->path, &o);
+		if (!d->srcline)
+			return -ENOMEM;
+	}
+	struct srcline_stats before, after;
+	int err;
+
+	srcline__stats(d->srcline, &before);
+	err = srcline__lookup(d->srcline, vaddr, levels, n);
+	srcline__stats(d->srcline, &after);
+	c->st.srcline_lookups++;
+	c->st.srcline_resolved += after.resolved - before.resolved;
+	if (!err)
+		c->st.srcline_found++;
+	return err;
 }
 
 void dso_stats__print(const struct dso_stats *st, FILE *f)
@@ -1042,4 +1077,10 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 		(unsigned long long)st->row_lookups);
 	fprintf(f, "dso_row_misses: %llu\n",
 		(unsigned long long)st->row_misses);
+	fprintf(f, "dso_srcline_lookups: %llu\n",
+		(unsigned long long)st->srcline_lookups);
+	fprintf(f, "dso_srcline_resolved: %llu\n",
+		(unsigned long long)st->srcline_resolved);
+	fprintf(f, "dso_srcline_found: %llu\n",
+		(unsigned long long)st->srcline_found);
 }

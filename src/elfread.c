@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HOST_ELFDATA ELFDATA2LSB
 #else
@@ -156,7 +158,8 @@ struct elfread *elfread__open_fd(int fd)
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((uint64_t)st.st_size > SIZE_MAX) {
+	if ((uint64_t)st.st_size > SIZE_MAX ||
+	    (uint64_t)st.st_size > ELFREAD_FILE_MAX) {
 		errno = EFBIG;
 		return NULL;
 	}
@@ -181,11 +184,15 @@ struct elfread *elfread__open_fd(int fd)
 struct elfread *elfread__open(const char *path)
 {
 	struct elfread *e;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* regular files only, never a blocking open: debug-file candidates
+	 * come from names inside binaries (symlinks followed: .build-id/) */
+	int fd = util__open_regular(path, 0, NULL);
 	int saved;
 
-	if (fd < 0)
+	if (fd < 0) {
+		errno = fd == -UTIL_E_NOT_REGULAR ? EINVAL : -fd;
 		return NULL;
+	}
 	e = elfread__open_fd(fd);
 	saved = errno;
 	close(fd);

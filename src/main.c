@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "procmaps.h"
 #include "progress.h"
 #include "report.h"
+#include "util.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -39,6 +41,8 @@ static void install_stop_handlers(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a dropped ssh session: end the run and write the profile */
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /*
@@ -66,11 +70,26 @@ struct sink {
 
 static FILE *raw_open(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	struct util_out out;
+	int fd, err;
 	FILE *f;
 
-	if (fd < 0)
+	/* raw memory: 0600; a device refused (util.h). Renamed at once:
+	 * a test reads it only after the run. */
+	err = util__out_open(&out, path, 0600);
+	if (err) {
+		errno = -err;
 		return NULL;
+	}
+	fd = dup(out.fd);
+	err = fd < 0 ? -errno : util__out_commit(&out, 0);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		util__out_abort(&out);
+		errno = -err;
+		return NULL;
+	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
@@ -103,7 +122,7 @@ struct child {
 static int child_spawn(char **argv, struct child *ch)
 {
 	int go[2], er[2];
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
@@ -115,6 +134,7 @@ static int child_spawn(char **argv, struct child *ch)
 		return ret;
 	}
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		int ret = -errno;
@@ -128,6 +148,16 @@ static int child_spawn(char **argv, struct child *ch)
 
 		close(go[1]);
 		close(er[0]);
+		/*
+		 * The COMMAND must not outlive a killed sfprof (a SIGKILL
+		 * cannot be caught, so child_reap() never runs). SIGKILL, not
+		 * SIGTERM: a command that catches or ignores SIGTERM would run
+		 * on unprofiled. The setting survives exec, except of a
+		 * set-user-ID or file-capability binary. getppid() closes the
+		 * race with a parent that died before the prctl.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* sfprof gave up */
 		execvp(argv[0], argv);
@@ -224,7 +254,9 @@ static int check_pid(pid_t pid, pid_t *tgid)
 			"profile (--kernel adds kernel frames to a user process)\n", (int)pid);
 		return -EINVAL;
 	}
-	if (st.state == 'Z' || st.state == 'X') {
+	/* a leader that called pthread_exit shows Z while its other threads
+	 * run: only a process with no live thread is gone */
+	if ((st.state == 'Z' && st.threads <= 1) || st.state == 'X') {
 		fprintf(stderr, "sfprof: -p %d has exited (a zombie waiting for its parent): "
 			"nothing left to profile\n", (int)pid);
 		return -EINVAL;
@@ -325,7 +357,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	}
 	why = capture__run(c, &ro);
 	progress__end(pg);
-	if (why < 0) {
+	if (why < 0 && why != REPORT_E_REPORTED) {
 		fprintf(stderr, "sfprof: capture failed: %s\n", strerror(-why));
 		/* still write what was collected */
 	}
@@ -333,7 +365,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	if (ret)
 		fprintf(stderr, "sfprof: reading counters: %s\n", strerror(-ret));
 	ret = sink->finish(sink->ctx, o, &st);
-	if (ret == -ENOMEM) /* the sink says what else went wrong itself */
+	if (ret && ret != REPORT_E_REPORTED)
 		fprintf(stderr, "sfprof: writing the output: %s\n", strerror(-ret));
 	if (o->stats)
 		capture_stats__print(&st, stderr);
@@ -419,11 +451,9 @@ static int run_stacks(struct sfprof_opts *o)
 	};
 	int status;
 
-	/* a bad -o fails now, not after the whole run */
-	if (sfprof_opts__check_output(o, stderr))
-		return SFPROF_EXIT_USAGE;
 	if (o->dump_events && !(ss.dump = raw_open(o->dump_events))) {
-		fprintf(stderr, "sfprof: cannot write %s: %s\n", o->dump_events, strerror(errno));
+		fprintf(stderr, "sfprof: cannot write %s: %s\n", o->dump_events,
+			util__strerror(-errno));
 		return 1;
 	}
 	ss.rs = report_sink__new(o);
@@ -451,6 +481,9 @@ static int parse_and_run(enum sfprof_subcmd cmd, int argc, char **argv)
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
+	/* a refused -o says so now, not after the run */
+	if (report_output__check(o.output))
+		return SFPROF_EXIT_USAGE;
 	return run_stacks(&o);
 }
 

@@ -221,6 +221,14 @@ static int set_base(struct sfprof_opts *o, const char *arg, FILE *err)
 	return 0;
 }
 
+static int set_buildid_dir(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (!arg[0])
+		BAD("--buildid-dir: empty directory name");
+	o->buildid_dir = arg;
+	return 0;
+}
+
 #define FLAG(field) .flag_off = offsetof(struct sfprof_opts, field)
 #define SEL_CPU SFPROF_SEL_CPU
 #define SEL_FUTEX SFPROF_SEL_FUTEX
@@ -277,6 +285,14 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	  "futex: root each stack at its lock address", "off", NULL, FLAG(by_lock) },
 	{ "no-demangle", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
 	  "keep C++ names mangled", "demangled", NULL, FLAG(no_demangle) },
+	{ "full-names", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "C++ names with return type and parameters", "as perf script prints them", NULL,
+	  FLAG(full_names) },
+	{ "no-inline", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "no inline frames or source lines from DWARF", "both shown", NULL, FLAG(no_inline) },
+	{ "keep-cmdline", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "name the whole command line in SVG/pprof", "only argv[0]; arguments\ncan hold secrets",
+	  NULL, FLAG(keep_cmdline) },
 	{ "title", 0, "TEXT", OPT_PROFILING, 0, OPTG_OUTPUT,
 	  "SVG: the flame graph's title", "what was measured", set_title,
 	  .formats = OPT_FMT_SVG },
@@ -298,6 +314,12 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	  "off", NULL, FLAG(from_eh_frame) },
 
 	/* ---- other ---- */
+	{ "buildid-dir", 0, "DIR", OPT_RECORD | OPT_REPORT, 0, OPTG_OTHER,
+	  "record keeps the binaries it saw there, report\nfinds them there by build-id",
+	  "$XDG_CACHE_HOME or\n~/.cache, /sfprof/buildid", set_buildid_dir },
+	{ "no-buildid-cache", 0, NULL, OPT_RECORD | OPT_REPORT, 0, OPTG_OTHER,
+	  "neither keep nor look up binaries by build-id", "the cache is used", NULL,
+	  FLAG(no_buildid_cache) },
 	{ "stats", 0, NULL, OPT_CAPTURING | OPT_REPORT, 0, OPTG_OTHER,
 	  "print counters on stderr at the end (name: value)", "off", NULL, FLAG(stats) },
 	{ "quiet", 0, NULL, OPT_CAPTURING, 0, OPTG_OTHER,

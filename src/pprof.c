@@ -136,7 +136,7 @@ static void gz_deflate(struct pb_gz *g, int flush)
 		}
 		if (fwrite(g->out, 1, sizeof(g->out) - g->z.avail_out, g->f) !=
 		    sizeof(g->out) - g->z.avail_out) {
-			g->err = -EIO;
+			g->err = errno ? -errno : -EIO;
 			return;
 		}
 	} while (g->z.avail_out == 0 || (flush == Z_FINISH && ret != Z_STREAM_END));
@@ -513,7 +513,9 @@ static int write_pprof(const struct profile *p, int diff, FILE *f)
 		gz_deflate(g, Z_FINISH);
 		err = g->err;
 	}
-	if (!err && (fflush(f) || ferror(f)))
+	if (!err && fflush(f))
+		err = errno ? -errno : -EIO; /* ENOSPC, not a bare EIO */
+	else if (!err && ferror(f))
 		err = -EIO;
 
 err_out:

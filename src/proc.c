@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Process address spaces. See include/proc.h. */
 #include "proc.h"
+#include "buildid_cache.h"
 #include "util.h"
 
 #include <errno.h>
@@ -56,6 +57,7 @@ struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts)
 		pc->opts.reread_interval_ms = 50;
 	dopts.debug_root = pc->opts.debug_root;
 	dopts.no_demangle = pc->opts.no_demangle;
+	dopts.full_names = pc->opts.full_names;
 	dopts.no_derive = pc->opts.no_derive;
 	dopts.sframe_version = pc->opts.sframe_version;
 	pc->dsos = dso_cache__new(&dopts);
@@ -527,6 +529,20 @@ static struct dso *self_vdso(struct proc_cache *pc)
 	return pc->self_vdso;
 }
 
+/* The recorded binary from the build-id cache, when there (and used). */
+static struct dso *cached_dso(struct proc_cache *pc, struct proc_map *m)
+{
+	struct dso *d = buildid_cache__open_dso(pc->opts.buildid_dir, pc->dsos,
+						m->build_id, m->build_id_len,
+						m->path);
+
+	if (d) {
+		pc->st.open_buildid_cache++;
+		proc_map__set_dso(m, d);
+	}
+	return d;
+}
+
 static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 {
 	char path[PATH_MAX], want[2 * ELFREAD_BUILD_ID_MAX + 1];
@@ -544,10 +560,12 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 		snprintf(path, sizeof(path), "%s%s",
 			 pc->opts.sysroot ? pc->opts.sysroot : "", m->path);
 		d = dso_cache__open_path(pc->dsos, path);
+		if (!d && (d = cached_dso(pc, m)))
+			return;
 		if (!d) {
 			pc->st.open_failed++;
 			report_problem(pc, m->path, "cannot open",
-				       strerror(errno));
+				       util__strerror(-errno));
 			return;
 		}
 		pc->st.open_path++;
@@ -557,6 +575,8 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 	len = dso__build_id(d, &id);
 	if (m->build_id_len &&
 	    (len != m->build_id_len || memcmp(id, m->build_id, len))) {
+		if (cached_dso(pc, m))
+			return;
 		pc->st.buildid_mismatch++;
 		elfread__hex(m->build_id, m->build_id_len, want);
 		snprintf(detail, sizeof(detail),
@@ -568,11 +588,50 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 	proc_map__set_dso(m, d);
 }
 
+static const char DELETED[] = " (deleted)";
+
+/* A recorded or side-band path: "//anon" for anonymous code,
+ * " (deleted)" for a file unlinked since; as /proc/PID/maps would show
+ * it otherwise. */
+int proc_map__from_rec(struct proc_cache *pc, const struct proc_mapping_rec *rec,
+		       struct proc_map *m)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(rec->path);
+
+	memset(m, 0, sizeof(*m));
+	m->start = rec->start;
+	m->end = rec->end;
+	m->offset = rec->offset;
+	m->inode = rec->inode;
+	m->dev_major = rec->dev_major;
+	m->dev_minor = rec->dev_minor;
+	m->prot = (uint8_t)rec->prot;
+	m->build_id_len = rec->build_id_len;
+	memcpy(m->build_id, rec->build_id, rec->build_id_len);
+	if (len >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, rec->path, len + 1);
+	if (len > sizeof(DELETED) - 1 && !strcmp(path + len - (sizeof(DELETED) - 1), DELETED)) {
+		path[len - (sizeof(DELETED) - 1)] = 0;
+		m->deleted = 1;
+	}
+	if (!strncmp(path, "//anon", 6) || !strcmp(path, "[anon]"))
+		path[0] = 0;
+	m->path = proc__intern(pc, path);
+	if (!m->path)
+		return -ENOMEM;
+	proc_map__set_name(m);
+	m->is_vdso = !strcmp(m->path, "[vdso]");
+	return 0;
+}
+
 int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 			    const struct proc_mapping_rec *rec)
 {
 	struct proc *p;
-	struct proc_map m = { 0 };
+	struct proc_map m;
+	int err;
 
 	if (!rec || rec->start >= rec->end ||
 	    rec->build_id_len > ELFREAD_BUILD_ID_MAX)
@@ -584,23 +643,11 @@ int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 			return -ENOMEM;
 		p->offline = 1;
 	}
-	m.start = rec->start;
-	m.end = rec->end;
-	m.offset = rec->offset;
-	m.inode = rec->inode;
-	m.dev_major = rec->dev_major;
-	m.dev_minor = rec->dev_minor;
-	m.prot = rec->prot;
-	m.path = proc__intern(pc, rec->path ? rec->path : "");
-	if (!m.path)
-		return -ENOMEM;
-	proc_map__set_name(&m);
-	m.is_vdso = !strcmp(m.path, "[vdso]");
-	m.build_id_len = rec->build_id_len;
-	memcpy(m.build_id, rec->build_id, rec->build_id_len);
+	err = proc_map__from_rec(pc, rec, &m);
+	if (err)
+		return err;
 	m.state = (m.is_vdso || m.path[0] == '/') ? MAP_UNRESOLVED
 						  : MAP_NO_DSO;
-
 	return proc__insert_map(p, &m);
 }
 
@@ -749,6 +796,16 @@ int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
 	return 0;
 }
 
+int proc__srcline(struct proc *p, uint64_t pc,
+		  const struct srcline_level **levels, size_t *n)
+{
+	struct proc_map *m = proc__map_of(p, pc);
+
+	if (!m || m->state != MAP_OK)
+		return -ENOENT;
+	return dso__srcline(m->dso, pc - m->bias, levels, n);
+}
+
 int proc__read_code(struct proc *p, uint64_t pc, void *buf, size_t len)
 {
 	struct proc_map *m = proc__map_of(p, pc);
@@ -854,6 +911,7 @@ void proc_stats__print(const struct proc_stats *st, FILE *f)
 	P(procs_reaped);
 	P(mappings_unopened);
 	P(buildid_mismatch);
+	P(open_buildid_cache);
 	P(sym_lookups);
 	P(sym_hits);
 	P(sym_misses);

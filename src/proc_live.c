@@ -111,43 +111,6 @@ int proc_cache__reset(struct proc_cache *pc, uint32_t pid, uint64_t ts, int crea
 	return 0;
 }
 
-static const char DELETED[] = " (deleted)";
-
-/* A side-band path: "//anon" for anonymous code, " (deleted)" for a
- * file unlinked since; as /proc/PID/maps would show it otherwise. */
-static int map_from_rec(struct proc_cache *pc, const struct proc_mapping_rec *rec,
-			struct proc_map *m)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(rec->path);
-
-	memset(m, 0, sizeof(*m));
-	m->start = rec->start;
-	m->end = rec->end;
-	m->offset = rec->offset;
-	m->inode = rec->inode;
-	m->dev_major = rec->dev_major;
-	m->dev_minor = rec->dev_minor;
-	m->prot = (uint8_t)rec->prot;
-	m->build_id_len = rec->build_id_len;
-	memcpy(m->build_id, rec->build_id, rec->build_id_len);
-	if (len >= sizeof(path))
-		return -ENAMETOOLONG;
-	memcpy(path, rec->path, len + 1);
-	if (len > sizeof(DELETED) - 1 && !strcmp(path + len - (sizeof(DELETED) - 1), DELETED)) {
-		path[len - (sizeof(DELETED) - 1)] = 0;
-		m->deleted = 1;
-	}
-	if (!strncmp(path, "//anon", 6) || !strcmp(path, "[anon]"))
-		path[0] = 0;
-	m->path = proc__intern(pc, path);
-	if (!m->path)
-		return -ENOMEM;
-	proc_map__set_name(m);
-	m->is_vdso = !strcmp(m->path, "[vdso]");
-	return 0;
-}
-
 static int build_id_matches(const struct proc_map *m, const struct dso *d)
 {
 	const uint8_t *id;
@@ -199,7 +162,7 @@ int proc_cache__map(struct proc_cache *pc, uint32_t pid, uint64_t ts,
 	p = known_proc(pc, pid, create);
 	if (!p)
 		return 0; /* not in scope */
-	err = map_from_rec(pc, rec, &m);
+	err = proc_map__from_rec(pc, rec, &m);
 	if (err)
 		return err;
 	map_open_live(pc, pid, &m);

@@ -351,6 +351,9 @@ int procmaps__parse_status(const char *text, size_t len, struct procmaps_status 
 			if (*v < 'A' || *v > 'Z')
 				return -EINVAL;
 			out->state = *v;
+		} else if ((v = status_value(p, n, "Threads:"))) {
+			if (status_u32(v, le, &out->threads))
+				return -EINVAL;
 		} else if ((v = status_value(p, n, "Kthread:"))) {
 			if (status_u32(v, le, &x) || x > 1)
 				return -EINVAL;

@@ -452,14 +452,15 @@ static int str_is(const struct profile *p, uint32_t id, const char *s)
 static uint32_t fcache_slot(const struct profile_frame *f)
 {
 	uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix((uintptr_t)f->name, (uintptr_t)f->dso),
-						 (uintptr_t)f->build_id), f->rel_addr), f->kind);
+						 (uintptr_t)f->build_id), f->rel_addr),
+			      f->kind | (uint64_t)f->line << 32);
 
 	return (uint32_t)(h & (FRAME_CACHE - 1));
 }
 
 static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 {
-	int64_t name, dso, bid, disp;
+	int64_t name, dso, bid, file, disp;
 	uint32_t j, slot = fcache_slot(f);
 	struct prof_frame *e;
 	uint64_t h;
@@ -467,22 +468,27 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	if (p->fcache[slot]) {
 		e = &p->frames[p->fcache[slot] - 1];
 		if (e->rel_addr == f->rel_addr && e->kind == f->kind && str_is(p, e->name, f->name) &&
-		    str_is(p, e->dso, f->dso) && str_is(p, e->build_id, f->build_id))
+		    str_is(p, e->dso, f->dso) && str_is(p, e->build_id, f->build_id) &&
+		    e->line == f->line && str_is(p, e->file, f->file))
 			return p->fcache[slot] - 1;
 	}
 	name = strtab__intern_str(&p->strs, f->name);
 	dso = strtab__intern_str(&p->strs, f->dso);
 	bid = strtab__intern_str(&p->strs, f->build_id);
-	if (name < 0 || dso < 0 || bid < 0)
+	file = strtab__intern_str(&p->strs, f->file);
+	if (name < 0 || dso < 0 || bid < 0 || file < 0)
 		return -ENOMEM;
 	/* string ids are unique per content, so hashing ids is exact */
 	h = hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(0, (uint64_t)name), (uint64_t)dso),
 					(uint64_t)bid), f->rel_addr), f->kind);
+	if (f->line || file)
+		h = hash_mix(hash_mix(h, f->line), (uint64_t)file);
 	if (p->frame_slots) {
 		for (j = h & p->frame_mask; p->frame_slots[j]; j = (j + 1) & p->frame_mask) {
 			e = &p->frames[p->frame_slots[j] - 1];
 			if (e->hash == h && e->name == name && e->dso == dso &&
-			    e->build_id == bid && e->rel_addr == f->rel_addr && e->kind == f->kind) {
+			    e->build_id == bid && e->rel_addr == f->rel_addr && e->kind == f->kind &&
+			    e->line == f->line && e->file == (uint32_t)file) {
 				p->fcache[slot] = p->frame_slots[j];
 				return p->frame_slots[j] - 1;
 			}
@@ -496,7 +502,8 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	e = &p->frames[p->nr_frames];
 	*e = (struct prof_frame){ .hash = h, .rel_addr = f->rel_addr, .name = (uint32_t)name,
 				  .dso = (uint32_t)dso, .build_id = (uint32_t)bid,
-				  .kind = f->kind, .disp = (uint32_t)disp };
+				  .kind = f->kind, .disp = (uint32_t)disp,
+				  .line = f->line, .file = (uint32_t)file };
 	p->nr_frames++;
 	if (!p->frame_slots || 2 * (size_t)p->nr_frames > (size_t)p->frame_mask) {
 		if (slots__rebuild(&p->frame_slots, &p->frame_mask, p->nr_frames, p->frames,
@@ -733,7 +740,15 @@ err_out:
 
 /* ---- folded ----------------------------------------------------------- */
 
-int profile__write_folded(const struct profile *p, FILE *f)
+/* A name for the terminal: comm and paths come from the target. */
+static void put_name(const char *s, FILE *f, int esc)
+{
+	char buf[4096];
+
+	fputs(esc ? util__escape(buf, sizeof(buf), s) : s, f);
+}
+
+static int write_folded(const struct profile *p, FILE *f, int esc)
 {
 	struct prof_named nm;
 	int err;
@@ -752,14 +767,49 @@ int profile__write_folded(const struct profile *p, FILE *f)
 		for (uint32_t k = 0; k < s->n; k++) {
 			if (k)
 				putc(';', f);
-			fputs(prof__str(p, nm.ids[s->off + k]), f);
+			put_name(prof__str(p, nm.ids[s->off + k]), f, esc);
 		}
 		fprintf(f, " %" PRIu64 "\n", count);
 	}
 	prof_named__release(&nm);
-	if (fflush(f) || ferror(f))
-		return -EIO;
-	return 0;
+	if (fflush(f))
+		return errno ? -errno : -EIO; /* ENOSPC, not a bare EIO */
+	return ferror(f) ? -EIO : 0;
+}
+
+int profile__write_folded(const struct profile *p, FILE *f)
+{
+	return write_folded(p, f, 0);
+}
+
+/*
+ * getline() with a bound: a line of FOLDED_LINE_MAX bytes or more (an
+ * endless file such as /dev/zero has no newline at all) is -E2BIG
+ * instead of all of memory. The length, -1 at EOF, or -E2BIG/-ENOMEM.
+ */
+#define FOLDED_LINE_MAX (1u << 20)
+
+static ssize_t getline_bounded(char **line, size_t *cap, FILE *f)
+{
+	size_t len = 0;
+	int c;
+
+	for (;;) {
+		if (len + 1 >= *cap && util__grow((void **)line, cap, len + 2, 1))
+			return -ENOMEM;
+		c = getc_unlocked(f);
+		if (c == EOF)
+			break;
+		(*line)[len++] = (char)c; /* NUL bytes too: the caller refuses them */
+		if (c == '\n')
+			break;
+		if (len >= FOLDED_LINE_MAX)
+			return -E2BIG;
+	}
+	if (!len)
+		return -1;
+	(*line)[len] = 0;
+	return (ssize_t)len;
 }
 
 int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
@@ -770,7 +820,7 @@ int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 	ssize_t len;
 	int err = 0;
 
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while ((len = getline_bounded(&line, &cap, f)) >= 0) {
 		char *sp, *end, *field, *next;
 		size_t n = 0;
 		uint64_t count;
@@ -816,6 +866,12 @@ int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 		if ((err = profile__add(p, root, frames, n, count)))
 			goto out;
 	}
+	if (len == -E2BIG) {
+		lineno++;
+		goto bad;
+	}
+	if (len == -ENOMEM)
+		err = -ENOMEM;
 	goto out;
 bad:
 	err = -EINVAL;
@@ -893,76 +949,46 @@ static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f)
 	return -EINVAL;
 }
 
-/* Write to an existing non-regular file (a FIFO, /dev/stdout) in place. */
-static int write_in_place(const struct profile *p, enum profile_format fmt, const char *path)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -errno;
-	err = write_out(p, fmt, path, f);
-	if (fclose(f) && !err)
-		err = errno ? -errno : -EIO;
-	return err;
-}
-
 int profile__write(const struct profile *p, enum profile_format fmt, const char *path)
 {
-	char *tmp = NULL;
-	FILE *f = NULL;
-	struct stat st;
-	mode_t mask;
-	int err, fd = -1;
+	struct util_out out;
+	FILE *f;
+	int err;
 
 	if (!p || fmt < PROFILE_FMT_AUTO || fmt > PROFILE_FMT_PPROF)
 		return -EINVAL;
 	if (fmt == PROFILE_FMT_AUTO)
 		fmt = profile_format__from_path(path && strcmp(path, "-") ? path : NULL);
-	if (!path || !strcmp(path, "-"))
+	if (!path || !strcmp(path, "-")) {
+		/* a terminal gets control bytes (a comm, a path) escaped */
+		if ((fmt == PROFILE_FMT_FOLDED || fmt == PROFILE_FMT_AUTO) &&
+		    isatty(STDOUT_FILENO))
+			return write_folded(p, stdout, 1);
 		return write_fmt(p, fmt, stdout);
-	/* never rename over a device or a FIFO (think -o /dev/stdout as root) */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		return write_in_place(p, fmt, path);
-
-	/* a unique temporary name beside the target, renamed when complete */
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		free(tmp);
+	}
+	/*
+	 * A regular file through a temporary name renamed when complete; a
+	 * FIFO or stdout in place; never onto a device (util.h). 0644: a
+	 * profile holds names and counts, no raw memory.
+	 */
+	err = util__out_open(&out, path, 0644);
+	if (err)
 		return err;
-	}
-	mask = umask(0); /* mkstemp makes 0600; give the file what open() would */
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		err = -errno;
-		close(fd);
-		goto err_out;
-	}
-	f = fdopen(fd, "w");
+	f = fdopen(out.fd, "w");
 	if (!f) {
 		err = -errno;
-		close(fd);
-		goto err_out;
+		util__out_abort(&out);
+		return err;
 	}
 	err = write_out(p, fmt, path, f);
+	out.fd = -1; /* fclose() closes it */
 	if (fclose(f) && !err)
 		err = errno ? -errno : -EIO;
-	if (err)
-		goto err_out;
-	if (rename(tmp, path)) {
-		err = -errno;
-		goto err_out;
+	if (err) {
+		util__out_abort(&out);
+		return err;
 	}
-	free(tmp);
-	return 0;
-
-err_out:
-	unlink(tmp);
-	free(tmp);
-	return err;
+	return util__out_commit(&out, 0);
 }
 
 /* ---- root names ------------------------------------------------------- */

@@ -14,13 +14,15 @@
 
 /* Interned string ids: 0 is the empty string (a NULL input). */
 
-/* One distinct frame: all five profile_frame fields, plus its display
+/* One distinct frame: all seven profile_frame fields, plus its display
  * name (what folded and SVG print) as another string id. */
 struct prof_frame {
 	uint64_t hash;
 	uint64_t rel_addr;
 	uint32_t name, dso, build_id, kind;
 	uint32_t disp;
+	uint32_t line;
+	uint32_t file;
 	uint32_t pad;
 };
 

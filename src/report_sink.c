@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "buildid_cache.h"
 #include "capfile.h"
 #include "ksyms.h"
 #include "report.h"
@@ -21,12 +22,16 @@
 #define REPORT_SINK_REAP_AFTER_NS (200 * 1000000ull)
 
 
+/* Paths from a capture or /proc: escaped, they may hold any byte. */
 void report__print_problem(void *ctx, const char *path, const char *what,
 			  const char *detail)
 {
+	char p[1024], d[1024];
+
 	(void)ctx;
-	fprintf(stderr, "sfprof: %s: %s%s%s\n", path, what,
-		detail && *detail ? ": " : "", detail ? detail : "");
+	fprintf(stderr, "sfprof: %s: %s%s%s\n", util__escape(p, sizeof(p), path),
+		what, detail && *detail ? ": " : "",
+		util__escape(d, sizeof(d), detail ? detail : ""));
 }
 
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
@@ -39,8 +44,41 @@ int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
 
 	if (err)
 		fprintf(stderr, "sfprof: writing %s: %s\n",
-			o->output ? o->output : "stdout", strerror(-err));
+			o->output ? o->output : "stdout", util__strerror(err));
 	return err;
+}
+
+int report_output__check(const char *path)
+{
+	int err;
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	err = util__out_check(path);
+	if (err)
+		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
+	return err;
+}
+
+const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t size)
+{
+	if (o->no_buildid_cache)
+		return NULL;
+	if (o->buildid_dir)
+		return o->buildid_dir;
+	return buildid_cache__default_dir(buf, size) ? NULL : buf;
+}
+
+/* argv joined by spaces into buf (truncated to fit); returns buf. */
+static const char *join_argv(char *buf, size_t size, char **argv, int argc)
+{
+	buf[0] = 0;
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, size - l, "%s%s", i ? " " : "", argv[i]);
+	}
+	return buf;
 }
 
 
@@ -82,6 +120,8 @@ struct report_sink {
 	const char *record_profile; /* SFPROF_RECORD_PROFILE */
 	int create_procs; /* -a: a process first seen in the side-band is in scope */
 	int werr;	  /* record: the first write error of an observed change */
+	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
+	struct buildid_keeper *keeper; /* record: binaries for report */
 };
 
 /* live and record both unwind every event: what a complete walk learns
@@ -94,13 +134,16 @@ static void report_sink__thread_top(void *ctx, uint32_t tid, uint64_t sp)
 static struct profile *sink_profile(struct report_sink *s,
 				    const struct sfprof_event *e)
 {
-	char comm[SFPROF_COMM_LEN + 1];
+	char comm[SFPROF_COMM_LEN + 1], cmdline[512];
 	struct stacks_opts so = {
 		.kind = s->o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU,
 		.per_thread = s->o.per_thread,
 		.per_process = s->o.per_process,
 		.by_lock = s->o.by_lock,
 		.kernel = s->o.kernel,
+		.no_inline = s->o.no_inline,
+		/* live: the pid is the process the map is for */
+		.perf_maps = !s->record,
 	};
 	struct profile_meta meta = {
 		.kind = so.kind,
@@ -113,7 +156,11 @@ static struct profile *sink_profile(struct report_sink *s,
 	snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	meta.target_pid = s->o.nr_pids == 1 || s->o.command ? e->pid : 0;
 	meta.target_comm = comm;
-	if (s->o.command)
+	/* arguments leave the machine only when asked: they hold secrets */
+	if (s->o.command && s->o.keep_cmdline)
+		meta.target_cmdline = join_argv(cmdline, sizeof(cmdline),
+						s->o.command, s->o.command_argc);
+	else if (s->o.command)
 		meta.target_cmdline = s->o.command[0];
 	if (s->o.all || s->o.cgroup || s->o.nr_pids > 1)
 		meta.target_comm = NULL;
@@ -145,9 +192,11 @@ static void record_change(void *ctx, uint32_t what, uint32_t pid, uint32_t ppid,
 
 	if (!s->w || s->werr)
 		return;
-	if (what == PROC_CHANGE_MAPPING)
+	if (what == PROC_CHANGE_MAPPING) {
 		err = capfile_writer__mapping(s->w, pid, ts, m);
-	else
+		/* a binary gone from its path is copied now, while mapped */
+		buildid_keeper__mapping(s->keeper, pid, m);
+	} else
 		err = capfile_writer__task(s->w, what, pid, ppid, ts);
 	if (err && err != -EINVAL)
 		s->werr = err;
@@ -156,7 +205,8 @@ static void record_change(void *ctx, uint32_t what, uint32_t pid, uint32_t ppid,
 struct report_sink *report_sink__new(const struct sfprof_opts *o)
 {
 	struct report_sink *s = calloc(1, sizeof(*s));
-	struct proc_cache_opts po = { .no_demangle = o->no_demangle };
+	struct proc_cache_opts po = { .no_demangle = o->no_demangle,
+				      .full_names = o->full_names };
 
 	if (!s)
 		return NULL;
@@ -184,18 +234,21 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		/* report's titles name the target as live ones do */
 		report__target_comm(o, comm, sizeof(comm));
 		m.comm = comm;
-		for (int i = 0; o->command && i < o->command_argc; i++) {
-			size_t l = strlen(cmd);
-			snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i ? " " : "",
-				 o->command[i]);
-		}
+		/* the whole command line: a capture stays 0600 on this
+		 * machine, and report --keep-cmdline may want it */
+		if (o->command)
+			join_argv(cmd, sizeof(cmd), o->command, o->command_argc);
 		s->w = capfile_writer__create(o->output, &m);
 		if (!s->w) {
 			fprintf(stderr, "sfprof: cannot write %s: %s\n", o->output,
-				strerror(errno));
+				util__strerror(-errno));
 			goto err_out;
 		}
 		s->record_profile = getenv("SFPROF_RECORD_PROFILE");
+		char dir[4096];
+		const char *bd = report__buildid_dir(o, dir, sizeof(dir));
+		if (bd && !(s->keeper = buildid_keeper__new(bd)))
+			goto err_out;
 		proc_cache__set_observer(s->pc, record_change, s);
 	}
 	return s;
@@ -273,6 +326,7 @@ void report_sink__free(struct report_sink *s)
 		return;
 	if (s->w)
 		capfile_writer__close(s->w);
+	buildid_keeper__free(s->keeper);
 	stacks__free(s->stacks);
 	profile__free(s->prof);
 	proc_cache__free(s->pc);
@@ -344,6 +398,13 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		err = record_kstack(s, e);
 	if (!err)
 		err = capfile_writer__event(s->w, e);
+	if (err && err != -ENOMEM) {
+		/* a full disk: said once, here, naming the file */
+		fprintf(stderr, "sfprof: writing %s: %s\n", s->o.output,
+			util__strerror(err));
+		s->failed = 1;
+		err = REPORT_E_REPORTED;
+	}
 	return err;
 }
 
@@ -404,14 +465,32 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 		}
 		err = capfile_writer__close(s->w);
 		s->w = NULL;
-		if (err)
+		if (err && s->failed)
+			err = REPORT_E_REPORTED;
+		else if (err)
 			fprintf(stderr, "sfprof: writing %s: %s\n", o->output,
-				strerror(-err));
+				util__strerror(err));
+		if (err)
+			err = REPORT_E_REPORTED;
+		if (!err && s->keeper) {
+			unsigned kept, failed;
+			int kerr = buildid_keeper__finish(s->keeper, &kept, &failed);
+			char dir[4096];
+
+			if (failed)
+				fprintf(stderr,
+					"sfprof: build-id cache %s: %u of %u binaries not kept "
+					"(%s); report may not name their frames\n",
+					report__buildid_dir(o, dir, sizeof(dir)), failed,
+					kept + failed, util__strerror(kerr));
+		}
 		if (!err && s->record_profile)
 			err = profile__write(s->prof, PROFILE_FMT_FOLDED,
 					     s->record_profile);
 	} else {
 		err = report__write_profile(s->prof, o);
+		if (err)
+			err = REPORT_E_REPORTED;
 	}
 	proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
 	if (o->stats)

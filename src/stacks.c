@@ -3,155 +3,20 @@
  * Events -> unwound, symbolized stacks -> profile (include/stacks.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #if defined(__x86_64__)
 #include <nmmintrin.h>
 #endif
 
 #include "stacks.h"
+#include "stacks_int.h"
 #include "lockname.h"
+#include "jitmap.h"
 #include "util.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
 	       "an aggregation key holds unwind_frames as two words each");
-
-/*
- * Direct-mapped caches of per-(proc, PC) results. They start small (every
- * page of them is a fault to touch, and most profiles have a few hundred
- * distinct PCs) and grow between events when misses say they are too
- * small for the profile's PCs.
- */
-#define CACHE_BITS_MIN 10
-#define CACHE_BITS_MAX 14
-
-#define HASH_K 0x9e3779b97f4a7c15ull
-#define ROTL(x, r) (((x) << (r)) | ((x) >> (64 - (r))))
-
-enum {
-	HAVE_ROW = 1u << 0,
-	HAVE_SYM = 1u << 1,
-	HAVE_SIGTRAMP = 1u << 2,
-	IS_SIGTRAMP = 1u << 3,
-	HAVE_FID = 1u << 4,
-};
-
-/* Symbol results (and the signal-trampoline verdict) per (proc, PC). */
-struct pc_entry {
-	const struct proc *proc;
-	uint64_t pc;
-	uint64_t gen;
-	uint32_t have;
-	int sym_rc;
-	uint32_t fid; /* the frame's id in the profile (HAVE_FID) */
-	struct sym_result sym;
-};
-
-/*
- * Row results per (proc, PC): the unwinder's hot path, one cache line an
- * entry so a lookup touches one line.
- */
-struct row_entry {
-	uint64_t pc;
-	const struct proc *proc;
-	uint32_t gen; /* low bits of the proc's generation */
-	int16_t rc;
-	uint8_t valid;
-	uint8_t func_flags;
-	struct sframe_row row;
-} __attribute__((aligned(64)));
-
-/*
- * CPU samples are aggregated by raw stack first (process, mapping
- * generation, PCs, kernel PCs, stop, root) and handed to the profile once
- * per distinct stack at stacks__flush(): a repeated stack costs its unwind
- * and a hash lookup, not the symbolization and string interning again.
- * Futex waits go straight to the profile (it counts waits per stack).
- */
-struct agg_entry {
-	uint64_t hash;
-	uint64_t weight;
-	uint64_t samples;
-	const struct proc *proc;
-	uint64_t gen;
-	uint32_t n, nk;	    /* user frames, kernel frames */
-	int stop;
-	uint32_t np;	    /* profile frames */
-	uint32_t unnamed;
-	int complete, at_entry;
-	char *root;	    /* (in key's block, after ids) */
-	uint64_t comm[2];   /* a root that is the comm: comm_words() */
-	uint64_t *key;	    /* the n unwind_frames (pc, flags + zero pad:
-			       two words each), then nk kernel PCs */
-	uint32_t *ids;	    /* the np profile frames, by profile__frame_id()
-			       (in key's block, after the key) */
-};
-
-struct stacks {
-	struct proc_cache *pc;
-	struct profile *prof;
-	struct stacks_opts opts;
-	struct stacks_stats st;
-	struct pc_entry *cache;
-	struct row_entry *rows;
-	struct unwind_cache ucache; /* the unwinder's memo of rows */
-	struct unwind_frame *frames;
-	uint32_t *pids;	/* a stack's profile frame ids (build_ids) */
-	int64_t marker_id; /* STACKS_TRUNCATED's, once known (else -1) */
-	bool crc32;	   /* hash the aggregation key with CRC32C */
-	stacks_ksym_fn ksym;
-	void *ksym_ctx;
-	stacks_thread_top_fn thread_top;
-	void *thread_top_ctx;
-	/* ELF entry points of binaries, by dso path (strings live as long as
-	 * the proc cache) */
-	struct {
-		const char *path;
-		uint64_t entry;
-	} entries[16];
-	unsigned nr_entries;
-	/* the walk in progress */
-	struct proc *cur;
-	uint64_t cur_gen;
-	/* last comm seen per pid: a change means exec (new address space) */
-	struct {
-		uint32_t pid;
-		char comm[SFPROF_COMM_LEN];
-	} comms[64];
-	unsigned cache_bits;
-	uint64_t cache_misses; /* since the caches were last (re)made */
-	/* aggregation by raw stack: entries in arrival order, found through
-	 * an open-addressing index (entry + 1, 0 = empty; power-of-two size) */
-	struct agg_entry *agg;
-	size_t agg_cap, agg_nr;
-	uint32_t *agg_slots;
-	size_t agg_nslots;
-	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
-};
-
-static const char *const entry_symbols[] = {
-	"_start",	 "__libc_start_main", "__libc_start_main_impl",
-	"start_thread",	 "clone3",	      "__clone3",
-	"clone",	 "__clone",	      "__clone_internal",
-	"thread_start",
-};
-
-int stacks__is_entry_symbol(const char *name)
-{
-	size_t len;
-
-	if (!name)
-		return 0;
-	len = strcspn(name, "@"); /* __libc_start_main@@GLIBC_2.34 */
-	for (size_t i = 0; i < sizeof(entry_symbols) / sizeof(entry_symbols[0]);
-	     i++)
-		if (strlen(entry_symbols[i]) == len &&
-		    strncmp(name, entry_symbols[i], len) == 0)
-			return 1;
-	return 0;
-}
 
 struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 			   const struct stacks_opts *opts)
@@ -174,7 +39,7 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	s->ucache.e = calloc(1u << CACHE_BITS_MIN, sizeof(*s->ucache.e));
 	s->frames = calloc(STACKS_MAX_DEPTH, sizeof(*s->frames));
 	/* user frames + marker + kernel frames */
-	s->pids = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pids));
+	s->pids = calloc(USER_FRAMES_MAX + 1 + 128, sizeof(*s->pids));
 	s->marker_id = -1;
 #if defined(__x86_64__)
 	s->crc32 = __builtin_cpu_supports("sse4.2");
@@ -202,6 +67,7 @@ void stacks__free(struct stacks *s)
 	free(s->frames);
 	free(s->pids);
 	lockname__free(s->locks);
+	jitmaps__free(s->jit);
 	free(s);
 }
 
@@ -258,7 +124,7 @@ static size_t cache_slot(const struct stacks *s, uint64_t pc)
 	return ((pc ^ ((uintptr_t)s->cur >> 4)) * HASH_K) >> (64 - s->cache_bits);
 }
 
-static struct pc_entry *cache_get(struct stacks *s, uint64_t pc)
+struct pc_entry *stacks_cache_get(struct stacks *s, uint64_t pc)
 {
 	struct pc_entry *e = &s->cache[cache_slot(s, pc)];
 
@@ -316,88 +182,15 @@ static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 }
 
 /* The PC cache's entry for pc, symbolized. */
-static struct pc_entry *symbolized(struct stacks *s, uint64_t pc)
+struct pc_entry *stacks_symbolized(struct stacks *s, uint64_t pc)
 {
-	struct pc_entry *e = cache_get(s, pc);
+	struct pc_entry *e = stacks_cache_get(s, pc);
 
 	if (!(e->have & HAVE_SYM)) {
 		e->sym_rc = proc__symbolize(s->cur, pc, &e->sym);
 		e->have |= HAVE_SYM;
 	}
 	return e;
-}
-
-/* mov $0xf,%rax; syscall: rt_sigreturn, the body of glibc's __restore_rt
- * (whose symbol stripped libcs do not carry). */
-static const uint8_t restore_rt_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00,
-					   0x00, 0x00, 0x0f, 0x05 };
-
-static bool is_sigtramp_cb(void *ctx, uint64_t pc)
-{
-	struct stacks *s = ctx;
-	const struct sym_result *sr;
-	struct pc_entry *e;
-	uint8_t code[sizeof(restore_rt_code)];
-	bool yes = false;
-	int fd;
-
-	sr = &symbolized(s, pc)->sym;
-	e = cache_get(s, pc);
-	if (e->have & HAVE_SIGTRAMP)
-		return e->have & IS_SIGTRAMP;
-	if (sr->name && (strcmp(sr->name, "__restore_rt") == 0 ||
-			 strcmp(sr->name, "__kernel_rt_sigreturn") == 0)) {
-		yes = true;
-	} else if (sr->dso_path && sr->dso_path[0] == '/' && !sr->name) {
-		fd = open(sr->dso_path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (pread(fd, code, sizeof(code), (off_t)sr->file_offset) ==
-			    (ssize_t)sizeof(code))
-				yes = memcmp(code, restore_rt_code, sizeof(code)) == 0;
-			close(fd);
-		}
-	}
-	e->have |= HAVE_SIGTRAMP | (yes ? IS_SIGTRAMP : 0);
-	return yes;
-}
-
-/* e_entry of the ELF file at path, 0 when unknown. */
-static uint64_t elf_entry(struct stacks *s, const char *path)
-{
-	unsigned char h[32];
-	uint64_t entry = 0;
-	unsigned i;
-	int fd;
-
-	for (i = 0; i < s->nr_entries; i++)
-		if (s->entries[i].path == path)
-			return s->entries[i].entry;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-		    memcmp(h, "\177ELF", 4) == 0 && h[4] == 2 /* ELFCLASS64 */)
-			memcpy(&entry, h + 24, 8);
-		close(fd);
-	}
-	i = s->nr_entries < 16 ? s->nr_entries++ : (unsigned)(entry % 16);
-	s->entries[i].path = path;
-	s->entries[i].entry = entry;
-	return entry;
-}
-
-/*
- * The outermost frame is a process entry point without a usable row or
- * symbol: the dynamic loader's _start (no FDE in Debian's ld.so) calls
- * _dl_start a few bytes after the ELF entry point.
- */
-static int at_elf_entry(struct stacks *s, const struct sym_result *sr)
-{
-	uint64_t entry;
-
-	if (!sr || !sr->has_elf || !sr->dso_path || sr->dso_path[0] != '/')
-		return 0;
-	entry = elf_entry(s, sr->dso_path);
-	return entry && sr->rel_addr >= entry && sr->rel_addr - entry < 64;
 }
 
 static void copy_comm(char *dst, const char *comm)
@@ -434,7 +227,7 @@ static void comm_words(const char *comm, uint64_t w[2])
 static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 			   int *stop)
 {
-	const struct unwind_ops ops = { find_row_cb, is_sigtramp_cb, s,
+	const struct unwind_ops ops = { find_row_cb, stacks_is_sigtramp, s,
 					&s->ucache };
 	unsigned slot = e->pid % 64;
 
@@ -601,30 +394,22 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 	size_t np = 0;
 	int complete;
 
+	s->jit_missed = 0;
 	/* frames[n-1] is the outermost: it goes first */
 	for (size_t i = n; i-- > 0;) {
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
-		struct pc_entry *e = symbolized(s, look);
+		struct pc_entry *e = stacks_symbolized(s, look);
 
-		if (ids && !(e->have & HAVE_FID)) {
-			struct profile_frame pf = {
-				.name = e->sym.name,
-				.dso = e->sym.dso_path,
-				.build_id = e->sym.build_id,
-				.rel_addr = e->sym.dso_path ? e->sym.rel_addr : look,
-				.kind = PROFILE_FRAME_USER,
-			};
-			int64_t id = profile__frame_id(s->prof, &pf);
+		if (ids) {
+			int k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
 
-			if (id < 0)
+			if (k < 0)
 				return NULL;
-			e->fid = (uint32_t)id;
-			e->have |= HAVE_FID;
+			np += (size_t)k;
+		} else {
+			np++;
 		}
-		if (ids)
-			out[np] = e->fid;
-		np++;
 		if (!e->sym.name)
 			acc->unnamed++;
 		if (i == n - 1) {
@@ -635,11 +420,12 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 
 	complete = stop == UNWIND_STOP_COMPLETE;
 	if (!complete && (stacks__is_entry_symbol(outer) ||
-			  (n && at_elf_entry(s, &outer_sr)))) {
+			  (n && stacks_at_elf_entry(s, &outer_sr)))) {
 		complete = 1;
 		acc->at_entry = 1;
 	}
 	acc->complete = complete;
+	acc->jit_pending = s->jit_missed;
 	if (!ids)
 		return s->pids;
 	if (!complete) {
@@ -860,6 +646,27 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	return 0;
 }
 
+/*
+ * Name a kept stack's JIT frames again, from the maps as they are now: a
+ * JIT writes its map late (V8 buffers it), so a stack first seen before
+ * its code's entry reached the file is named at the end.
+ */
+static void agg_rename(struct stacks *s, struct agg_entry *a)
+{
+	struct agg_entry tmp = { 0 };
+	const uint32_t *ids;
+	size_t np = 0;
+
+	s->cur = (struct proc *)a->proc; /* (the cache's, alive until it is freed) */
+	s->cur_gen = a->gen;
+	memcpy(s->frames, a->key, (size_t)a->n * sizeof(*s->frames));
+	s->jit_final = 1;
+	ids = build_ids(s, a->n, a->stop, a->key + 2 * (size_t)a->n, a->nk, true, &np, &tmp);
+	s->jit_final = 0;
+	if (ids && np == a->np)
+		memcpy(a->ids, ids, np * sizeof(*ids));
+}
+
 int stacks__flush(struct stacks *s)
 {
 	int err = 0;
@@ -867,6 +674,8 @@ int stacks__flush(struct stacks *s)
 	for (size_t i = 0; i < s->agg_nr; i++) {
 		struct agg_entry *a = &s->agg[i];
 
+		if (a->jit_pending)
+			agg_rename(s, a);
 		if (!err && profile__add_ids(s->prof, a->root, a->ids, a->np, a->weight))
 			err = -ENOMEM;
 		free(a->key); /* (and its ids and root) */

@@ -157,6 +157,9 @@ struct svg_state {
 	/* pass 1 results */
 	size_t drawn, dropped;
 	uint32_t max_depth;
+	/* per display string id: 1 + the frame whose file:line its tooltip
+	 * shows (0: none known) */
+	uint32_t *src;
 };
 
 /*
@@ -251,6 +254,53 @@ static void svg_diff__describe(const struct svg_state *st, const uint32_t *path,
 			 100.0 * delta / scaled);
 }
 
+/*
+ * The source position each name's tooltip shows: of all frames printed
+ * with that name that have one, the one with the most weight in the
+ * profile (where the function's time mostly is). 0 or -ENOMEM.
+ */
+static int svg_sources(struct svg_state *st)
+{
+	const struct profile *p = st->p;
+	uint32_t nfr, nstr = prof__nr_strs(p);
+	const struct prof_frame *fr = prof__frames(p, &nfr);
+	const uint32_t *ids = prof__ids(p);
+	const struct prof_stack *stk;
+	size_t nst, i;
+	uint64_t *fw;
+	int any = 0;
+
+	for (i = 0; i < nfr && !any; i++)
+		any = fr[i].file != 0;
+	if (!any)
+		return 0;
+	stk = prof__stacks(p, &nst);
+	fw = calloc(nfr ? nfr : 1, sizeof(*fw));
+	st->src = calloc(nstr ? nstr : 1, sizeof(*st->src));
+	if (!fw || !st->src) {
+		free(fw);
+		free(st->src);
+		st->src = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < nst; i++)
+		for (uint32_t k = 0; k < stk[i].n; k++) {
+			uint32_t f = ids[stk[i].off + k];
+
+			fw[f] = fw[f] + stk[i].weight < fw[f] ? UINT64_MAX : fw[f] + stk[i].weight;
+		}
+	for (i = 0; i < nfr; i++) {
+		uint32_t d = fr[i].disp, cur = d < nstr ? st->src[d] : 0;
+
+		if (!fr[i].file || d >= nstr)
+			continue;
+		if (!cur || fw[i] > fw[cur - 1])
+			st->src[d] = (uint32_t)i + 1;
+	}
+	free(fw);
+	return 0;
+}
+
 /* Bytes of name that fit in w px, 0 if not even 3 chars fit. */
 static size_t label_fit(const char *name, double w, int *dots)
 {
@@ -273,7 +323,9 @@ static size_t label_fit(const char *name, double w, int *dots)
 static void svg_node(struct svg_state *st, const uint32_t *path, uint32_t depth, uint64_t x,
 		     uint64_t w)
 {
-	const char *name = prof__str(st->p, path[depth - 1]);
+	uint32_t name_id = path[depth - 1];
+	const char *name = prof__str(st->p, name_id);
+	const struct prof_frame *src = NULL;
 	char color[8], wbuf[48], dbuf[160] = "";
 	double px, pw, y;
 	size_t fit;
@@ -302,11 +354,24 @@ static void svg_node(struct svg_state *st, const uint32_t *path, uint32_t depth,
 		svg_diff__describe(st, path, depth, w, color, dbuf, sizeof(dbuf));
 	else
 		frame_color(st->p, name, depth, color, sizeof(color));
+	if (st->src && st->src[name_id]) {
+		uint32_t nfr;
+
+		src = &prof__frames(st->p, &nfr)[st->src[name_id] - 1];
+	}
 	fputs("<g><title>", f);
 	xml_puts(f, name, SIZE_MAX);
-	fprintf(f, " (%s%s, %.2f%%%s%s)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
-		st->diff ? "new " : "", wbuf, 100.0 * w / st->total, dbuf[0] ? ", " : "", dbuf, px, y,
-		pw, SVG_FRAME_H - 1, color);
+	fprintf(f, " (%s%s, %.2f%%%s%s)", st->diff ? "new " : "", wbuf, 100.0 * w / st->total,
+		dbuf[0] ? ", " : "", dbuf);
+	if (src) {
+		/* "NAME (WEIGHT, PCT%) FILE:LINE" */
+		fputc(' ', f);
+		xml_puts(f, prof__str(st->p, src->file), SIZE_MAX);
+		if (src->line)
+			fprintf(f, ":%u", src->line);
+	}
+	fprintf(f, "</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
+		px, y, pw, SVG_FRAME_H - 1, color);
 	fit = label_fit(name, pw, &dots);
 	if (fit) {
 		fprintf(f, "<text x=\"%.2f\" y=\"%.1f\">", px + 3, y + 11.5);
@@ -576,6 +641,9 @@ int profile__write_svg(const struct profile *p, FILE *f)
 
 	if (st.diff && diff.cum[diff.nm.nr])
 		diff.scale = (double)st.total / (double)diff.cum[diff.nm.nr];
+	err = svg_sources(&st);
+	if (err)
+		goto out;
 	err = svg_walk(&st, &nm); /* pass 1: count and measure */
 	if (err)
 		goto out;
@@ -607,9 +675,12 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	if (err)
 		goto out;
 	fputs("</g>\n</svg>\n", f);
-	if (fflush(f) || ferror(f))
+	if (fflush(f))
+		err = errno ? -errno : -EIO; /* ENOSPC, not a bare EIO */
+	else if (ferror(f))
 		err = -EIO;
 out:
+	free(st.src);
 	prof_named__release(&nm);
 	prof_named__release(&diff.nm);
 	free(diff.cum);

@@ -5,20 +5,12 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "elfread.h"
-
-/* libstdc++'s demangler (Itanium C++ ABI, "Demangler API"). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
 
 /* MiniDebugInfo images are small (symbols only); refuse bombs. */
 #define MINIDEBUG_MAX (64u << 20)
@@ -30,6 +22,7 @@ struct symtab_sym {
 	uint64_t limit; /* 0 or section end */
 	uint32_t name;	/* offset in strs */
 	uint8_t bind;
+	uint8_t label;	/* STT_NOTYPE in code: a label, not a function */
 };
 
 /* Marks "tried: not a mangled name" in symtab.dem[]. */
@@ -43,6 +36,7 @@ struct symtab {
 	char **dem;	/* demangled names, lazily; NULL = not tried */
 	uint64_t *starts; /* syms[i].start, dense for the binary search */
 	int no_demangle;
+	int full_names;	/* demangled names keep parameters, return type */
 	int finished;
 	unsigned sources;
 };
@@ -84,7 +78,7 @@ void symtab__free(struct symtab *s)
 /* Append a symbol named name[0..len) (no NUL needed). 0 or -ENOMEM. */
 static int symtab__push(struct symtab *s, const char *name, size_t len,
 			uint64_t start, uint64_t size, uint64_t limit,
-			uint8_t bind)
+			uint8_t bind, uint8_t label)
 {
 	struct symtab_sym *sym;
 
@@ -109,6 +103,7 @@ static int symtab__push(struct symtab *s, const char *name, size_t len,
 	sym->end = 0;
 	sym->name = (uint32_t)s->strs_len;
 	sym->bind = bind;
+	sym->label = label;
 	memcpy(s->strs + s->strs_len, name, len);
 	s->strs[s->strs_len + len] = 0;
 	s->strs_len += len + 1;
@@ -119,13 +114,22 @@ static int symtab__push(struct symtab *s, const char *name, size_t len,
 int symtab__add(struct symtab *s, const char *name, uint64_t start,
 		uint64_t size, uint64_t limit, uint8_t bind)
 {
-	return symtab__push(s, name, strlen(name), start, size, limit, bind);
+	return symtab__push(s, name, strlen(name), start, size, limit, bind, 0);
+}
+
+void symtab__set_full_names(struct symtab *s, int full_names)
+{
+	symtab__drop_dem(s);
+	s->full_names = full_names;
+	if (s->finished && s->nr)
+		s->dem = calloc(s->nr, sizeof(*s->dem)); /* NULL: raw names */
 }
 
 struct add_ctx {
 	struct symtab *s;
 	const struct elfread *e;
 	uint64_t *sec_end; /* per section index: sh_addr + sh_size, or 0 */
+	uint8_t *sec_exec; /* per section index: SHF_EXECINSTR */
 	size_t nr_sec;
 	int added;
 	int err;
@@ -139,10 +143,24 @@ static int add_one(void *ctx, const struct elfread_sym *sym)
 	size_t len;
 	int err;
 
-	if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC)
-		return 0;
+	int label = 0;
+
 	if (sym->shndx == SHN_UNDEF || !sym->value || !sym->name[0])
 		return 0;
+	if (sym->type == STT_NOTYPE) {
+		/*
+		 * A label in code (hand-written assembly such as ld.so's
+		 * _start and _dl_start_user) names the code up to the next
+		 * symbol, as perf's elf_sym__is_label() has it. Not ARM/RISC-V
+		 * mapping symbols ($x, $d) or assembler locals (.L).
+		 */
+		if (sym->shndx >= c->nr_sec || !c->sec_exec[sym->shndx] ||
+		    sym->name[0] == '$' || !strncmp(sym->name, ".L", 2))
+			return 0;
+		label = 1;
+	} else if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC) {
+		return 0;
+	}
 	if (sym->shndx < c->nr_sec)
 		limit = c->sec_end[sym->shndx];
 	/*
@@ -158,7 +176,7 @@ static int add_one(void *ctx, const struct elfread_sym *sym)
 		return 0; /* (as long as a versioned name was ever kept) */
 	}
 	err = symtab__push(c->s, sym->name, len, sym->value, sym->size, limit,
-			   sym->bind);
+			   sym->bind, (uint8_t)label);
 	if (err) {
 		c->err = err;
 		return 1;
@@ -177,8 +195,12 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 	if (c.nr_sec > 65536) /* more sections than any real binary */
 		c.nr_sec = 65536;
 	c.sec_end = calloc(c.nr_sec ? c.nr_sec : 1, sizeof(*c.sec_end));
-	if (!c.sec_end)
+	c.sec_exec = calloc(c.nr_sec ? c.nr_sec : 1, 1);
+	if (!c.sec_end || !c.sec_exec) {
+		free(c.sec_end);
+		free(c.sec_exec);
 		return -ENOMEM;
+	}
 	for (i = 0; i < c.nr_sec; i++) {
 		struct elfread_section sec, strs;
 
@@ -187,6 +209,7 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 		/* NOBITS sections of debug files keep their addresses. */
 		if (sec.vaddr + sec.size > sec.vaddr)
 			c.sec_end[i] = sec.vaddr + sec.size;
+		c.sec_exec[i] = !!(sec.flags & SHF_EXECINSTR);
 		/* Room for the table (the first of its type, as
 		 * elfread__for_each_symbol() reads) at once; best effort. */
 		if (sec.type == sht && sec.data && !reserved) {
@@ -203,6 +226,7 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 	}
 	ret = elfread__for_each_symbol(e, sht, add_one, &c);
 	free(c.sec_end);
+	free(c.sec_exec);
 	if (c.err)
 		return c.err;
 	if (ret < 0)
@@ -343,19 +367,45 @@ static size_t leading_underscores(const char *n)
 	return k;
 }
 
-/* <0 when a is the better of two symbols at one address. */
+/*
+ * glibc's internal aliases of public functions (__GI___lll_lock_wait for
+ * __lll_lock_wait, __libc_recv and __GI___recv for recv, _IO_fwrite for
+ * fwrite): a profile shows the name a user calls.
+ */
+static int is_internal_alias(const char *n)
+{
+	return !strncmp(n, "__GI_", 5) || !strncmp(n, "__libc_", 7) ||
+	       !strncmp(n, "_IO_", 4);
+}
+
+static int bind_rank(uint8_t bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/*
+ * <0 when a is the better of two symbols at one address: a sized one,
+ * a function over a label, a public name over a glibc-internal alias,
+ * then global over weak over local, then perf's choose_best_symbol()
+ * order (fewer leading underscores, then the longer name).
+ */
 static int sym_better(const struct symtab *s, const struct symtab_sym *a,
 		      const struct symtab_sym *b)
 {
 	const char *na = s->strs + a->name, *nb = s->strs + b->name;
 	size_t ua, ub, la, lb;
+	int ia, ib;
 
 	if (!!a->size != !!b->size)
 		return a->size ? -1 : 1;
-	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
-		return a->bind == STB_WEAK ? 1 : -1;
-	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
-		return a->bind == STB_GLOBAL ? -1 : 1;
+	if (a->label != b->label)
+		return a->label ? 1 : -1;
+	ia = is_internal_alias(na);
+	ib = is_internal_alias(nb);
+	if (ia != ib)
+		return ia ? 1 : -1;
+	if (bind_rank(a->bind) != bind_rank(b->bind))
+		return bind_rank(a->bind) < bind_rank(b->bind) ? -1 : 1;
 	ua = leading_underscores(na);
 	ub = leading_underscores(nb);
 	if (ua != ub)
@@ -471,6 +521,22 @@ int symtab__finish(struct symtab *s)
 		}
 		s->nr = out;
 	}
+	/* A label inside a sized function (a local entry point of assembly
+	 * code) must not cut the function's name short: drop it. */
+	{
+		uint64_t cover = 0;
+
+		for (i = 0, out = 0; i < s->nr; i++) {
+			struct symtab_sym *y = &s->syms[i];
+
+			if (y->label && y->start < cover)
+				continue;
+			if (y->size && y->start + y->size > cover)
+				cover = y->start + y->size;
+			s->syms[out++] = *y;
+		}
+		s->nr = out;
+	}
 	for (i = 0; i < s->nr; i++) {
 		struct symtab_sym *y = &s->syms[i];
 
@@ -510,21 +576,6 @@ size_t symtab__nr(const struct symtab *s)
 	return s->nr;
 }
 
-char *symbolize__demangle(const char *name)
-{
-	int status = 0;
-	char *d;
-
-	if (name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	d = __cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(d);
-		return NULL;
-	}
-	return d;
-}
-
 static const char *symtab__name(struct symtab *s, size_t i)
 {
 	const char *raw = s->strs + s->syms[i].name;
@@ -533,6 +584,9 @@ static const char *symtab__name(struct symtab *s, size_t i)
 		return raw;
 	if (!s->dem[i]) {
 		char *d = symbolize__demangle(raw);
+
+		if (d && !s->full_names)
+			symbolize__cxx_short(d);
 
 		s->dem[i] = d ? d : not_mangled;
 	}
@@ -580,126 +634,6 @@ int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 	return -ENOENT;
 }
 
-/* ---- separate debug files ---- */
-
-static int same_build_id(const struct elfread *a, const struct elfread *b)
-{
-	uint8_t ia[ELFREAD_BUILD_ID_MAX], ib[ELFREAD_BUILD_ID_MAX];
-	size_t la, lb;
-
-	if (elfread__build_id(a, ia, &la) || elfread__build_id(b, ib, &lb))
-		return -ENOENT; /* cannot tell */
-	return la == lb && !memcmp(ia, ib, la);
-}
-
-static int file_crc32(const char *path, uint32_t *out)
-{
-	unsigned char buf[65536];
-	uLong crc = crc32(0L, Z_NULL, 0);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		crc = crc32(crc, buf, n);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	*out = crc;
-	return 0;
-}
-
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (!a || !b || stat(a, &sa) || stat(b, &sb))
-		return 0;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/* Does candidate `cand` hold the debug info of `e`? */
-static int debug_file_matches(const struct elfread *e, const char *cand,
-			      int have_crc, uint32_t crc)
-{
-	struct elfread *d = elfread__open(cand);
-	int same;
-
-	if (!d)
-		return 0;
-	same = same_build_id(e, d);
-	elfread__free(d);
-	if (same >= 0)
-		return same;
-	if (have_crc) {
-		uint32_t got;
-
-		return !file_crc32(cand, &got) && got == crc;
-	}
-	return 0;
-}
-
-int symbolize__find_debug_file(const struct elfread *e, const char *path,
-			       const char *debug_root, char *buf, size_t cap,
-			       unsigned *how)
-{
-	uint8_t id[ELFREAD_BUILD_ID_MAX];
-	char hex[2 * ELFREAD_BUILD_ID_MAX + 1];
-	const char *root = debug_root && strcmp(debug_root, "/") ? debug_root
-								 : "";
-	const char *link = NULL;
-	uint32_t crc = 0;
-	size_t id_len;
-	int n;
-
-	if (!elfread__build_id(e, id, &id_len) && id_len >= 2) {
-		elfread__hex(id, id_len, hex);
-		n = snprintf(buf, cap, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-			     root, hex, hex + 2);
-		if (n > 0 && (size_t)n < cap && !access(buf, R_OK) &&
-		    debug_file_matches(e, buf, 0, 0) == 1) {
-			*how = SYMSRC_DEBUG_BUILDID;
-			return 0;
-		}
-	}
-	if (!elfread__debuglink(e, &link, &crc) && !strchr(link, '/')) {
-		char dir[PATH_MAX];
-		const char *slash = path ? strrchr(path, '/') : NULL;
-		const char *fmts[3] = { "%s/%s", "%s/.debug/%s",
-					"%s/usr/lib/debug%s/%s" };
-		int i;
-
-		if (slash) {
-			size_t dl = slash - path;
-
-			if (dl >= sizeof(dir))
-				return -ENOENT;
-			memcpy(dir, path, dl);
-			dir[dl] = '\0';
-		} else {
-			strcpy(dir, ".");
-		}
-		for (i = 0; i < 3; i++) {
-			if (i < 2)
-				n = snprintf(buf, cap, fmts[i], dir, link);
-			else if (dir[0] == '/')
-				n = snprintf(buf, cap, fmts[i], root, dir, link);
-			else
-				continue;
-			if (n <= 0 || (size_t)n >= cap || access(buf, R_OK))
-				continue;
-			if (same_file(buf, path))
-				continue;
-			if (debug_file_matches(e, buf, 1, crc) == 1) {
-				*how = SYMSRC_DEBUGLINK;
-				return 0;
-			}
-		}
-	}
-	return -ENOENT;
-}
-
 struct symtab *symtab__load(const struct elfread *e, const char *path,
 			    const struct symtab_opts *opts)
 {
@@ -712,6 +646,7 @@ struct symtab *symtab__load(const struct elfread *e, const char *path,
 	s = symtab__new(opts->no_demangle);
 	if (!s)
 		return NULL;
+	s->full_names = opts->full_names;
 	n = symtab__add_elf(s, e, SHT_SYMTAB);
 	if (n == -ENOMEM)
 		goto err_out;

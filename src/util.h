@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 /*
  * The whole of `path` in a malloc()ed buffer (*out, *out_len; the caller
@@ -18,6 +20,76 @@
  */
 int util__read_file(const char *path, size_t limit, uint8_t **out,
 		    size_t *out_len);
+
+/*
+ * Errors of the helpers below that no errno names (negative returns, and
+ * errno values). util__strerror() knows them and every errno.
+ */
+enum util_error {
+	UTIL_E_NOT_REGULAR = 3000, /* reading: not a regular file */
+	UTIL_E_DEVICE,		   /* writing: a device (or socket) */
+};
+const char *util__strerror(int err);
+
+/*
+ * Open a file named by untrusted bytes (a capture's mapping paths) for
+ * reading, only when it is a regular file: a stat() first, so a device or
+ * FIFO is never opened; then O_NONBLOCK (a FIFO swapped in cannot hang
+ * the open), O_CLOEXEC, O_NOFOLLOW when nofollow is set (a symlink is
+ * then -ELOOP), and fstat() again (*st filled when st is non-NULL). The
+ * fd, or -errno / -UTIL_E_NOT_REGULAR.
+ */
+int util__open_regular(const char *path, int nofollow, struct stat *st);
+
+/*
+ * Outputs (-o). A regular file is written to a temporary file beside it,
+ * PATH.XXXXXX (mkstemp, mode `mode` less the umask), and renamed onto
+ * PATH by util__out_commit(); a FIFO, the process's own stdout (also
+ * through a symlink such as /dev/stdout) and /dev/null itself are written
+ * in place, never chmod()ed or truncated. Any other device or socket is
+ * refused (-UTIL_E_DEVICE), as is a symlink to one: as root, -o must never
+ * write onto a disk or change a device's mode.
+ */
+struct util_out {
+	int fd;
+	char *tmp;  /* the temporary name; NULL when written in place */
+	char *path; /* the name given */
+};
+/* What util__out_open() would do, without creating anything: 0, or the
+ * error it would fail with (-UTIL_E_DEVICE, -EISDIR...). */
+int util__out_check(const char *path);
+/* 0 with o->fd open for writing, or -errno / -UTIL_E_DEVICE. */
+int util__out_open(struct util_out *o, const char *path, mode_t mode);
+/* Close o->fd (after fsync() when sync is set) and rename the temporary
+ * file onto the name; 0 or -errno. The temporary file is removed on
+ * failure. o is released either way. */
+int util__out_commit(struct util_out *o, int sync);
+/* Close and remove the temporary file; o is released. */
+void util__out_abort(struct util_out *o);
+
+/*
+ * CRC32C (Castagnoli, as in iSCSI and ext4): util__crc32c(0, p, n), and
+ * chained: util__crc32c(util__crc32c(0, a, x), b, y) == the CRC of a|b.
+ * SSE4.2's crc32 instruction where the CPU has it, else a table.
+ */
+uint32_t util__crc32c(uint32_t crc, const void *p, size_t n);
+
+/*
+ * s for a terminal: every control byte (< 0x20, 0x7f) as \xHH and a
+ * backslash as \\, so bytes from captures and /proc cannot move the
+ * cursor or retitle the terminal. Truncated to fit out (size >= 4), with
+ * "..." at the end when cut. Returns out.
+ */
+const char *util__escape(char *out, size_t size, const char *s);
+
+/*
+ * util__read_file() for a path from the command line that must be a
+ * regular file (an ELF file, a section): anything else fails with
+ * -UTIL_E_NOT_REGULAR before a byte is read, so /dev/zero or a FIFO
+ * cannot grow the buffer without end. limit as for util__read_file().
+ */
+int util__read_regular(const char *path, size_t limit, uint8_t **out,
+		       size_t *out_len);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t util__now_ns(void);

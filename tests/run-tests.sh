@@ -9,7 +9,11 @@ export BUILD
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# record keeps binaries in $XDG_CACHE_HOME/sfprof/buildid: the tests use
+# one of their own, not the user's ~/.cache
+cache=$(mktemp -d)
+export XDG_CACHE_HOME=$cache
+trap 'rm -f "$log"; rm -rf "$cache"' EXIT
 
 run() { # name, command...
 	local name=$1; shift

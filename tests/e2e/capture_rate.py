@@ -106,14 +106,14 @@ def run(hz, variant):
     c.check(all(e.stack_len > 0 and e.regs["sp"] for e in regs), "an event has an empty stack snapshot")
     # the copy ends at the main stack's frame top, argc's address (the
     # initial SP, /proc/PID/stat field 28) + 64 bytes, when that lies
-    # within 16 KiB of SP (it does for a spinner), else at SP + 16384 or
+    # within 64 KiB of SP (it does for a spinner), else at SP + 65528 or
     # the end of [stack]; argc (2) is the word at the frame top
     def want_len(e):
         sp = e.regs["sp"]
-        return min(16384, startstack + 64 - sp if sp < startstack + 64 else 16384,
+        return min(65528, startstack + 64 - sp if sp < startstack + 64 else 65528,
                    *[hi - sp for lo, hi in stack if lo <= sp < hi])
     short = [e for e in regs if e.stack_len != want_len(e)]
-    c.check(stack and not short, "%d snapshots do not end at min(SP + 16384, startstack + 64, "
+    c.check(stack and not short, "%d snapshots do not end at min(SP + 65528, startstack + 64, "
             "end of [stack]) %s" % (len(short), [(hex(e.regs["sp"]), e.stack_len, want_len(e))
                                                   for e in short[:3]]))
     at_top = [e for e in regs if e.regs["sp"] + e.stack_len == startstack + 64]

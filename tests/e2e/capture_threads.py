@@ -54,7 +54,7 @@ def run(variant):
     c.check(not strangers, "events from tids not in the target: %s" % sorted(strangers))
     c.check(all(e.pid == pid for e in evs), "an event's pid is not the target's %d" % pid)
     # every sample of a spinner (shallow: its frames take far less than the
-    # default 16 KiB) ends 16 bytes past the thread's first SP, flagged
+    # default 64 KiB) ends 16 bytes past the thread's first SP, flagged
     # STACK_TOP, a little above the thread function's frame
     frame = {int(l.split()[1]): int(l.split()[2], 16) for l in lines
              if l.startswith(("tid ", "late_tid ")) and len(l.split()) == 3}

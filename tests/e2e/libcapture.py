@@ -61,6 +61,31 @@ def read_events(path, lifecycle=False):
     return out
 
 
+def folded_counts(path):
+    """A folded file as {stack: weight} (lines of one stack summed)."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            if stack:
+                out[stack] = out.get(stack, 0) + int(n)
+    return out
+
+
+def weight_of(stacks, frame):
+    """Total weight of the stacks that have `frame` as one of their frames."""
+    return sum(n for s, n in stacks.items() if frame in s.split(";"))
+
+
+def by_root(stacks):
+    """Weight per root frame (comm, comm-pid...)."""
+    roots = {}
+    for s, n in stacks.items():
+        r = s.split(";")[0]
+        roots[r] = roots.get(r, 0) + n
+    return roots
+
+
 def parse_stats(text):
     st = {}
     for line in text.splitlines():

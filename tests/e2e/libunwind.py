@@ -33,11 +33,17 @@ ALIASES = {
 
 
 def norm(name):
-    """One spelling per function: no symbol version, no __GI_ / leading
-    underscores, known aliases merged."""
+    """One spelling per function: no symbol version, no __GI_ / _IO_ /
+    __libc_ / leading underscores, known aliases merged."""
     name = name.split("@")[0]
     if name.startswith("__GI_"):
         name = name[5:]
+    # sfprof prefers the public alias (fwrite, recv) where perf keeps
+    # glibc's internal one (_IO_fwrite, __libc_recv)
+    if name.startswith("_IO_"):
+        name = name[4:]
+    if name.startswith("__libc_") and not name.startswith("__libc_start"):
+        name = name[7:]
     name = ALIASES.get(name, name)
     stripped = name.lstrip("_")
     if stripped:

@@ -78,8 +78,9 @@ def run_build(flavor):
         # perf B is a second perf run of the same workload right after it
         # (the perf-vs-perf noise floor)
         perf_a = perf_record(pid, SECS, pa, FREQ, STACK)
+        # --no-inline: compared with perf script --no-inline
         sf = subprocess.run([SFPROF, "-F", str(FREQ), "-d", str(SECS), "--stats",
-                             "--stack-size", str(STACK),
+                             "--no-inline", "--stack-size", str(STACK),
                              "-o", sf_out, "-p", str(pid)],
                             capture_output=True, text=True, timeout=120)
         perf_a.wait(timeout=120)
@@ -129,7 +130,8 @@ def run_main_thread(flavor):
     exe = os.path.join(WL, "uwmix-" + flavor)
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "m.folded")
-        r = subprocess.run([SFPROF, "-F", "499", "-o", out, "--", exe, "--main", "2", "recurse"],
+        r = subprocess.run([SFPROF, "-F", "499", "--no-inline", "-o", out, "--", exe, "--main", "2",
+                            "recurse"],
                            capture_output=True, text=True, timeout=60)
         if r.returncode != 0:
             return ["--main %s: sfprof exited %d" % (flavor, r.returncode)]

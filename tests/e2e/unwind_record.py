@@ -4,7 +4,8 @@
 SFPROF_RECORD_PROFILE, the profile the live pipeline made of the same
 events; `sfprof report` on the capture must reproduce it byte for byte
 (on-CPU and futex). A capture whose binary changed since is refused for
-that binary with a message, never symbolized with the wrong file; a
+that binary with a message, never symbolized with the wrong file (and
+named from record's copy in the build-id cache when there is one); a
 truncated capture is reported up to the damage, with a message."""
 import os
 import shutil
@@ -107,7 +108,9 @@ def main():
             os.unlink(exe)
             shutil.copy(os.path.join(WL, "uwmix-ehframe"), exe)  # another build-id
             out = os.path.join(d, "changed.folded")
-            rr = report(cap2, out)
+            # without record's copy of the binary (the build-id cache):
+            # the changed file is refused
+            rr = report(cap2, out, ["--no-buildid-cache"])
             text = open(out).read() if os.path.exists(out) else ""
             named = "uw_chain_leaf" in text
             print("changed binary: exit %d, message: %s; workload frames named: %s" % (
@@ -120,6 +123,12 @@ def main():
                 errs.append("changed binary: its frames were symbolized from the new file")
             if "lib_uw_leaf" not in text:
                 errs.append("changed binary: the unchanged library lost its names")
+            # with it, report finds the recorded binary by its build-id
+            rc = report(cap2, out)
+            text = open(out).read() if os.path.exists(out) else ""
+            if rc.returncode != 0 or "uw_chain_leaf" not in text:
+                errs.append("changed binary: not named from the build-id cache (%r)"
+                            % rc.stderr[:300])
     if errs:
         print("FAIL %s: %s" % (name, "; ".join(errs)))
         return 1

@@ -52,8 +52,8 @@ TEST(every_option_should_land_in_its_field)
 	 * --by-lock for futex only: two runs cover every option */
 	char *av2[] = { "sfprof", "-e", "futex", "-d", "2.5", "--min-wait", "1000",
 			"--stack-size", "65528", "-o", "x.pb.gz", "-f", "svg", "--stats",
-			"--kernel", "--no-demangle", "--by-lock", "--per-thread", "--quiet",
-			"--title", "T", "--inverted", "--reverse", "-p", "7", NULL };
+			"--kernel", "--no-demangle", "--full-names", "--no-inline", "--by-lock",
+			"--per-thread", "--quiet", "--title", "T", "--inverted", "--reverse", "-p", "7", NULL };
 	char *av2b[] = { "sfprof", "-F", "999", "--cpu-event", "cpu-clock", "-p", "7", NULL };
 
 	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av2), 0);
@@ -63,7 +63,8 @@ TEST(every_option_should_land_in_its_field)
 	CHECK_INT(o.stack_size, 65528);
 	CHECK_STR(o.output, "x.pb.gz");
 	CHECK_INT(o.format, PROFILE_FMT_SVG);
-	CHECK(o.stats && o.kernel && o.no_demangle && o.by_lock && o.per_thread && o.quiet);
+	CHECK(o.stats && o.kernel && o.no_demangle && o.full_names && o.no_inline && o.by_lock &&
+	      o.per_thread && o.quiet);
 	CHECK_STR(o.title, "T");
 	CHECK(o.inverted && o.reverse);
 	CHECK_INT(o.nr_pids, 1);

@@ -264,6 +264,20 @@ TEST(read_folded_should_reject_bad_lines_with_their_number)
 	}
 }
 
+TEST(read_folded_should_stop_at_an_endless_line)
+{
+	struct profile *p = cpu_profile();
+	FILE *f = fopen("/dev/zero", "r");
+	size_t line = 0;
+
+	CHECK(f);
+	/* /dev/zero has no newline: before, getline() ate all memory */
+	CHECK_INT(profile__read_folded(p, f, &line), -EINVAL);
+	CHECK_INT(line, 1);
+	fclose(f);
+	profile__free(p);
+}
+
 TEST(profile_should_stay_correct_across_table_growth)
 {
 	struct profile *p = cpu_profile();
@@ -422,5 +436,26 @@ TEST(profile_add_should_copy_names_so_callers_may_reuse_their_buffers)
 	s = folded(p);
 	CHECK_STR(s, "app;alpha 9\napp;beta 6\n");
 	free(s);
+	profile__free(p);
+}
+
+TEST(frames_differing_only_by_source_position_should_be_distinct)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	struct profile_frame a = { .name = "f", .dso = "/bin/x", .rel_addr = 0x10,
+				   .file = "/src/f.c", .line = 3 };
+	struct profile_frame b = a, c = a;
+	int64_t ia, ib, ic;
+
+	CHECK(p);
+	b.line = 4;
+	c.file = "/src/g.h";
+	ia = profile__frame_id(p, &a);
+	ib = profile__frame_id(p, &b);
+	ic = profile__frame_id(p, &c);
+	CHECK(ia >= 0 && ib >= 0 && ic >= 0);
+	CHECK(ia != ib && ia != ic && ib != ic);
+	CHECK_INT(profile__frame_id(p, &a), ia);
 	profile__free(p);
 }

@@ -230,3 +230,30 @@ TEST(svg_should_be_well_formed_xml)
 	CHECK_INT(rc, 0);
 	profile__free(p);
 }
+
+TEST(svg_tooltip_should_show_the_file_and_line_where_the_function_spends_most)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	/* work at two lines: 7 samples at :12, 3 at :15; main has no line */
+	struct profile_frame a[] = {
+		{ .name = "main", .dso = "/bin/x", .rel_addr = 0x10 },
+		{ .name = "work", .dso = "/bin/x", .rel_addr = 0x20, .file = "/src/w.c", .line = 12 },
+	};
+	struct profile_frame b[] = {
+		{ .name = "main", .dso = "/bin/x", .rel_addr = 0x10 },
+		{ .name = "work", .dso = "/bin/x", .rel_addr = 0x28, .file = "/src/w.c", .line = 15 },
+	};
+	char *svg;
+
+	CHECK(p);
+	CHECK_INT(profile__add(p, "x", a, 2, 7), 0);
+	CHECK_INT(profile__add(p, "x", b, 2, 3), 0);
+	svg = svg_of(p, NULL);
+	CHECK(svg);
+	CHECK_MSG(strstr(svg, "<title>work (10 samples, 100.00%) /src/w.c:12</title>"),
+		  "no work title with /src/w.c:12");
+	CHECK(strstr(svg, "<title>main (10 samples, 100.00%)</title>"));
+	free(svg);
+	profile__free(p);
+}

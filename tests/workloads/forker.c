@@ -4,7 +4,7 @@
  * in a function of its own:
  *   forker tree SECS   print "pid PID", wait for a line on stdin (the
  *                      profiler is attached), then make, each burning
- *                      SECS seconds:
+ *                      SECS seconds of CPU time:
  *                      - a forked child            (fork_child_work)
  *                      - a double-forked daemon    (daemon_work)
  *                      - a posix_spawn()ed child   (spawned_work)
@@ -25,14 +25,24 @@
 
 extern char **environ;
 
+/* CPU seconds of this process: each member burns the same CPU time
+ * however loaded the machine is */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* a constant of its own in each, and noipa: gcc's identical code folding
  * would otherwise make the five one function */
 #define WORK(name, k)                                                       \
 	__attribute__((noinline, noipa)) static unsigned long name(double secs) \
 	{                                                                   \
-		double end = now_s() + secs;                                \
+		double end = cpu_s() + secs;                                \
 		unsigned long x = k;                                        \
-		while (now_s() < end)                                       \
+		while (cpu_s() < end)                                       \
 			x = burn(x + k);                                    \
 		return x;                                                   \
 	}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JIT symbol maps in perf's text format (/tmp/perf-PID.map, written by
+ * node --perf-basic-prof, Java agents, .NET, Python -X perf, LuaJIT):
+ * one "START SIZE NAME\n" line per piece of generated code, START and
+ * SIZE in hex (an optional 0x), NAME the rest of the line.
+ *
+ * The parser is pure: perfmap__feed() takes bytes, so a map that grows
+ * while it is being read is followed by feeding what was appended since
+ * perfmap__offset(). Only complete lines are consumed; a partial last
+ * line waits for the next feed. Every field is validated: a line with a
+ * bad number, a size of 0, a range that wraps, an empty name, a NUL byte
+ * or more than PERFMAP_LINE_MAX bytes is skipped and counted. Where two
+ * entries cover an address, the later one wins (a JIT reuses its code
+ * memory).
+ *
+ * perfmap__open_read() is the I/O edge: it reads the file's new bytes,
+ * opened safely (see there).
+ *
+ * Ownership: a perfmap owns its names; a name returned by
+ * perfmap__lookup() lives until perfmap__free(). Not thread-safe.
+ */
+#ifndef SFPROF_PERFMAP_H
+#define SFPROF_PERFMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PERFMAP_LINE_MAX 4096u
+
+struct perfmap;
+
+struct perfmap *perfmap__new(void); /* NULL + errno */
+void perfmap__free(struct perfmap *m); /* NULL is a no-op */
+
+/*
+ * Parse the complete lines of data[0..len), the bytes that follow what
+ * was fed before. Returns the bytes consumed (up to and including the
+ * last newline; a line too long to be valid is consumed as soon as that
+ * is known), or -ENOMEM (nothing consumed).
+ */
+long perfmap__feed(struct perfmap *m, const char *data, size_t len);
+
+/* Bytes consumed so far: where the next read of the file starts. */
+uint64_t perfmap__offset(const struct perfmap *m);
+size_t perfmap__nr(const struct perfmap *m);	     /* entries kept */
+uint64_t perfmap__bad_lines(const struct perfmap *m); /* lines skipped */
+
+/*
+ * The entry covering addr: 0 with *name and *start (may be NULL), or
+ * -ENOENT.
+ */
+int perfmap__lookup(struct perfmap *m, uint64_t addr, const char **name,
+		    uint64_t *start);
+
+/*
+ * Open a map file: O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC (a target cannot make
+ * sfprof follow a symlink at its end or block on a FIFO), and it must be
+ * a regular file. The fd (the caller closes it), or -ENOENT, -EINVAL (a
+ * symlink or not a regular file), -errno.
+ */
+int perfmap__open_file(const char *path);
+/*
+ * The same for `rel` resolved inside the directory `root` (a process's
+ * /proc/PID/root) with openat2's RESOLVE_IN_ROOT: an absolute symlink the
+ * target planted (/tmp -> /etc) resolves in its root, never in sfprof's.
+ * -EOPNOTSUPP where the kernel has no openat2 (before 5.6).
+ */
+int perfmap__open_file_in(const char *root, const char *rel);
+
+/*
+ * Feed what was appended to the open map file fd since the last read,
+ * reading at most up to `max_size` bytes of the file in all. A kept fd
+ * still reads a file whose process has exited. 0 (also when nothing was
+ * new), -EFBIG (over max_size: what fits was read), -EINVAL (not a
+ * regular file), -errno.
+ */
+int perfmap__read_fd(struct perfmap *m, int fd, uint64_t max_size);
+
+/* open_file / open_file_in, read_fd, close: 0 or their errors. */
+int perfmap__open_read(struct perfmap *m, const char *path, uint64_t max_size);
+int perfmap__open_read_in(struct perfmap *m, const char *root, const char *rel,
+			  uint64_t max_size);
+
+#endif

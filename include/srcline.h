@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Source lines and inline frames of one binary, from its DWARF, through
+ * elfutils' libdw (dwarf_addrdie, dwarf_getscopes, dwarf_getsrc_die).
+ *
+ * The DWARF is looked for in the binary itself, else in its separate
+ * debug file (build-id path or .gnu_debuglink, symbolize.h's
+ * symbolize__find_debug_file). Nothing is read until the first lookup;
+ * each address is resolved once and cached.
+ *
+ * A lookup at ELF vaddr `pc` gives the levels of code at pc, innermost
+ * first, as `addr2line -i -f` prints them: level 0 is the function whose
+ * code pc is (an inlined function, or the real one), with pc's file and
+ * line; level k + 1 is the function level k was inlined into, with the
+ * file and line of that call. The last level is the real (out-of-line)
+ * function. Names are DWARF's (linkage name demangled, as perf script
+ * prints C++ names, else DW_AT_name).
+ *
+ * Ownership: a srcline owns every level and string it returns; they live
+ * until srcline__free(). Not thread-safe.
+ */
+#ifndef SFPROF_SRCLINE_H
+#define SFPROF_SRCLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elfread;
+struct srcline;
+
+/* At most this many levels per address (deeper inlining is cut at the
+ * innermost levels' end: the outermost function is always kept). */
+#define SRCLINE_MAX_LEVELS 32
+
+struct srcline_level {
+	const char *func; /* NULL when DWARF has no name */
+	const char *file; /* NULL when unknown */
+	uint32_t line;	  /* 0 when unknown */
+};
+
+struct srcline_opts {
+	const char *debug_root; /* for separate debug files; NULL = "/" */
+	int no_debug_files;	/* only the binary's own DWARF */
+	int full_names;		/* C++ names with their signatures */
+};
+
+/*
+ * A source-line resolver for the binary `e` (borrowed: it must outlive
+ * the srcline), known as `path` (for the debuglink search; may be NULL).
+ * Cheap: the DWARF is opened at the first lookup. NULL + errno (ENOMEM).
+ */
+struct srcline *srcline__new(const struct elfread *e, const char *path,
+			     const struct srcline_opts *opts);
+void srcline__free(struct srcline *s); /* NULL is a no-op */
+
+/*
+ * Levels at ELF vaddr pc: 0 with *levels and *n (>= 1); -ENOENT when the
+ * binary has no DWARF or none covers pc; -ENOMEM.
+ */
+int srcline__lookup(struct srcline *s, uint64_t pc,
+		    const struct srcline_level **levels, size_t *n);
+
+struct srcline_stats {
+	uint64_t lookups;  /* srcline__lookup calls */
+	uint64_t resolved; /* addresses resolved through libdw (cache misses) */
+	uint64_t misses;   /* ... that found no line */
+};
+void srcline__stats(const struct srcline *s, struct srcline_stats *out);
+
+#endif

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+/* The build-id cache (include/buildid_cache.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "buildid_cache.h"
+#include "elfread.h"
+#include "util.h"
+
+int buildid_cache__default_dir(char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/sfprof/buildid", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(buf, size, "%s/.cache/sfprof/buildid", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* mkdir -p, each directory it makes 0700. */
+static int make_dirs(const char *dir)
+{
+	char p[4096];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != 0)
+			continue;
+		p[i] = 0;
+		if (mkdir(p, 0700) != 0 && errno != EEXIST)
+			return -errno;
+		p[i] = i < n ? '/' : 0;
+	}
+	return 0;
+}
+
+/* name below dirfd, a directory and no symlink: its fd, or -errno. */
+static int sub_dir(int dirfd, const char *name, int create)
+{
+	int fd;
+
+	if (create && mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The entry's directory DIR/xx/yyyy: an fd, or -errno. */
+static int entry_dir(const char *dir, const uint8_t *id, size_t len, int create)
+{
+	char hex[2 * ELFREAD_BUILD_ID_MAX + 1], xx[3];
+	int base, a, b, err;
+
+	if (!dir || len < 2 || len > ELFREAD_BUILD_ID_MAX)
+		return -EINVAL;
+	elfread__hex(id, len, hex);
+	memcpy(xx, hex, 2);
+	xx[2] = 0;
+	if (create && (err = make_dirs(dir)))
+		return err;
+	base = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* as the user gave it */
+	if (base < 0)
+		return -errno;
+	a = sub_dir(base, xx, create);
+	close(base);
+	if (a < 0)
+		return a;
+	b = sub_dir(a, hex + 2, create);
+	close(a);
+	return b;
+}
+
+int buildid_cache__open(const char *dir, const uint8_t *id, size_t len)
+{
+	struct stat st;
+	int d = entry_dir(dir, id, len, 0), fd;
+
+	if (d < 0)
+		return d;
+	fd = openat(d, "elf", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	close(d);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -UTIL_E_NOT_REGULAR;
+	}
+	return fd;
+}
+
+int buildid_cache__has(const char *dir, const uint8_t *id, size_t len)
+{
+	int fd = buildid_cache__open(dir, id, len);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static int copy_fd(int to, int from, uint64_t size)
+{
+	static char buf[1 << 16];
+	uint64_t off = 0;
+
+	while (off < size) {
+		size_t want = size - off < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
+		ssize_t n = pread(from, buf, want, (off_t)off), w = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO; /* shrank while copied */
+		while (w < n) {
+			ssize_t k = write(to, buf + w, (size_t)(n - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				return -errno;
+			w += k;
+		}
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* 0 when the ELF file at fd has build-id id, else -ESTALE (or -errno). */
+static int same_build_id(int fd, const uint8_t *id, size_t len)
+{
+	uint8_t got[ELFREAD_BUILD_ID_MAX];
+	struct elfread *e = elfread__open_fd(fd);
+	size_t n = 0;
+	int err;
+
+	if (!e)
+		return errno ? -errno : -EINVAL;
+	err = elfread__build_id(e, got, &n);
+	elfread__free(e);
+	if (err)
+		return err;
+	return n == len && !memcmp(got, id, len) ? 0 : -ESTALE;
+}
+
+int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd)
+{
+	char tmp[64];
+	struct stat st;
+	int d, t, err;
+
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -UTIL_E_NOT_REGULAR;
+	if ((uint64_t)st.st_size > BUILDID_CACHE_FILE_MAX)
+		return -EFBIG;
+	/* only the file the build-id names: a path reused since the run
+	 * began must not poison the entry for every later report */
+	if ((err = same_build_id(fd, id, len)))
+		return err;
+	d = entry_dir(dir, id, len, 1);
+	if (d < 0)
+		return d;
+	if (faccessat(d, "elf", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		close(d);
+		return 0; /* kept before (another run, another process) */
+	}
+	/* unique per process and call; O_EXCL|O_NOFOLLOW: nothing there is
+	 * opened, least of all through a symlink */
+	static unsigned seq;
+	snprintf(tmp, sizeof(tmp), ".elf.%d.%u", (int)getpid(), seq++);
+	t = openat(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (t < 0) {
+		err = -errno;
+		close(d);
+		return err;
+	}
+	err = copy_fd(t, fd, (uint64_t)st.st_size);
+	if (close(t) != 0 && !err)
+		err = -errno;
+	if (!err && renameat(d, tmp, d, "elf") != 0)
+		err = -errno;
+	if (err)
+		unlinkat(d, tmp, 0);
+	close(d);
+	return err;
+}
+
+struct dso *buildid_cache__open_dso(const char *dir, struct dso_cache *dc,
+				    const uint8_t *id, size_t len,
+				    const char *path)
+{
+	const uint8_t *got;
+	struct dso *d;
+	int fd;
+
+	if (!dir || !len)
+		return NULL;
+	fd = buildid_cache__open(dir, id, len);
+	if (fd < 0)
+		return NULL;
+	d = dso_cache__open_fd(dc, fd, path);
+	close(fd);
+	if (d && (dso__build_id(d, &got) != len || memcmp(got, id, len)))
+		return NULL; /* a wrong file under that name: never used */
+	return d;
+}
+
+/* ---- record's keeper ---- */
+
+struct keep_ent {
+	uint8_t id[ELFREAD_BUILD_ID_MAX];
+	uint32_t len;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	char *path;
+	int fd;	  /* the file, opened when first seen; -1: none */
+	int done; /* kept, or tried */
+};
+
+/* Files held open between their first mapping and the end of the run:
+ * an open file outlives its unlink (a library dlclose()d and removed, an
+ * upgrade). Beyond this many, the path is tried again at the end. */
+#define KEEP_FDS_MAX 256
+
+struct buildid_keeper {
+	char *dir;
+	struct keep_ent *v;
+	size_t n, cap;
+	unsigned kept, failed, fds;
+	int first_err;
+};
+
+struct buildid_keeper *buildid_keeper__new(const char *dir)
+{
+	struct buildid_keeper *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->dir = strdup(dir);
+	if (!k->dir) {
+		free(k);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return k;
+}
+
+static struct keep_ent *keep_find(struct buildid_keeper *k, const uint8_t *id,
+				  uint32_t len)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].len == len && !memcmp(k->v[i].id, id, len))
+			return &k->v[i];
+	return NULL;
+}
+
+/* Whether path still names the mapped file (same dev:inode). */
+static int reachable(const struct keep_ent *e)
+{
+	struct stat st;
+
+	return stat(e->path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_ino == e->inode && major(st.st_dev) == e->dev_major &&
+	       minor(st.st_dev) == e->dev_minor;
+}
+
+static void keep_result(struct buildid_keeper *k, struct keep_ent *e, int err)
+{
+	e->done = 1;
+	if (err) {
+		k->failed++;
+		if (!k->first_err)
+			k->first_err = err;
+	} else {
+		k->kept++;
+	}
+}
+
+void buildid_keeper__mapping(struct buildid_keeper *k, uint32_t pid,
+			     const struct proc_mapping_rec *m)
+{
+	struct keep_ent *e;
+	char mf[96];
+	int fd;
+
+	if (!k || !m->build_id_len || !m->path || m->path[0] != '/' ||
+	    keep_find(k, m->build_id, m->build_id_len))
+		return;
+	if (util__grow((void **)&k->v, &k->cap, k->n + 1, sizeof(*k->v)))
+		return;
+	e = &k->v[k->n];
+	memset(e, 0, sizeof(*e));
+	e->fd = -1;
+	e->path = strdup(m->path);
+	if (!e->path)
+		return;
+	k->n++;
+	memcpy(e->id, m->build_id, m->build_id_len);
+	e->len = m->build_id_len;
+	e->inode = m->inode;
+	e->dev_major = m->dev_major;
+	e->dev_minor = m->dev_minor;
+	if (buildid_cache__has(k->dir, e->id, e->len)) {
+		e->done = 1;
+		return;
+	}
+	if (reachable(e)) {
+		/* copied at the end, off the event path, from the file as it
+		 * is now (held open: it may be unlinked before the end) */
+		struct stat st;
+
+		if (k->fds >= KEEP_FDS_MAX)
+			return;
+		fd = util__open_regular(e->path, 0, &st);
+		if (fd < 0)
+			return;
+		if (st.st_ino != e->inode || major(st.st_dev) != e->dev_major ||
+		    minor(st.st_dev) != e->dev_minor) {
+			close(fd); /* replaced between the two looks */
+			return;
+		}
+		e->fd = fd;
+		k->fds++;
+		return;
+	}
+	/* gone or replaced at its path: now, while the mapping exists */
+	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid,
+		 m->start, m->end);
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		keep_result(k, e, -errno);
+		return;
+	}
+	keep_result(k, e, buildid_cache__add_fd(k->dir, e->id, e->len, fd));
+	close(fd);
+}
+
+int buildid_keeper__finish(struct buildid_keeper *k, unsigned *kept,
+			   unsigned *failed)
+{
+	if (!k)
+		return 0;
+	for (size_t i = 0; i < k->n; i++) {
+		struct keep_ent *e = &k->v[i];
+		int fd;
+
+		if (e->done)
+			continue;
+		if (e->fd >= 0) {
+			keep_result(k, e, buildid_cache__add_fd(k->dir, e->id, e->len,
+								e->fd));
+			continue;
+		}
+		if (!reachable(e)) {
+			keep_result(k, e, -ENOENT); /* went away during the run */
+			continue;
+		}
+		fd = util__open_regular(e->path, 0, NULL);
+		if (fd < 0) {
+			keep_result(k, e, fd);
+			continue;
+		}
+		keep_result(k, e, buildid_cache__add_fd(k->dir, e->id, e->len, fd));
+		close(fd);
+	}
+	if (kept)
+		*kept = k->kept;
+	if (failed)
+		*failed = k->failed;
+	return k->first_err;
+}
+
+void buildid_keeper__free(struct buildid_keeper *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->n; i++) {
+		free(k->v[i].path);
+		if (k->v[i].fd >= 0)
+			close(k->v[i].fd);
+	}
+	free(k->v);
+	free(k->dir);
+	free(k);
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* What the capture writer (capfile_write.c) and reader (capfile.c) share. */
+#ifndef SFPROF_CAPFILE_INT_H
+#define SFPROF_CAPFILE_INT_H
+
+#include <stddef.h>
+
+#define SFPROF_VERSION_STR "0.1"
+#define MAPPING_FIXED 64u  /* MAPPING: bytes before the build-id */
+#define PATH_MAX_LEN 4096u /* MAPPING path, KSYM name */
+#define TASK_SIZE 24u     /* TASK payload */
+
+/* Zero bytes that pad a record of n bytes to a multiple of 8. */
+static inline size_t pad8(size_t n)
+{
+	return (8 - (n & 7)) & 7;
+}
+
+#endif

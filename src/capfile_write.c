@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Capture file writer; the format is described in include/capfile.h, the
+ * reader is src/capfile.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "capfile.h"
+#include "capfile_int.h"
+#include "util.h"
+
+/* ------------------------------------------------------------ writer */
+
+struct capfile_writer {
+	FILE *f;
+	struct util_out out; /* the temporary file renamed at close */
+	int err;
+	uint64_t records, events;
+};
+
+static void w_record(struct capfile_writer *w, uint32_t type,
+		     const void *a, size_t alen, const void *b, size_t blen,
+		     const void *c, size_t clen)
+{
+	static const uint8_t zeros[8];
+	uint8_t hdr[CAPFILE_REC_HDR];
+	size_t len = alen + blen + clen;
+	uint32_t crc;
+
+	if (w->err)
+		return;
+	if (len > CAPFILE_REC_MAX) {
+		w->err = -E2BIG;
+		return;
+	}
+	util__put32(hdr, type);
+	util__put32(hdr + 4, (uint32_t)len);
+	crc = util__crc32c(0, hdr, 8);
+	crc = util__crc32c(crc, a, alen);
+	crc = util__crc32c(crc, b, blen);
+	crc = util__crc32c(crc, c, clen);
+	util__put32(hdr + 8, crc);
+	util__put32(hdr + 12, util__crc32c(0, hdr, 12));
+	if (fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr) ||
+	    (alen && fwrite(a, 1, alen, w->f) != alen) ||
+	    (blen && fwrite(b, 1, blen, w->f) != blen) ||
+	    (clen && fwrite(c, 1, clen, w->f) != clen) ||
+	    fwrite(zeros, 1, pad8(len), w->f) != pad8(len)) {
+		w->err = errno ? -errno : -EIO;
+		return;
+	}
+	w->records++;
+}
+
+/* "k\0v\0" pairs into a malloc()ed buffer. */
+static int kv_encode(const struct capfile_kv *kv, size_t nr, char **out,
+		     size_t *len)
+{
+	size_t n = 0, off = 0;
+	char *buf;
+
+	for (size_t i = 0; i < nr; i++)
+		n += strlen(kv[i].key) + strlen(kv[i].value ? kv[i].value : "") + 2;
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		const char *v = kv[i].value ? kv[i].value : "";
+		size_t kl = strlen(kv[i].key) + 1, vl = strlen(v) + 1;
+		memcpy(buf + off, kv[i].key, kl);
+		off += kl;
+		memcpy(buf + off, v, vl);
+		off += vl;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static void w_kv(struct capfile_writer *w, uint32_t type,
+		 const struct capfile_kv *kv, size_t nr)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (w->err)
+		return;
+	err = kv_encode(kv, nr, &buf, &len);
+	if (err) {
+		w->err = err;
+		return;
+	}
+	w_record(w, type, buf, len, NULL, 0, NULL, 0);
+	free(buf);
+}
+
+struct capfile_writer *capfile_writer__create(const char *path,
+					      const struct capfile_meta *meta)
+{
+	struct capfile_writer *w = NULL;
+	struct utsname u;
+	char num[7][24];
+	uint8_t hdr[CAPFILE_HDR_SIZE];
+	int fd = -1, err;
+
+	_Static_assert(CAPFILE_REC_HDR % 8 == 0, "records stay 8-aligned");
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->out.fd = -1;
+	/*
+	 * 0600 from the start: stacks may hold secrets. Written to PATH.XXXXXX
+	 * and renamed at close (a FIFO or stdout in place, a device refused:
+	 * util.h), so PATH is only ever a whole capture; a SIGKILLed record
+	 * leaves its events in the temporary file.
+	 */
+	err = util__out_open(&w->out, path, 0600);
+	if (err) {
+		free(w);
+		errno = -err;
+		return NULL;
+	}
+	fd = w->out.fd;
+	w->f = fdopen(fd, "wb");
+	if (!w->f)
+		goto err_out;
+	fd = -1;
+	w->out.fd = -1; /* fclose() closes it */
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+
+	memcpy(hdr, CAPFILE_MAGIC, 8);
+	util__put32(hdr + 8, CAPFILE_VERSION);
+	util__put32(hdr + 12, 0);
+	if (fwrite(hdr, 1, sizeof(hdr), w->f) != sizeof(hdr))
+		goto err_out;
+
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	snprintf(num[0], sizeof(num[0]), "%" PRIu64, meta->start_mono_ns);
+	snprintf(num[1], sizeof(num[1]), "%" PRIu64, meta->start_unix_ns);
+	snprintf(num[2], sizeof(num[2]), "%" PRIu32, meta->hz);
+	snprintf(num[3], sizeof(num[3]), "%" PRIu32, meta->stack_size);
+	snprintf(num[4], sizeof(num[4]), "%" PRIu32, meta->pid);
+	snprintf(num[5], sizeof(num[5]), "%u", SFPROF_EVENT_HDR_SIZE);
+	snprintf(num[6], sizeof(num[6]), "%" PRIu32, meta->kernel_stacks);
+	struct capfile_kv kv[] = {
+		{ "host", u.nodename },
+		{ "kernel", u.release },
+		{ "arch", u.machine },
+		{ "clock", "CLOCK_MONOTONIC" },
+		{ "sfprof_version", SFPROF_VERSION_STR },
+		{ "event", meta->event ? meta->event : "" },
+		{ "command", meta->command ? meta->command : "" },
+		{ "start_mono_ns", num[0] },
+		{ "start_unix_ns", num[1] },
+		{ "hz", num[2] },
+		{ "stack_size", num[3] },
+		{ "pid", num[4] },
+		{ "event_hdr_size", num[5] },
+		{ "kernel_stacks", num[6] },
+		{ "comm", meta->comm ? meta->comm : "" },
+	};
+	w_kv(w, CAPFILE_REC_META, kv, sizeof(kv) / sizeof(kv[0]));
+	if (w->err) {
+		errno = -w->err;
+		goto err_out;
+	}
+	return w;
+
+err_out:
+	err = errno ? errno : EIO;
+	if (w->f)
+		fclose(w->f);
+	w->out.fd = -1; /* closed by fclose(), or below */
+	if (fd >= 0)
+		close(fd);
+	util__out_abort(&w->out);
+	free(w);
+	errno = err;
+	return NULL;
+}
+
+int capfile_writer__mapping(struct capfile_writer *w, uint32_t pid,
+			    uint64_t ts_ns, const struct proc_mapping_rec *m)
+{
+	uint8_t fixed[MAPPING_FIXED];
+	const char *path = m->path ? m->path : "";
+	size_t plen = strlen(path);
+	uint32_t blen = m->build_id_len;
+
+	if (blen > ELFREAD_BUILD_ID_MAX || plen == 0 || plen > PATH_MAX_LEN)
+		return -EINVAL;
+	util__put32(fixed, pid);
+	util__put32(fixed + 4, m->prot);
+	util__put64(fixed + 8, ts_ns);
+	util__put64(fixed + 16, m->start);
+	util__put64(fixed + 24, m->end);
+	util__put64(fixed + 32, m->offset);
+	util__put64(fixed + 40, m->inode);
+	util__put32(fixed + 48, m->dev_major);
+	util__put32(fixed + 52, m->dev_minor);
+	util__put32(fixed + 56, blen);
+	util__put32(fixed + 60, (uint32_t)plen);
+	w_record(w, CAPFILE_REC_MAPPING, fixed, sizeof(fixed), m->build_id,
+		 blen, path, plen);
+	return w->err;
+}
+
+int capfile_writer__task(struct capfile_writer *w, uint32_t what, uint32_t pid,
+			 uint32_t ppid, uint64_t ts_ns)
+{
+	uint8_t b[TASK_SIZE];
+
+	if (what != CAPFILE_TASK_RESET && what != CAPFILE_TASK_FORK && what != CAPFILE_TASK_EXIT)
+		return -EINVAL;
+	util__put32(b, what);
+	util__put32(b + 4, pid);
+	util__put32(b + 8, ppid);
+	util__put32(b + 12, 0);
+	util__put64(b + 16, ts_ns);
+	w_record(w, CAPFILE_REC_TASK, b, sizeof(b), NULL, 0, NULL, 0);
+	return w->err;
+}
+
+int capfile_writer__event(struct capfile_writer *w, const struct sfprof_event *e)
+{
+	if (e->size < SFPROF_EVENT_HDR_SIZE ||
+	    e->stack_len > SFPROF_STACK_MAX ||
+	    e->size < SFPROF_EVENT_HDR_SIZE + e->stack_len)
+		return -EINVAL;
+	w_record(w, CAPFILE_REC_EVENT, e, e->size, NULL, 0, NULL, 0);
+	if (!w->err)
+		w->events++;
+	return w->err;
+}
+
+int capfile_writer__kstack(struct capfile_writer *w, int32_t id,
+			   const uint64_t *ips, uint32_t nr)
+{
+	uint8_t hdr[8];
+
+	if (nr > CAPFILE_KSTACK_MAX)
+		nr = CAPFILE_KSTACK_MAX;
+	util__put32(hdr, (uint32_t)id);
+	util__put32(hdr + 4, nr);
+	w_record(w, CAPFILE_REC_KSTACK, hdr, 8, ips, (size_t)nr * 8, NULL, 0);
+	return w->err;
+}
+
+int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
+			 const char *name)
+{
+	uint8_t a[8];
+	size_t n = strlen(name);
+
+	if (n == 0 || n > PATH_MAX_LEN)
+		return -EINVAL;
+	util__put64(a, addr);
+	w_record(w, CAPFILE_REC_KSYM, a, 8, name, n, NULL, 0);
+	return w->err;
+}
+
+int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
+			  size_t nr)
+{
+	if (nr > CAPFILE_KV_MAX)
+		return -EINVAL;
+	w_kv(w, CAPFILE_REC_STATS, kv, nr);
+	return w->err;
+}
+
+uint64_t capfile_writer__events(const struct capfile_writer *w)
+{
+	return w->events;
+}
+
+int capfile_writer__close(struct capfile_writer *w)
+{
+	uint8_t end[16];
+	int err;
+
+	if (!w)
+		return 0;
+	util__put64(end, w->records + 1);
+	util__put64(end + 8, w->events);
+	w_record(w, CAPFILE_REC_END, end, sizeof(end), NULL, 0, NULL, 0);
+	err = w->err;
+	if (fflush(w->f) != 0 && !err)
+		err = errno ? -errno : -EIO;
+	if (fsync(fileno(w->f)) != 0 && !err && errno != EINVAL)
+		err = -errno;
+	if (fclose(w->f) != 0 && !err)
+		err = errno ? -errno : -EIO;
+	if (err)
+		util__out_abort(&w->out);
+	else
+		err = util__out_commit(&w->out, 0);
+	free(w);
+	return err;
+}

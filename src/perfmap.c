@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/* perf-PID.map text: bytes -> entries, lookup by address (include/perfmap.h). */
+#include "perfmap.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Names live in blocks that never move, so a returned name stays put. */
+#define NAME_BLOCK (64u << 10)
+/* Entries that may cover one address, looked at backwards from it. */
+#define LOOKBACK 64
+
+struct pm_block {
+	struct pm_block *next;
+	size_t used;
+	char data[];
+};
+
+struct pm_entry {
+	uint64_t start, end; /* [start, end) */
+	const char *name;
+};
+
+struct perfmap {
+	struct pm_entry *e; /* in file order: a later one wins */
+	size_t nr, cap;
+	uint32_t *idx;	    /* entries sorted by (start, file order) */
+	size_t idx_nr;	    /* entries idx covers (nr when not stale) */
+	struct pm_block *blocks;
+	uint64_t offset;    /* bytes consumed */
+	uint64_t bad;
+	bool skipping;	    /* inside an over-long line: drop to its newline */
+};
+
+struct perfmap *perfmap__new(void)
+{
+	return calloc(1, sizeof(struct perfmap));
+}
+
+void perfmap__free(struct perfmap *m)
+{
+	struct pm_block *b, *n;
+
+	if (!m)
+		return;
+	for (b = m->blocks; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+	free(m->e);
+	free(m->idx);
+	free(m);
+}
+
+uint64_t perfmap__offset(const struct perfmap *m)
+{
+	return m->offset;
+}
+
+size_t perfmap__nr(const struct perfmap *m)
+{
+	return m->nr;
+}
+
+uint64_t perfmap__bad_lines(const struct perfmap *m)
+{
+	return m->bad;
+}
+
+static const char *name_copy(struct perfmap *m, const char *s, size_t len)
+{
+	struct pm_block *b = m->blocks;
+	char *p;
+
+	if (!b || NAME_BLOCK - b->used < len + 1) {
+		b = malloc(sizeof(*b) + NAME_BLOCK);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->next = m->blocks;
+		m->blocks = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, len);
+	p[len] = 0;
+	b->used += len + 1;
+	return p;
+}
+
+/* A hex number of 1 to 16 digits (after an optional 0x) ending at a
+ * space: 0 with *out and *pos past it, or -EINVAL. */
+static int hex_field(const char *s, size_t len, size_t *pos, uint64_t *out)
+{
+	size_t i = *pos, digits = 0;
+	uint64_t v = 0;
+
+	if (len - i >= 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X'))
+		i += 2;
+	for (; i < len && s[i] != ' '; i++, digits++) {
+		char c = s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return -EINVAL;
+		if (digits >= 16)
+			return -EINVAL;
+		v = v << 4 | d;
+	}
+	if (!digits || i >= len)
+		return -EINVAL; /* no digits, or no space after them */
+	*pos = i + 1;
+	*out = v;
+	return 0;
+}
+
+/* One line without its newline: 1 added, 0 bad, -ENOMEM. */
+static int parse_line(struct perfmap *m, const char *s, size_t len)
+{
+	uint64_t start, size;
+	const char *name;
+	size_t pos = 0;
+
+	if (len && s[len - 1] == '\r')
+		len--;
+	if (memchr(s, 0, len) || hex_field(s, len, &pos, &start) ||
+	    hex_field(s, len, &pos, &size))
+		return 0;
+	if (!size || start + size < start || pos >= len)
+		return 0;
+	if (m->nr == m->cap &&
+	    util__grow((void **)&m->e, &m->cap, m->nr + 1, sizeof(*m->e)))
+		return -ENOMEM;
+	name = name_copy(m, s + pos, len - pos);
+	if (!name)
+		return -ENOMEM;
+	m->e[m->nr++] = (struct pm_entry){ .start = start, .end = start + size,
+					   .name = name };
+	return 1;
+}
+
+long perfmap__feed(struct perfmap *m, const char *data, size_t len)
+{
+	size_t pos = 0;
+	int err = 0;
+
+	if (len > (size_t)0x7fffffff)
+		len = 0x7fffffff; /* the rest at the next feed */
+	while (pos < len) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		int r;
+
+		if (m->skipping) {
+			if (!nl) {
+				pos = len; /* still inside it */
+				break;
+			}
+			m->skipping = false;
+			pos = end + 1;
+			continue;
+		}
+		if (end - pos > PERFMAP_LINE_MAX) {
+			m->bad++;
+			if (!nl) {
+				m->skipping = true;
+				pos = len;
+				break;
+			}
+			pos = end + 1;
+			continue;
+		}
+		if (!nl)
+			break; /* a partial line: wait for the rest */
+		r = parse_line(m, data + pos, end - pos);
+		if (r < 0) {
+			err = r; /* retried from this line next time */
+			break;
+		}
+		if (r == 0 && end > pos)
+			m->bad++;
+		pos = end + 1;
+	}
+	m->offset += pos;
+	if (err && !pos)
+		return err;
+	return (long)pos;
+}
+
+/* idx order: by start, then file order. */
+static const struct pm_entry *sort_entries;
+
+static int idx_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct pm_entry *ex = &sort_entries[x], *ey = &sort_entries[y];
+
+	if (ex->start != ey->start)
+		return ex->start < ey->start ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int reindex(struct perfmap *m)
+{
+	uint32_t *idx;
+
+	if (m->nr > UINT32_MAX)
+		return -ENOMEM;
+	idx = realloc(m->idx, (m->nr ? m->nr : 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	m->idx = idx;
+	for (size_t i = 0; i < m->nr; i++)
+		idx[i] = (uint32_t)i;
+	sort_entries = m->e;
+	qsort(idx, m->nr, sizeof(*idx), idx_cmp);
+	sort_entries = NULL;
+	m->idx_nr = m->nr;
+	return 0;
+}
+
+int perfmap__lookup(struct perfmap *m, uint64_t addr, const char **name,
+		    uint64_t *start)
+{
+	size_t lo = 0, hi, k;
+	const struct pm_entry *best = NULL;
+	uint32_t best_i = 0;
+
+	if (m->idx_nr != m->nr && reindex(m))
+		return -ENOENT;
+	hi = m->idx_nr;
+	while (lo < hi) { /* first entry starting above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->e[m->idx[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0; k < LOOKBACK && lo > k; k++) {
+		uint32_t i = m->idx[lo - 1 - k];
+		const struct pm_entry *e = &m->e[i];
+
+		if (addr < e->end && (!best || i > best_i)) {
+			best = e;
+			best_i = i;
+		}
+	}
+	if (!best)
+		return -ENOENT;
+	*name = best->name;
+	if (start)
+		*start = best->start;
+	return 0;
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+/* Source lines and inline frames from DWARF via libdw. See include/srcline.h. */
+#include "srcline.h"
+
+#include <dwarf.h>
+#include <elf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfread.h"
+#include "symbolize.h"
+#include "util.h"
+
+/* One resolved address. */
+struct sl_entry {
+	uint64_t pc;
+	struct srcline_level *lv; /* malloc()ed, n of them */
+	uint32_t n;
+	int16_t rc;
+	uint8_t used;
+};
+
+/* A string made from one in the DWARF (a demangled name, a path joined
+ * to its CU's directory), by the address of that string. */
+struct sl_name {
+	const char *key;
+	char *name;
+};
+
+struct sl_names {
+	struct sl_name *v;
+	size_t nr, cap; /* cap: a power of two */
+};
+
+struct srcline {
+	const struct elfread *e;
+	char *path;
+	struct srcline_opts opts;
+	char *debug_root;
+	int opened;
+	struct elfread *dbg; /* separate debug file, when the DWARF is there */
+	Dwarf *dw;
+	struct sl_entry *tab;
+	size_t nr, cap; /* cap: a power of two (0 before the first insert) */
+	struct sl_names demangled, paths;
+	struct srcline_stats st;
+};
+
+struct srcline *srcline__new(const struct elfread *e, const char *path,
+			     const struct srcline_opts *opts)
+{
+	struct srcline *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->e = e;
+	if (opts)
+		s->opts = *opts;
+	s->path = path ? strdup(path) : NULL;
+	s->debug_root = s->opts.debug_root ? strdup(s->opts.debug_root) : NULL;
+	if ((path && !s->path) || (s->opts.debug_root && !s->debug_root)) {
+		srcline__free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->opts.debug_root = s->debug_root;
+	return s;
+}
+
+void srcline__free(struct srcline *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->cap; i++)
+		free(s->tab[i].lv);
+	free(s->tab);
+	for (i = 0; i < s->demangled.cap; i++)
+		free(s->demangled.v[i].name);
+	free(s->demangled.v);
+	for (i = 0; i < s->paths.cap; i++)
+		free(s->paths.v[i].name);
+	free(s->paths.v);
+	if (s->dw)
+		dwarf_end(s->dw);
+	elfread__free(s->dbg);
+	free(s->path);
+	free(s->debug_root);
+	free(s);
+}
+
+void srcline__stats(const struct srcline *s, struct srcline_stats *out)
+{
+	*out = s->st;
+}
+
+static int has_debug_info(const struct elfread *e)
+{
+	struct elfread_section sec;
+
+	return !elfread__section(e, ".debug_info", &sec) && sec.size > 0 &&
+	       sec.type != SHT_NOBITS /* stripped into a debug file */;
+}
+
+/* The binary's own DWARF, else its debug file's. */
+static void srcline__open(struct srcline *s)
+{
+	char dbg[PATH_MAX];
+	unsigned how;
+
+	s->opened = 1;
+	if (has_debug_info(s->e)) {
+		s->dw = dwarf_begin_elf(elfread__libelf(s->e), DWARF_C_READ, NULL);
+		if (s->dw)
+			return;
+	}
+	if (s->opts.no_debug_files ||
+	    symbolize__find_debug_file(s->e, s->path, s->opts.debug_root, dbg,
+				       sizeof(dbg), &how))
+		return;
+	s->dbg = elfread__open(dbg);
+	if (!s->dbg || !has_debug_info(s->dbg))
+		return;
+	s->dw = dwarf_begin_elf(elfread__libelf(s->dbg), DWARF_C_READ, NULL);
+}
+
+static size_t ptr_hash(const void *p)
+{
+	return (size_t)(((uintptr_t)p * 0x9e3779b97f4a7c15ull) >> 20);
+}
+
+/* The slot of key in m (its name NULL when new), or NULL on ENOMEM. */
+static struct sl_name *names_slot(struct sl_names *m, const char *key)
+{
+	size_t i, mask;
+
+	if (m->nr * 2 >= m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		struct sl_name *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (i = 0; i < m->cap; i++) {
+			size_t j;
+
+			if (!m->v[i].key)
+				continue;
+			for (j = ptr_hash(m->v[i].key) & (cap - 1); v[j].key; j = (j + 1) & (cap - 1))
+				;
+			v[j] = m->v[i];
+		}
+		free(m->v);
+		m->v = v;
+		m->cap = cap;
+	}
+	mask = m->cap - 1;
+	for (i = ptr_hash(key) & mask; m->v[i].key; i = (i + 1) & mask)
+		if (m->v[i].key == key)
+			return &m->v[i];
+	m->v[i].key = key;
+	m->v[i].name = NULL;
+	m->nr++;
+	return &m->v[i];
+}
+
+/* The demangled (short unless full_names) form of a mangled DWARF name,
+ * made once; the raw name when it does not demangle or on ENOMEM. */
+static const char *demangled(struct srcline *s, const char *mangled)
+{
+	struct sl_name *e = names_slot(&s->demangled, mangled);
+	char *d;
+
+	if (!e)
+		return mangled;
+	if (e->name)
+		return e->name;
+	d = symbolize__demangle(mangled);
+	if (d && !s->opts.full_names)
+		symbolize__cxx_short(d);
+	e->name = d; /* (NULL: tried, not mangled; tried again next time) */
+	return d ? d : mangled;
+}
+
+/* A relative path of a line table made absolute with its CU's directory,
+ * as addr2line prints it ("/src" + "/" + "lib/x.c"), made once. */
+static const char *full_path(struct srcline *s, Dwarf_Die *cu, const char *file)
+{
+	struct sl_name *e;
+	const char *dir;
+	Dwarf_Attribute a;
+	size_t ld, lf;
+
+	if (!file || file[0] == '/')
+		return file;
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+	if (!dir || !dir[0])
+		return file;
+	e = names_slot(&s->paths, file);
+	if (!e)
+		return file;
+	if (!e->name) {
+		ld = strlen(dir);
+		lf = strlen(file);
+		e->name = malloc(ld + lf + 2);
+		if (!e->name)
+			return file;
+		memcpy(e->name, dir, ld);
+		e->name[ld] = '/';
+		memcpy(e->name + ld + 1, file, lf + 1);
+	}
+	return e->name;
+}
+
+/* A function DIE's name (through DW_AT_abstract_origin/specification). */
+static const char *die_name(struct srcline *s, Dwarf_Die *die)
+{
+	static const unsigned linkage[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name };
+	Dwarf_Attribute a;
+	const char *n;
+
+	for (size_t i = 0; i < sizeof(linkage) / sizeof(linkage[0]); i++) {
+		n = dwarf_formstring(dwarf_attr_integrate(die, linkage[i], &a));
+		if (n && n[0] == '_' && n[1] == 'Z')
+			return demangled(s, n);
+	}
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+
+static int udata_attr(Dwarf_Die *die, unsigned name, Dwarf_Word *out)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formudata(dwarf_attr(die, name, &a), out);
+}
+
+/* Resolve pc through libdw into lv[SRCLINE_MAX_LEVELS]. */
+static int resolve(struct srcline *s, uint64_t pc, struct srcline_level *lv,
+		   size_t *nout)
+{
+	Dwarf_Die cudie, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Line *l;
+	const char *file = NULL;
+	size_t nfiles = 0, n = 0;
+	int line = 0, ns, i;
+
+	if (!dwarf_addrdie(s->dw, pc, &cudie))
+		return -ENOENT;
+	l = dwarf_getsrc_die(&cudie, pc);
+	if (l) {
+		file = full_path(s, &cudie, dwarf_linesrc(l, NULL, NULL));
+		if (dwarf_lineno(l, &line) || line < 0)
+			line = 0;
+	}
+	if (dwarf_getsrcfiles(&cudie, &files, &nfiles))
+		files = NULL;
+	/*
+	 * The innermost scope at pc, then every DIE that holds it (as
+	 * eu-addr2line -i walks them: dwarf_getscopes() alone stops at the
+	 * innermost inlined instance).
+	 */
+	ns = dwarf_getscopes(&cudie, pc, &scopes);
+	if (ns > 0) {
+		Dwarf_Die inner;
+
+		if (dwarf_offdie(s->dw, dwarf_dieoffset(&scopes[0]), &inner)) {
+			free(scopes);
+			scopes = NULL;
+			ns = dwarf_getscopes_die(&inner, &scopes);
+		}
+	}
+	for (i = 0; i < ns; i++) {
+		Dwarf_Die *d = &scopes[i];
+		int tag = dwarf_tag(d);
+		Dwarf_Word w;
+
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		/* keep the room for the outermost function */
+		if (n < SRCLINE_MAX_LEVELS - 1 || tag == DW_TAG_subprogram) {
+			lv[n].func = die_name(s, d);
+			lv[n].file = file;
+			lv[n].line = (uint32_t)line;
+			n++;
+		}
+		if (tag == DW_TAG_subprogram)
+			break;
+		/* the next level's line is this inlined call's */
+		file = NULL;
+		line = 0;
+		if (files && !udata_attr(d, DW_AT_call_file, &w) && w < nfiles)
+			file = full_path(s, &cudie, dwarf_filesrc(files, w, NULL, NULL));
+		if (!udata_attr(d, DW_AT_call_line, &w) && w <= INT_MAX)
+			line = (int)w;
+	}
+	free(scopes);
+	if (!n && l) {
+		/* a line, but no function DIE: one nameless level */
+		lv[0] = (struct srcline_level){ .func = NULL, .file = file,
+						.line = (uint32_t)line };
+		n = 1;
+	}
+	if (!n)
+		return -ENOENT;
+	*nout = n;
+	return 0;
+}
+
+static size_t pc_hash(uint64_t pc)
+{
+	return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 24);
+}
+
+static int grow_tab(struct srcline *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 256, i, j;
+	struct sl_entry *t;
+
+	if (cap > SIZE_MAX / sizeof(*t))
+		return -ENOMEM;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < s->cap; i++) {
+		if (!s->tab[i].used)
+			continue;
+		for (j = pc_hash(s->tab[i].pc) & (cap - 1); t[j].used; j = (j + 1) & (cap - 1))
+			;
+		t[j] = s->tab[i];
+	}
+	free(s->tab);
+	s->tab = t;
+	s->cap = cap;
+	return 0;
+}
+
+int srcline__lookup(struct srcline *s, uint64_t pc,
+		    const struct srcline_level **levels, size_t *n)
+{
+	struct srcline_level lv[SRCLINE_MAX_LEVELS];
+	struct sl_entry *e;
+	size_t i, k = 0;
+	int rc;
+
+	s->st.lookups++;
+	if (!s->opened)
+		srcline__open(s);
+	if (!s->dw)
+		return -ENOENT;
+	if (s->cap) {
+		for (i = pc_hash(pc) & (s->cap - 1); s->tab[i].used; i = (i + 1) & (s->cap - 1)) {
+			e = &s->tab[i];
+			if (e->pc != pc)
+				continue;
+			if (e->rc)
+				return e->rc;
+			*levels = e->lv;
+			*n = e->n;
+			return 0;
+		}
+	}
+	if ((s->nr + 1) * 2 > s->cap && grow_tab(s))
+		return -ENOMEM;
+	s->st.resolved++;
+	rc = resolve(s, pc, lv, &k);
+	if (rc)
+		s->st.misses++;
+	for (i = pc_hash(pc) & (s->cap - 1); s->tab[i].used; i = (i + 1) & (s->cap - 1))
+		;
+	e = &s->tab[i];
+	if (!rc) {
+		e->lv = malloc(k * sizeof(*e->lv));
+		if (!e->lv)
+			return -ENOMEM;
+		memcpy(e->lv, lv, k * sizeof(*e->lv));
+	}
+	e->pc = pc;
+	e->n = (uint32_t)k;
+	e->rc = (int16_t)rc;
+	e->used = 1;
+	s->nr++;
+	if (rc)
+		return rc;
+	*levels = e->lv;
+	*n = k;
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of the stacks module (stacks.c: caches, aggregation, the
+ * walk; stacks_names.c: what each frame is called). Not a public
+ * interface: only those two files include it.
+ */
+#ifndef SFPROF_STACKS_INT_H
+#define SFPROF_STACKS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stacks.h"
+#include "srcline.h"
+
+/*
+ * Direct-mapped caches of per-(proc, PC) results. They start small (every
+ * page of them is a fault to touch, and most profiles have a few hundred
+ * distinct PCs) and grow between events when misses say they are too
+ * small for the profile's PCs.
+ */
+#define CACHE_BITS_MIN 10
+#define CACHE_BITS_MAX 14
+
+#define HASH_K 0x9e3779b97f4a7c15ull
+#define ROTL(x, r) (((x) << (r)) | ((x) >> (64 - (r))))
+
+enum {
+	HAVE_ROW = 1u << 0,
+	HAVE_SYM = 1u << 1,
+	HAVE_SIGTRAMP = 1u << 2,
+	IS_SIGTRAMP = 1u << 3,
+	HAVE_FID = 1u << 4,
+	HAVE_LINES = 1u << 5,
+};
+
+/* Room for user frames: each real frame plus its inline frames. */
+#define USER_FRAMES_MAX (2 * STACKS_MAX_DEPTH)
+
+/* Symbol results (and the signal-trampoline verdict) per (proc, PC). */
+struct pc_entry {
+	const struct proc *proc;
+	uint64_t pc;
+	uint64_t gen;
+	uint32_t have;
+	int sym_rc;
+	uint32_t fid; /* the frame's id in the profile (HAVE_FID) */
+	uint32_t nlv; /* inline levels at pc (HAVE_LINES; 0: none known) */
+	const struct srcline_level *lv; /* innermost first (srcline.h) */
+	struct sym_result sym;
+};
+
+/*
+ * Row results per (proc, PC): the unwinder's hot path, one cache line an
+ * entry so a lookup touches one line.
+ */
+struct row_entry {
+	uint64_t pc;
+	const struct proc *proc;
+	uint32_t gen; /* low bits of the proc's generation */
+	int16_t rc;
+	uint8_t valid;
+	uint8_t func_flags;
+	struct sframe_row row;
+} __attribute__((aligned(64)));
+
+/*
+ * CPU samples are aggregated by raw stack first (process, mapping
+ * generation, PCs, kernel PCs, stop, root) and handed to the profile once
+ * per distinct stack at stacks__flush(): a repeated stack costs its unwind
+ * and a hash lookup, not the symbolization and string interning again.
+ * Futex waits go straight to the profile (it counts waits per stack).
+ */
+struct agg_entry {
+	uint64_t hash;
+	uint64_t weight;
+	uint64_t samples;
+	const struct proc *proc;
+	uint64_t gen;
+	uint32_t n, nk;	    /* user frames, kernel frames */
+	int stop;
+	uint32_t np;	    /* profile frames */
+	uint32_t unnamed;
+	int complete, at_entry;
+	int jit_pending;    /* a JIT frame its map did not name yet */
+	char *root;	    /* (in key's block, after ids) */
+	uint64_t comm[2];   /* a root that is the comm: comm_words() */
+	uint64_t *key;	    /* the n unwind_frames (pc, flags + zero pad:
+			       two words each), then nk kernel PCs */
+	uint32_t *ids;	    /* the np profile frames, by profile__frame_id()
+			       (in key's block, after the key) */
+};
+
+struct stacks {
+	struct proc_cache *pc;
+	struct profile *prof;
+	struct stacks_opts opts;
+	struct stacks_stats st;
+	struct pc_entry *cache;
+	struct row_entry *rows;
+	struct unwind_cache ucache; /* the unwinder's memo of rows */
+	struct unwind_frame *frames;
+	uint32_t *pids;	/* a stack's profile frame ids (build_ids) */
+	int64_t marker_id; /* STACKS_TRUNCATED's, once known (else -1) */
+	bool crc32;	   /* hash the aggregation key with CRC32C */
+	stacks_ksym_fn ksym;
+	void *ksym_ctx;
+	stacks_thread_top_fn thread_top;
+	void *thread_top_ctx;
+	/* ELF entry points of binaries, by dso path (strings live as long as
+	 * the proc cache) */
+	struct {
+		const char *path;
+		uint64_t entry;
+	} entries[16];
+	unsigned nr_entries;
+	/* the walk in progress */
+	struct proc *cur;
+	uint64_t cur_gen;
+	/* last comm seen per pid: a change means exec (new address space) */
+	struct {
+		uint32_t pid;
+		char comm[SFPROF_COMM_LEN];
+	} comms[64];
+	unsigned cache_bits;
+	uint64_t cache_misses; /* since the caches were last (re)made */
+	/* aggregation by raw stack: entries in arrival order, found through
+	 * an open-addressing index (entry + 1, 0 = empty; power-of-two size) */
+	struct agg_entry *agg;
+	size_t agg_cap, agg_nr;
+	uint32_t *agg_slots;
+	size_t agg_nslots;
+	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
+	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */
+	int jit_missed;	     /* the stack being named has such a frame */
+	int jit_final;	     /* naming at flush: the maps' last chance */
+};
+
+/* The PC cache's entry for (current proc, pc), reset when it held
+ * another; and the same, symbolized (stacks.c). */
+struct pc_entry *stacks_cache_get(struct stacks *s, uint64_t pc);
+struct pc_entry *stacks_symbolized(struct stacks *s, uint64_t pc);
+
+/* stacks_names.c */
+bool stacks_is_sigtramp(void *ctx, uint64_t pc); /* unwind_ops.is_sigtramp */
+int stacks_at_elf_entry(struct stacks *s, const struct sym_result *sr);
+/*
+ * The profile frame ids of the frame at `look` (e its PC cache entry):
+ * its own, then the functions inlined at it, outermost first, at most
+ * `room` of them (the frame's own always). Returns how many, or -ENOMEM.
+ */
+int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t *out,
+		     size_t room);
+
+#endif

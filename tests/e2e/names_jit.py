@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""JIT code named from perf maps: node --perf-basic-prof writes
+/tmp/perf-PID.map as it compiles; sfprof, profiling it live, names the
+samples in its JIT code from that map (re-read as it grows). The hot JS
+function must be named in at least 80% of the samples, and those stacks
+must stay rooted at _start (never [truncated])."""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from libunwind import SFPROF  # noqa: E402
+
+NAME = "names_jit"
+
+HOT_JS = r"""
+function sfprofHotInner(n) {
+  let x = 0;
+  for (let i = 0; i < n; i++) x = (x * 31 + i) % 1000003;
+  return x;
+}
+function sfprofHotOuter(secs) {
+  const t0 = Date.now();
+  let s = 0;
+  while (Date.now() - t0 < secs * 1000) s += sfprofHotInner(100000);
+  return s;
+}
+console.log(sfprofHotOuter(parseFloat(process.argv[2] || "2")));
+"""
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP %s: needs root to load BPF programs" % NAME)
+        return 0
+    node = shutil.which("node")
+    if not node:
+        print("SKIP %s: no node on this machine" % NAME)
+        return 0
+    before = set(glob.glob("/tmp/perf-*.map"))
+    errs = []
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "hot.js")
+        with open(js, "w") as f:
+            f.write(HOT_JS)
+        out = os.path.join(d, "out.folded")
+        r = subprocess.run([SFPROF, "-F", "199", "--quiet", "-o", out, "--",
+                            node, "--perf-basic-prof", js, "4"],
+                           capture_output=True, text=True, timeout=120,
+                           cwd=d)  # (node writes isolate-*.log files there)
+        for m in set(glob.glob("/tmp/perf-*.map")) - before:
+            os.unlink(m)  # node leaves its map behind
+        if r.returncode != 0:
+            print("FAIL %s: sfprof exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
+            return 1
+        total = named = rooted = anon = 0
+        for line in open(out):
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            frames, n = stack.split(";"), int(n)
+            total += n
+            if any(f.startswith("JS:") and "sfprofHot" in f for f in frames):
+                named += n
+                if len(frames) > 1 and frames[1] == "_start":
+                    rooted += n
+            if frames[-1].startswith("[anon]+0x"):
+                anon += n
+        print("%d samples: hot JS function named in %d (%.1f%%), %d of those rooted at "
+              "_start; %d samples end in an unnamed [anon] frame" % (
+                  total, named, 100.0 * named / max(total, 1), rooted, anon))
+        if total < 200:
+            errs.append("only %d samples" % total)
+        elif named < 0.8 * total:
+            errs.append("hot JS function named in %.1f%% of samples, want >= 80%%" %
+                        (100.0 * named / total))
+        if named and rooted < 0.95 * named:
+            errs.append("only %d of %d JS stacks rooted at _start" % (rooted, named))
+    if errs:
+        print("FAIL %s: %s" % (NAME, "; ".join(errs)))
+        return 1
+    print("PASS %s" % NAME)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

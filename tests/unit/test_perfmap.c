@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/* perf-PID.map parsing (perfmap.h): fields, bad lines, growth, lookups,
+ * and the safe file read. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perfmap.h"
+#include "testlib.h"
+
+TEST_MAIN();
+
+static long feed(struct perfmap *m, const char *s)
+{
+	return perfmap__feed(m, s, strlen(s));
+}
+
+TEST(perfmap_should_parse_node_lines_and_find_by_address)
+{
+	struct perfmap *m = perfmap__new();
+	const char *name;
+	uint64_t start;
+	const char *text = "7f0528005e80 1e0 JS:*sfprofHotInner /tmp/hot.js:1:24\n"
+			   "0x7f05280060c0 0x354 JS:*outer with spaces\n";
+
+	CHECK(m);
+	CHECK_INT(feed(m, text), strlen(text));
+	CHECK_INT(perfmap__nr(m), 2);
+	CHECK_INT(perfmap__lookup(m, 0x7f0528005e80, &name, &start), 0);
+	CHECK_STR(name, "JS:*sfprofHotInner /tmp/hot.js:1:24");
+	CHECK_U64(start, 0x7f0528005e80);
+	CHECK_INT(perfmap__lookup(m, 0x7f0528005e80 + 0x1df, &name, NULL), 0);
+	CHECK_INT(perfmap__lookup(m, 0x7f0528005e80 + 0x1e0, &name, NULL), -ENOENT);
+	CHECK_INT(perfmap__lookup(m, 0x7f05280060c0 + 0x10, &name, NULL), 0);
+	CHECK_STR(name, "JS:*outer with spaces");
+	CHECK_INT(perfmap__lookup(m, 0x10, &name, NULL), -ENOENT);
+	CHECK_U64(perfmap__bad_lines(m), 0);
+	perfmap__free(m);
+}
+
+TEST(perfmap_should_skip_and_count_every_kind_of_bad_line)
+{
+	static const char *const bad[] = {
+		"zz 10 name\n",			    /* not hex */
+		"1000 10\n",			    /* no name */
+		"1000 10 \n",			    /* empty name */
+		"1000 0 zero\n",		    /* size 0 */
+		"ffffffffffffff00 200 wraps\n",	    /* start + size wraps */
+		"11112222333344445 10 long\n",	    /* 17 digits */
+		"1000  10 two spaces\n",	    /* empty size field */
+		" 1000 10 leading space\n",
+		"0x 10 no digits\n",
+		"1000 10g x\n",
+	};
+	struct perfmap *m = perfmap__new();
+	const char *name;
+	char nul[] = "2000 10 a\0b\n";
+
+	CHECK(m);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_INT(feed(m, bad[i]), strlen(bad[i]));
+	CHECK_INT(perfmap__feed(m, nul, sizeof(nul) - 1), sizeof(nul) - 1);
+	CHECK_INT(feed(m, "\n3000 10 good\r\n"), 15);
+	CHECK_INT(perfmap__nr(m), 1);
+	CHECK_U64(perfmap__bad_lines(m), sizeof(bad) / sizeof(bad[0]) + 1);
+	CHECK_INT(perfmap__lookup(m, 0x3005, &name, NULL), 0);
+	CHECK_STR(name, "good");
+	CHECK_INT(perfmap__lookup(m, 0x1005, &name, NULL), -ENOENT);
+	perfmap__free(m);
+}
+
+TEST(perfmap_should_wait_for_a_partial_line_and_drop_overlong_ones)
+{
+	struct perfmap *m = perfmap__new();
+	char big[PERFMAP_LINE_MAX + 64];
+	const char *name;
+
+	CHECK(m);
+	CHECK_INT(feed(m, "1000 10 first\n2000 10 sec"), 14);
+	CHECK_U64(perfmap__offset(m), 14);
+	CHECK_INT(perfmap__nr(m), 1);
+	/* the caller feeds again from the offset, with the rest appended */
+	CHECK_INT(feed(m, "2000 10 second\n"), 15);
+	CHECK_U64(perfmap__offset(m), 29);
+	CHECK_INT(perfmap__lookup(m, 0x2001, &name, NULL), 0);
+	CHECK_STR(name, "second");
+	/* a line over the limit, in two feeds, then a good one */
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "4000 10 ", 8);
+	CHECK_INT(perfmap__feed(m, big, sizeof(big)), sizeof(big));
+	CHECK_INT(feed(m, "xxxx\n5000 10 after\n"), 19);
+	CHECK_INT(perfmap__lookup(m, 0x4001, &name, NULL), -ENOENT);
+	CHECK_INT(perfmap__lookup(m, 0x5001, &name, NULL), 0);
+	CHECK_STR(name, "after");
+	CHECK_U64(perfmap__bad_lines(m), 1);
+	perfmap__free(m);
+}
+
+TEST(perfmap_later_entries_should_win_where_code_was_reused)
+{
+	struct perfmap *m = perfmap__new();
+	const char *name, *kept;
+
+	CHECK(m);
+	CHECK_INT(feed(m, "1000 100 old_big\n1040 10 old_small\n"), 35);
+	CHECK_INT(perfmap__lookup(m, 0x1042, &name, NULL), 0);
+	CHECK_STR(name, "old_small");
+	kept = name;
+	CHECK_INT(feed(m, "1000 80 new\n"), 12);
+	CHECK_INT(perfmap__lookup(m, 0x1042, &name, NULL), 0);
+	CHECK_STR(name, "new");
+	CHECK_INT(perfmap__lookup(m, 0x10f0, &name, NULL), 0);
+	CHECK_STR(name, "old_big");
+	CHECK_STR(kept, "old_small"); /* names do not move */
+	perfmap__free(m);
+}
+
+TEST(perfmap_file_should_follow_growth_and_refuse_links_fifos_and_big_files)
+{
+	char dir[] = "/tmp/sfprof-perfmap.XXXXXX", p[256], l[256], fifo[256];
+	struct perfmap *m = perfmap__new();
+	const char *name;
+	FILE *f;
+
+	CHECK(m && mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/perf-1.map", dir);
+	snprintf(l, sizeof(l), "%s/link.map", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.map", dir);
+	f = fopen(p, "w");
+	CHECK(f);
+	fputs("1000 10 one\n2000 10 tw", f);
+	fflush(f);
+	CHECK_INT(perfmap__open_read(m, p, 1 << 20), 0);
+	CHECK_INT(perfmap__nr(m), 1);
+	fputs("o\n3000 10 three\n", f);
+	fclose(f);
+	CHECK_INT(perfmap__open_read(m, p, 1 << 20), 0);
+	CHECK_INT(perfmap__nr(m), 3);
+	CHECK_INT(perfmap__lookup(m, 0x2001, &name, NULL), 0);
+	CHECK_STR(name, "two");
+	CHECK_INT(perfmap__open_read(m, p, 1 << 20), 0); /* nothing new */
+	CHECK_INT(perfmap__nr(m), 3);
+	perfmap__free(m);
+
+	m = perfmap__new();
+	CHECK(m);
+	CHECK_INT(perfmap__open_read(m, p, 20), -EFBIG); /* only what fits */
+	CHECK_INT(perfmap__nr(m), 1);
+	CHECK(!symlink(p, l));
+	CHECK_INT(perfmap__open_read(m, l, 1 << 20), -EINVAL);
+	CHECK(!mkfifo(fifo, 0600));
+	CHECK_INT(perfmap__open_read(m, fifo, 1 << 20), -EINVAL); /* and did not block */
+	CHECK_INT(perfmap__open_read(m, dir, 1 << 20), -EINVAL);
+	snprintf(p, sizeof(p), "%s/none.map", dir);
+	CHECK_INT(perfmap__open_read(m, p, 1 << 20), -ENOENT);
+	perfmap__free(m);
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	CHECK(!system(p));
+}
+
+TEST(perfmap_in_root_should_resolve_a_planted_absolute_symlink_inside_the_root)
+{
+	char dir[] = "/var/tmp/sfprof-perfroot.XXXXXX", p[512], root[300];
+	struct perfmap *m = perfmap__new();
+	const char *name;
+	FILE *f;
+	int rc;
+
+	CHECK(m && mkdtemp(dir));
+	/* outside/perf-1.map on the host; the root's tmp -> /var/tmp/DIR/outside
+	 * (not under /tmp: inside the root that would loop through tmp) */
+	snprintf(p, sizeof(p), "mkdir -p '%s/outside' '%s/root' '%s/root/real' && "
+		 "ln -s '%s/outside' '%s/root/tmp' && ln -s /real '%s/root/tmp2'",
+		 dir, dir, dir, dir, dir, dir);
+	CHECK(!system(p));
+	snprintf(p, sizeof(p), "%s/outside/perf-1.map", dir);
+	f = fopen(p, "w");
+	CHECK(f);
+	fputs("1000 10 host_file\n", f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/root/real/perf-1.map", dir);
+	f = fopen(p, "w");
+	CHECK(f);
+	fputs("1000 10 in_root\n", f);
+	fclose(f);
+	snprintf(root, sizeof(root), "%s/root", dir);
+	rc = perfmap__open_read_in(m, root, "tmp/perf-1.map", 1 << 20);
+	if (rc == -EOPNOTSUPP)
+		SKIP("no openat2 on this kernel");
+	/* the absolute link is taken inside the root, where it names nothing */
+	CHECK_INT(rc, -ENOENT);
+	CHECK_INT(perfmap__nr(m), 0);
+	/* an absolute link that exists inside the root is followed there */
+	CHECK_INT(perfmap__open_read_in(m, root, "tmp2/perf-1.map", 1 << 20), 0);
+	CHECK_INT(perfmap__lookup(m, 0x1001, &name, NULL), 0);
+	CHECK_STR(name, "in_root");
+	perfmap__free(m);
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	CHECK(!system(p));
+}
