@@ -62,7 +62,7 @@ WL_CC ?= gcc
 WL_CXX ?= g++
 WL_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -D_GNU_SOURCE
 
-.PHONY: all deps test check fuzz fuzz-smoke bench demo clean install workloads
+.PHONY: all deps test check fuzz fuzz-smoke bench demo clean install workloads FORCE
 all: $(BUILD)/sfprof workloads
 
 workloads: $(WL_BINS) $(WL_SOS)
@@ -78,6 +78,15 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 $(BUILD)/obj/%.o: src/%.c | $(SKELS) $(BUILD)/obj/.dir
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# --version: the build's `git describe`, "unknown" outside a git tree; the
+# stamp changes (and options_table.o rebuilds) only when the describe does.
+GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/obj/options_table.o: ALL_CFLAGS += -DSFPROF_GIT_DESCRIBE='"$(GIT_DESCRIBE)"'
+$(BUILD)/obj/options_table.o: $(BUILD)/git-describe
+$(BUILD)/git-describe: FORCE | $(BUILD)/obj/.dir
+	$(Q)echo '$(GIT_DESCRIBE)' | cmp -s - $@ || echo '$(GIT_DESCRIBE)' > $@
+FORCE:
 
 $(BUILD)/libsfprof.a: $(LIB_OBJS)
 	$(call msg,AR,$@)

@@ -153,6 +153,8 @@ struct capfile_meta {
 	uint64_t start_mono_ns, start_unix_ns;
 	uint32_t hz, stack_size, pid, event_hdr_size;
 	uint32_t kernel_stacks; /* record --kernel: KSTACK/KSYM records follow */
+	const char *comm;	/* writer: the target's comm (key "comm"), NULL = none;
+				 * readers: capfile_reader__meta_kv */
 };
 
 /* ---- writer ---- */

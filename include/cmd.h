@@ -5,6 +5,7 @@
  *   sfprof record ...           -> cmd_record   (src/main.c)
  *   sfprof report ...           -> cmd_report   (src/cmd_report.c)
  *   sfprof sframe-dump ...      -> cmd_sframe_dump (src/cmd_sframe_dump.c)
+ *   sfprof diff BASE NEW        -> cmd_diff     (src/cmd_diff.c)
  * Each takes argv with argv[0] the subcommand name and returns the
  * process exit status (0 ok, 2 bad usage, 1 other failures).
  */
@@ -15,5 +16,6 @@ int cmd_live(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sframe_dump(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

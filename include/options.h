@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sfprof's command line, parsed once into struct sfprof_opts for every
- * subcommand (live, record, report). The parser is pure: it reads argv,
+ * sfprof's command line, parsed into struct sfprof_opts. Each subcommand
+ * (live, record, report, sframe-dump) has its own option set: one table
+ * (src/options_table.c) says, per option, which subcommands take it,
+ * which events it has a meaning for, its --help group, text and default.
+ * An option outside the subcommand's set, or one with no meaning for the
+ * chosen event, is a usage error. The parser is pure: it reads argv,
  * writes opts, and reports a bad option as one line on the given stream.
  *
- *   sfprof [-e cpu|futex] [-F HZ] [-d SEC] [--min-wait USEC]
- *          [--stack-size BYTES] [-o FILE] [-f folded|svg|pprof] [--stats]
- *          [--kernel] [--no-demangle] [--full-names] [--no-inline] [--by-lock]
- *          [--per-thread|--per-process] [--quiet] [--no-inherit] [--cgroup DIR]
- *          (-p PID[,PID...] | -a | --cgroup DIR | -- COMMAND [ARGS...])
- *   sfprof record -o FILE [same options] (same targets)
- *   sfprof report [-e ...] [-o OUT] [-f ...] [--stats] ... FILE
+ *   sfprof [options] (-p PID[,PID...] | -a | --cgroup DIR | -- COMMAND [ARGS...])
+ *   sfprof record -o FILE [options] (same targets)
+ *   sfprof report [options] FILE      (options may follow FILE)
+ *   sfprof sframe-dump [--raw --base ADDR | --from-eh-frame] FILE
+ *   sfprof diff [options] BASE NEW   (folded files or captures)
+ *
+ * Adding an option: one entry in src/options_table.c (a flag names its int
+ * field; a value names a setter), plus its field here.
  *
  * Ownership: every pointer in sfprof_opts points into argv (or to a string
  * literal); it lives as long as argv.
@@ -28,7 +33,13 @@ enum sfprof_subcmd {
 	SFPROF_CMD_LIVE = 0,
 	SFPROF_CMD_RECORD,
 	SFPROF_CMD_REPORT,
+	SFPROF_CMD_SFRAME_DUMP,
+	SFPROF_CMD_DIFF,
+	SFPROF_CMD__COUNT,
 };
+
+/* sfprof's version; --version adds the build's `git describe`. */
+#define SFPROF_VERSION "0.1"
 
 enum sfprof_event_sel {
 	SFPROF_SEL_CPU = 1,
@@ -79,7 +90,18 @@ struct sfprof_opts {
 	const char *input;		/* report: the capture FILE */
 	const char *dump_events;	/* hidden --dump-events FILE: raw records (tests) */
 	uint32_t ring_mb;		/* hidden --ring-mb N: ring buffer size, default 16 */
-	int help;			/* -h/--help was given: usage printed, exit 0 */
+	int help;			/* -h/--help or --version: text printed, exit 0 */
+	/* added by the per-subcommand option sets */
+	int version;			/* --version was given */
+	const char *title;		/* --title TEXT: the SVG's title, NULL = by event */
+	int inverted;			/* --inverted: SVG icicle, root on top */
+	int reverse;			/* --reverse: SVG of stacks merged by leaf */
+	int sframe_raw;			/* sframe-dump --raw */
+	const char *sframe_base;	/* sframe-dump --base ADDR (as given) */
+	int from_eh_frame;		/* sframe-dump --from-eh-frame */
+	const char *diff_base;		/* diff: BASE (folded or capture) */
+	int event_given;		/* -e was given (report: else the capture's) */
+	uint64_t given[2];		/* bit i: table entry i was given (options_table.c) */
 };
 
 /* Exit status for bad command-line input. */
@@ -90,17 +112,41 @@ void sfprof_opts__init(struct sfprof_opts *o, enum sfprof_subcmd cmd);
 
 /*
  * Parse argv[1..argc) (argv[0] is the program or subcommand name) into
- * o, which sfprof_opts__init prepared. On -h/--help prints usage to
- * `out`, sets o->help and returns 0. A bad option or value prints one line
- * "sfprof: ..." on `err` and returns -EINVAL. It also checks the target
- * rules of the subcommand (for live/record exactly one of -p, -a and
- * COMMAND, or --cgroup alone or with -a; one FILE for report) but not
- * whether the PIDs or the cgroup exist.
+ * o, which sfprof_opts__init prepared. On -h/--help (--version) prints
+ * usage (the version) to `out`, sets o->help and returns 0. A bad option
+ * or value, an option of another subcommand, or one with no meaning for
+ * the event prints one line "sfprof: ..." on `err` and returns -EINVAL.
+ * It also checks the operands of the subcommand (for live/record exactly
+ * one of -p, -a and COMMAND, or --cgroup alone or with -a; one FILE for
+ * report and sframe-dump; BASE NEW for diff) and that record's -o names
+ * a capture, but not whether the PIDs, the cgroup or the files exist.
+ * live and record stop at the first operand (COMMAND keeps its options);
+ * the others permute, so options may follow FILE.
  */
 int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		       FILE *out, FILE *err);
 
-/* Usage text for o->cmd. */
+/* Usage text for cmd: only its options, grouped, with defaults. */
 void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f);
+
+/*
+ * Check every given option against the chosen event(s) (o->event): one
+ * that has no meaning for it is one line on err and -EINVAL. parse runs
+ * it for live and record; report runs it once the capture says what it
+ * holds (when -e was not given).
+ */
+int sfprof_opts__check_events(const struct sfprof_opts *o, FILE *err);
+
+/*
+ * Before anything starts: can o->output be written (profile__check_output)?
+ * 0, or -errno after one line on err naming the path and what is wrong.
+ */
+int sfprof_opts__check_output(const struct sfprof_opts *o, FILE *err);
+
+/* "cpu", "futex": the -e name of one event bit. */
+const char *sfprof_event__name(unsigned sel);
+
+/* "sfprof 0.1 (git DESCRIBE)\n" */
+void sfprof_opts__print_version(FILE *f);
 
 #endif

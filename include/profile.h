@@ -137,7 +137,8 @@ enum profile_format {
 
 /* "folded" | "svg" | "pprof" -> enum; -EINVAL otherwise (for -f parsing). */
 int profile_format__parse(const char *name);
-/* .folded/.txt -> FOLDED, .svg -> SVG, .pb.gz/.pprof/.pb -> PPROF, else FOLDED. */
+/* .folded/.txt -> FOLDED, .svg/.svgz/.svg.gz -> SVG, .pb.gz/.pprof/.pb -> PPROF,
+ * else FOLDED (a .gz or .svgz name is also compressed: profile_format__gzip_path). */
 enum profile_format profile_format__from_path(const char *path);
 
 /*
@@ -149,6 +150,38 @@ enum profile_format profile_format__from_path(const char *path);
  */
 int profile__write(const struct profile *p, enum profile_format fmt,
 		   const char *path);
+
+/*
+ * Before profiling starts: can profile__write write path? 0, or -ENOENT /
+ * -ENOTDIR (its directory does not exist), -EACCES (not writable), -EISDIR
+ * (path is a directory). NULL and "-" (stdout) pass. It only fails early:
+ * the writer still handles devices, symlinks and races itself.
+ */
+int profile__check_output(const char *path);
+
+/* 1 if path's extension asks for gzip (.gz, .svgz): profile__write then
+ * compresses folded and SVG output (pprof is always gzipped). */
+int profile_format__gzip_path(const char *path);
+
+/* A write-only FILE that gzips into under (not closed by it); fclose()
+ * ends the stream and flushes under. NULL + errno. */
+FILE *profile__gzip_stream(FILE *under);
+
+/* How the SVG is drawn (--title, --inverted, --reverse). */
+struct profile_render {
+	const char *title; /* NULL: by what was measured */
+	int inverted;	   /* icicle: root on top */
+	int reverse;	   /* stacks reversed (leaf first) before merging */
+	/* sfprof diff: the profile this one is compared with (not copied:
+	 * it must outlive the writes). SVG: widths from this profile,
+	 * colour by the change; folded: "stack BASE NEW" with BASE scaled
+	 * to this total; pprof: BASE's samples negated (pprof -diff_base). */
+	const struct profile *diff_base;
+};
+
+/* r is copied (title too). 0 or -ENOMEM. */
+int profile__set_render(struct profile *p, const struct profile_render *r);
+const struct profile_render *profile__render(const struct profile *p);
 
 /*
  * Root-frame names. Both write a NUL-terminated string into buf and

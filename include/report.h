@@ -69,5 +69,16 @@ const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t s
  * used (proc_problem_fn), and the profile written as -o/-f say. */
 void report__print_problem(void *ctx, const char *path, const char *what, const char *detail);
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o);
+/*
+ * `sfprof report`'s pipeline without the writing: the capture at input
+ * unwound into *out (the caller frees it), as o asks (-e, roots,
+ * --no-demangle; --stats lines on stderr). Returns an exit status: 0, 1
+ * (damaged file, no such events, out of memory), 2 (not a capture, an
+ * option with no meaning for its event); every error said on stderr.
+ */
+int report__capture(const struct sfprof_opts *o, const char *input, struct profile **out);
+
+/* The single target's comm ("" when several or unknown), for META. */
+void report__target_comm(const struct sfprof_opts *o, char *buf, size_t size);
 
 #endif

@@ -165,6 +165,7 @@ struct capfile_writer *capfile_writer__create(const char *path,
 		{ "pid", num[4] },
 		{ "event_hdr_size", num[5] },
 		{ "kernel_stacks", num[6] },
+		{ "comm", meta->comm ? meta->comm : "" },
 	};
 	w_kv(w, CAPFILE_REC_META, kv, sizeof(kv) / sizeof(kv[0]));
 	if (w->err) {

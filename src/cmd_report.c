@@ -47,21 +47,78 @@ static int report_task(struct proc_cache *pc, const struct capfile_record *rec)
 	return err == -ENOMEM ? err : 0;
 }
 
-static int event_given(int argc, char **argv)
+/* Whether the capture's META event list ("cpu", "cpu,futex") has name. */
+static int capture_has_event(const char *events, const char *name)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strncmp(argv[i], "-e", 2) == 0 ||
-		    strncmp(argv[i], "--event", 7) == 0)
+	size_t n = strlen(name);
+
+	for (const char *p = events; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == n && !strncmp(p, name, n))
 			return 1;
+		p = comma ? comma + 1 : NULL;
 	}
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+/* The META value of key, "" when absent. */
+static const char *meta_value(const struct capfile_reader *r, const char *key)
 {
-	struct sfprof_opts o;
+	size_t n = 0;
+	const struct capfile_kv *kv = capfile_reader__meta_kv(r, &n);
+
+	for (size_t i = 0; kv && i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].value;
+	return "";
+}
+
+/*
+ * The profile and its stacks pipeline, made at the first event (NULL:
+ * none) so the titles name the target as a live run's do: the comm and
+ * pid from META, else from the event when the capture had one target.
+ * NULL on -ENOMEM.
+ */
+static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof,
+				    const struct stacks_opts *so, const struct capfile_reader *r,
+				    const struct sfprof_event *e, struct ksyms *ksyms,
+				    int keep_cmdline)
+{
+	const struct capfile_meta *meta = capfile_reader__meta(r);
+	int one_target = meta->pid || meta->command[0];
+	char comm[SFPROF_COMM_LEN + 1] = "", argv0[512];
+	struct profile_meta pm = {
+		.kind = so->kind,
+		.hz = meta->hz,
+		.target_pid = meta->pid,
+		.start_unix_ns = meta->start_unix_ns,
+	};
+
+	/* the capture holds the whole command line; what leaves the machine
+	 * in an SVG or pprof is argv[0] (up to the first space) unless
+	 * --keep-cmdline: arguments hold secrets (--password=...) */
+	snprintf(argv0, sizeof(argv0), "%.*s", (int)strcspn(meta->command, " "), meta->command);
+	pm.target_cmdline = !meta->command[0] ? NULL : keep_cmdline ? meta->command : argv0;
+	struct stacks *stk;
+
+	snprintf(comm, sizeof(comm), "%s", meta_value(r, "comm"));
+	if (e && one_target && !pm.target_pid)
+		pm.target_pid = e->pid; /* -- COMMAND: its pid came after META */
+	if (e && one_target && !comm[0])
+		snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
+	pm.target_comm = comm[0] ? comm : NULL;
+	*prof = profile__new(&pm);
+	stk = *prof ? stacks__new(pc, *prof, so) : NULL;
+	if (stk)
+		stacks__set_ksym(stk, ksyms__name, ksyms);
+	return stk;
+}
+
+int report__capture(const struct sfprof_opts *opts, const char *input, struct profile **out)
+{
+	struct sfprof_opts o = *opts;
 	struct capfile_reader *r = NULL;
 	struct capfile_record rec;
 	struct proc_cache *pc = NULL;
@@ -75,25 +132,8 @@ int cmd_report(int argc, char **argv)
 	uint64_t t0, pass_ns[16] = { 0 };
 	int err = 0, rc, status = 1, repeat;
 
-	/*
-	 * A report is one short batch: freed memory stays in the heap for
-	 * the next allocation instead of going back to the kernel (a symbol
-	 * table's sort scratch, the tables that grow by doubling), and the
-	 * heap grows in large steps. Every fresh page costs a fault (1.7 us
-	 * each on the VM this was measured on): 1225 -> 920 faults and 6%
-	 * less CPU time for a 5 s capture.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	mallopt(M_TOP_PAD, 8 << 20);
-
-	sfprof_opts__init(&o, SFPROF_CMD_REPORT);
-	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
-		return SFPROF_EXIT_USAGE;
-	if (o.help)
-		return 0;
-	if (report_output__check(o.output))
-		return SFPROF_EXIT_USAGE;
+	*out = NULL;
+	o.input = input;
 	r = capfile_reader__open(o.input, &err);
 	if (!r) {
 		fprintf(stderr, "sfprof: %s: %s\n", o.input,
@@ -101,8 +141,18 @@ int cmd_report(int argc, char **argv)
 		return err == -ENOENT || err <= -2000 ? SFPROF_EXIT_USAGE : 1;
 	}
 	meta = capfile_reader__meta(r);
-	if (!event_given(argc, argv) && strcmp(meta->event, "futex") == 0)
+	if (!o.event_given && strcmp(meta->event, "futex") == 0)
 		o.event = SFPROF_SEL_FUTEX;
+	if (o.event_given && !capture_has_event(meta->event, sfprof_event__name(o.event))) {
+		fprintf(stderr, "sfprof: %s holds no %s events: it was recorded with -e %s "
+			"(report it without -e)\n", o.input, sfprof_event__name(o.event),
+			meta->event[0] ? meta->event : "?");
+		goto out;
+	}
+	if (sfprof_opts__check_events(&o, stderr)) {
+		status = SFPROF_EXIT_USAGE;
+		goto out;
+	}
 	so.kind = o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU;
 	/* a capture recorded with --kernel reports its kernel frames */
 	if (meta->kernel_stacks)
@@ -120,27 +170,10 @@ int cmd_report(int argc, char **argv)
 				      .full_names = o.full_names,
 				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
-	/* the capture holds the whole command line; what leaves the machine
-	 * in an SVG or pprof is argv[0] (up to the first space) unless
-	 * --keep-cmdline: arguments hold secrets (--password=...) */
-	char argv0[512];
-	snprintf(argv0, sizeof(argv0), "%.*s", (int)strcspn(meta->command, " "),
-		 meta->command);
-	struct profile_meta pm = {
-		.kind = so.kind,
-		.hz = meta->hz,
-		.target_pid = meta->pid,
-		.target_cmdline = !meta->command[0] ? NULL :
-				  o.keep_cmdline ? meta->command : argv0,
-		.start_unix_ns = meta->start_unix_ns,
-	};
-	prof = pc ? profile__new(&pm) : NULL;
-	stk = prof ? stacks__new(pc, prof, &so) : NULL;
-	if (!stk) {
+	if (!pc) {
 		fprintf(stderr, "sfprof: out of memory\n");
 		goto out;
 	}
-	stacks__set_ksym(stk, ksyms__name, &ksyms);
 	ksyms.loaded = 1; /* names come from the capture, not this kernel */
 
 	/* pass timing in CPU time: benchmarks run on shared machines */
@@ -193,6 +226,8 @@ int cmd_report(int argc, char **argv)
 					o.input);
 			break;
 		case CAPFILE_REC_EVENT:
+			if (!stk && !(stk = report_stacks(pc, &prof, &so, r, rec.event.e, &ksyms, o.keep_cmdline)))
+				goto out_err;
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;
 			last_ts = rec.event.e->ts_ns;
@@ -247,11 +282,12 @@ int cmd_report(int argc, char **argv)
 			"interrupted?); the report covers its %" PRIu64 " events\n",
 			o.input, events);
 	}
+	if (!stk && !(stk = report_stacks(pc, &prof, &so, r, NULL, &ksyms, o.keep_cmdline)))
+		goto out_err;
 	profile__set_duration(prof, last_ts - first_ts);
 	if (stacks__flush(stk))
 		goto out_err;
 	proc_cache__for_each_problem(pc, report__print_problem, &problems);
-	err = report__write_profile(prof, &o);
 	if (o.stats) {
 		struct stacks_stats st;
 		struct proc_stats ps;
@@ -261,7 +297,9 @@ int cmd_report(int argc, char **argv)
 		proc_cache__stats(pc, &ps);
 		proc_stats__print(&ps, stderr);
 	}
-	status = err ? 1 : 0;
+	*out = prof;
+	prof = NULL;
+	status = 0;
 	goto out;
 
 out_err:
@@ -273,5 +311,37 @@ out:
 	capfile_reader__free(r);
 	ksyms__free(&ksyms);
 	free(ks.v);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct sfprof_opts o;
+	struct profile *prof = NULL;
+	int status;
+
+	/*
+	 * A report is one short batch: freed memory stays in the heap for
+	 * the next allocation instead of going back to the kernel (a symbol
+	 * table's sort scratch, the tables that grow by doubling), and the
+	 * heap grows in large steps. Every fresh page costs a fault (1.7 us
+	 * each on the VM this was measured on): 1225 -> 920 faults and 6%
+	 * less CPU time for a 5 s capture.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_TOP_PAD, 8 << 20);
+
+	sfprof_opts__init(&o, SFPROF_CMD_REPORT);
+	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
+		return SFPROF_EXIT_USAGE;
+	if (o.help)
+		return 0;
+	if (report_output__check(o.output))
+		return SFPROF_EXIT_USAGE;
+	status = report__capture(&o, o.input, &prof);
+	if (!status && report__write_profile(prof, &o))
+		status = 1;
+	profile__free(prof);
 	return status;
 }

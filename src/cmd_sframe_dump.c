@@ -19,6 +19,7 @@
 
 #include "cfi.h"
 #include "cmd.h"
+#include "options.h"
 #include "sframe.h"
 #include "util.h"
 
@@ -28,15 +29,6 @@
 #ifndef SHT_GNU_SFRAME
 #define SHT_GNU_SFRAME 0x6ffffff4
 #endif
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: sfprof sframe-dump FILE\n"
-		   "       sfprof sframe-dump --raw FILE --base ADDR\n"
-		   "       sfprof sframe-dump --from-eh-frame FILE\n"
-		   "Print the SFrame section of FILE in the format of "
-		   "objdump --sframe.\n");
-}
 
 /* objdump's BFD target name for the ELF header. */
 static void elf_format_name(const GElf_Ehdr *eh, char *buf, size_t sz)
@@ -214,54 +206,27 @@ static int dump_raw(const char *path, uint64_t base)
 
 int cmd_sframe_dump(int argc, char **argv)
 {
-	const char *file = NULL, *base_str = NULL;
-	int raw = 0, from_eh = 0, rc;
+	struct sfprof_opts o;
+	const char *file;
+	int raw, from_eh, rc;
 	uint64_t base = 0;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--raw")) {
-			raw = 1;
-		} else if (!strcmp(a, "--from-eh-frame")) {
-			from_eh = 1;
-		} else if (!strcmp(a, "--base")) {
-			if (++i >= argc) {
-				fprintf(stderr, "sfprof: --base needs an address\n");
-				return 2;
-			}
-			base_str = argv[i];
-		} else if (!strncmp(a, "--base=", 7)) {
-			base_str = a + 7;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "sfprof: sframe-dump: unknown option %s\n",
-				a);
-			usage(stderr);
-			return 2;
-		} else if (!file) {
-			file = a;
-		} else {
-			fprintf(stderr, "sfprof: sframe-dump: one file only\n");
-			return 2;
-		}
-	}
-	if (!file || (raw && !base_str) || (!raw && base_str) ||
-	    (raw && from_eh)) {
-		usage(stderr);
-		return 2;
-	}
-	if (base_str) {
+	sfprof_opts__init(&o, SFPROF_CMD_SFRAME_DUMP);
+	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
+		return SFPROF_EXIT_USAGE;
+	if (o.help)
+		return 0;
+	file = o.input;
+	raw = o.sframe_raw;
+	from_eh = o.from_eh_frame;
+	if (o.sframe_base) {
 		char *end;
 
 		errno = 0;
-		base = strtoull(base_str, &end, 0);
-		if (errno || end == base_str || *end) {
-			fprintf(stderr, "sfprof: bad --base address '%s'\n",
-				base_str);
-			return 2;
+		base = strtoull(o.sframe_base, &end, 0);
+		if (errno || end == o.sframe_base || *end) {
+			fprintf(stderr, "sfprof: bad --base address '%s'\n", o.sframe_base);
+			return SFPROF_EXIT_USAGE;
 		}
 	}
 	rc = raw ? dump_raw(file, base) : dump_elf(file, from_eh);

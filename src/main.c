@@ -507,6 +507,7 @@ static const struct subcmd subcmds[] = {
 	{ "record", cmd_record },
 	{ "report", cmd_report },
 	{ "sframe-dump", cmd_sframe_dump },
+	{ "diff", cmd_diff },
 };
 
 int main(int argc, char **argv)

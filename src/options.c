@@ -1,68 +1,26 @@
 // SPDX-License-Identifier: MIT
-/* sfprof's command line: argv -> struct sfprof_opts. */
-#include <ctype.h>
+/*
+ * sfprof's command line: argv -> struct sfprof_opts, with getopt's tables
+ * built from the option table (src/options_table.c) for one subcommand.
+ */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "options_int.h"
 #include "sfprof_event.h"
 
-enum {
-	OPT_MIN_WAIT = 0x100,
-	OPT_STACK_SIZE,
-	OPT_STATS,
-	OPT_KERNEL,
-	OPT_NO_DEMANGLE,
-	OPT_BY_LOCK,
-	OPT_PER_THREAD,
-	OPT_QUIET,
-	OPT_DUMP_EVENTS,
-	OPT_RING_MB,
-	OPT_CPU_EVENT,
-	OPT_KEEP_CMDLINE,
-	OPT_BUILDID_DIR,
-	OPT_NO_BUILDID_CACHE,
-	OPT_PER_PROCESS,
-	OPT_CGROUP,
-	OPT_NO_INHERIT,
-	OPT_FULL_NAMES,
-	OPT_NO_INLINE,
-};
+#define BAD(...)                                                               \
+	do {                                                                   \
+		fprintf(err, "sfprof: " __VA_ARGS__);                          \
+		fputc('\n', err);                                              \
+		return -EINVAL;                                                \
+	} while (0)
 
-static const struct option long_opts[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
-	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ "full-names", no_argument, NULL, OPT_FULL_NAMES },
-	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-	{ "by-lock", no_argument, NULL, OPT_BY_LOCK },
-	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-	{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
-	{ "all", no_argument, NULL, 'a' },
-	{ "cgroup", required_argument, NULL, OPT_CGROUP },
-	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
-	{ "keep-cmdline", no_argument, NULL, OPT_KEEP_CMDLINE },
-	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
-	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
-	{ "help", no_argument, NULL, 'h' },
-	/* hidden, for tests: raw records to a file; ring buffer size */
-	{ "dump-events", required_argument, NULL, OPT_DUMP_EVENTS },
-	{ "ring-mb", required_argument, NULL, OPT_RING_MB },
-	{ "cpu-event", required_argument, NULL, OPT_CPU_EVENT },
-	{ NULL, 0, NULL, 0 },
+static const char *const cmd_name[SFPROF_CMD__COUNT] = {
+	[SFPROF_CMD_LIVE] = "live", [SFPROF_CMD_RECORD] = "record",
+	[SFPROF_CMD_REPORT] = "report", [SFPROF_CMD_SFRAME_DUMP] = "sframe-dump",
+	[SFPROF_CMD_DIFF] = "diff",
 };
 
 void sfprof_opts__init(struct sfprof_opts *o, enum sfprof_subcmd cmd)
@@ -77,274 +35,139 @@ void sfprof_opts__init(struct sfprof_opts *o, enum sfprof_subcmd cmd)
 	o->ring_mb = 16;
 }
 
-void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
+static int takes(const struct sfprof_optdef *d, enum sfprof_subcmd cmd)
 {
-	if (cmd == SFPROF_CMD_REPORT) {
-		fprintf(f,
-			"usage: sfprof report [options] FILE\n"
-			"Unwind a capture written by `sfprof record` into a profile.\n");
-	} else if (cmd == SFPROF_CMD_RECORD) {
-		fprintf(f,
-			"usage: sfprof record -o FILE [options] TARGET\n"
-			"Capture raw events to FILE (mode 0600) for `sfprof report`.\n");
-	} else {
-		fprintf(f,
-			"usage: sfprof [options] TARGET\n"
-			"       sfprof record -o FILE [options] TARGET\n"
-			"       sfprof report [options] FILE\n"
-			"       sfprof sframe-dump [options] FILE\n"
-			"Profile a process: on-CPU samples or futex (lock) waits, unwound with SFrame.\n");
-	}
-	fprintf(f,
-		"\nOptions:\n"
-		"  -e, --event cpu|futex   what to measure (default: cpu)\n"
-		"  -F, --freq HZ           on-CPU samples per second per thread (default: %u)\n"
-		"      --cpu-event EV      what drives them: cycles (hardware), cpu-clock\n"
-		"                          (software) or auto (default: cycles where the\n"
-		"                          machine has a PMU, else cpu-clock)\n"
-		"  -d, --duration SEC      stop after SEC seconds (default: until the target\n"
-		"                          exits or SIGINT/SIGTERM/SIGHUP)\n"
-		"      --min-wait USEC     record futex waits of at least USEC (default: %u)\n"
-		"      --stack-size BYTES  user stack bytes copied per event (default: %u,\n"
-		"                          max %u)\n"
-		"  -o, --output FILE       write the profile to FILE (default: stdout)\n"
-		"  -f, --format FMT        folded|svg|pprof (default: by -o extension, else folded)\n"
-		"      --stats             print counters on stderr at the end (name: value)\n"
-		"\nTARGET (one of; descendants created during the run are followed):\n"
-		"  -- COMMAND [ARGS...]    start COMMAND and profile it; sfprof exits with\n"
-		"                          COMMAND's exit status\n"
-		"  -p, --pid PID[,PID...]  these processes (all their threads); may repeat\n"
-		"  -a, --all               every process on the machine but sfprof\n"
-		"      --cgroup DIR        the processes of a cgroup v2 directory and its\n"
-		"                          child cgroups (alone or with -a)\n"
-		"      --no-inherit        do not follow descendants (fork, exec chains)\n"
-		"\n"
-		"      --kernel            add kernel stacks (frames suffixed _[k])\n"
-		"      --no-demangle       keep C++ names mangled\n"
-		"      --full-names        C++ names with return type and parameters\n"
-		"                          (default: as perf script prints them)\n"
-		"      --no-inline         no inline frames or source lines from DWARF\n"
-		"      --by-lock           futex: root each stack at its lock address\n"
-		"      --per-thread        root each stack at comm-pid/tid (default: comm)\n"
-		"      --per-process       root each stack at comm-pid\n"
-		"      --quiet             no progress line on a terminal\n"
-		"      --keep-cmdline      name the whole command line in SVG/pprof\n"
-		"                          (default: only argv[0]; arguments can hold secrets)\n"
-		"      --buildid-dir DIR   record keeps the binaries it saw there, report\n"
-		"                          finds them there by build-id (default:\n"
-		"                          $XDG_CACHE_HOME or ~/.cache, /sfprof/buildid)\n"
-		"      --no-buildid-cache  neither keep nor look up binaries by build-id\n"
-		"  -h, --help              this help\n",
-		SFPROF_DEFAULT_HZ, SFPROF_DEFAULT_MIN_WAIT_US, SFPROF_STACK_DEFAULT,
-		SFPROF_STACK_MAX);
+	return (d->cmds >> cmd) & 1;
 }
 
-/* Whole-string unsigned decimal in [min, max]; 0 or -EINVAL. */
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+static void name_of(const struct sfprof_optdef *d, char *buf, size_t size)
 {
-	unsigned long long v;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	if (d->short_name)
+		snprintf(buf, size, "-%c", d->short_name);
+	else
+		snprintf(buf, size, "--%s", d->name);
 }
 
-static int parse_seconds(const char *s, uint64_t *ns)
+/* "live, record": the subcommands that take d's name */
+static void takers(const char *name, char *buf, size_t size)
 {
-	double v;
-	char *end;
+	unsigned mask = 0;
+	size_t n = 0;
 
-	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 1e7)
-		return -EINVAL;
-	*ns = (uint64_t)(v * 1e9);
-	return *ns ? 0 : -EINVAL;
+	buf[0] = 0;
+	for (size_t i = 0; i < sfprof_nr_optdefs; i++)
+		if (!strcmp(sfprof_optdefs[i].name, name))
+			mask |= sfprof_optdefs[i].cmds;
+	for (int c = 0; c < SFPROF_CMD__COUNT && n < size; c++)
+		if (mask & (1u << c))
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", cmd_name[c]);
+}
+
+/* The event bits an option applies to, as "-e futex" (for messages). */
+static void events_text(unsigned events, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (unsigned b = 1; b && n < size; b <<= 1)
+		if (events & b)
+			n += (size_t)snprintf(buf + n, size - n, "%s-e %s", n ? " or " : "",
+					      sfprof_event__name(b));
 }
 
 /*
- * "-p 1,2" and "-p 1 -p 2" alike: every PID is appended once, in the
- * order given. 0 or -EINVAL with one line on err.
+ * o->event is a mask of SFPROF_SEL_* bits (one today; several events in
+ * one run select several): an option applies when it means something for
+ * at least one of them.
  */
-static int parse_pid_list(struct sfprof_opts *o, const char *list, FILE *err)
+int sfprof_opts__check_events(const struct sfprof_opts *o, FILE *err)
 {
-	const char *p = list;
+	unsigned sel = (unsigned)o->event;
 
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char buf[24];
-		uint64_t v;
-		int i;
+	for (size_t i = 0; i < sfprof_nr_optdefs; i++) {
+		const struct sfprof_optdef *d = &sfprof_optdefs[i];
+		char nm[40], ev[64], chosen[64];
+		size_t n = 0;
 
-		if (len == 0 || len >= sizeof(buf)) {
-			fprintf(err, "sfprof: -p: expected process IDs (positive integers, "
-				"comma-separated), got '%s'\n", list);
-			return -EINVAL;
-		}
-		memcpy(buf, p, len);
-		buf[len] = 0;
-		if (parse_u64(buf, 1, INT_MAX, &v)) {
-			fprintf(err, "sfprof: -p: expected a process ID (a positive integer), "
-				"got '%s'\n", buf);
-			return -EINVAL;
-		}
-		for (i = 0; i < o->nr_pids && o->pids[i] != (pid_t)v; i++)
-			;
-		if (i == o->nr_pids) {
-			if (o->nr_pids == SFPROF_MAX_PIDS) {
-				fprintf(err, "sfprof: -p: at most %d processes (use --cgroup or -a "
-					"for more)\n", SFPROF_MAX_PIDS);
-				return -EINVAL;
-			}
-			o->pids[o->nr_pids++] = (pid_t)v;
-		}
-		if (!comma)
-			return 0;
-		p = comma + 1;
+		if (!((o->given[i / 64] >> (i % 64)) & 1) || !d->events || (d->events & sel))
+			continue;
+		name_of(d, nm, sizeof(nm));
+		events_text(d->events, ev, sizeof(ev));
+		chosen[0] = 0;
+		for (unsigned b = 1; b && n < sizeof(chosen); b <<= 1)
+			if (sel & b)
+				n += (size_t)snprintf(chosen + n, sizeof(chosen) - n, "%s%s",
+						      n ? "," : "", sfprof_event__name(b));
+		BAD("%s has no meaning for -e %s: it applies to %s", nm, chosen, ev);
 	}
+	return 0;
 }
 
-#define BAD(...)                                                               \
-	do {                                                                   \
-		fprintf(err, "sfprof: " __VA_ARGS__);                          \
-		fputc('\n', err);                                              \
-		return -EINVAL;                                                \
-	} while (0)
-
-int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
-		       FILE *out, FILE *err)
+/* A profile extension on record's -o: the user expects a profile. */
+static const char *profile_ext(const char *path)
 {
-	uint64_t v;
-	int c;
+	static const char *const exts[] = { ".svg", ".svgz", ".svg.gz", ".pb.gz", ".pb",
+					    ".pprof", ".folded", ".folded.gz", ".txt" };
+	size_t len = strlen(path);
 
-	opterr = 0;
-	optind = 0; /* full re-initialisation in glibc: parse may run twice */
-	/* '+': stop at the first non-option, so COMMAND keeps its own options */
-	while ((c = getopt_long(argc, argv, "+:e:F:d:o:f:p:ah", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (!strcmp(optarg, "cpu"))
-				o->event = SFPROF_SEL_CPU;
-			else if (!strcmp(optarg, "futex"))
-				o->event = SFPROF_SEL_FUTEX;
-			else
-				BAD("-e: unknown event '%s' (expected cpu or futex)", optarg);
-			break;
-		case 'F':
-			if (parse_u64(optarg, 1, SFPROF_MAX_HZ, &v))
-				BAD("-F: frequency must be an integer from 1 to %u, got '%s'",
-				    SFPROF_MAX_HZ, optarg);
-			o->freq = (uint32_t)v;
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &o->duration_ns))
-				BAD("-d: duration must be a positive number of seconds, got '%s'",
-				    optarg);
-			break;
-		case OPT_MIN_WAIT:
-			if (parse_u64(optarg, 0, UINT64_MAX / 1000, &v))
-				BAD("--min-wait: expected microseconds (an integer >= 0), got '%s'",
-				    optarg);
-			o->min_wait_us = v;
-			break;
-		case OPT_STACK_SIZE:
-			if (parse_u64(optarg, 0, SFPROF_STACK_MAX, &v))
-				BAD("--stack-size: expected bytes from 0 to %u, got '%s'",
-				    SFPROF_STACK_MAX, optarg);
-			o->stack_size = (uint32_t)v;
-			break;
-		case 'o':
-			if (!optarg[0])
-				BAD("-o: empty file name");
-			o->output = optarg;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "folded"))
-				o->format = PROFILE_FMT_FOLDED;
-			else if (!strcmp(optarg, "svg"))
-				o->format = PROFILE_FMT_SVG;
-			else if (!strcmp(optarg, "pprof"))
-				o->format = PROFILE_FMT_PPROF;
-			else
-				BAD("-f: unknown format '%s' (expected folded, svg or pprof)", optarg);
-			break;
-		case 'p':
-			if (parse_pid_list(o, optarg, err))
-				return -EINVAL;
-			break;
-		case 'a': o->all = 1; break;
-		case OPT_CGROUP:
-			if (!optarg[0])
-				BAD("--cgroup: empty directory name");
-			o->cgroup = optarg;
-			break;
-		case OPT_NO_INHERIT: o->no_inherit = 1; break;
-		case OPT_PER_PROCESS: o->per_process = 1; break;
-		case OPT_STATS: o->stats = 1; break;
-		case OPT_KERNEL: o->kernel = 1; break;
-		case OPT_NO_DEMANGLE: o->no_demangle = 1; break;
-		case OPT_FULL_NAMES: o->full_names = 1; break;
-		case OPT_NO_INLINE: o->no_inline = 1; break;
-		case OPT_BY_LOCK: o->by_lock = 1; break;
-		case OPT_PER_THREAD: o->per_thread = 1; break;
-		case OPT_QUIET: o->quiet = 1; break;
-		case OPT_KEEP_CMDLINE: o->keep_cmdline = 1; break;
-		case OPT_BUILDID_DIR:
-			if (!optarg[0])
-				BAD("--buildid-dir: empty directory name");
-			o->buildid_dir = optarg;
-			break;
-		case OPT_NO_BUILDID_CACHE: o->no_buildid_cache = 1; break;
-		case OPT_DUMP_EVENTS: o->dump_events = optarg; break;
-		case OPT_CPU_EVENT:
-			if (!strcmp(optarg, "auto"))
-				o->cpu_event = SFPROF_CPU_EVENT_AUTO;
-			else if (!strcmp(optarg, "cycles"))
-				o->cpu_event = SFPROF_CPU_EVENT_CYCLES;
-			else if (!strcmp(optarg, "cpu-clock"))
-				o->cpu_event = SFPROF_CPU_EVENT_CPU_CLOCK;
-			else
-				BAD("--cpu-event: unknown event '%s' (expected auto, cycles or cpu-clock)",
-				    optarg);
-			break;
-		case OPT_RING_MB:
-			if (parse_u64(optarg, 1, 1024, &v) || (v & (v - 1)))
-				BAD("--ring-mb: expected a power of two from 1 to 1024, got '%s'",
-				    optarg);
-			o->ring_mb = (uint32_t)v;
-			break;
-		case 'h':
-			sfprof_opts__usage(o->cmd, out);
-			o->help = 1;
-			return 0;
-		case ':':
-			BAD("option '%s' needs a value (see --help)", argv[optind - 1]);
-		default:
-			if (optopt)
-				BAD("unknown option '-%c' (see --help)", optopt);
-			BAD("unknown option '%s' (see --help)", argv[optind - 1]);
-		}
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t l = strlen(exts[i]);
+
+		if (len > l && !strcasecmp(path + len - l, exts[i]))
+			return exts[i];
 	}
+	return NULL;
+}
 
-	if (o->cmd == SFPROF_CMD_REPORT) {
-		if (optind != argc - 1)
-			BAD("report: expected one capture FILE (see --help)");
-		o->input = argv[optind];
+static int check_outputs(const struct sfprof_opts *o, FILE *err)
+{
+	size_t len = o->output ? strlen(o->output) : 0;
+	const char *ext;
+
+	if (o->cmd == SFPROF_CMD_RECORD) {
+		if (!o->output)
+			BAD("record: -o FILE is required (a capture file, e.g. -o run.sfcap)");
+		ext = profile_ext(o->output);
+		if (ext)
+			BAD("record: -o %s: record writes a capture, not a %s; name it "
+			    "FILE.sfcap and run `sfprof report -o %s FILE.sfcap`", o->output,
+			    strstr(ext, "svg") ? "flame graph" : strstr(ext, "p") ? "pprof profile"
+										: "folded profile",
+			    o->output);
 		return 0;
 	}
-	if (optind < argc) {
-		o->command = &argv[optind];
-		o->command_argc = argc - optind;
+	if (len > 6 && !strcasecmp(o->output + len - 6, ".sfcap"))
+		BAD("-o %s: a capture file is written by `sfprof record -o %s`; this command "
+		    "writes a profile (.svg, .folded, .pb.gz)", o->output, o->output);
+	return 0;
+}
+
+/* An option for some output formats only (--title: SVG) with another. */
+static int check_formats(const struct sfprof_opts *o, FILE *err)
+{
+	enum profile_format fmt = o->format != PROFILE_FMT_AUTO ? o->format
+				  : profile_format__from_path(o->output);
+	static const char *const fmt_name[] = {
+		[PROFILE_FMT_AUTO] = "folded", [PROFILE_FMT_FOLDED] = "folded",
+		[PROFILE_FMT_SVG] = "SVG", [PROFILE_FMT_PPROF] = "pprof",
+	};
+
+	for (size_t i = 0; i < sfprof_nr_optdefs; i++) {
+		const struct sfprof_optdef *d = &sfprof_optdefs[i];
+		char nm[40];
+
+		if (!((o->given[i / 64] >> (i % 64)) & 1) || !d->formats ||
+		    (d->formats & (1u << fmt)))
+			continue;
+		name_of(d, nm, sizeof(nm));
+		BAD("%s has no meaning for %s output: it draws the SVG flame graph (-o FILE.svg "
+		    "or -f svg)", nm, fmt_name[fmt]);
 	}
+	return 0;
+}
+
+static int check_target(const struct sfprof_opts *o, FILE *err)
+{
 	if ((o->nr_pids > 0) + !!o->all + !!o->command > 1)
 		BAD("give one target, not several: -p PID, -a or -- COMMAND (--cgroup DIR may go "
 		    "with -a)");
@@ -353,12 +176,194 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		    "not with -p or COMMAND");
 	if (!o->nr_pids && !o->all && !o->command && !o->cgroup)
 		BAD("no target: give -p PID, -a, --cgroup DIR or -- COMMAND (see --help)");
-	if (o->per_thread && o->per_process)
-		BAD("--per-thread and --per-process both choose the root: give one");
 	if (o->no_inherit && (o->all || o->cgroup))
 		BAD("--no-inherit applies to -p and COMMAND: -a and --cgroup see every "
 		    "process in scope");
-	if (o->cmd == SFPROF_CMD_RECORD && !o->output)
-		BAD("record: -o FILE is required");
 	return 0;
+}
+
+/* After the options: FILE, BASE NEW, or COMMAND, by subcommand. */
+static int take_operands(struct sfprof_opts *o, int argc, char **argv, FILE *err)
+{
+	int left = argc - optind;
+
+	switch (o->cmd) {
+	case SFPROF_CMD_REPORT:
+		if (left != 1)
+			BAD("report: expected one capture FILE, got %d (see --help)", left);
+		o->input = argv[optind];
+		return 0;
+	case SFPROF_CMD_SFRAME_DUMP:
+		if (left != 1)
+			BAD("sframe-dump: expected one FILE, got %d (see --help)", left);
+		o->input = argv[optind];
+		if (o->sframe_raw && !o->sframe_base)
+			BAD("sframe-dump: --raw needs --base ADDR (where the section is loaded)");
+		if (!o->sframe_raw && o->sframe_base)
+			BAD("sframe-dump: --base goes with --raw");
+		if (o->sframe_raw && o->from_eh_frame)
+			BAD("sframe-dump: --raw and --from-eh-frame exclude each other");
+		return 0;
+	case SFPROF_CMD_DIFF:
+		if (left != 2)
+			BAD("diff: expected BASE and NEW (folded files or captures), got %d "
+			    "operand(s)", left);
+		o->diff_base = argv[optind];
+		o->input = argv[optind + 1];
+		return 0;
+	default:
+		break;
+	}
+	if (left > 0) {
+		o->command = &argv[optind];
+		o->command_argc = left;
+	}
+	return check_target(o, err);
+}
+
+/*
+ * getopt's tables: every name is known (so an option of another
+ * subcommand gets its own message), the subcommand's own entry first
+ * (getopt_long takes the first exact match).
+ */
+struct opt_tables {
+	struct option lo[128 + 1];
+	int idx[128];	/* lo[k] -> table entry */
+	char shorts[128 * 2 + 4];
+};
+
+static void build_tables(struct opt_tables *t, enum sfprof_subcmd cmd)
+{
+	size_t nlo = 0, ns = 0;
+
+	/* '+': live and record stop at the first non-option (COMMAND keeps
+	 * its own options); the others permute, so options may follow FILE */
+	if (cmd == SFPROF_CMD_LIVE || cmd == SFPROF_CMD_RECORD)
+		t->shorts[ns++] = '+';
+	t->shorts[ns++] = ':';
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < sfprof_nr_optdefs; i++) {
+			const struct sfprof_optdef *d = &sfprof_optdefs[i];
+			size_t k;
+
+			if (takes(d, cmd) != !pass)
+				continue;
+			for (k = 0; k < nlo && strcmp(t->lo[k].name, d->name); k++)
+				;
+			if (k < nlo)
+				continue;
+			t->lo[nlo] = (struct option){ d->name, d->arg ? required_argument : no_argument,
+						      NULL, 0x100 + (int)nlo };
+			t->idx[nlo++] = (int)i;
+			if (d->short_name && !memchr(t->shorts, d->short_name, ns)) {
+				t->shorts[ns++] = d->short_name;
+				if (d->arg)
+					t->shorts[ns++] = ':';
+			}
+		}
+	}
+	t->lo[nlo] = (struct option){ NULL, 0, NULL, 0 };
+	t->shorts[ns] = 0;
+}
+
+/* The entry for short option c: the subcommand's, else any. */
+static int short_entry(int c, enum sfprof_subcmd cmd)
+{
+	int any = -1;
+
+	for (size_t i = 0; i < sfprof_nr_optdefs; i++) {
+		if (sfprof_optdefs[i].short_name != c)
+			continue;
+		if (takes(&sfprof_optdefs[i], cmd))
+			return (int)i;
+		if (any < 0)
+			any = (int)i;
+	}
+	return any;
+}
+
+int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
+		       FILE *out, FILE *err)
+{
+	static struct opt_tables t;
+	int c, ret;
+
+	build_tables(&t, o->cmd);
+	opterr = 0;
+	optind = 0; /* full re-initialisation in glibc: parse may run twice */
+	while ((c = getopt_long(argc, argv, t.shorts, t.lo, NULL)) != -1) {
+		const struct sfprof_optdef *d;
+		char nm[40], who[80];
+		int i;
+
+		if (c == ':')
+			BAD("option '%s' needs a value (see --help)", argv[optind - 1]);
+		if (c == '?') {
+			if (optopt)
+				BAD("unknown option '-%c' (see --help)", optopt);
+			BAD("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+		i = c >= 0x100 ? t.idx[c - 0x100] : short_entry(c, o->cmd);
+		if (i < 0)
+			BAD("unknown option '-%c' (see --help)", c);
+		d = &sfprof_optdefs[i];
+		if (!takes(d, o->cmd)) {
+			name_of(d, nm, sizeof(nm));
+			takers(d->name, who, sizeof(who));
+			if (o->cmd == SFPROF_CMD_LIVE)
+				BAD("%s is not a live option (it is for: %s; see sfprof --help)", nm,
+				    who);
+			BAD("%s: %s is not a %s option (it is for: %s; see sfprof %s --help)",
+			    cmd_name[o->cmd], nm, cmd_name[o->cmd], who, cmd_name[o->cmd]);
+		}
+		o->given[i / 64] |= 1ull << (i % 64);
+		if (d->set) {
+			ret = d->set(o, optarg, err);
+			if (ret)
+				return ret;
+		} else {
+			*(int *)((char *)o + d->flag_off) = 1;
+		}
+		if (o->help) {
+			sfprof_opts__usage(o->cmd, out);
+			return 0;
+		}
+		if (o->version) {
+			sfprof_opts__print_version(out);
+			o->help = 1;
+			return 0;
+		}
+	}
+	ret = take_operands(o, argc, argv, err);
+	if (ret)
+		return ret;
+	if (o->per_thread && o->per_process)
+		BAD("--per-thread and --per-process both choose the root: give one");
+	if (o->cmd != SFPROF_CMD_SFRAME_DUMP && o->output && (ret = check_outputs(o, err)))
+		return ret;
+	if (o->cmd == SFPROF_CMD_RECORD && !o->output)
+		return check_outputs(o, err);
+	if ((ret = check_formats(o, err)))
+		return ret;
+	/* report: the capture says what it holds; checked once it is open */
+	if (o->cmd != SFPROF_CMD_REPORT || o->event_given)
+		return sfprof_opts__check_events(o, err);
+	return 0;
+}
+
+int sfprof_opts__check_output(const struct sfprof_opts *o, FILE *err)
+{
+	int ret = profile__check_output(o->output);
+	const char *why;
+
+	switch (ret) {
+	case 0: return 0;
+	case -ENOENT: why = "its directory does not exist"; break;
+	case -ENOTDIR: why = "a part of its directory is not a directory"; break;
+	case -EACCES: case -EPERM: case -EROFS: why = "its directory is not writable"; break;
+	case -EISDIR: why = "it is a directory (give a file name)"; break;
+	default: why = strerror(-ret);
+	}
+	fprintf(err, "sfprof: -o %s: cannot write there: %s\n", o->output, why);
+	return ret;
 }

@@ -40,7 +40,7 @@ enum {
 	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
 	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
-	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3, LABEL_KEY = 1, LABEL_STR = 2,
 	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
 	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
@@ -179,8 +179,9 @@ struct pp_state {
 	const struct profile *p;
 	uint32_t nstr;
 	/* extra strings appended after the profile's */
-	const char *extra[16];
-	uint32_t nr_extra;
+	const char **extra;
+	uint32_t nr_extra, cap_extra;
+	int diff; /* a prof__diff_merged profile: marked roots are BASE's */
 	struct pp_mapping *maps;
 	uint32_t nr_maps;
 	uint32_t *map_of_dso; /* dso string id -> mapping index + 1 (chain head) */
@@ -197,8 +198,15 @@ static uint32_t pp_str(struct pp_state *st, const char *s)
 		if (!strcmp(st->extra[i], s))
 			return st->nstr + i;
 	}
-	if (st->nr_extra >= sizeof(st->extra) / sizeof(st->extra[0]))
-		return 0;
+	if (st->nr_extra == st->cap_extra) {
+		uint32_t cap = st->cap_extra ? 2 * st->cap_extra : 16;
+		const char **e = realloc(st->extra, cap * sizeof(*e));
+
+		if (!e)
+			return 0;
+		st->extra = e;
+		st->cap_extra = cap;
+	}
 	st->extra[st->nr_extra] = s;
 	return st->nstr + st->nr_extra++;
 }
@@ -313,10 +321,13 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	for (size_t i = 0; i < nst && !g->err; i++) {
 		const struct prof_stack *s = &stacks[i];
 
+		const char *root = prof__str(p, s->root);
+		int is_base = st->diff && root[0] == PROF_DIFF_BASE_MARK[0];
+
 		packed.len = 0;
 		for (uint32_t k = s->n; k-- > 0;)
 			pb_varint(&packed, (uint64_t)ids[s->off + k] + 1);
-		if (s->root) {
+		if (s->root && !(is_base && !root[1])) {
 			if (!st->root_loc[s->root])
 				st->root_loc[s->root] = next_loc++;
 			pb_varint(&packed, st->root_loc[s->root]);
@@ -324,8 +335,15 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 		if (packed.len)
 			pb_bytes(&m, SAMPLE_LOCATION_ID, packed.d, packed.len);
 		sub.len = 0;
-		pb_varint(&sub, s->weight);
+		/* BASE negated and labelled, as pprof -diff_base does it */
+		pb_varint(&sub, is_base ? (uint64_t)-(int64_t)s->weight : s->weight);
 		pb_bytes(&m, SAMPLE_VALUE, sub.d, sub.len);
+		if (is_base) {
+			sub.len = 0;
+			pb_uint(&sub, LABEL_KEY, pp_str(st, "pprof::base"));
+			pb_uint(&sub, LABEL_STR, pp_str(st, "true"));
+			pb_bytes(&m, SAMPLE_LABEL, sub.d, sub.len);
+		}
 		if (packed.err || sub.err)
 			m.err = -ENOMEM;
 		gz_msg(g, PROFILE_SAMPLE, &m);
@@ -377,10 +395,14 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 			continue;
 		fid = st->func_user[sid];
 		if (!fid) {
+			const char *name = prof__str(p, sid);
+			uint32_t nid = st->diff && name[0] == PROF_DIFF_BASE_MARK[0]
+					       ? pp_str(st, name + 1) : sid;
+
 			fid = st->func_user[sid] = ++st->nr_funcs;
 			pb_uint(&m, FUNCTION_ID, fid);
-			pb_uint(&m, FUNCTION_NAME, sid);
-			pb_uint(&m, FUNCTION_SYSTEM_NAME, sid);
+			pb_uint(&m, FUNCTION_NAME, nid);
+			pb_uint(&m, FUNCTION_SYSTEM_NAME, nid);
 			gz_msg(g, PROFILE_FUNCTION, &m);
 		}
 		pb_uint(&m, LOCATION_ID, st->root_loc[sid]);
@@ -431,9 +453,28 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	return g->err;
 }
 
+static int write_pprof(const struct profile *p, int diff, FILE *f);
+
 int profile__write_pprof(const struct profile *p, FILE *f)
 {
-	struct pp_state st = { .p = p };
+	struct profile *m;
+	int err;
+
+	if (!p || !f)
+		return -EINVAL;
+	if (!profile__render(p)->diff_base)
+		return write_pprof(p, 0, f);
+	m = prof__diff_merged(p);
+	if (!m)
+		return -errno;
+	err = write_pprof(m, 1, f);
+	profile__free(m);
+	return err;
+}
+
+static int write_pprof(const struct profile *p, int diff, FILE *f)
+{
+	struct pp_state st = { .p = p, .diff = diff };
 	struct pb_gz *g = NULL;
 	const struct prof_frame *fr;
 	uint32_t nfr;
@@ -489,5 +530,6 @@ err_out:
 	free(st.func_kernel);
 	free(st.root_loc);
 	free(st.frame_map);
+	free(st.extra);
 	return err;
 }

@@ -41,6 +41,7 @@ struct strtab {
 
 struct profile {
 	struct profile_meta meta; /* strings point into strs */
+	struct profile_render render; /* title points into strs */
 	struct strtab strs;
 
 	struct prof_frame *frames;
@@ -331,6 +332,22 @@ void profile__set_duration(struct profile *p, uint64_t duration_ns)
 {
 	if (p)
 		p->meta.duration_ns = duration_ns;
+}
+
+int profile__set_render(struct profile *p, const struct profile_render *r)
+{
+	int64_t id = strtab__intern_str(&p->strs, r->title);
+
+	if (id < 0)
+		return -ENOMEM;
+	p->render = *r;
+	p->render.title = id ? p->strs.strs[id] : NULL;
+	return 0;
+}
+
+const struct profile_render *profile__render(const struct profile *p)
+{
+	return &p->render;
 }
 
 const struct profile_meta *profile__meta(const struct profile *p)
@@ -646,6 +663,11 @@ void prof_named__release(struct prof_named *nm)
 
 int prof__named(const struct profile *p, struct prof_named *out)
 {
+	return prof__named_rev(p, 0, out);
+}
+
+int prof__named_rev(const struct profile *p, int reverse, struct prof_named *out)
+{
 	uint32_t nstr = prof__nr_strs(p), *order = NULL, *rank = NULL, *slots = NULL;
 	size_t size = 64, total_ids = 0;
 	struct named_ctx ctx;
@@ -681,7 +703,7 @@ int prof__named(const struct profile *p, struct prof_named *out)
 		if (s->root)
 			dst[n++] = s->root;
 		for (uint32_t k = 0; k < s->n; k++)
-			dst[n++] = p->frames[p->ids[s->off + k]].disp;
+			dst[n++] = p->frames[p->ids[s->off + (reverse ? s->n - 1 - k : k)]].disp;
 		for (uint32_t k = 0; k < n; k++)
 			h = hash_mix(h, dst[k]);
 		h = hash_mix(h, n);
@@ -731,6 +753,8 @@ static int write_folded(const struct profile *p, FILE *f, int esc)
 	struct prof_named nm;
 	int err;
 
+	if (p->render.diff_base)
+		return prof__write_folded_diff(p, f);
 	err = prof__named(p, &nm);
 	if (err)
 		return err;
@@ -885,11 +909,30 @@ enum profile_format profile_format__from_path(const char *path)
 {
 	if (!path)
 		return PROFILE_FMT_FOLDED;
-	if (ends_with(path, ".svg"))
+	if (ends_with(path, ".svg") || ends_with(path, ".svgz") || ends_with(path, ".svg.gz"))
 		return PROFILE_FMT_SVG;
 	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof") || ends_with(path, ".pb"))
 		return PROFILE_FMT_PPROF;
 	return PROFILE_FMT_FOLDED;
+}
+
+static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f);
+
+/* .gz/.svgz: folded and SVG through gzip (pprof is gzipped already) */
+static int write_out(const struct profile *p, enum profile_format fmt, const char *path, FILE *f)
+{
+	FILE *z;
+	int err;
+
+	if (fmt == PROFILE_FMT_PPROF || !profile_format__gzip_path(path))
+		return write_fmt(p, fmt, f);
+	z = profile__gzip_stream(f);
+	if (!z)
+		return -errno;
+	err = write_fmt(p, fmt, z);
+	if (fclose(z) && !err)
+		err = -EIO;
+	return err;
 }
 
 static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f)
@@ -937,7 +980,7 @@ int profile__write(const struct profile *p, enum profile_format fmt, const char 
 		util__out_abort(&out);
 		return err;
 	}
-	err = write_fmt(p, fmt, f);
+	err = write_out(p, fmt, path, f);
 	out.fd = -1; /* fclose() closes it */
 	if (fclose(f) && !err)
 		err = errno ? -errno : -EIO;

@@ -36,7 +36,11 @@ void report__print_problem(void *ctx, const char *path, const char *what,
 
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
 {
-	int err = profile__write(prof, o->format, o->output);
+	struct profile_render r = { o->title, o->inverted, o->reverse };
+	int err = profile__set_render(prof, &r);
+
+	if (!err)
+		err = profile__write(prof, o->format, o->output);
 
 	if (err)
 		fprintf(stderr, "sfprof: writing %s: %s\n",
@@ -77,6 +81,31 @@ static const char *join_argv(char *buf, size_t size, char **argv, int argc)
 	return buf;
 }
 
+
+/* The comm of a single target: COMMAND's as exec will set it (the base
+ * name, at most 15 bytes), or -p PID's from /proc. "" when there is none. */
+void report__target_comm(const struct sfprof_opts *o, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = 0;
+	if (o->command) {
+		const char *b = strrchr(o->command[0], '/');
+
+		snprintf(buf, size, "%.15s", b ? b + 1 : o->command[0]);
+	} else if (o->nr_pids == 1 && !o->all && !o->cgroup) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)o->pids[0]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(buf, (int)size, f))
+				buf[strcspn(buf, "\n")] = 0;
+			else
+				buf[0] = 0;
+			fclose(f);
+		}
+	}
+}
 
 struct report_sink {
 	int record;
@@ -200,6 +229,11 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 			.command = cmd,
 			.kernel_stacks = o->kernel ? 1 : 0,
 		};
+		char comm[SFPROF_COMM_LEN + 1] = "";
+
+		/* report's titles name the target as live ones do */
+		report__target_comm(o, comm, sizeof(comm));
+		m.comm = comm;
 		/* the whole command line: a capture stays 0600 on this
 		 * machine, and report --keep-cmdline may want it */
 		if (o->command)

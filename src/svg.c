@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,8 @@ struct svg_state {
 	uint64_t total;
 	uint64_t min_w;	 /* narrowest weight drawn */
 	uint32_t height;
+	int inverted;	 /* --inverted: root on top */
+	struct svg_diff *diff; /* sfprof diff: colour by change against a base */
 	/* pass 1 results */
 	size_t drawn, dropped;
 	uint32_t max_depth;
@@ -158,6 +161,98 @@ struct svg_state {
 	 * shows (0: none known) */
 	uint32_t *src;
 };
+
+/*
+ * sfprof diff: widths follow NEW (st->p); each node's BASE weight is the
+ * sum of the BASE stacks it prefixes, found by binary search in BASE's
+ * stacks, which prof__named sorts by name element by element (shorter
+ * first), so the stacks under one prefix are one run. BASE is scaled to
+ * NEW's total (flamegraph.pl's difffolded.pl -n) and the colour is
+ * flamegraph.pl's: red for growth, blue for shrinkage, deeper as the
+ * change nears the largest one in the graph.
+ */
+struct svg_diff {
+	const struct profile *base;
+	struct prof_named nm;
+	uint64_t *cum;	 /* cum[i]: weight of BASE stacks [0, i) */
+	double scale;	 /* NEW total / BASE total */
+	double maxdelta; /* largest |new - scaled base| of a drawn node */
+};
+
+/* <0, 0 (s starts with path), >0: s against path[0..n) */
+static int diff_cmp(const struct svg_diff *d, size_t i, const struct profile *p,
+		    const uint32_t *path, uint32_t n)
+{
+	const struct prof_named_stack *s = &d->nm.stacks[i];
+	uint32_t k;
+
+	for (k = 0; k < n && k < s->n; k++) {
+		int c = strcmp(prof__str(d->base, d->nm.ids[s->off + k]), prof__str(p, path[k]));
+
+		if (c)
+			return c;
+	}
+	return k < n ? -1 : 0;
+}
+
+static size_t diff_bound(const struct svg_diff *d, const struct profile *p, const uint32_t *path,
+			 uint32_t n, int upper)
+{
+	size_t lo = 0, hi = d->nm.nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = diff_cmp(d, mid, p, path, n);
+
+		if (c < 0 || (upper && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t diff_base_weight(const struct svg_state *st, const uint32_t *path, uint32_t n)
+{
+	const struct svg_diff *d = st->diff;
+
+	return d->cum[diff_bound(d, st->p, path, n, 1)] - d->cum[diff_bound(d, st->p, path, n, 0)];
+}
+
+static void svg_diff__measure(struct svg_state *st, const uint32_t *path, uint32_t n, uint64_t w)
+{
+	double delta = fabs((double)w - st->diff->scale * (double)diff_base_weight(st, path, n));
+
+	if (delta > st->diff->maxdelta)
+		st->diff->maxdelta = delta;
+}
+
+/* The colour, and "base 40 samples [44 normalised], +25.00%" for the title */
+static void svg_diff__describe(const struct svg_state *st, const uint32_t *path, uint32_t n,
+			       uint64_t w, char *color, char *text, size_t size)
+{
+	uint64_t b = diff_base_weight(st, path, n);
+	double scaled = st->diff->scale * (double)b, delta = (double)w - scaled;
+	double m = st->diff->maxdelta;
+	char bbuf[48], sbuf[48];
+	int r = 235, g = 235, bl = 235; /* unchanged */
+
+	if (m > 0 && delta > 0.5) {
+		r = 255;
+		g = bl = (int)(210 * (m - delta) / m);
+	} else if (m > 0 && delta < -0.5) {
+		bl = 255;
+		r = g = (int)(210 * (m + delta) / m);
+	}
+	snprintf(color, 8, "#%02x%02x%02x", r, g, bl);
+	fmt_weight(st->diff->base, bbuf, sizeof(bbuf), b);
+	fmt_weight(st->p, sbuf, sizeof(sbuf), (uint64_t)(scaled + 0.5));
+	if (!b)
+		snprintf(text, size, "not in BASE");
+	else
+		snprintf(text, size, "base %s [%s normalised], %+.2f%%", bbuf, sbuf,
+			 100.0 * delta / scaled);
+}
 
 /*
  * The source position each name's tooltip shows: of all frames printed
@@ -224,12 +319,14 @@ static size_t label_fit(const char *name, double w, int *dots)
 	return len;
 }
 
-static void svg_node(struct svg_state *st, uint32_t name_id, uint32_t depth, uint64_t x,
+/* path: the node's display ids, root first, depth of them */
+static void svg_node(struct svg_state *st, const uint32_t *path, uint32_t depth, uint64_t x,
 		     uint64_t w)
 {
+	uint32_t name_id = path[depth - 1];
 	const char *name = prof__str(st->p, name_id);
 	const struct prof_frame *src = NULL;
-	char color[8], wbuf[48];
+	char color[8], wbuf[48], dbuf[160] = "";
 	double px, pw, y;
 	size_t fit;
 	int dots;
@@ -244,13 +341,19 @@ static void svg_node(struct svg_state *st, uint32_t name_id, uint32_t depth, uin
 		st->drawn++;
 		if (depth > st->max_depth)
 			st->max_depth = depth;
+		if (st->diff)
+			svg_diff__measure(st, path, depth, w);
 		return;
 	}
 	px = SVG_XPAD + x * st->scale;
 	pw = w * st->scale;
-	y = st->height - SVG_BOTTOM - (depth + 1.0) * SVG_FRAME_H;
-	frame_color(st->p, name, depth, color, sizeof(color));
+	y = st->inverted ? SVG_TOP + (double)depth * SVG_FRAME_H
+			 : st->height - SVG_BOTTOM - (depth + 1.0) * SVG_FRAME_H;
 	fmt_weight(st->p, wbuf, sizeof(wbuf), w);
+	if (st->diff)
+		svg_diff__describe(st, path, depth, w, color, dbuf, sizeof(dbuf));
+	else
+		frame_color(st->p, name, depth, color, sizeof(color));
 	if (st->src && st->src[name_id]) {
 		uint32_t nfr;
 
@@ -258,7 +361,8 @@ static void svg_node(struct svg_state *st, uint32_t name_id, uint32_t depth, uin
 	}
 	fputs("<g><title>", f);
 	xml_puts(f, name, SIZE_MAX);
-	fprintf(f, " (%s, %.2f%%)", wbuf, 100.0 * w / st->total);
+	fprintf(f, " (%s%s, %.2f%%%s%s)", st->diff ? "new " : "", wbuf, 100.0 * w / st->total,
+		dbuf[0] ? ", " : "", dbuf);
 	if (src) {
 		/* "NAME (WEIGHT, PCT%) FILE:LINE" */
 		fputc(' ', f);
@@ -297,7 +401,7 @@ static int svg_walk(struct svg_state *st, const struct prof_named *nm)
 		while (common < prev_n && common < s->n && prev[common] == ids[common])
 			common++;
 		for (uint32_t d = prev_n; d-- > common;)
-			svg_node(st, prev[d], d + 1, open_x[d], cum - open_x[d]);
+			svg_node(st, prev, d + 1, open_x[d], cum - open_x[d]);
 		for (uint32_t d = common; d < s->n; d++)
 			open_x[d] = cum;
 		cum += s->weight;
@@ -305,7 +409,7 @@ static int svg_walk(struct svg_state *st, const struct prof_named *nm)
 		prev_n = s->n;
 	}
 	for (uint32_t d = prev_n; d-- > 0;)
-		svg_node(st, prev[d], d + 1, open_x[d], cum - open_x[d]);
+		svg_node(st, prev, d + 1, open_x[d], cum - open_x[d]);
 	free(open_x);
 	return 0;
 }
@@ -323,40 +427,61 @@ static const char svg_style[] =
 	".note{text-anchor:middle;fill:#777;font-size:11px}\n"
 	".btn{cursor:pointer;fill:#1a5fb4}\n"
 	".btn:hover{text-decoration:underline}\n"
+	".btn.off{fill:#999;cursor:default;text-decoration:none}\n"
 	"</style>\n";
 
 /*
  * Hover: the frame's title goes to the details line. Click: zoom so the
  * frame fills the width; its ancestors stretch (faded), everything else
  * hides. Search (button, Ctrl-F or '/'): a regexp, matches turn magenta
- * and the share of all weight they cover is shown. Escape resets zoom.
+ * and the share of the zoomed frame (else of all) they cover is shown;
+ * "Ignore case" toggles the regexp's i flag. Escape resets zoom and
+ * search. The view lives in the address: ?s=REGEX&f=FRAME&fx=X&i=1 are
+ * read at load and rewritten (history.replaceState) at every change, so a
+ * link reproduces it. f picks the frame at x=fx, else the widest so named.
  */
 static const char svg_script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
 	"\"use strict\";\n"
-	"var W=%.1f,XP=%.1f,CW=%.2f,NS='http://www.w3.org/2000/svg';\n"
-	"var fr=[],det,unz,sbtn,mat,zoomed=null,term=null;\n"
+	"var W=%.1f,XP=%.1f,CW=%.2f,INV=%d,NS='http://www.w3.org/2000/svg';\n"
+	"var fr=[],det,unz,sbtn,icb,mat,zoomed=null,term=null,icase=false;\n"
 	"function init(){\n"
 	" det=document.getElementById('details').firstChild;\n"
 	" unz=document.getElementById('unzoom');sbtn=document.getElementById('search');\n"
-	" mat=document.getElementById('matched').firstChild;\n"
+	" icb=document.getElementById('icase');mat=document.getElementById('matched').firstChild;\n"
 	" var gs=document.getElementById('frames').children;\n"
 	" for(var i=0;i<gs.length;i++){var g=gs[i],r=g.getElementsByTagName('rect')[0],\n"
 	"  tt=g.getElementsByTagName('title')[0].textContent,t=g.getElementsByTagName('text')[0]||null;\n"
 	"  var q={g:g,r:r,t:t,tt:tt,name:tt.substring(0,tt.lastIndexOf(' (')),x:+r.getAttribute('x'),\n"
-	"   w:+r.getAttribute('width'),y:+r.getAttribute('y'),fill:r.getAttribute('fill')};\n"
+	"   w:+r.getAttribute('width'),y:+r.getAttribute('y'),fill:r.getAttribute('fill'),m:false};\n"
 	"  g.q=q;fr.push(q);}\n"
 	" var fg=document.getElementById('frames');\n"
 	" fg.addEventListener('mouseover',function(e){var g=up(e.target);if(g)det.nodeValue=g.q.tt;});\n"
 	" fg.addEventListener('mouseout',function(){det.nodeValue=' ';});\n"
-	" fg.addEventListener('click',function(e){var g=up(e.target);if(g)zoom(g.q);});\n"
-	" unz.addEventListener('click',unzoom);sbtn.addEventListener('click',function(){term===null?search():clear();});\n"
+	" fg.addEventListener('click',function(e){var g=up(e.target);if(g){zoom(g.q);sync();}});\n"
+	" unz.addEventListener('click',function(){unzoom();sync();});\n"
+	" sbtn.addEventListener('click',function(){if(term===null)search();else{clear();sync();}});\n"
+	" icb.addEventListener('click',function(){icase=!icase;showic();if(term!==null)match(term,0);sync();});\n"
 	" window.addEventListener('keydown',function(e){\n"
 	"  if((e.ctrlKey&&e.keyCode===70)||e.key==='/'){e.preventDefault();search();}\n"
-	"  else if(e.key==='Escape')unzoom();});\n"
+	"  else if(e.key==='Escape'){unzoom();clear();sync();}});\n"
+	" fromurl();\n"
 	"}\n"
 	"function up(n){while(n&&n.parentNode&&n.parentNode.id!=='frames')n=n.parentNode;\n"
 	" return n&&n.parentNode?n:null;}\n"
+	"function fromurl(){var u;try{u=new URLSearchParams(location.search);}catch(e){return;}\n"
+	" if(u.get('i')==='1'){icase=true;showic();}\n"
+	" var f=u.get('f'),fx=u.get('fx'),best=null;\n"
+	" if(f!==null){for(var i=0;i<fr.length;i++){var q=fr[i];if(q.name!==f)continue;\n"
+	"  if(fx!==null&&Math.abs(q.x-(+fx))<0.01){best=q;break;}if(!best||q.w>best.w)best=q;}\n"
+	"  if(best)zoom(best);}\n"
+	" var s=u.get('s');if(s)match(s,0);}\n"
+	"function sync(){try{var u=new URL(location.href),p=u.searchParams;\n"
+	" if(term!==null)p.set('s',term);else p.delete('s');\n"
+	" if(zoomed){p.set('f',zoomed.name);p.set('fx',zoomed.x.toFixed(2));}else{p.delete('f');p.delete('fx');}\n"
+	" if(icase)p.set('i','1');else p.delete('i');\n"
+	" history.replaceState(null,'',u.href);}catch(e){}}\n"
+	"function showic(){icb.textContent=(icase?'[x]':'[ ]')+' Ignore case';}\n"
 	"function label(q,x,w){var n=q.name,c=Math.floor((w-6)/CW),s='';\n"
 	" if(w>=3*CW+6)s=n.length<=c?n:n.substring(0,c-2)+'..';\n"
 	" if(!q.t){if(!s)return;q.t=document.createElementNS(NS,'text');q.t.setAttribute('y',q.y+11.5);q.g.appendChild(q.t);}\n"
@@ -373,26 +498,32 @@ static const char svg_script[] =
 	"function restore(){for(var i=0;i<shown.length;i++){var q=shown[i];q.g.classList.remove('v');\n"
 	" place(q,q.x,q.w,1);}for(var k=0;k<hid.length;k++)hid[k].g.style.display='';\n"
 	" shown=[];hid=[];document.getElementById('frames').classList.remove('z');}\n"
-	"function zoom(z){var s=(W-2*XP)/z.w,e=1e-6,inv=[];restore();zoomed=z;unz.style.display='';\n"
+	"function zoom(z){var s=(W-2*XP)/z.w,e=1e-6,inv=[];restore();zoomed=z;unz.classList.remove('off');\n"
 	" for(var i=0;i<fr.length;i++){var q=fr[i];\n"
-	"  if(q.y>z.y){if(q.x<=z.x+e&&q.x+q.w>=z.x+z.w-e){place(q,XP,W-2*XP,0.55);shown.push(q);}else inv.push(q);}\n"
+	"  if(INV?q.y<z.y:q.y>z.y){if(q.x<=z.x+e&&q.x+q.w>=z.x+z.w-e){place(q,XP,W-2*XP,0.55);shown.push(q);}else inv.push(q);}\n"
 	"  else if(q.x>=z.x-e&&q.x+q.w<=z.x+z.w+e){place(q,XP+(q.x-z.x)*s,q.w*s,1);shown.push(q);}\n"
 	"  else inv.push(q);}\n"
 	" if(inv.length<shown.length){for(var k=0;k<inv.length;k++)inv[k].g.style.display='none';hid=inv;}\n"
 	" else{for(var k=0;k<shown.length;k++)shown[k].g.classList.add('v');\n"
-	"  document.getElementById('frames').classList.add('z');}}\n"
-	"function unzoom(){zoomed=null;unz.style.display='none';restore();}\n"
-	"function search(){var t=prompt('Search frames (regular expression):',term||'');\n"
-	" if(t===null)return;if(t===''){clear();return;}\n"
-	" var re;try{re=new RegExp(t);}catch(err){alert('bad regular expression: '+err.message);return;}\n"
-	" term=t;var iv=[];\n"
-	" for(var i=0;i<fr.length;i++){var q=fr[i];\n"
-	"  if(re.test(q.name)){q.r.setAttribute('fill','#e040e0');iv.push([q.x,q.x+q.w]);}\n"
-	"  else q.r.setAttribute('fill',q.fill);}\n"
-	" iv.sort(function(a,b){return a[0]-b[0];});var sum=0,end=-1;\n"
+	"  document.getElementById('frames').classList.add('z');}\n"
+	" percent();}\n"
+	"function unzoom(){zoomed=null;unz.classList.add('off');restore();percent();}\n"
+	/* the share of the zoomed frame's span (else of all) that matches */
+	"function percent(){if(term===null){mat.nodeValue=' ';return;}\n"
+	" var lo=zoomed?zoomed.x:XP,hi=zoomed?zoomed.x+zoomed.w:W-XP,iv=[],sum=0,end=-1;\n"
+	" for(var i=0;i<fr.length;i++){var q=fr[i],a=Math.max(q.x,lo),b=Math.min(q.x+q.w,hi);\n"
+	"  if(q.m&&b>a)iv.push([a,b]);}\n"
+	" iv.sort(function(a,b){return a[0]-b[0];});\n"
 	" for(var k=0;k<iv.length;k++){var a=Math.max(iv[k][0],end);if(iv[k][1]>a){sum+=iv[k][1]-a;end=iv[k][1];}}\n"
-	" mat.nodeValue='Matched: '+(100*sum/(W-2*XP)).toFixed(2)+'%%';sbtn.textContent='Reset Search';}\n"
-	"function clear(){term=null;for(var i=0;i<fr.length;i++)fr[i].r.setAttribute('fill',fr[i].fill);\n"
+	" mat.nodeValue='Matched: '+(100*sum/(hi-lo)).toFixed(2)+'%%';}\n"
+	"function match(t,ui){var re;try{re=new RegExp(t,icase?'i':'');}\n"
+	" catch(err){if(ui)alert('bad regular expression: '+err.message);return false;}\n"
+	" term=t;for(var i=0;i<fr.length;i++){var q=fr[i];q.m=re.test(q.name);\n"
+	"  q.r.setAttribute('fill',q.m?'#e040e0':q.fill);}\n"
+	" sbtn.textContent='Reset Search';percent();return true;}\n"
+	"function search(){var t=prompt('Search frames (regular expression):',term||'');\n"
+	" if(t===null)return;if(t===''){clear();sync();return;}if(match(t,1))sync();}\n"
+	"function clear(){term=null;for(var i=0;i<fr.length;i++){fr[i].m=false;fr[i].r.setAttribute('fill',fr[i].fill);}\n"
 	" mat.nodeValue=' ';sbtn.textContent='Search';}\n"
 	"]]></script>\n";
 
@@ -410,12 +541,14 @@ static void svg_header(struct svg_state *st)
 	fputs("<!-- Flame graph written by sfprof. Each box is a function; its width is its share "
 	      "of the total, its parent is below it. -->\n", f);
 	fputs(svg_style, f);
-	fprintf(f, svg_script, SVG_WIDTH, SVG_XPAD, SVG_CHAR_W);
+	fprintf(f, svg_script, SVG_WIDTH, SVG_XPAD, SVG_CHAR_W, st->inverted);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%u\" fill=\"#f8f8f4\"/>\n",
 		SVG_WIDTH, st->height);
 
 	fprintf(f, "<text class=\"title\" x=\"%.0f\" y=\"24\">", SVG_WIDTH / 2);
-	if (m->kind == PROFILE_FUTEX)
+	if (profile__render(p)->title)
+		xml_puts(f, profile__render(p)->title, SIZE_MAX);
+	else if (m->kind == PROFILE_FUTEX)
 		fputs("Futex wait time (off-CPU: lock contention and other waits)", f);
 	else if (m->hz)
 		fprintf(f, "On-CPU samples at %u Hz", m->hz);
@@ -457,10 +590,14 @@ static void svg_header(struct svg_state *st)
 		fprintf(f, "%s frames narrower than %.1f px not drawn (their time counts in their "
 			   "callers) \xc2\xb7 ", num, MIN_PX);
 	}
-	fputs("click to zoom, Ctrl-F or / to search, Esc to reset</text>\n", f);
-	fputs("<text id=\"unzoom\" class=\"btn\" x=\"10\" y=\"24\" style=\"display:none\">Reset Zoom</text>\n", f);
+	if (st->diff)
+		fputs("red: more than in BASE, blue: less (BASE scaled to this total) \xc2\xb7 ", f);
+	fputs("click to zoom, Ctrl-F or / to search, Esc to reset; the address keeps the view</text>\n", f);
+	fputs("<text id=\"unzoom\" class=\"btn off\" x=\"10\" y=\"24\">Reset Zoom</text>\n", f);
 	fprintf(f, "<text id=\"search\" class=\"btn\" x=\"%.0f\" y=\"24\" text-anchor=\"end\">Search</text>\n",
 		SVG_WIDTH - SVG_XPAD);
+	fprintf(f, "<text id=\"icase\" class=\"btn\" x=\"%.0f\" y=\"24\" text-anchor=\"end\">[ ] Ignore case</text>\n",
+		SVG_WIDTH - SVG_XPAD - 110);
 	fprintf(f, "<text id=\"details\" x=\"10\" y=\"%u\"> </text>\n", st->height - 12);
 	fprintf(f, "<text id=\"matched\" x=\"%.0f\" y=\"%u\" text-anchor=\"end\"> </text>\n",
 		SVG_WIDTH - SVG_XPAD, st->height - 12);
@@ -472,11 +609,27 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	struct prof_named nm;
 	int err;
 
+	struct svg_diff diff = { .base = profile__render(p)->diff_base };
+
 	if (!p || !f)
 		return -EINVAL;
-	err = prof__named(p, &nm);
+	st.inverted = profile__render(p)->inverted;
+	err = prof__named_rev(p, profile__render(p)->reverse, &nm);
 	if (err)
 		return err;
+	if (diff.base) {
+		err = prof__named_rev(diff.base, profile__render(p)->reverse, &diff.nm);
+		if (err)
+			goto out;
+		diff.cum = malloc((diff.nm.nr + 1) * sizeof(*diff.cum));
+		err = -ENOMEM;
+		if (!diff.cum)
+			goto out;
+		diff.cum[0] = 0;
+		for (size_t i = 0; i < diff.nm.nr; i++)
+			diff.cum[i + 1] = diff.cum[i] + diff.nm.stacks[i].weight;
+		st.diff = &diff;
+	}
 	for (size_t i = 0; i < nm.nr; i++) /* saturating, like the profile's */
 		st.total = st.total + nm.stacks[i].weight < st.total ? UINT64_MAX
 								      : st.total + nm.stacks[i].weight;
@@ -486,6 +639,8 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	if (!st.min_w)
 		st.min_w = 1;
 
+	if (st.diff && diff.cum[diff.nm.nr])
+		diff.scale = (double)st.total / (double)diff.cum[diff.nm.nr];
 	err = svg_sources(&st);
 	if (err)
 		goto out;
@@ -501,13 +656,20 @@ int profile__write_svg(const struct profile *p, FILE *f)
 			SVG_WIDTH / 2, st.height - SVG_BOTTOM - 4);
 	fputs("<g id=\"frames\">\n", f);
 	if (st.total) {
-		char wbuf[48];
+		unsigned all_y = st.inverted ? SVG_TOP : st.height - SVG_BOTTOM - SVG_FRAME_H;
+		char wbuf[112];
 
 		fmt_weight(p, wbuf, sizeof(wbuf), st.total);
+		if (st.diff) {
+			char bbuf[48];
+
+			fmt_weight(diff.base, bbuf, sizeof(bbuf), diff.cum[diff.nm.nr]);
+			snprintf(wbuf + strlen(wbuf), sizeof(wbuf) - strlen(wbuf), ", base %s", bbuf);
+		}
 		fprintf(f, "<g><title>all (%s, 100%%)</title><rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" "
 			   "height=\"%d\" fill=\"#c8c8c8\"/><text x=\"%.2f\" y=\"%.1f\">all</text></g>\n",
-			wbuf, SVG_XPAD, st.height - SVG_BOTTOM - SVG_FRAME_H, SVG_WIDTH - 2 * SVG_XPAD,
-			SVG_FRAME_H - 1, SVG_XPAD + 3, st.height - SVG_BOTTOM - SVG_FRAME_H + 11.5);
+			wbuf, SVG_XPAD, all_y, SVG_WIDTH - 2 * SVG_XPAD, SVG_FRAME_H - 1, SVG_XPAD + 3,
+			all_y + 11.5);
 	}
 	err = svg_walk(&st, &nm); /* pass 2: write */
 	if (err)
@@ -520,5 +682,7 @@ int profile__write_svg(const struct profile *p, FILE *f)
 out:
 	free(st.src);
 	prof_named__release(&nm);
+	prof_named__release(&diff.nm);
+	free(diff.cum);
 	return err;
 }

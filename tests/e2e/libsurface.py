@@ -39,7 +39,7 @@ def gen():
     out = os.path.join(BUILD, "tests", "surface_gen")
     srcs = [os.path.join(ROOT, p) for p in (
         "tests/e2e/surface_gen.c", "src/profile.c", "src/svg.c", "src/pprof.c",
-        "src/util.c", "src/profile_int.h", "src/util.h", "include/profile.h")]
+        "src/util.c", "src/outfile.c", "src/diff.c", "src/profile_int.h", "src/util.h", "include/profile.h")]
     if not os.path.exists(out) or any(os.path.getmtime(s) > os.path.getmtime(out) for s in srcs):
         os.makedirs(os.path.dirname(out), exist_ok=True)
         cc = os.environ.get("CC", "cc")
@@ -48,9 +48,11 @@ def gen():
     return out
 
 
-def write_profile(folded_text, fmt, out, kind="cpu", hz=99, comm="server", pid=4242, secs=10):
+def write_profile(folded_text, fmt, out, kind="cpu", hz=99, comm="server", pid=4242, secs=10,
+                  extra=()):
+    """extra: surface_gen's -t TITLE, -I (--inverted), -R (--reverse)."""
     subprocess.run([gen(), "-e", kind, "-F", str(hz), "-c", comm, "-p", str(pid),
-                    "-d", str(secs), "-f", fmt, "-o", out],
+                    "-d", str(secs), "-f", fmt, "-o", out] + list(extra),
                    input=folded_text.encode(), check=True)
 
 

@@ -5,7 +5,9 @@
  * it in one format, so the SVG and pprof writers can be checked in a
  * browser and by `go tool pprof` without a live capture.
  *
- *   surface_gen [-e cpu|futex] [-F HZ] [-p PID] [-c COMM] [-d SEC] -f FMT -o OUT < FOLDED
+ *   surface_gen [-e cpu|futex] [-F HZ] [-p PID] [-c COMM] [-d SEC] [-t TITLE] [-I] [-R]
+ *               -f FMT -o OUT < FOLDED
+ * -t, -I and -R are sfprof's --title, --inverted and --reverse.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,12 +20,13 @@
 int main(int argc, char **argv)
 {
 	struct profile_meta m = { .kind = PROFILE_CPU };
+	struct profile_render rd = { 0 };
 	const char *out = NULL, *fmt = NULL;
 	struct profile *p;
 	size_t bad = 0;
 	int c, f, err;
 
-	while ((c = getopt(argc, argv, "e:F:p:c:d:f:o:")) != -1) {
+	while ((c = getopt(argc, argv, "e:F:p:c:d:f:o:t:IR")) != -1) {
 		switch (c) {
 		case 'e': m.kind = strcmp(optarg, "futex") ? PROFILE_CPU : PROFILE_FUTEX; break;
 		case 'F': m.hz = (uint32_t)atoi(optarg); break;
@@ -32,6 +35,9 @@ int main(int argc, char **argv)
 		case 'd': m.duration_ns = (uint64_t)(atof(optarg) * 1e9); break;
 		case 'f': fmt = optarg; break;
 		case 'o': out = optarg; break;
+		case 't': rd.title = optarg; break;
+		case 'I': rd.inverted = 1; break;
+		case 'R': rd.reverse = 1; break;
 		default: return 2;
 		}
 	}
@@ -48,7 +54,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "surface_gen: stdin:%zu: %s\n", bad, strerror(-err));
 		return 1;
 	}
-	err = profile__write(p, (enum profile_format)f, out);
+	err = profile__set_render(p, &rd);
+	if (!err)
+		err = profile__write(p, (enum profile_format)f, out);
 	if (err) {
 		fprintf(stderr, "surface_gen: %s: %s\n", out, strerror(-err));
 		return 1;

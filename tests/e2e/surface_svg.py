@@ -157,6 +157,178 @@ def test_svg_script_should_hover_zoom_and_search_in_chromium():
     return "PASS " + name
 
 
+def probe(svg, body, query=""):
+    """Run body (JS filling `res`) in headless Chromium after the graph's
+    init(), on svg loaded with ?query. Returns (res dict, error or None)."""
+    import html
+    import re
+    js = (r"""<script type="text/ecmascript"><![CDATA[
+window.addEventListener('load', function(){ setTimeout(function(){ var res={};
+try {
+ function fr(n){var gs=document.getElementById('frames').children;
+  for(var i=0;i<gs.length;i++){var t=gs[i].getElementsByTagName('title')[0].textContent;
+   if(t.indexOf(n+' (')===0)return gs[i];}return null;}
+ function rect(n){return fr(n).getElementsByTagName('rect')[0];}
+ function w(n){return +rect(n).getAttribute('width');}
+ function y(n){return +rect(n).getAttribute('y');}
+ function fill(n){return rect(n).getAttribute('fill');}
+ function disp(n){return getComputedStyle(fr(n)).display;}
+ function txt(id){return document.getElementById(id).textContent;}
+ function click(id){document.getElementById(id).dispatchEvent(new MouseEvent('click',{bubbles:true}));}
+ function clickf(n){rect(n).dispatchEvent(new MouseEvent('click',{bubbles:true}));}
+ function esc(){window.dispatchEvent(new KeyboardEvent('keydown',{key:'Escape'}));}
+ function unzvisible(){return getComputedStyle(document.getElementById('unzoom')).display!=='none';}
+""" + body + r"""
+} catch(e) { res.error=String(e)+' '+e.stack; }
+document.documentElement.setAttribute('data-probe', JSON.stringify(res)); }, 0); });
+]]></script>
+</svg>""")
+    with open(svg) as f:
+        text = f.read()
+    out_svg = svg[:-4] + "-probe.svg"
+    with open(out_svg, "w") as f:
+        f.write(text.replace("</svg>", js))
+    rc, out, err = ls.chromium(["--virtual-time-budget=5000", "--dump-dom",
+                                "file://" + out_svg + query])
+    if rc != 0:
+        return None, "chromium exited %d: %s" % (rc, err[-300:])
+    m = re.search(r'data-probe="([^"]*)"', out)
+    if not m:
+        return None, "probe did not run; errors: %s" % ls.js_errors(err)[:2]
+    res = json.loads(html.unescape(m.group(1)))
+    if res.get("error"):
+        return None, res["error"]
+    return res, None
+
+
+PROBE_FOLDED = ("server;main;parse 30\nserver;main;parse;lex 10\n"
+                "server;main;eval 55\nserver;gc 5\n")
+
+
+def compare(res, want):
+    return ["%s: expected %r, got %r" % (k, v, res.get(k)) for k, v in want.items()
+            if res.get(k) != v]
+
+
+def test_svg_url_should_search_and_zoom_matched_relative_to_the_zoom():
+    name = "svg_url_should_search_and_zoom_matched_relative_to_the_zoom"
+    if not ls.chromium_bin():
+        return "SKIP %s: chromium not installed (make deps installs it)" % name
+    svg = os.path.join(TMP, "url.svg")
+    ls.write_profile(PROBE_FOLDED, "svg", svg)
+    res, err = probe(svg, "res.parse=w('parse');res.main=w('main');res.gc=disp('gc');"
+                          "res.lexfill=fill('lex');res.evalfill=fill('eval');"
+                          "res.matched=txt('matched');res.unz=unzvisible();",
+                     "?s=%5Elex%24&f=parse")
+    if err:
+        return "FAIL %s: %s" % (name, err)
+    bad = compare(res, {"parse": 1180, "main": 1180, "gc": "none", "lexfill": "#e040e0",
+                        "matched": "Matched: 25.00%", "unz": True})
+    if res.get("evalfill") == "#e040e0":
+        bad.append("eval matched ^lex$")
+    if bad:
+        return "FAIL %s: %s" % (name, "; ".join(bad))
+    return "PASS " + name
+
+
+def test_svg_ignore_case_should_toggle_and_come_from_the_url():
+    name = "svg_ignore_case_should_toggle_and_come_from_the_url"
+    if not ls.chromium_bin():
+        return "SKIP %s: chromium not installed (make deps installs it)" % name
+    svg = os.path.join(TMP, "icase.svg")
+    ls.write_profile(PROBE_FOLDED, "svg", svg)
+    body = ("res.m0=txt('matched');res.b0=txt('icase');click('icase');res.m1=txt('matched');"
+            "res.b1=txt('icase');res.fill=fill('lex');res.url=location.search;")
+    res, err = probe(svg, body, "?s=LEX")
+    if err:
+        return "FAIL %s: %s" % (name, err)
+    bad = compare(res, {"m0": "Matched: 0.00%", "b0": "[ ] Ignore case", "m1": "Matched: 10.00%",
+                        "b1": "[x] Ignore case", "fill": "#e040e0"})
+    if "i=1" not in res.get("url", ""):
+        bad.append("the address %r does not keep i=1" % res.get("url"))
+    res2, err = probe(svg, "res.m=txt('matched');res.b=txt('icase');", "?s=LEX&i=1")
+    if err:
+        return "FAIL %s: %s" % (name, err)
+    bad += compare(res2, {"m": "Matched: 10.00%", "b": "[x] Ignore case"})
+    if bad:
+        return "FAIL %s: %s" % (name, "; ".join(bad))
+    return "PASS " + name
+
+
+def test_svg_should_keep_the_view_in_the_url_and_esc_should_clear_both():
+    name = "svg_should_keep_the_view_in_the_url_and_esc_should_clear_both"
+    if not ls.chromium_bin():
+        return "SKIP %s: chromium not installed (make deps installs it)" % name
+    svg = os.path.join(TMP, "state.svg")
+    ls.write_profile(PROBE_FOLDED, "svg", svg)
+    body = ("res.unz0=unzvisible();clickf('parse');"
+            "window.prompt=function(){return 'lex';};click('search');"
+            "res.url=decodeURIComponent(location.search);res.matched=txt('matched');"
+            "esc();res.url2=location.search;res.parse=w('parse');res.fill=fill('lex');"
+            "res.matched2=txt('matched');res.unz1=unzvisible();res.search=txt('search');")
+    res, err = probe(svg, body)
+    if err:
+        return "FAIL %s: %s" % (name, err)
+    bad = compare(res, {"unz0": True, "unz1": True, "matched": "Matched: 25.00%",
+                        "url2": "", "parse": 472, "matched2": " ", "search": "Search"})
+    url = res.get("url", "")
+    if "s=lex" not in url or "f=parse" not in url:
+        bad.append("the address after zoom+search is %r" % url)
+    if res.get("fill") == "#e040e0":
+        bad.append("Esc left the search highlighted")
+    if bad:
+        return "FAIL %s: %s" % (name, "; ".join(bad))
+    return "PASS " + name
+
+
+def test_svg_inverted_should_draw_an_icicle_that_zooms():
+    name = "svg_inverted_should_draw_an_icicle_that_zooms"
+    svg = os.path.join(TMP, "icicle.svg")
+    ls.write_profile(PROBE_FOLDED, "svg", svg, extra=["-I", "-t", "My <title>"])
+    root, frames = ls.svg_frames(svg)
+    by = {f["name"]: f for f in frames}
+    if not (by["all"]["y"] < by["server"]["y"] < by["main"]["y"] < by["parse"]["y"] < by["lex"]["y"]):
+        return "FAIL %s: not root on top: %s" % (name, [(n, by[n]["y"]) for n in
+                                                        ("all", "server", "main", "parse", "lex")])
+    texts = [t.text or "" for t in root.iter(ls.SVG_NS + "text")]
+    if "My <title>" not in texts:
+        return "FAIL %s: --title not used: %r" % (name, texts[:3])
+    if not ls.chromium_bin():
+        return "SKIP %s: layout right; chromium not installed" % name
+    res, err = probe(svg, "clickf('parse');res.parse=w('parse');res.main=w('main');"
+                          "res.lex=w('lex');res.gc=disp('gc');res.eval=disp('eval');")
+    if err:
+        return "FAIL %s: %s" % (name, err)
+    bad = compare(res, {"parse": 1180, "main": 1180, "lex": 295, "gc": "none", "eval": "none"})
+    if bad:
+        return "FAIL %s: %s" % (name, "; ".join(bad))
+    return "PASS " + name
+
+
+def test_svg_reverse_should_merge_stacks_by_leaf():
+    name = "svg_reverse_should_merge_stacks_by_leaf"
+    svg = os.path.join(TMP, "reverse.svg")
+    ls.write_profile("server;main;parse;lex 10\nserver;main;eval;lex 5\nserver;main;eval 85\n",
+                     "svg", svg, extra=["-R"])
+    _, frames = ls.svg_frames(svg)
+    bottom = max(f["y"] for f in frames)
+    at = {}
+    for f in frames:
+        at.setdefault((int(round((bottom - f["y"]) / 16)), f["name"]), []).append(f)
+    lex = at.get((2, "lex"), [])
+    # reversed: server;lex;parse;main and server;lex;eval;main merge at lex
+    if len(lex) != 1 or abs(lex[0]["w"] - 0.15 * ls.WIDTH_PX) > 0.02:
+        return "FAIL %s: lex at depth 2: %s" % (name, lex)
+    if len(at.get((4, "main"), [])) != 2 or len(at.get((2, "eval"), [])) != 1:
+        return "FAIL %s: frames %s" % (name, sorted(at))
+    if ls.chromium_bin():
+        png = os.path.join(TMP, "reverse.png")
+        rc, _, err = ls.chromium(["--window-size=1200,400", "--screenshot=" + png, "file://" + svg])
+        if rc != 0 or ls.js_errors(err):
+            return "FAIL %s: chromium rc=%d %s" % (name, rc, ls.js_errors(err)[:1])
+    return "PASS " + name
+
+
 def many_stacks_folded(n, seed=1):
     rnd = random.Random(seed)
     funcs = ["ns%d::fn_%d" % (i % 7, i) for i in range(3000)]

@@ -48,23 +48,29 @@ TEST(defaults_should_be_cpu_at_99hz_with_16k_stacks)
 TEST(every_option_should_land_in_its_field)
 {
 	struct sfprof_opts o;
-	char *av2[] = { "sfprof", "-e", "futex", "-F", "999", "-d", "2.5", "--min-wait", "1000",
-			"--stack-size", "65528", "-o", "x.svg", "-f", "pprof", "--stats",
-			"--kernel", "--no-demangle", "--full-names", "--no-inline", "--by-lock", "--per-thread", "--quiet",
-			"--cpu-event", "cpu-clock", "-p", "7", NULL };
+	/* -F and --cpu-event mean something for cpu only, --min-wait and
+	 * --by-lock for futex only: two runs cover every option */
+	char *av2[] = { "sfprof", "-e", "futex", "-d", "2.5", "--min-wait", "1000",
+			"--stack-size", "65528", "-o", "x.pb.gz", "-f", "svg", "--stats",
+			"--kernel", "--no-demangle", "--full-names", "--no-inline", "--by-lock",
+			"--per-thread", "--quiet", "--title", "T", "--inverted", "--reverse", "-p", "7", NULL };
+	char *av2b[] = { "sfprof", "-F", "999", "--cpu-event", "cpu-clock", "-p", "7", NULL };
 
 	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av2), 0);
 	CHECK_INT(o.event, SFPROF_SEL_FUTEX);
-	CHECK_INT(o.freq, 999);
 	CHECK_U64(o.duration_ns, 2500000000ull);
 	CHECK_U64(o.min_wait_us, 1000);
 	CHECK_INT(o.stack_size, 65528);
-	CHECK_STR(o.output, "x.svg");
-	CHECK_INT(o.format, PROFILE_FMT_PPROF);
+	CHECK_STR(o.output, "x.pb.gz");
+	CHECK_INT(o.format, PROFILE_FMT_SVG);
 	CHECK(o.stats && o.kernel && o.no_demangle && o.full_names && o.no_inline && o.by_lock &&
 	      o.per_thread && o.quiet);
+	CHECK_STR(o.title, "T");
+	CHECK(o.inverted && o.reverse);
 	CHECK_INT(o.nr_pids, 1);
 	CHECK_INT(o.pids[0], 7);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av2b), 0);
+	CHECK_INT(o.freq, 999);
 	CHECK_INT(o.cpu_event, SFPROF_CPU_EVENT_CPU_CLOCK);
 }
 
@@ -233,6 +239,208 @@ TEST(scopes_should_parse_alone_and_cgroup_with_all)
 	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, d), 0);
 	CHECK(o.no_inherit);
 	CHECK_INT(o.pids[0], 4);
+}
+
+/* one line "sfprof: ...", and it contains want */
+static int one_line_with(const char *want)
+{
+	char *nl = strchr(err_buf, '\n');
+
+	return !strncmp(err_buf, "sfprof: ", 8) && nl && nl[1] == 0 && strstr(err_buf, want);
+}
+
+TEST(report_should_reject_capture_only_options_in_one_line)
+{
+	static char *bad[][5] = {
+		{ "report", "-p", "1", "cap", NULL },
+		{ "report", "-F", "999", "cap", NULL },
+		{ "report", "-d", "0.1", "cap", NULL },
+		{ "report", "--kernel", "cap", NULL },
+		{ "report", "--stack-size", "4096", "cap", NULL },
+		{ "report", "--min-wait", "100000", "cap", NULL },
+		{ "report", "-a", "cap", NULL },
+		{ "report", "--cpu-event", "cycles", "cap", NULL },
+		{ "report", "--quiet", "cap", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sfprof_opts o;
+
+		CHECK_MSG(parse(&o, SFPROF_CMD_REPORT, bad[i]) == -EINVAL, "report %s accepted",
+			  bad[i][1]);
+		CHECK_MSG(one_line_with("is not a report option"), "report %s: %.200s", bad[i][1],
+			  err_buf);
+	}
+}
+
+TEST(record_should_reject_report_only_options_in_one_line)
+{
+	static char *bad[][9] = {
+		{ "record", "-f", "svg", "-o", "c", "-p", "1", NULL },
+		{ "record", "--by-lock", "-e", "futex", "-o", "c", "-p", "1", NULL },
+		{ "record", "--per-thread", "-o", "c", "-p", "1", NULL },
+		{ "record", "--no-demangle", "-o", "c", "-p", "1", NULL },
+		{ "record", "--per-process", "-o", "c", "-p", "1", NULL },
+		{ "record", "--title", "x", "-o", "c", "-p", "1", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sfprof_opts o;
+		char **av = bad[i];
+
+		CHECK_MSG(parse(&o, SFPROF_CMD_RECORD, av) == -EINVAL, "record %s accepted", av[1]);
+		CHECK_MSG(one_line_with("is not a record option"), "record %s: %.200s", av[1], err_buf);
+	}
+}
+
+TEST(record_should_refuse_a_profile_extension_and_suggest_sfcap)
+{
+	struct sfprof_opts o;
+	char *a[] = { "record", "-o", "r3.svg", "-p", "1", NULL };
+	char *b[] = { "record", "-o", "r3.pb.gz", "-p", "1", NULL };
+	char *c[] = { "record", "-o", "r3.sfcap", "-p", "1", NULL };
+	char *d[] = { "sfprof", "-o", "r3.sfcap", "-p", "1", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, a), -EINVAL);
+	CHECK_MSG(one_line_with("not a flame graph") && strstr(err_buf, ".sfcap"), "%.200s", err_buf);
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, b), -EINVAL);
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, c), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, d), -EINVAL);
+	CHECK_MSG(one_line_with("sfprof record"), "%.200s", err_buf);
+}
+
+TEST(options_with_no_meaning_for_the_event_should_name_it)
+{
+	struct sfprof_opts o;
+	char *a[] = { "sfprof", "--by-lock", "-e", "cpu", "-p", "1", NULL };
+	char *b[] = { "sfprof", "--min-wait", "5", "-p", "1", NULL };
+	char *c[] = { "sfprof", "-e", "futex", "-F", "5000", "-p", "1", NULL };
+	char *d[] = { "sfprof", "-e", "futex", "--cpu-event", "cycles", "-p", "1", NULL };
+	char *e[] = { "sfprof", "-e", "futex", "--kernel", "-p", "1", NULL };
+	char *f[] = { "report", "--by-lock", "-e", "cpu", "cap", NULL };
+	char *g[] = { "report", "--by-lock", "cap", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, a), -EINVAL);
+	CHECK_MSG(one_line_with("--by-lock has no meaning for -e cpu"), "%.200s", err_buf);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, b), -EINVAL);
+	CHECK_MSG(one_line_with("--min-wait has no meaning for -e cpu"), "%.200s", err_buf);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, c), -EINVAL);
+	CHECK_MSG(one_line_with("-F has no meaning for -e futex"), "%.200s", err_buf);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, d), -EINVAL);
+	CHECK_MSG(one_line_with("--cpu-event has no meaning for -e futex"), "%.200s", err_buf);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, e), 0); /* --kernel works with futex */
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, f), -EINVAL);
+	/* report without -e: the capture decides, checked once it is open */
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, g), 0);
+	o.event = SFPROF_SEL_CPU;
+	{
+		FILE *err = fmemopen(err_buf, sizeof(err_buf), "w");
+		int ret = sfprof_opts__check_events(&o, err);
+
+		fclose(err);
+		CHECK_INT(ret, -EINVAL);
+		CHECK_MSG(one_line_with("--by-lock has no meaning for -e cpu"), "%.200s", err_buf);
+	}
+}
+
+TEST(svg_options_should_need_svg_output)
+{
+	struct sfprof_opts o;
+	char *a[] = { "report", "--inverted", "-o", "x.folded", "cap", NULL };
+	char *b[] = { "report", "--title", "T", "cap", NULL }; /* stdout: folded */
+	char *c[] = { "report", "--reverse", "-f", "pprof", "-o", "x.svg", "cap", NULL };
+	char *d[] = { "report", "--inverted", "--title", "T", "-o", "x.svgz", "cap", NULL };
+	char *e[] = { "diff", "--reverse", "-f", "svg", "b", "n", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, a), -EINVAL);
+	CHECK_MSG(one_line_with("--inverted has no meaning for folded output"), "%.200s", err_buf);
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, b), -EINVAL);
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, c), -EINVAL);
+	CHECK_MSG(one_line_with("for pprof output"), "%.200s", err_buf);
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, d), 0);
+	CHECK_INT(parse(&o, SFPROF_CMD_DIFF, e), 0);
+	CHECK_STR(o.diff_base, "b");
+	CHECK_STR(o.input, "n");
+}
+
+TEST(report_should_take_options_after_the_file)
+{
+	struct sfprof_opts o;
+	char *a[] = { "report", "run.sfcap", "--stats", "-o", "x.svg", NULL };
+	char *b[] = { "report", "--", "-odd-name.sfcap", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, a), 0);
+	CHECK_STR(o.input, "run.sfcap");
+	CHECK(o.stats);
+	CHECK_STR(o.output, "x.svg");
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, b), 0);
+	CHECK_STR(o.input, "-odd-name.sfcap");
+}
+
+/* --help of cmd into a buffer */
+static char help_buf[16384];
+
+static void help_of(enum sfprof_subcmd cmd)
+{
+	FILE *f = fmemopen(help_buf, sizeof(help_buf), "w");
+
+	sfprof_opts__usage(cmd, f);
+	fclose(f);
+}
+
+TEST(each_help_should_list_only_its_own_options_with_defaults)
+{
+	help_of(SFPROF_CMD_REPORT);
+	CHECK(strstr(help_buf, "--stats") && strstr(help_buf, "--by-lock"));
+	CHECK_MSG(!strstr(help_buf, "--pid") && !strstr(help_buf, "--freq") &&
+		  !strstr(help_buf, "--duration") && !strstr(help_buf, "--kernel") &&
+		  !strstr(help_buf, "--stack-size") && !strstr(help_buf, "--min-wait"),
+		  "report --help lists capture options:\n%.300s", help_buf);
+	help_of(SFPROF_CMD_RECORD);
+	CHECK(strstr(help_buf, "--pid") && strstr(help_buf, "--freq"));
+	CHECK_MSG(!strstr(help_buf, "--format") && !strstr(help_buf, "--by-lock") &&
+		  !strstr(help_buf, "--per-thread") && !strstr(help_buf, "--no-demangle") &&
+		  !strstr(help_buf, "--per-process"), "record --help lists report options");
+	CHECK_MSG(!strstr(help_buf, "stdout"), "record --help says -o defaults to stdout");
+	CHECK(strstr(help_buf, "required"));
+	help_of(SFPROF_CMD_LIVE);
+	CHECK(strstr(help_buf, "Target") && strstr(help_buf, "What to measure") &&
+	      strstr(help_buf, "Output:"));
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "(default: %u)", SFPROF_STACK_DEFAULT);
+		CHECK_MSG(strstr(help_buf, want), "no %s in --help", want);
+	}
+	CHECK(strstr(help_buf, "(default: 99)") && strstr(help_buf, "(default: 10)") &&
+	      strstr(help_buf, "(default: cpu)") && strstr(help_buf, "(default: stdout)"));
+	help_of(SFPROF_CMD_SFRAME_DUMP);
+	CHECK(strstr(help_buf, "--from-eh-frame") && strstr(help_buf, "--raw") &&
+	      !strstr(help_buf, "--pid"));
+}
+
+TEST(sframe_dump_should_parse_its_own_options)
+{
+	struct sfprof_opts o;
+	char *a[] = { "sframe-dump", "--raw", "f", "--base", "0x1000", NULL };
+	char *b[] = { "sframe-dump", "--raw", "f", NULL };
+	char *c[] = { "sframe-dump", "-p", "1", "f", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_SFRAME_DUMP, a), 0);
+	CHECK(o.sframe_raw);
+	CHECK_STR(o.sframe_base, "0x1000");
+	CHECK_STR(o.input, "f");
+	CHECK_INT(parse(&o, SFPROF_CMD_SFRAME_DUMP, b), -EINVAL);
+	CHECK_INT(parse(&o, SFPROF_CMD_SFRAME_DUMP, c), -EINVAL);
+}
+
+TEST(version_should_print_and_exit_zero)
+{
+	struct sfprof_opts o;
+	char *a[] = { "report", "--version", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, a), 0);
+	CHECK(o.help && o.version);
 }
 
 TEST_MAIN()

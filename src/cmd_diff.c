@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `sfprof diff BASE NEW`: a differential profile of two folded files or
+ * captures (a capture goes through report's pipeline). Widths follow NEW;
+ * the SVG colours growth red and shrinkage blue with BASE scaled to NEW's
+ * total (flamegraph.pl's difffolded.pl -n); folded writes "stack BASE NEW";
+ * pprof holds NEW plus BASE negated (pprof -diff_base). src/diff.c and
+ * src/svg.c write them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capfile.h"
+#include "cmd.h"
+#include "options.h"
+#include "profile.h"
+#include "report.h"
+
+/* 1 if path starts with the capture magic, 0 if not, -errno */
+static int is_capture(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rbe");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(magic, 1, sizeof(magic), f);
+	fclose(f);
+	return n == sizeof(magic) && !memcmp(magic, CAPFILE_MAGIC, sizeof(magic));
+}
+
+/* BASE or NEW as a profile; an exit status (0 ok), the error said. */
+static int load(const struct sfprof_opts *o, const char *path, struct profile **out)
+{
+	struct profile_meta meta = { .kind = PROFILE_CPU };
+	size_t bad = 0;
+	FILE *f;
+	int err = is_capture(path);
+
+	*out = NULL;
+	if (err < 0) {
+		fprintf(stderr, "sfprof: diff: %s: %s\n", path, strerror(-err));
+		return err == -ENOENT ? SFPROF_EXIT_USAGE : 1;
+	}
+	if (err)
+		return report__capture(o, path, out);
+	/* folded: counts, whatever they count */
+	f = fopen(path, "re");
+	*out = f ? profile__new(&meta) : NULL;
+	if (!*out) {
+		fprintf(stderr, "sfprof: diff: %s: %s\n", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	err = profile__read_folded(*out, f, &bad);
+	fclose(f);
+	if (err == -EINVAL) {
+		fprintf(stderr, "sfprof: diff: %s:%zu: not folded stacks ('frame;frame COUNT') "
+			"nor a capture\n", path, bad);
+		return SFPROF_EXIT_USAGE;
+	}
+	if (err) {
+		fprintf(stderr, "sfprof: diff: %s: %s\n", path, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct sfprof_opts o;
+	struct profile *base = NULL, *cur = NULL;
+	struct profile_render r = { 0 };
+	int status;
+
+	sfprof_opts__init(&o, SFPROF_CMD_DIFF);
+	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
+		return SFPROF_EXIT_USAGE;
+	if (o.help)
+		return 0;
+	if (sfprof_opts__check_output(&o, stderr))
+		return SFPROF_EXIT_USAGE;
+	status = load(&o, o.diff_base, &base);
+	if (!status)
+		status = load(&o, o.input, &cur);
+	if (!status && profile__meta(base)->kind != profile__meta(cur)->kind) {
+		fprintf(stderr, "sfprof: diff: %s and %s measure different things (samples and "
+			"wait time): compare two of a kind\n", o.diff_base, o.input);
+		status = SFPROF_EXIT_USAGE;
+	}
+	if (!status) {
+		r.title = o.title ? o.title : "Differential flame graph: NEW against BASE";
+		r.inverted = o.inverted;
+		r.reverse = o.reverse;
+		r.diff_base = base;
+		if (profile__set_render(cur, &r)) {
+			fprintf(stderr, "sfprof: diff: out of memory\n");
+			status = 1;
+		}
+	}
+	if (!status) {
+		int err = profile__write(cur, o.format, o.output);
+
+		if (err) {
+			fprintf(stderr, "sfprof: writing %s: %s\n", o.output ? o.output : "stdout",
+				strerror(-err));
+			status = 1;
+		}
+	}
+	profile__free(cur);
+	profile__free(base);
+	return status;
+}

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every option of every subcommand: which subcommands take it, what it
+ * means for which event, its --help line and default, and how its value
+ * is parsed. src/options.c builds getopt's tables from this one.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options_int.h"
+#include "sfprof_event.h"
+
+#ifndef SFPROF_GIT_DESCRIBE
+#define SFPROF_GIT_DESCRIBE "unknown"
+#endif
+
+#define BAD(...)                                                               \
+	do {                                                                   \
+		fprintf(err, "sfprof: " __VA_ARGS__);                          \
+		fputc('\n', err);                                              \
+		return -EINVAL;                                                \
+	} while (0)
+
+/* Whole-string unsigned decimal in [min, max]; 0 or -EINVAL. */
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	double v;
+	char *end;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 1e7)
+		return -EINVAL;
+	*ns = (uint64_t)(v * 1e9);
+	return *ns ? 0 : -EINVAL;
+}
+
+const char *sfprof_event__name(unsigned sel)
+{
+	switch (sel) {
+	case SFPROF_SEL_CPU: return "cpu";
+	case SFPROF_SEL_FUTEX: return "futex";
+	}
+	return "?";
+}
+
+static int set_event(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (!strcmp(arg, "cpu"))
+		o->event = SFPROF_SEL_CPU;
+	else if (!strcmp(arg, "futex"))
+		o->event = SFPROF_SEL_FUTEX;
+	else
+		BAD("-e: unknown event '%s' (expected cpu or futex)", arg);
+	o->event_given = 1;
+	return 0;
+}
+
+static int set_freq(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 1, SFPROF_MAX_HZ, &v))
+		BAD("-F: frequency must be an integer from 1 to %u, got '%s'", SFPROF_MAX_HZ, arg);
+	o->freq = (uint32_t)v;
+	return 0;
+}
+
+static int set_cpu_event(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (!strcmp(arg, "auto"))
+		o->cpu_event = SFPROF_CPU_EVENT_AUTO;
+	else if (!strcmp(arg, "cycles"))
+		o->cpu_event = SFPROF_CPU_EVENT_CYCLES;
+	else if (!strcmp(arg, "cpu-clock"))
+		o->cpu_event = SFPROF_CPU_EVENT_CPU_CLOCK;
+	else
+		BAD("--cpu-event: unknown event '%s' (expected auto, cycles or cpu-clock)", arg);
+	return 0;
+}
+
+static int set_duration(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (parse_seconds(arg, &o->duration_ns))
+		BAD("-d: duration must be a positive number of seconds, got '%s'", arg);
+	return 0;
+}
+
+static int set_min_wait(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
+		BAD("--min-wait: expected microseconds (an integer >= 0), got '%s'", arg);
+	o->min_wait_us = v;
+	return 0;
+}
+
+static int set_stack_size(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 0, SFPROF_STACK_MAX, &v))
+		BAD("--stack-size: expected bytes from 0 to %u, got '%s'", SFPROF_STACK_MAX, arg);
+	o->stack_size = (uint32_t)v;
+	return 0;
+}
+
+static int set_output(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (!arg[0])
+		BAD("-o: empty file name");
+	o->output = arg;
+	return 0;
+}
+
+static int set_format(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	int f = profile_format__parse(arg);
+
+	if (f < 0)
+		BAD("-f: unknown format '%s' (expected folded, svg or pprof)", arg);
+	o->format = (enum profile_format)f;
+	return 0;
+}
+
+/*
+ * "-p 1,2" and "-p 1 -p 2" alike: every PID is appended once, in the
+ * order given.
+ */
+static int set_pids(struct sfprof_opts *o, const char *list, FILE *err)
+{
+	const char *p = list;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char buf[24];
+		uint64_t v;
+		int i;
+
+		if (len == 0 || len >= sizeof(buf))
+			BAD("-p: expected process IDs (positive integers, comma-separated), got '%s'",
+			    list);
+		memcpy(buf, p, len);
+		buf[len] = 0;
+		if (parse_u64(buf, 1, INT_MAX, &v))
+			BAD("-p: expected a process ID (a positive integer), got '%s'", buf);
+		for (i = 0; i < o->nr_pids && o->pids[i] != (pid_t)v; i++)
+			;
+		if (i == o->nr_pids) {
+			if (o->nr_pids == SFPROF_MAX_PIDS)
+				BAD("-p: at most %d processes (use --cgroup or -a for more)",
+				    SFPROF_MAX_PIDS);
+			o->pids[o->nr_pids++] = (pid_t)v;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static int set_cgroup(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (!arg[0])
+		BAD("--cgroup: empty directory name");
+	o->cgroup = arg;
+	return 0;
+}
+
+static int set_ring_mb(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 1, 1024, &v) || (v & (v - 1)))
+		BAD("--ring-mb: expected a power of two from 1 to 1024, got '%s'", arg);
+	o->ring_mb = (uint32_t)v;
+	return 0;
+}
+
+static int set_dump_events(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	(void)err;
+	o->dump_events = arg;
+	return 0;
+}
+
+static int set_title(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	(void)err;
+	o->title = arg;
+	return 0;
+}
+
+static int set_base(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (!arg[0])
+		BAD("--base: expected an address");
+	o->sframe_base = arg;
+	return 0;
+}
+
+static int set_buildid_dir(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (!arg[0])
+		BAD("--buildid-dir: empty directory name");
+	o->buildid_dir = arg;
+	return 0;
+}
+
+#define FLAG(field) .flag_off = offsetof(struct sfprof_opts, field)
+#define SEL_CPU SFPROF_SEL_CPU
+#define SEL_FUTEX SFPROF_SEL_FUTEX
+
+const struct sfprof_optdef sfprof_optdefs[] = {
+	/* ---- target (live, record) ---- */
+	{ "pid", 'p', "PID[,PID...]", OPT_CAPTURING, 0, OPTG_TARGET,
+	  "these processes (all their threads); may repeat", NULL, set_pids },
+	{ "all", 'a', NULL, OPT_CAPTURING, 0, OPTG_TARGET,
+	  "every process on the machine but sfprof", NULL, NULL, FLAG(all) },
+	{ "cgroup", 0, "DIR", OPT_CAPTURING, 0, OPTG_TARGET,
+	  "the processes of a cgroup v2 directory and its\nchild cgroups (alone or with -a)",
+	  NULL, set_cgroup },
+	{ "no-inherit", 0, NULL, OPT_CAPTURING, 0, OPTG_TARGET,
+	  "do not follow descendants (fork, exec chains)", NULL, NULL, FLAG(no_inherit) },
+
+	/* ---- what to measure ---- */
+	{ "event", 'e', "cpu|futex", OPT_CAPTURING, 0, OPTG_MEASURE,
+	  "what to measure", "cpu", set_event },
+	{ "event", 'e', "cpu|futex", OPT_REPORT, 0, OPTG_MEASURE,
+	  "which events of the capture to report", "the capture's", set_event },
+	{ "freq", 'F', "HZ", OPT_CAPTURING, SEL_CPU, OPTG_MEASURE,
+	  "on-CPU samples per second per thread", NULL, set_freq, .def_u = SFPROF_DEFAULT_HZ },
+	{ "cpu-event", 0, "EV", OPT_CAPTURING, SEL_CPU, OPTG_MEASURE,
+	  "what drives on-CPU samples: cycles (hardware),\ncpu-clock (software), or auto: cycles where\n"
+	  "the machine has a PMU, else cpu-clock", "auto", set_cpu_event },
+	{ "duration", 'd', "SEC", OPT_CAPTURING, 0, OPTG_MEASURE,
+	  "stop after SEC seconds (fractions allowed), or\nat SIGINT/SIGTERM",
+	  "when the targets exit", set_duration },
+	{ "min-wait", 0, "USEC", OPT_CAPTURING, SEL_FUTEX, OPTG_MEASURE,
+	  "record futex waits of at least USEC", NULL, set_min_wait,
+	  .def_u = SFPROF_DEFAULT_MIN_WAIT_US },
+	{ "stack-size", 0, "BYTES", OPT_CAPTURING, 0, OPTG_MEASURE,
+	  "user stack bytes copied per event, at most 65528", NULL, set_stack_size,
+	  .def_u = SFPROF_STACK_DEFAULT },
+	{ "kernel", 0, NULL, OPT_CAPTURING, 0, OPTG_MEASURE,
+	  "add kernel stacks (frames suffixed _[k]); report\nshows them when the capture has them",
+	  "off", NULL, FLAG(kernel) },
+
+	/* ---- output ---- */
+	{ "output", 'o', "FILE", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "write the profile to FILE; by extension: .svg,\n.svgz (gzip), .pb.gz/.pb/.pprof (pprof),\n"
+	  ".folded/.txt, .folded.gz (gzip); else folded",
+	  "stdout", set_output },
+	{ "output", 'o', "FILE", OPT_RECORD, 0, OPTG_OUTPUT,
+	  "write the capture to FILE (mode 0600), e.g.\nrun.sfcap; required", NULL, set_output },
+	{ "format", 'f', "FMT", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "folded|svg|pprof", "by -o extension, else folded", set_format },
+	{ "per-thread", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "root each stack at comm-pid/tid", "comm", NULL, FLAG(per_thread) },
+	{ "per-process", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "root each stack at comm-pid", "comm", NULL, FLAG(per_process) },
+	{ "by-lock", 0, NULL, OPT_LIVE | OPT_REPORT, SEL_FUTEX, OPTG_OUTPUT,
+	  "futex: root each stack at its lock address", "off", NULL, FLAG(by_lock) },
+	{ "no-demangle", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "keep C++ names mangled", "demangled", NULL, FLAG(no_demangle) },
+	{ "full-names", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "C++ names with return type and parameters", "as perf script prints them", NULL,
+	  FLAG(full_names) },
+	{ "no-inline", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "no inline frames or source lines from DWARF", "both shown", NULL, FLAG(no_inline) },
+	{ "keep-cmdline", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "name the whole command line in SVG/pprof", "only argv[0]; arguments\ncan hold secrets",
+	  NULL, FLAG(keep_cmdline) },
+	{ "title", 0, "TEXT", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: the flame graph's title", "what was measured", set_title,
+	  .formats = OPT_FMT_SVG },
+	{ "inverted", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: an icicle graph, root on top", "off", NULL, FLAG(inverted),
+	  .formats = OPT_FMT_SVG },
+	{ "reverse", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: stacks reversed before merging (merged by\nleaf: who calls the hot functions)",
+	  "off", NULL, FLAG(reverse), .formats = OPT_FMT_SVG },
+
+	/* ---- sframe-dump ---- */
+	{ "raw", 0, NULL, OPT_SFRAME, 0, OPTG_OUTPUT,
+	  "FILE is a bare .sframe section (needs --base)", "FILE is ELF", NULL,
+	  FLAG(sframe_raw) },
+	{ "base", 0, "ADDR", OPT_SFRAME, 0, OPTG_OUTPUT,
+	  "with --raw: the address the section is loaded at", NULL, set_base },
+	{ "from-eh-frame", 0, NULL, OPT_SFRAME, 0, OPTG_OUTPUT,
+	  "dump the table derived from FILE's .eh_frame\n(or .debug_frame) instead of .sframe",
+	  "off", NULL, FLAG(from_eh_frame) },
+
+	/* ---- other ---- */
+	{ "buildid-dir", 0, "DIR", OPT_RECORD | OPT_REPORT, 0, OPTG_OTHER,
+	  "record keeps the binaries it saw there, report\nfinds them there by build-id",
+	  "$XDG_CACHE_HOME or\n~/.cache, /sfprof/buildid", set_buildid_dir },
+	{ "no-buildid-cache", 0, NULL, OPT_RECORD | OPT_REPORT, 0, OPTG_OTHER,
+	  "neither keep nor look up binaries by build-id", "the cache is used", NULL,
+	  FLAG(no_buildid_cache) },
+	{ "stats", 0, NULL, OPT_CAPTURING | OPT_REPORT, 0, OPTG_OTHER,
+	  "print counters on stderr at the end (name: value)", "off", NULL, FLAG(stats) },
+	{ "quiet", 0, NULL, OPT_CAPTURING, 0, OPTG_OTHER,
+	  "no progress line (one is shown on a terminal)", "off", NULL, FLAG(quiet) },
+	{ "help", 'h', NULL, OPT_ALL_CMDS, 0, OPTG_OTHER, "this help", NULL, NULL, FLAG(help) },
+	{ "version", 0, NULL, OPT_ALL_CMDS, 0, OPTG_OTHER,
+	  "print the version and the build's git describe", NULL, NULL, FLAG(version) },
+
+	/* ---- hidden, for tests: raw records to a file; ring buffer size ---- */
+	{ "dump-events", 0, "FILE", OPT_CAPTURING, 0, OPTG_HIDDEN, NULL, NULL, set_dump_events },
+	{ "ring-mb", 0, "N", OPT_CAPTURING, 0, OPTG_HIDDEN, NULL, NULL, set_ring_mb },
+};
+
+const size_t sfprof_nr_optdefs = sizeof(sfprof_optdefs) / sizeof(sfprof_optdefs[0]);
+
+_Static_assert(sizeof(sfprof_optdefs) / sizeof(sfprof_optdefs[0]) <= 128,
+	       "sfprof_opts.given holds 128 bits");
+
+void sfprof_opts__print_version(FILE *f)
+{
+	fprintf(f, "sfprof %s (git %s)\n", SFPROF_VERSION, SFPROF_GIT_DESCRIBE);
+}
+
+#define HELP_COL 26
+
+/* text with '\n' continuation lines, each indented to HELP_COL */
+static void put_indented(FILE *f, const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		putc(*p, f);
+		if (*p == '\n')
+			fprintf(f, "%*s", HELP_COL, "");
+	}
+}
+
+static void usage_entry(FILE *f, const struct sfprof_optdef *d)
+{
+	char left[64], num[16];
+	const char *def = d->def;
+	int n;
+
+	if (!def && d->def_u) {
+		snprintf(num, sizeof(num), "%u", d->def_u);
+		def = num;
+	}
+
+	if (d->short_name)
+		n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", d->short_name, d->name,
+			     d->arg ? " " : "", d->arg ? d->arg : "");
+	else
+		n = snprintf(left, sizeof(left), "      --%s%s%s", d->name, d->arg ? " " : "",
+			     d->arg ? d->arg : "");
+	if (n >= HELP_COL - 1)
+		fprintf(f, "%s\n%*s", left, HELP_COL, "");
+	else
+		fprintf(f, "%-*s", HELP_COL, left);
+	put_indented(f, d->help);
+	if (def) {
+		const char *last = strrchr(d->help, '\n');
+		size_t tail = strlen(last ? last + 1 : d->help);
+		const char *nl = strchr(def, '\n');
+		size_t first = nl ? (size_t)(nl - def) : strlen(def);
+
+		/* keep lines under 80 columns */
+		if (HELP_COL + tail + 12 + first > 79)
+			fprintf(f, "\n%*s", HELP_COL, "");
+		else
+			putc(' ', f);
+		fputs("(default: ", f);
+		put_indented(f, def);
+		putc(')', f);
+	}
+	putc('\n', f);
+}
+
+static const char *const group_title[OPTG__COUNT] = {
+	[OPTG_TARGET] = "Target (one of; descendants created during the run are followed):",
+	[OPTG_MEASURE] = "What to measure:",
+	[OPTG_OUTPUT] = "Output:",
+	[OPTG_OTHER] = "Other:",
+};
+
+static void usage_head(enum sfprof_subcmd cmd, FILE *f)
+{
+	switch (cmd) {
+	case SFPROF_CMD_REPORT:
+		fputs("usage: sfprof report [options] FILE\n"
+		      "Unwind a capture written by `sfprof record` into a profile.\n"
+		      "Options may come before or after FILE.\n", f);
+		break;
+	case SFPROF_CMD_RECORD:
+		fputs("usage: sfprof record -o FILE [options] TARGET\n"
+		      "Capture raw events to FILE (mode 0600) for `sfprof report`.\n", f);
+		break;
+	case SFPROF_CMD_SFRAME_DUMP:
+		fputs("usage: sfprof sframe-dump FILE\n"
+		      "       sfprof sframe-dump --raw FILE --base ADDR\n"
+		      "       sfprof sframe-dump --from-eh-frame FILE\n"
+		      "Print the SFrame section of FILE in the format of objdump --sframe.\n", f);
+		break;
+	case SFPROF_CMD_DIFF:
+		fputs("usage: sfprof diff [options] BASE NEW\n"
+		      "A differential profile of two folded files or captures: widths follow\n"
+		      "NEW; red grew, blue shrank, normalised by the totals.\n", f);
+		break;
+	default:
+		fputs("usage: sfprof [options] TARGET\n"
+		      "       sfprof record -o FILE [options] TARGET\n"
+		      "       sfprof report [options] FILE\n"
+		      "       sfprof sframe-dump [options] FILE\n"
+		      "       sfprof diff [options] BASE NEW\n"
+		      "Profile processes: on-CPU samples or futex (lock) waits, unwound with SFrame.\n"
+		      "`sfprof record --help` (report, sframe-dump, diff) lists a command's options.\n",
+		      f);
+	}
+}
+
+void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
+{
+	unsigned bit = 1u << cmd;
+
+	usage_head(cmd, f);
+	for (int g = 0; g < OPTG__COUNT; g++) {
+		int printed = 0;
+
+		for (size_t i = 0; i < sfprof_nr_optdefs; i++) {
+			const struct sfprof_optdef *d = &sfprof_optdefs[i];
+
+			if (d->group != (enum sfprof_optgroup)g || !(d->cmds & bit))
+				continue;
+			if (!printed++) {
+				fprintf(f, "\n%s\n", group_title[g]);
+				if (g == OPTG_TARGET)
+					fputs("  -- COMMAND [ARGS...]    start COMMAND and profile it; "
+					      "sfprof exits with\n"
+					      "                          COMMAND's exit status\n", f);
+			}
+			usage_entry(f, d);
+		}
+	}
+}

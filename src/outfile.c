@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Output files of profiles (include/profile.h): the pre-flight check run
+ * before profiling starts, and gzip compression of a stream (-o x.svgz,
+ * -o x.folded.gz) on the way to the file.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "profile.h"
+
+int profile__check_output(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+	struct stat st;
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	if (!path[0])
+		return -ENOENT;
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		/* a device or FIFO is written in place: it must be writable */
+		if (!S_ISREG(st.st_mode))
+			return access(path, W_OK) ? -errno : 0;
+	}
+	/* a regular file is written beside itself and renamed: its
+	 * directory must exist and be writable */
+	slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (access(dir, W_OK | X_OK))
+		return -errno;
+	return 0;
+}
+
+int profile_format__gzip_path(const char *path)
+{
+	size_t len = path ? strlen(path) : 0;
+
+	return (len > 3 && !strcasecmp(path + len - 3, ".gz")) ||
+	       (len > 5 && !strcasecmp(path + len - 5, ".svgz"));
+}
+
+/* ---- a FILE that gzips into another FILE (fopencookie) ---- */
+
+struct gz_cookie {
+	FILE *under;
+	z_stream zs;
+	int err;
+};
+
+static int gz_pump(struct gz_cookie *c, int flush)
+{
+	unsigned char out[16384];
+	int zr;
+
+	do {
+		c->zs.next_out = out;
+		c->zs.avail_out = sizeof(out);
+		zr = deflate(&c->zs, flush);
+		if (zr == Z_STREAM_ERROR)
+			return -EIO;
+		if (fwrite(out, 1, sizeof(out) - c->zs.avail_out, c->under) !=
+		    sizeof(out) - c->zs.avail_out)
+			return -EIO;
+	} while (c->zs.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
+	return 0;
+}
+
+static ssize_t gz_write(void *cookie, const char *buf, size_t size)
+{
+	struct gz_cookie *c = cookie;
+
+	c->zs.next_in = (unsigned char *)(uintptr_t)buf;
+	c->zs.avail_in = (uInt)size;
+	if (c->err || (c->err = gz_pump(c, Z_NO_FLUSH))) {
+		errno = EIO;
+		return -1;
+	}
+	return (ssize_t)size;
+}
+
+static int gz_close(void *cookie)
+{
+	struct gz_cookie *c = cookie;
+	int err = c->err;
+
+	c->zs.next_in = NULL;
+	c->zs.avail_in = 0;
+	if (!err)
+		err = gz_pump(c, Z_FINISH);
+	deflateEnd(&c->zs);
+	if (!err && (fflush(c->under) || ferror(c->under)))
+		err = -EIO;
+	free(c);
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	return 0;
+}
+
+FILE *profile__gzip_stream(FILE *under)
+{
+	cookie_io_functions_t io = { .write = gz_write, .close = gz_close };
+	struct gz_cookie *c = calloc(1, sizeof(*c));
+	FILE *f;
+
+	if (!c)
+		return NULL;
+	c->under = under;
+	/* 15 + 16: a gzip header and trailer, as gzip(1) writes */
+	if (deflateInit2(&c->zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	f = fopencookie(c, "w", io);
+	if (!f) {
+		deflateEnd(&c->zs);
+		free(c);
+	}
+	return f;
+}
