@@ -2,7 +2,11 @@
 # sfprof build. Everything lands in build/. `make V=1` shows full commands.
 #
 # Layout the rules below rely on (add files, not rules):
-#   src/*.c            -> build/libsfprof.a (all but src/main.c), linked into build/sfprof
+#   src/STAGE/*.c      -> build/libsfprof.a (all but src/cli/main.c), linked into build/sfprof
+#                         stages, in a sample's order: capture/ (BPF ring, side-band),
+#                         capfile/, model/ (address spaces, binaries), unwind/,
+#                         symbols/, runtimes/*/ (JIT maps...), stacks/ (events ->
+#                         stacks), profile/, output/ (folded/SVG/pprof/diff), cli/
 #   bpf/*.bpf.c        -> build/bpf/*.bpf.o -> build/*.skel.h (bpftool gen skeleton):
 #                         one object per event source; capture.c shares their maps
 #   tests/unit/test_*.c-> build/tests/test_*   (each prints PASS/FAIL lines)
@@ -32,7 +36,7 @@ endif
 
 WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -I$(BUILD) -MMD -MP
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) -MMD -MP
 LDLIBS   := -lbpf -ldw -lelf -lz -llzma -lbz2 -lstdc++ -lpthread
 # sfprof itself links these statically (libc stays shared): loading them
 # cost 0.6 ms of every run (BENCHMARKS.md, unwind). Sanitizer builds and
@@ -40,7 +44,7 @@ LDLIBS   := -lbpf -ldw -lelf -lz -llzma -lbz2 -lstdc++ -lpthread
 SFPROF_LDLIBS = $(if $(SAN),$(LDLIBS),-Wl,-Bstatic -lbpf -ldw -lelf -lz -llzma -lbz2 \
 	-lstdc++ -Wl,-Bdynamic -lm -lpthread -static-libgcc)
 
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_SRCS := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
@@ -77,13 +81,13 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 
 $(BUILD)/obj/%.o: src/%.c | $(SKELS) $(BUILD)/obj/.dir
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(dir $@) && $(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # --version: the build's `git describe`, "unknown" outside a git tree; the
 # stamp changes (and options_table.o rebuilds) only when the describe does.
 GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-$(BUILD)/obj/options_table.o: ALL_CFLAGS += -DSFPROF_GIT_DESCRIBE='"$(GIT_DESCRIBE)"'
-$(BUILD)/obj/options_table.o: $(BUILD)/git-describe
+$(BUILD)/obj/cli/options_table.o: ALL_CFLAGS += -DSFPROF_GIT_DESCRIBE='"$(GIT_DESCRIBE)"'
+$(BUILD)/obj/cli/options_table.o: $(BUILD)/git-describe
 $(BUILD)/git-describe: FORCE | $(BUILD)/obj/.dir
 	$(Q)echo '$(GIT_DESCRIBE)' | cmp -s - $@ || echo '$(GIT_DESCRIBE)' > $@
 FORCE:
@@ -92,7 +96,7 @@ $(BUILD)/libsfprof.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/sfprof: $(BUILD)/obj/main.o $(BUILD)/libsfprof.a
+$(BUILD)/sfprof: $(BUILD)/obj/cli/main.o $(BUILD)/libsfprof.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(SFPROF_LDLIBS)
 
@@ -106,7 +110,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libsfp
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(BUILD)/libsfprof.a $(LDLIBS)
 
 # libFuzzer builds: every library source compiled again with the fuzzer runtime.
-FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iinclude -I$(BUILD) -Wall -Wextra -Werror -Wno-missing-field-initializers
+FUZZ_FLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) -Wall -Wextra -Werror -Wno-missing-field-initializers
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) | $(SKELS) $(BUILD)/fuzz/.dir
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS)

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "output.h"
 #include "profile.h"
 
 #define NFUNCS 6000

@@ -22,8 +22,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
 SFPROF = os.path.join(BUILD, "sfprof")
 SPIN = os.path.join(BUILD, "workloads", "spin-sframe")
-SRCS = ["src/stacks.c", "src/capture.c", "src/proc.c", "src/dso.c", "src/cfi_parse.c"]
-CC1 = ["sh", "-c", "for f in %s; do gcc -O2 -D_GNU_SOURCE -Iinclude -I%s -c $f -o /dev/null; done"
+SRCS = ["src/stacks/stacks.c", "src/capture/capture.c", "src/model/proc.c", "src/model/dso.c",
+        "src/unwind/cfi_parse.c"]
+CC1 = ["sh", "-c", "for f in %s; do gcc -O2 -D_GNU_SOURCE -Iinclude -Isrc -I%s -c $f -o /dev/null; done"
        % (" ".join(SRCS), BUILD)]
 
 

@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "profile.h" /* enum profile_format */
+#include "output.h" /* enum profile_format */
 
 enum sfprof_subcmd {
 	SFPROF_CMD_LIVE = 0,

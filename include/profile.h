@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Aggregated stacks: the one input of every output format (folded, SVG
- * flame graph, pprof).
+ * flame graph, pprof). The folded form is the profile's own; the other
+ * writers sit above it, in include/output.h (src/output/), and read it
+ * through src/profile/profile_int.h: the profile knows none of them.
  *
  * The unwinder turns each event into frames and calls profile__add(); the
  * profile interns every string, merges identical stacks by hash and sums
@@ -111,12 +113,9 @@ size_t profile__nr_stacks(const struct profile *p);	 /* distinct stacks */
  * line stays parseable. 0 or -errno (-EIO on a write error).
  */
 int profile__write_folded(const struct profile *p, FILE *f);
-
-/* Self-contained interactive SVG flame graph (src/svg.c). */
-int profile__write_svg(const struct profile *p, FILE *f);
-
-/* gzip-compressed profile.proto (src/pprof.c). */
-int profile__write_pprof(const struct profile *p, FILE *f);
+/* The same with control bytes escaped, for a terminal (names can hold
+ * any byte of a target's comm or paths). */
+int profile__write_folded_escaped(const struct profile *p, FILE *f);
 
 /*
  * Parse folded text ("a;b;c COUNT" per line, first field the root) into
@@ -127,45 +126,6 @@ int profile__write_pprof(const struct profile *p, FILE *f);
  * Meant for tests, benchmarks and re-rendering folded files.
  */
 int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line);
-
-enum profile_format {
-	PROFILE_FMT_AUTO = 0, /* by the output path's extension, else folded */
-	PROFILE_FMT_FOLDED,
-	PROFILE_FMT_SVG,
-	PROFILE_FMT_PPROF,
-};
-
-/* "folded" | "svg" | "pprof" -> enum; -EINVAL otherwise (for -f parsing). */
-int profile_format__parse(const char *name);
-/* .folded/.txt -> FOLDED, .svg/.svgz/.svg.gz -> SVG, .pb.gz/.pprof/.pb -> PPROF,
- * else FOLDED (a .gz or .svgz name is also compressed: profile_format__gzip_path). */
-enum profile_format profile_format__from_path(const char *path);
-
-/*
- * Write p as fmt to path (NULL or "-": stdout). AUTO picks the format by
- * path. A regular file is written under a unique temporary name beside it
- * (PATH.XXXXXX) and renamed, so a failed write never leaves half a file;
- * an existing device or FIFO (-o /dev/stdout) is written in place.
- * 0 or -errno.
- */
-int profile__write(const struct profile *p, enum profile_format fmt,
-		   const char *path);
-
-/*
- * Before profiling starts: can profile__write write path? 0, or -ENOENT /
- * -ENOTDIR (its directory does not exist), -EACCES (not writable), -EISDIR
- * (path is a directory). NULL and "-" (stdout) pass. It only fails early:
- * the writer still handles devices, symlinks and races itself.
- */
-int profile__check_output(const char *path);
-
-/* 1 if path's extension asks for gzip (.gz, .svgz): profile__write then
- * compresses folded and SVG output (pprof is always gzipped). */
-int profile_format__gzip_path(const char *path);
-
-/* A write-only FILE that gzips into under (not closed by it); fclose()
- * ends the stream and flushes under. NULL + errno. */
-FILE *profile__gzip_stream(FILE *under);
 
 /* How the SVG is drawn (--title, --inverted, --reverse). */
 struct profile_render {

@@ -38,12 +38,14 @@ def gen():
     """Path of the surface_gen helper, (re)built when a source is newer."""
     out = os.path.join(BUILD, "tests", "surface_gen")
     srcs = [os.path.join(ROOT, p) for p in (
-        "tests/e2e/surface_gen.c", "src/profile.c", "src/svg.c", "src/pprof.c",
-        "src/util.c", "src/outfile.c", "src/diff.c", "src/profile_int.h", "src/util.h", "include/profile.h")]
+        "tests/e2e/surface_gen.c", "src/profile/profile.c", "src/output/svg.c",
+        "src/output/pprof.c", "src/util.c", "src/output/outfile.c", "src/output/diff.c",
+        "src/profile/profile_int.h", "src/util.h", "include/profile.h")]
     if not os.path.exists(out) or any(os.path.getmtime(s) > os.path.getmtime(out) for s in srcs):
         os.makedirs(os.path.dirname(out), exist_ok=True)
         cc = os.environ.get("CC", "cc")
         subprocess.run([cc, "-std=gnu11", "-O2", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "include"),
+                        "-I" + os.path.join(ROOT, "src"),
                         "-o", out] + [s for s in srcs if s.endswith(".c")] + ["-lz"], check=True)
     return out
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "profile.h"
 
 int main(int argc, char **argv)

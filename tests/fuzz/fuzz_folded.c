@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "profile.h"
 
 static char *folded_of(const struct profile *p, size_t *len)

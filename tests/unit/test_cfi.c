@@ -1039,7 +1039,7 @@ TEST(cfi_input_from_elf_finds_this_test_binarys_cfi)
 
 TEST_MAIN()
 
-#include "../../src/cfi_int.h"
+#include "unwind/cfi_int.h"
 
 TEST(leb128_should_decode_edges_and_reject_bits_past_64)
 {

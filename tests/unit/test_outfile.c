@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "output.h"
 #include "profile.h"
 #include "testlib.h"
 

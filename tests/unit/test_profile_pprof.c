@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "output.h"
 #include "profile.h"
 #include "testlib.h"
 

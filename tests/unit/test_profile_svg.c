@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "profile.h"
 #include "testlib.h"
 

@@ -28,8 +28,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "output.h"
 #include "profile.h"
-#include "profile_int.h"
+#include "profile/profile_int.h"
 
 enum { WT_VARINT = 0, WT_LEN = 2 };
 

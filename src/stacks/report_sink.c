@@ -13,6 +13,7 @@
 #include "buildid_cache.h"
 #include "capfile.h"
 #include "ksyms.h"
+#include "output.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"

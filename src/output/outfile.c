@@ -13,7 +13,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "output.h"
 #include "profile.h"
+#include "util.h"
 
 int profile__check_output(const char *path)
 {
@@ -140,4 +142,112 @@ FILE *profile__gzip_stream(FILE *under)
 		free(c);
 	}
 	return f;
+}
+
+/* ---- format dispatch -------------------------------------------------- */
+
+int profile_format__parse(const char *name)
+{
+	if (!name)
+		return -EINVAL;
+	if (!strcmp(name, "folded"))
+		return PROFILE_FMT_FOLDED;
+	if (!strcmp(name, "svg"))
+		return PROFILE_FMT_SVG;
+	if (!strcmp(name, "pprof"))
+		return PROFILE_FMT_PPROF;
+	return -EINVAL;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcasecmp(s + a - b, suffix);
+}
+
+enum profile_format profile_format__from_path(const char *path)
+{
+	if (!path)
+		return PROFILE_FMT_FOLDED;
+	if (ends_with(path, ".svg") || ends_with(path, ".svgz") || ends_with(path, ".svg.gz"))
+		return PROFILE_FMT_SVG;
+	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof") || ends_with(path, ".pb"))
+		return PROFILE_FMT_PPROF;
+	return PROFILE_FMT_FOLDED;
+}
+
+static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f);
+
+/* .gz/.svgz: folded and SVG through gzip (pprof is gzipped already) */
+static int write_out(const struct profile *p, enum profile_format fmt, const char *path, FILE *f)
+{
+	FILE *z;
+	int err;
+
+	if (fmt == PROFILE_FMT_PPROF || !profile_format__gzip_path(path))
+		return write_fmt(p, fmt, f);
+	z = profile__gzip_stream(f);
+	if (!z)
+		return -errno;
+	err = write_fmt(p, fmt, z);
+	if (fclose(z) && !err)
+		err = -EIO;
+	return err;
+}
+
+static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f)
+{
+	switch (fmt) {
+	case PROFILE_FMT_SVG:
+		return profile__write_svg(p, f);
+	case PROFILE_FMT_PPROF:
+		return profile__write_pprof(p, f);
+	case PROFILE_FMT_FOLDED:
+	case PROFILE_FMT_AUTO:
+		return profile__write_folded(p, f);
+	}
+	return -EINVAL;
+}
+
+int profile__write(const struct profile *p, enum profile_format fmt, const char *path)
+{
+	struct util_out out;
+	FILE *f;
+	int err;
+
+	if (!p || fmt < PROFILE_FMT_AUTO || fmt > PROFILE_FMT_PPROF)
+		return -EINVAL;
+	if (fmt == PROFILE_FMT_AUTO)
+		fmt = profile_format__from_path(path && strcmp(path, "-") ? path : NULL);
+	if (!path || !strcmp(path, "-")) {
+		/* a terminal gets control bytes (a comm, a path) escaped */
+		if ((fmt == PROFILE_FMT_FOLDED || fmt == PROFILE_FMT_AUTO) &&
+		    isatty(STDOUT_FILENO))
+			return profile__write_folded_escaped(p, stdout);
+		return write_fmt(p, fmt, stdout);
+	}
+	/*
+	 * A regular file through a temporary name renamed when complete; a
+	 * FIFO or stdout in place; never onto a device (util.h). 0644: a
+	 * profile holds names and counts, no raw memory.
+	 */
+	err = util__out_open(&out, path, 0644);
+	if (err)
+		return err;
+	f = fdopen(out.fd, "w");
+	if (!f) {
+		err = -errno;
+		util__out_abort(&out);
+		return err;
+	}
+	err = write_out(p, fmt, path, f);
+	out.fd = -1; /* fclose() closes it */
+	if (fclose(f) && !err)
+		err = errno ? -errno : -EIO;
+	if (err) {
+		util__out_abort(&out);
+		return err;
+	}
+	return util__out_commit(&out, 0);
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "profile.h"
-#include "profile_int.h"
+#include "profile/profile_int.h"
 
 /* <0, 0, >0: stack i of a against stack j of b, by name element-wise */
 static int stack_cmp(const struct profile *a, const struct prof_named *na, size_t i,

@@ -22,8 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "profile.h"
-#include "profile_int.h"
+#include "profile/profile_int.h"
 #include "util.h"
 
 #define SVG_WIDTH 1200.0

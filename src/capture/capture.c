@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Capture: BPF load/configure/attach and the ring buffer drain loop. */
+/* Capture: BPF load and configuration, the ring buffer drain loop with the
+ * side-band in order, counters. What is attached where: capture_attach.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -9,59 +10,16 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "capture.h"
-#include "cpu.skel.h"
-#include "futex.skel.h"
-#include "task.skel.h"
+#include "capture_int.h"
 #include "util.h"
-
-#define CAPTURE_DEFAULT_RING (16u << 20)
-#define CAPTURE_SLOT_KINDS 2 /* bpf/sfprof.bpf.h: SFPROF_SLOT_KINDS */
-/*
- * Side-band records are delivered up to this far behind the drain's
- * start when no event asks for them sooner: a BPF record stamped just
- * before the drain may still be in flight on another CPU, and must not
- * find its process's later mappings applied.
- */
-#define CAPTURE_SIDEBAND_LAG_NS (5 * 1000000ull)
-#define CAPTURE_KSTACK_DEPTH 127
-#define CAPTURE_KSTACK_ENTRIES 16384
-
-/* Thread tops set from user space: an open-addressing set of tids. */
-#define CAPTURE_TOPS 16384
-
-struct capture {
-	struct task_bpf *task;	/* lifecycle; creates the shared maps */
-	struct cpu_bpf *cpu;	/* on-CPU samples, or NULL */
-	struct futex_bpf *futex; /* futex waits, or NULL */
-	struct ring_buffer *rb;
-	struct sideband *sb;
-	capture_sideband_fn sb_fn;
-	uint64_t sb_until;	/* side-band delivered up to here */
-	int sb_err;		/* the side-band callback's error */
-	int *perf_fds;		/* per possible CPU, -1 when not opened */
-	struct bpf_link **perf_links;
-	int nr_cpus;
-	int *pidfds;		/* one per listed target; -1 once it exited */
-	int nr_pidfds;
-	int detached;
-	capture_event_fn fn;
-	void *fn_ctx;
-	struct capture_stats st; /* user-space part; bpf[] filled on demand */
-	uint32_t tops[CAPTURE_TOPS]; /* tids given a thread top (0: empty slot) */
-	uint32_t nr_tops;
-};
 
 /*
  * Whether the BPF programs copy stacks straight into ring buffer records:
@@ -107,7 +65,7 @@ const char *capture_counter__name(enum sfprof_counter c)
 	return counter_names[c];
 }
 
-static void say(FILE *err, const char *fmt, ...)
+void capture__say(FILE *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -191,134 +149,6 @@ static int capture__on_record(void *ctx, void *data, size_t len)
 	return c->fn ? c->fn(c->fn_ctx, e, len) : 0;
 }
 
-static int perf_open_sampler(int cpu, uint32_t freq, int cycles)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	if (cycles) {
-		/* cycles have no fixed rate: the kernel adapts the period so
-		 * the CPU is sampled freq times a second of its cycles */
-		attr.type = PERF_TYPE_HARDWARE;
-		attr.config = PERF_COUNT_HW_CPU_CYCLES;
-		attr.freq = 1;
-		attr.sample_freq = freq;
-	} else {
-		/* cpu-clock counts nanoseconds: a fixed period gives exactly
-		 * freq Hz of on-CPU time per thread, no frequency-mode ramp-up */
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = PERF_COUNT_SW_CPU_CLOCK;
-		attr.sample_period = 1000000000ull / freq;
-	}
-	attr.disabled = 0;
-	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/*
- * Hardware cycles, where the machine has a PMU that counts them: a VM
- * without one (this project's machines) fails the open with ENOENT,
- * EOPNOTSUPP or ENODEV. Probed on the first CPU that takes an event.
- */
-static int capture__pick_clock(struct capture *c, enum capture_clock want, uint32_t freq,
-			       FILE *err)
-{
-	int i, fd = -1;
-
-	c->st.cycles = 0;
-	if (want == CAPTURE_CLOCK_CPU)
-		return 0;
-	for (i = 0; i < c->nr_cpus && fd < 0; i++) {
-		fd = perf_open_sampler(i, freq, 1);
-		if (fd < 0 && errno != ENODEV) /* ENODEV: offline CPU, or no PMU */
-			break;
-	}
-	if (fd >= 0) {
-		close(fd);
-		c->st.cycles = 1;
-		return 0;
-	}
-	if (want == CAPTURE_CLOCK_AUTO)
-		return 0;
-	say(err, "hardware cycles cannot be sampled on this machine (%s): "
-	    "use --cpu-event cpu-clock", strerror(errno));
-	return -EOPNOTSUPP;
-}
-
-static int capture__attach_cpu(struct capture *c, uint32_t freq, enum capture_clock clock,
-				FILE *err)
-{
-	const char *what;
-	int attached = 0, i, ret;
-
-	ret = capture__pick_clock(c, clock, freq, err);
-	if (ret)
-		return ret;
-	what = c->st.cycles ? "cycles" : "cpu-clock";
-	for (i = 0; i < c->nr_cpus; i++) {
-		int fd = perf_open_sampler(i, freq, c->st.cycles);
-
-		if (fd < 0) {
-			if (errno == ENODEV) /* offline CPU */
-				continue;
-			ret = -errno;
-			say(err, "perf_event_open(%s, cpu %d): %s%s", what, i, strerror(-ret),
-			    ret == -EACCES || ret == -EPERM ? " (needs CAP_PERFMON or root)" : "");
-			return ret;
-		}
-		c->perf_fds[i] = fd;
-		c->perf_links[i] = bpf_program__attach_perf_event(c->cpu->progs.sfprof_cpu, fd);
-		if (!c->perf_links[i]) {
-			ret = -errno;
-			c->perf_links[i] = NULL;
-			say(err, "attaching the %s program on cpu %d: %s", what, i, strerror(-ret));
-			return ret;
-		}
-		attached++;
-	}
-	if (!attached) {
-		say(err, "no online CPU to attach to");
-		return -ENODEV;
-	}
-	return 0;
-}
-
-/*
- * Make `obj`'s maps the ones the task object created, so every program
- * writes the same ring and reads the same targets (bpf/target.bpf.h).
- */
-static int share_maps(struct bpf_object *obj, struct bpf_object *owner)
-{
-	struct bpf_map *m;
-
-	bpf_object__for_each_map(m, obj) {
-		const char *name = bpf_map__name(m);
-		struct bpf_map *om;
-
-		/* .rodata and .bss are each object's own */
-		if (name[0] == '.' || strchr(name, '.'))
-			continue;
-		om = bpf_object__find_map_by_name(owner, name);
-		if (om && bpf_map__reuse_fd(m, bpf_map__fd(om)))
-			return -errno;
-	}
-	return 0;
-}
-
-static int load_error(FILE *err, int ret, const char *what)
-{
-	if (ret == -EPERM)
-		say(err, "loading the %s programs: %s (needs CAP_BPF and CAP_PERFMON, or root)",
-		    what, strerror(-ret));
-	else if (ret == -EACCES)
-		say(err, "the kernel's verifier rejected the %s programs "
-		    "(SFPROF_DEBUG=1 shows its log)", what);
-	else
-		say(err, "loading the %s programs: %s (SFPROF_DEBUG=1 shows the verifier log)",
-		    what, strerror(-ret));
-	return ret;
-}
-
 /* Open, configure, share the maps of, and load one event source's object. */
 #define LOAD_SOURCE(c, field, skel, what, config, err)                             \
 	({                                                                        \
@@ -328,84 +158,14 @@ static int load_error(FILE *err, int ret, const char *what)
 			ret__ = -errno;                                           \
 		else {                                                            \
 			(c)->field->rodata->cfg = *(config);                      \
-			ret__ = share_maps((c)->field->obj, (c)->task->obj);      \
+			ret__ = capture__share_maps((c)->field->obj, (c)->task->obj);      \
 			if (!ret__)                                               \
 				ret__ = skel##__load((c)->field);                 \
 			if (ret__)                                                \
-				load_error(err, ret__ < 0 ? ret__ : -errno, what); \
+				capture__load_error(err, ret__ < 0 ? ret__ : -errno, what); \
 		}                                                                 \
 		ret__ < 0 ? ret__ : ret__ ? -errno : 0;                           \
 	})
-
-/* --cgroup DIR: a cgroup v2 directory, put in the filter map. */
-static int set_cgroup(struct capture *c, const char *dir, FILE *err)
-{
-	struct statfs fs;
-	uint32_t zero = 0;
-	int fd, ret = 0;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		say(err, "--cgroup %s: %s", dir, strerror(-ret));
-		return ret;
-	}
-	if (fstatfs(fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
-		say(err, "--cgroup %s: not a cgroup v2 directory (its mount is listed in "
-		    "/proc/mounts as cgroup2)", dir);
-		ret = -ENOTDIR;
-	} else if (bpf_map_update_elem(bpf_map__fd(c->task->maps.cgroup_filter), &zero, &fd,
-				       BPF_ANY)) {
-		ret = -errno;
-		say(err, "--cgroup %s: %s", dir, strerror(-ret));
-	}
-	close(fd);
-	return ret;
-}
-
-/* The listed targets, in the targets map, each watched by a pidfd. */
-static int set_targets(struct capture *c, const struct capture_opts *o, FILE *err)
-{
-	int fd = bpf_map__fd(c->task->maps.targets), i, ret;
-
-	c->pidfds = calloc(o->nr_pids ? o->nr_pids : 1, sizeof(*c->pidfds));
-	if (!c->pidfds)
-		return -ENOMEM;
-	for (i = 0; i < o->nr_pids; i++) {
-		uint32_t tgid = (uint32_t)o->pids[i];
-		uint32_t state = o->wait_exec && i == 0 ? SFPROF_TARGET_WAIT_EXEC : SFPROF_TARGET_ARMED;
-
-		c->pidfds[c->nr_pidfds] = syscall(SYS_pidfd_open, o->pids[i], 0);
-		if (c->pidfds[c->nr_pidfds] < 0) {
-			ret = -errno;
-			if (ret == -ESRCH)
-				say(err, "no such process: %d", (int)o->pids[i]);
-			else
-				say(err, "pidfd_open(%d): %s", (int)o->pids[i], strerror(-ret));
-			return ret;
-		}
-		c->nr_pidfds++;
-		if (bpf_map_update_elem(fd, &tgid, &state, BPF_ANY)) {
-			ret = -errno;
-			say(err, "adding process %d to the targets: %s", (int)o->pids[i],
-			    strerror(-ret));
-			return ret;
-		}
-	}
-	return 0;
-}
-
-static struct bpf_link *attach_prog(struct bpf_program *prog, const char *what, FILE *err,
-				    int *ret)
-{
-	struct bpf_link *l = bpf_program__attach(prog);
-
-	if (!l) {
-		*ret = -errno;
-		say(err, "attaching to %s: %s", what, strerror(-*ret));
-	}
-	return l;
-}
 
 struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 			     void *ctx, FILE *err)
@@ -421,19 +181,19 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	    o->stack_size > SFPROF_STACK_MAX || (ring & (ring - 1)) ||
 	    (o->wait_exec && o->nr_pids != 1) ||
 	    (o->kind == CAPTURE_CPU && (o->freq == 0 || o->freq > 1000000000u))) {
-		say(err, "invalid capture options");
+		capture__say(err, "invalid capture options");
 		errno = EINVAL;
 		return NULL;
 	}
 	missing = capture__missing_privileges();
 	if (missing) {
-		say(err, "profiling needs %s", missing);
+		capture__say(err, "profiling needs %s", missing);
 		errno = EPERM;
 		return NULL;
 	}
 	for (i = 0; i < o->nr_pids; i++) {
 		if (o->pids[i] <= 0 || (kill(o->pids[i], 0) && errno == ESRCH)) {
-			say(err, "no such process: %d", (int)o->pids[i]);
+			capture__say(err, "no such process: %d", (int)o->pids[i]);
 			errno = ESRCH;
 			return NULL;
 		}
@@ -450,7 +210,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	c->nr_cpus = libbpf_num_possible_cpus();
 	if (c->nr_cpus <= 0) {
 		ret = c->nr_cpus ? c->nr_cpus : -ENODEV;
-		say(err, "cannot count CPUs: %s", strerror(-ret));
+		capture__say(err, "cannot count CPUs: %s", strerror(-ret));
 		goto err_out;
 	}
 	c->perf_fds = malloc(sizeof(*c->perf_fds) * c->nr_cpus);
@@ -479,7 +239,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	c->task = task_bpf__open();
 	if (!c->task) {
 		ret = -errno;
-		say(err, "opening the BPF object: %s", strerror(-ret));
+		capture__say(err, "opening the BPF object: %s", strerror(-ret));
 		goto err_out;
 	}
 	c->task->rodata->cfg = cfg;
@@ -492,7 +252,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	bpf_program__set_autoload(c->task->progs.sfprof_exec, !!o->wait_exec);
 	ret = task_bpf__load(c->task);
 	if (ret) {
-		ret = load_error(err, ret < 0 ? ret : -errno, "process-tracking");
+		ret = capture__load_error(err, ret < 0 ? ret : -errno, "process-tracking");
 		goto err_out;
 	}
 	if (o->kind == CAPTURE_CPU)
@@ -501,9 +261,9 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		ret = LOAD_SOURCE(c, futex, futex_bpf, "futex", &cfg, err);
 	if (ret)
 		goto err_out;
-	if (o->cgroup && (ret = set_cgroup(c, o->cgroup, err)))
+	if (o->cgroup && (ret = capture__set_cgroup(c, o->cgroup, err)))
 		goto err_out;
-	ret = set_targets(c, o, err);
+	ret = capture__set_targets(c, o, err);
 	if (ret)
 		goto err_out;
 
@@ -517,15 +277,15 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		}
 		c->sb_fn = o->on_sideband;
 	}
-	c->task->links.sfprof_fork = attach_prog(c->task->progs.sfprof_fork,
+	c->task->links.sfprof_fork = capture__attach_prog(c->task->progs.sfprof_fork,
 						 "sched_process_fork", err, &ret);
 	if (c->task->links.sfprof_fork)
-		c->task->links.sfprof_exit = attach_prog(c->task->progs.sfprof_exit,
+		c->task->links.sfprof_exit = capture__attach_prog(c->task->progs.sfprof_exit,
 							 "sched_process_exit", err, &ret);
 	if (ret)
 		goto err_out;
 	if (o->wait_exec &&
-	    !(c->task->links.sfprof_exec = attach_prog(c->task->progs.sfprof_exec,
+	    !(c->task->links.sfprof_exec = capture__attach_prog(c->task->progs.sfprof_exec,
 						       "sched_process_exec", err, &ret)))
 		goto err_out;
 	if (o->kind == CAPTURE_CPU) {
@@ -533,11 +293,11 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		if (ret)
 			goto err_out;
 	} else {
-		c->futex->links.sfprof_sys_enter = attach_prog(c->futex->progs.sfprof_sys_enter,
+		c->futex->links.sfprof_sys_enter = capture__attach_prog(c->futex->progs.sfprof_sys_enter,
 							       "sys_enter", err, &ret);
 		if (c->futex->links.sfprof_sys_enter)
 			c->futex->links.sfprof_sys_exit =
-				attach_prog(c->futex->progs.sfprof_sys_exit, "sys_exit", err, &ret);
+				capture__attach_prog(c->futex->progs.sfprof_sys_exit, "sys_exit", err, &ret);
 		if (ret)
 			goto err_out;
 	}
@@ -545,7 +305,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	c->rb = ring_buffer__new(bpf_map__fd(c->task->maps.events), capture__on_record, c, NULL);
 	if (!c->rb) {
 		ret = -errno;
-		say(err, "ring buffer: %s", strerror(-ret));
+		capture__say(err, "ring buffer: %s", strerror(-ret));
 		goto err_out;
 	}
 	return c;

@@ -15,6 +15,7 @@
 #include "capfile.h"
 #include "cmd.h"
 #include "options.h"
+#include "output.h"
 #include "profile.h"
 #include "report.h"
 

@@ -94,6 +94,8 @@ void proc_map__set_dso(struct proc_map *m, struct dso *d);
 struct dso *proc__read_vdso(struct proc_cache *pc, uint32_t pid, uint64_t start, uint64_t end);
 struct dso *proc__open_mapped_file(struct proc_cache *pc, uint32_t pid,
 				   const struct proc_map *m);
+/* Read /proc/PID/maps into p (the previous mappings replaced). 0 or -errno. */
+int proc__read_maps(struct proc *p);
 /* m from a recording or the side-band (state and dso left unset). 0 or -errno. */
 int proc_map__from_rec(struct proc_cache *pc, const struct proc_mapping_rec *rec,
 		       struct proc_map *m);

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the capture attaches, and to what: the on-CPU samplers (a perf
+ * event per CPU, cycles where there is a PMU, else cpu-clock), the maps
+ * every BPF object shares, the cgroup filter, the listed targets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "capture_int.h"
+
+static int perf_open_sampler(int cpu, uint32_t freq, int cycles)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	if (cycles) {
+		/* cycles have no fixed rate: the kernel adapts the period so
+		 * the CPU is sampled freq times a second of its cycles */
+		attr.type = PERF_TYPE_HARDWARE;
+		attr.config = PERF_COUNT_HW_CPU_CYCLES;
+		attr.freq = 1;
+		attr.sample_freq = freq;
+	} else {
+		/* cpu-clock counts nanoseconds: a fixed period gives exactly
+		 * freq Hz of on-CPU time per thread, no frequency-mode ramp-up */
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		attr.sample_period = 1000000000ull / freq;
+	}
+	attr.disabled = 0;
+	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * Hardware cycles, where the machine has a PMU that counts them: a VM
+ * without one (this project's machines) fails the open with ENOENT,
+ * EOPNOTSUPP or ENODEV. Probed on the first CPU that takes an event.
+ */
+static int capture__pick_clock(struct capture *c, enum capture_clock want, uint32_t freq,
+			       FILE *err)
+{
+	int i, fd = -1;
+
+	c->st.cycles = 0;
+	if (want == CAPTURE_CLOCK_CPU)
+		return 0;
+	for (i = 0; i < c->nr_cpus && fd < 0; i++) {
+		fd = perf_open_sampler(i, freq, 1);
+		if (fd < 0 && errno != ENODEV) /* ENODEV: offline CPU, or no PMU */
+			break;
+	}
+	if (fd >= 0) {
+		close(fd);
+		c->st.cycles = 1;
+		return 0;
+	}
+	if (want == CAPTURE_CLOCK_AUTO)
+		return 0;
+	capture__say(err, "hardware cycles cannot be sampled on this machine (%s): "
+	    "use --cpu-event cpu-clock", strerror(errno));
+	return -EOPNOTSUPP;
+}
+
+int capture__attach_cpu(struct capture *c, uint32_t freq, enum capture_clock clock,
+				FILE *err)
+{
+	const char *what;
+	int attached = 0, i, ret;
+
+	ret = capture__pick_clock(c, clock, freq, err);
+	if (ret)
+		return ret;
+	what = c->st.cycles ? "cycles" : "cpu-clock";
+	for (i = 0; i < c->nr_cpus; i++) {
+		int fd = perf_open_sampler(i, freq, c->st.cycles);
+
+		if (fd < 0) {
+			if (errno == ENODEV) /* offline CPU */
+				continue;
+			ret = -errno;
+			capture__say(err, "perf_event_open(%s, cpu %d): %s%s", what, i, strerror(-ret),
+			    ret == -EACCES || ret == -EPERM ? " (needs CAP_PERFMON or root)" : "");
+			return ret;
+		}
+		c->perf_fds[i] = fd;
+		c->perf_links[i] = bpf_program__attach_perf_event(c->cpu->progs.sfprof_cpu, fd);
+		if (!c->perf_links[i]) {
+			ret = -errno;
+			c->perf_links[i] = NULL;
+			capture__say(err, "attaching the %s program on cpu %d: %s", what, i, strerror(-ret));
+			return ret;
+		}
+		attached++;
+	}
+	if (!attached) {
+		capture__say(err, "no online CPU to attach to");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/*
+ * Make `obj`'s maps the ones the task object created, so every program
+ * writes the same ring and reads the same targets (bpf/target.bpf.h).
+ */
+int capture__share_maps(struct bpf_object *obj, struct bpf_object *owner)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj) {
+		const char *name = bpf_map__name(m);
+		struct bpf_map *om;
+
+		/* .rodata and .bss are each object's own */
+		if (name[0] == '.' || strchr(name, '.'))
+			continue;
+		om = bpf_object__find_map_by_name(owner, name);
+		if (om && bpf_map__reuse_fd(m, bpf_map__fd(om)))
+			return -errno;
+	}
+	return 0;
+}
+
+int capture__load_error(FILE *err, int ret, const char *what)
+{
+	if (ret == -EPERM)
+		capture__say(err, "loading the %s programs: %s (needs CAP_BPF and CAP_PERFMON, or root)",
+		    what, strerror(-ret));
+	else if (ret == -EACCES)
+		capture__say(err, "the kernel's verifier rejected the %s programs "
+		    "(SFPROF_DEBUG=1 shows its log)", what);
+	else
+		capture__say(err, "loading the %s programs: %s (SFPROF_DEBUG=1 shows the verifier log)",
+		    what, strerror(-ret));
+	return ret;
+}
+
+/* --cgroup DIR: a cgroup v2 directory, put in the filter map. */
+int capture__set_cgroup(struct capture *c, const char *dir, FILE *err)
+{
+	struct statfs fs;
+	uint32_t zero = 0;
+	int fd, ret = 0;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		capture__say(err, "--cgroup %s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	if (fstatfs(fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		capture__say(err, "--cgroup %s: not a cgroup v2 directory (its mount is listed in "
+		    "/proc/mounts as cgroup2)", dir);
+		ret = -ENOTDIR;
+	} else if (bpf_map_update_elem(bpf_map__fd(c->task->maps.cgroup_filter), &zero, &fd,
+				       BPF_ANY)) {
+		ret = -errno;
+		capture__say(err, "--cgroup %s: %s", dir, strerror(-ret));
+	}
+	close(fd);
+	return ret;
+}
+
+/* The listed targets, in the targets map, each watched by a pidfd. */
+int capture__set_targets(struct capture *c, const struct capture_opts *o, FILE *err)
+{
+	int fd = bpf_map__fd(c->task->maps.targets), i, ret;
+
+	c->pidfds = calloc(o->nr_pids ? o->nr_pids : 1, sizeof(*c->pidfds));
+	if (!c->pidfds)
+		return -ENOMEM;
+	for (i = 0; i < o->nr_pids; i++) {
+		uint32_t tgid = (uint32_t)o->pids[i];
+		uint32_t state = o->wait_exec && i == 0 ? SFPROF_TARGET_WAIT_EXEC : SFPROF_TARGET_ARMED;
+
+		c->pidfds[c->nr_pidfds] = syscall(SYS_pidfd_open, o->pids[i], 0);
+		if (c->pidfds[c->nr_pidfds] < 0) {
+			ret = -errno;
+			if (ret == -ESRCH)
+				capture__say(err, "no such process: %d", (int)o->pids[i]);
+			else
+				capture__say(err, "pidfd_open(%d): %s", (int)o->pids[i], strerror(-ret));
+			return ret;
+		}
+		c->nr_pidfds++;
+		if (bpf_map_update_elem(fd, &tgid, &state, BPF_ANY)) {
+			ret = -errno;
+			capture__say(err, "adding process %d to the targets: %s", (int)o->pids[i],
+			    strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+struct bpf_link *capture__attach_prog(struct bpf_program *prog, const char *what, FILE *err,
+				    int *ret)
+{
+	struct bpf_link *l = bpf_program__attach(prog);
+
+	if (!l) {
+		*ret = -errno;
+		capture__say(err, "attaching to %s: %s", what, strerror(-*ret));
+	}
+	return l;
+}
