@@ -45,6 +45,8 @@
 #include "unwind.h"
 
 #define STACKS_MAX_DEPTH 1024u
+/* distinct raw stacks held before they are handed to the profile */
+#define STACKS_AGG_MAX 65536u
 #define STACKS_TRUNCATED "[truncated]"
 
 struct stacks_opts {
@@ -56,6 +58,7 @@ struct stacks_opts {
 	int by_lock;	    /* futex: root "lock:SYM" */
 	int kernel;	    /* add kernel frames given to stacks__add_event */
 	int no_profile;	    /* benchmarks: unwind + symbolize, skip profile__add */
+	unsigned agg_max;   /* 0 = STACKS_AGG_MAX (tests set a small one) */
 	int no_inline;	    /* --no-inline: no inline frames, no source lines */
 	int perf_maps;	    /* live: name [anon] code from /tmp/perf-PID.map */
 };
@@ -74,6 +77,7 @@ struct stacks_stats {
 	/* row lookups the unwinder's memo answered, or passed on */
 	uint64_t memo_hits, memo_misses;
 	uint64_t add_errors;	 /* profile__add failures */
+	uint64_t agg_flushes;	 /* raw-stack tables handed over early (STACKS_AGG_MAX) */
 	struct unwind_stats unwind;
 };
 
@@ -100,7 +104,8 @@ void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx
  * Unwind, symbolize and add one event. kips[0..nk) is its kernel stack,
  * innermost first (nk = 0 for none). 0 or -ENOMEM. CPU samples are
  * aggregated by raw stack (PCs, process, mapping generation) and reach
- * the profile at stacks__flush(); futex waits reach it at once.
+ * the profile at stacks__flush() (or once STACKS_AGG_MAX distinct raw
+ * stacks are held); futex waits reach it at once.
  */
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		      const uint64_t *kips, size_t nk);

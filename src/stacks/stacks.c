@@ -630,6 +630,16 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 			s->st.add_errors++;
 			return -ENOMEM;
 		}
+		/*
+		 * A raw stack is kept per address-space version, so a churn of
+		 * short processes adds entries that will never be seen again:
+		 * past a bound they go to the profile (which merges them by
+		 * name) and the table starts afresh.
+		 */
+		if (s->agg_nr >= (s->opts.agg_max ? s->opts.agg_max : STACKS_AGG_MAX)) {
+			s->st.agg_flushes++;
+			return stacks__flush(s);
+		}
 		return 0;
 	}
 
@@ -711,6 +721,7 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 	P("stacks_cache_misses", st->cache_misses);
 	P("stacks_row_memo_hits", st->memo_hits);
 	P("stacks_row_memo_misses", st->memo_misses);
+	P("stacks_agg_flushes", st->agg_flushes);
 	if (st->add_errors)
 		P("stacks_add_errors", st->add_errors);
 #undef P

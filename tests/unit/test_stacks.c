@@ -180,6 +180,34 @@ TEST(a_stack_seen_again_should_be_walked_from_the_row_memo_and_merged)
 	fixture_free(&x);
 }
 
+TEST(raw_stacks_past_the_bound_should_reach_the_profile_early_and_whole)
+{
+	struct stacks_opts so = { .kind = PROFILE_CPU, .per_thread = 1, .agg_max = 2 };
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+	struct stacks_stats st;
+	struct fixture x;
+	uint64_t total = 0;
+
+	CHECK_INT(fixture_new(&x, &so), 0);
+	/* five roots (tids), each twice: distinct raw stacks past the bound */
+	for (int round = 0; round < 2; round++)
+		for (uint32_t t = 1; t <= 5; t++) {
+			e->tid = 100000 + t;
+			CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
+		}
+	stacks__stats(x.s, &st);
+	CHECK_MSG(st.agg_flushes >= 4, "flushes %" PRIu64, st.agg_flushes);
+	CHECK_INT(stacks__flush(x.s), 0);
+	fold(x.prof);
+	/* nothing lost or doubled: five lines of 2 */
+	for (const char *l = folded, *nl; (nl = strchr(l, '\n')); l = nl + 1) {
+		CHECK_MSG(nl - l > 2 && !strncmp(nl - 2, " 2", 2), "line %.*s", (int)(nl - l), l);
+		total += 2;
+	}
+	CHECK_U64(total, 10);
+	fixture_free(&x);
+}
+
 TEST(comm_root_should_end_at_its_nul_whatever_follows_and_keep_16_chars)
 {
 	struct stacks_opts so = { .kind = PROFILE_CPU };
