@@ -4,7 +4,8 @@
  * subcommand (live, record, report). The parser is pure: it reads argv,
  * writes opts, and reports a bad option as one line on the given stream.
  *
- *   sfprof [-e cpu|futex] [-F HZ] [-d SEC] [--min-wait USEC]
+ *   sfprof [-e cpu|futex|offcpu] [-F HZ] [-d SEC] [--min-wait USEC]
+ *          [--min-block USEC] [--state S,D,R]
  *          [--stack-size BYTES] [-o FILE] [-f folded|svg|pprof] [--stats]
  *          [--kernel] [--no-demangle] [--by-lock] [--per-thread|--per-process]
  *          [--quiet] [--no-inherit] [--cgroup DIR]
@@ -33,6 +34,7 @@ enum sfprof_subcmd {
 enum sfprof_event_sel {
 	SFPROF_SEL_CPU = 1,
 	SFPROF_SEL_FUTEX = 2,
+	SFPROF_SEL_OFFCPU = 4,
 };
 
 enum sfprof_cpu_event {
@@ -44,6 +46,7 @@ enum sfprof_cpu_event {
 #define SFPROF_DEFAULT_HZ 99u
 #define SFPROF_MAX_HZ 100000u
 #define SFPROF_DEFAULT_MIN_WAIT_US 10u
+#define SFPROF_DEFAULT_MIN_BLOCK_US 10u
 /* -p may list this many processes (repeated -p and comma lists together) */
 #define SFPROF_MAX_PIDS 64
 
@@ -54,6 +57,9 @@ struct sfprof_opts {
 	enum sfprof_cpu_event cpu_event; /* --cpu-event, default auto */
 	uint64_t duration_ns;		/* -d SEC (fractions allowed), 0 = until the end */
 	uint64_t min_wait_us;		/* --min-wait USEC, default 10 */
+	uint64_t min_block_us;		/* --min-block USEC (offcpu), default 10 */
+	uint32_t offcpu_states;		/* --state S,D,R: enum sfprof_offcpu_state
+					   bits, default all */
 	uint32_t stack_size;		/* --stack-size BYTES, default 16384, max 65528 */
 	const char *output;		/* -o FILE, NULL = stdout */
 	enum profile_format format;	/* -f, AUTO = by -o extension */

@@ -53,4 +53,11 @@ void report_sink__free(struct report_sink *s);
 void report__print_problem(void *ctx, const char *path, const char *what, const char *detail);
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o);
 
+/* One event (an SFPROF_SEL_* bit): its profile kind (PROFILE_*), and its
+ * name as -e and capture files spell it ("cpu", "futex", "offcpu"). */
+uint32_t report__profile_kind(uint32_t sel);
+const char *report__event_name(uint32_t sel);
+/* The SFPROF_SEL_* bit of a name, 0 for an unknown one. */
+uint32_t report__event_sel(const char *name);
+
 #endif

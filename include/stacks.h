@@ -37,8 +37,8 @@
 #define STACKS_TRUNCATED "[truncated]"
 
 struct stacks_opts {
-	uint32_t kind;	    /* PROFILE_CPU or PROFILE_FUTEX: events of the
-			       other kind are skipped (counted) */
+	uint32_t kind;	    /* PROFILE_CPU, PROFILE_FUTEX or PROFILE_OFFCPU:
+			       events of other kinds are skipped (counted) */
 	unsigned max_depth; /* 0 = STACKS_MAX_DEPTH */
 	int per_thread;	    /* root "comm-pid/tid" */
 	int per_process;    /* root "comm-pid" */

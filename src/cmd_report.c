@@ -95,9 +95,9 @@ int cmd_report(int argc, char **argv)
 		return err == -ENOENT || err <= -2000 ? SFPROF_EXIT_USAGE : 1;
 	}
 	meta = capfile_reader__meta(r);
-	if (!event_given(argc, argv) && strcmp(meta->event, "futex") == 0)
-		o.event = SFPROF_SEL_FUTEX;
-	so.kind = o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU;
+	if (!event_given(argc, argv) && report__event_sel(meta->event))
+		o.event = report__event_sel(meta->event);
+	so.kind = report__profile_kind(o.event);
 	/* a capture recorded with --kernel reports its kernel frames */
 	if (meta->kernel_stacks)
 		o.kernel = 1;

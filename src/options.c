@@ -26,6 +26,8 @@ enum {
 	OPT_PER_PROCESS,
 	OPT_CGROUP,
 	OPT_NO_INHERIT,
+	OPT_MIN_BLOCK,
+	OPT_STATE,
 };
 
 static const struct option long_opts[] = {
@@ -33,6 +35,8 @@ static const struct option long_opts[] = {
 	{ "freq", required_argument, NULL, 'F' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
+	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+	{ "state", required_argument, NULL, OPT_STATE },
 	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'f' },
@@ -62,6 +66,8 @@ void sfprof_opts__init(struct sfprof_opts *o, enum sfprof_subcmd cmd)
 	o->event = SFPROF_SEL_CPU;
 	o->freq = SFPROF_DEFAULT_HZ;
 	o->min_wait_us = SFPROF_DEFAULT_MIN_WAIT_US;
+	o->min_block_us = SFPROF_DEFAULT_MIN_BLOCK_US;
+	o->offcpu_states = SFPROF_OFFCPU_ALL;
 	o->stack_size = SFPROF_STACK_DEFAULT;
 	o->format = PROFILE_FMT_AUTO;
 	o->ring_mb = 16;
@@ -87,7 +93,7 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 	}
 	fprintf(f,
 		"\nOptions:\n"
-		"  -e, --event cpu|futex   what to measure (default: cpu)\n"
+		"  -e, --event EV          what to measure: cpu, futex or offcpu (default: cpu)\n"
 		"  -F, --freq HZ           on-CPU samples per second per thread (default: %u)\n"
 		"      --cpu-event EV      what drives them: cycles (hardware), cpu-clock\n"
 		"                          (software) or auto (default: cycles where the\n"
@@ -95,6 +101,9 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"  -d, --duration SEC      stop after SEC seconds (default: until the target\n"
 		"                          exits or SIGINT/SIGTERM)\n"
 		"      --min-wait USEC     record futex waits of at least USEC (default: %u)\n"
+		"      --min-block USEC    offcpu: record blocks of at least USEC (default: %u)\n"
+		"      --state S,D,R       offcpu: only these states: S sleep, D uninterruptible\n"
+		"                          (disk I/O), R preempted (default: every state)\n"
 		"      --stack-size BYTES  user stack bytes copied per event (default: %u,\n"
 		"                          max %u)\n"
 		"  -o, --output FILE       write the profile to FILE (default: stdout)\n"
@@ -116,7 +125,8 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"      --per-process       root each stack at comm-pid\n"
 		"      --quiet             no progress line on a terminal\n"
 		"  -h, --help              this help\n",
-		SFPROF_DEFAULT_HZ, SFPROF_DEFAULT_MIN_WAIT_US, SFPROF_STACK_DEFAULT,
+		SFPROF_DEFAULT_HZ, SFPROF_DEFAULT_MIN_WAIT_US, SFPROF_DEFAULT_MIN_BLOCK_US,
+		SFPROF_STACK_DEFAULT,
 		SFPROF_STACK_MAX);
 }
 
@@ -194,6 +204,27 @@ static int parse_pid_list(struct sfprof_opts *o, const char *list, FILE *err)
 	}
 }
 
+/* --state S,D,R: a comma-separated list of state letters; 0 or -EINVAL. */
+static int parse_states(const char *list, uint32_t *mask)
+{
+	const char *p = list;
+
+	*mask = 0;
+	for (;;) {
+		if (p[0] == 'S' && (p[1] == ',' || !p[1]))
+			*mask |= SFPROF_OFFCPU_S;
+		else if (p[0] == 'D' && (p[1] == ',' || !p[1]))
+			*mask |= SFPROF_OFFCPU_D;
+		else if (p[0] == 'R' && (p[1] == ',' || !p[1]))
+			*mask |= SFPROF_OFFCPU_R;
+		else
+			return -EINVAL;
+		if (!p[1])
+			return 0;
+		p += 2;
+	}
+}
+
 #define BAD(...)                                                               \
 	do {                                                                   \
 		fprintf(err, "sfprof: " __VA_ARGS__);                          \
@@ -217,8 +248,21 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 				o->event = SFPROF_SEL_CPU;
 			else if (!strcmp(optarg, "futex"))
 				o->event = SFPROF_SEL_FUTEX;
+			else if (!strcmp(optarg, "offcpu"))
+				o->event = SFPROF_SEL_OFFCPU;
 			else
-				BAD("-e: unknown event '%s' (expected cpu or futex)", optarg);
+				BAD("-e: unknown event '%s' (expected cpu, futex or offcpu)", optarg);
+			break;
+		case OPT_MIN_BLOCK:
+			if (parse_u64(optarg, 0, UINT64_MAX / 1000, &v))
+				BAD("--min-block: expected microseconds (an integer >= 0), got '%s'",
+				    optarg);
+			o->min_block_us = v;
+			break;
+		case OPT_STATE:
+			if (parse_states(optarg, &o->offcpu_states))
+				BAD("--state: expected a comma-separated list of S, D and R, got '%s'",
+				    optarg);
 			break;
 		case 'F':
 			if (parse_u64(optarg, 1, SFPROF_MAX_HZ, &v))

@@ -40,6 +40,28 @@ int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
 }
 
 
+uint32_t report__profile_kind(uint32_t sel)
+{
+	return sel == SFPROF_SEL_FUTEX ? PROFILE_FUTEX :
+	       sel == SFPROF_SEL_OFFCPU ? PROFILE_OFFCPU : PROFILE_CPU;
+}
+
+const char *report__event_name(uint32_t sel)
+{
+	return sel == SFPROF_SEL_FUTEX ? "futex" : sel == SFPROF_SEL_OFFCPU ? "offcpu" : "cpu";
+}
+
+uint32_t report__event_sel(const char *name)
+{
+	if (!strcmp(name, "cpu"))
+		return SFPROF_SEL_CPU;
+	if (!strcmp(name, "futex"))
+		return SFPROF_SEL_FUTEX;
+	if (!strcmp(name, "offcpu"))
+		return SFPROF_SEL_OFFCPU;
+	return 0;
+}
+
 struct report_sink {
 	int record;
 	struct proc_cache *pc;
@@ -67,7 +89,7 @@ static struct profile *sink_profile(struct report_sink *s,
 {
 	char comm[SFPROF_COMM_LEN + 1];
 	struct stacks_opts so = {
-		.kind = s->o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU,
+		.kind = report__profile_kind(s->o.event),
 		.per_thread = s->o.per_thread,
 		.per_process = s->o.per_process,
 		.by_lock = s->o.by_lock,
@@ -141,7 +163,7 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	if (s->record) {
 		char cmd[512] = "";
 		struct capfile_meta m = {
-			.event = o->event == SFPROF_SEL_FUTEX ? "futex" : "cpu",
+			.event = report__event_name(o->event),
 			.hz = o->freq,
 			.stack_size = o->stack_size,
 			.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0,
@@ -344,8 +366,8 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	if (s->stacks && stacks__flush(s->stacks))
 		return -ENOMEM;
 	if (s->record) {
-		char v[SFPROF_CNT_MAX + 8][24];
-		struct capfile_kv kv[SFPROF_CNT_MAX + 8];
+		char v[SFPROF_CNT_MAX + 12][24];
+		struct capfile_kv kv[SFPROF_CNT_MAX + 12];
 		size_t n = 0;
 
 		if (st) {
@@ -363,6 +385,8 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			KV("sideband_records", st->sideband.records);
 			KV("sideband_lost", st->sideband.lost);
 			KV("futex_wait_ns", st->futex_wait_ns);
+			KV("events_offcpu", st->events_offcpu);
+			KV("offcpu_ns", st->offcpu_ns);
 			for (int i = 0; i < SFPROF_CNT_MAX; i++)
 				KV(capture_counter__name(i), st->bpf[i]);
 #undef KV

@@ -765,7 +765,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		return 0;
 	}
 	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
-	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX)) {
+	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX) ||
+	    (s->opts.kind == PROFILE_OFFCPU && e->kind != SFPROF_EV_OFFCPU)) {
 		s->st.events_skipped++;
 		return 0;
 	}
