@@ -78,8 +78,9 @@ int BPF_PROG(sfprof_switch_out, bool preempt, struct task_struct *prev,
 	state = offcpu_state(preempt, prev_state);
 	if (!(cfg.offcpu_states & state))
 		return 0;
-	/* prev is current here */
-	if (!is_target(bpf_get_current_pid_tgid()))
+	/* prev is current here; an exiting thread past exit_mm() has no
+	 * user stack left to copy */
+	if (!is_target(bpf_get_current_pid_tgid()) || !prev->mm)
 		return 0;
 	ent = bpf_task_storage_get(&offcpu_start, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!ent) {
