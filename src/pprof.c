@@ -395,7 +395,8 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	/* comment: what and whom, as the SVG title says it */
 	{
 		int n = snprintf(comment, sizeof(comment), "sfprof %s%s%s",
-				 cpu ? "on-CPU samples" : "futex wait time",
+				 cpu ? "on-CPU samples" :
+				 meta->kind == PROFILE_OFFCPU ? "off-CPU time" : "futex wait time",
 				 meta->target_comm ? " of " : "",
 				 meta->target_comm ? meta->target_comm : "");
 
