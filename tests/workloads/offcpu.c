@@ -16,8 +16,8 @@
  * condvar's), which sleep between their writes and signals.
  *
  * Prints "tid NAME TID" for every thread as it starts, "ran NAME SECONDS"
- * as it ends (its own clock), and in storm mode "round_trips N" and
- * "round_trips_per_s R".
+ * as it ends (its own clock), and in storm mode "rate R cpu_ns_per_rt C"
+ * (round trips a second, CPU time per round trip) every second, then "round_trips N" and "round_trips_per_s R".
  */
 #include <pthread.h>
 #include <sched.h>
@@ -207,6 +207,14 @@ static void *vforker(void *arg)
 
 /* ---- storm: a pipe ping-pong ---- */
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static int ping[2], pong[2];
 static volatile int storm_stop;
 
@@ -224,12 +232,25 @@ __attribute__((noinline)) static void *storm_ponger(void *arg)
 
 __attribute__((noinline)) static int storm_pinger(void)
 {
-	unsigned long n = 0;
-	double t0;
+	unsigned long n = 0, n_sec = 0;
+	double t0, t, t_sec, cpu_sec = cpu_s();
 	char c = 'x';
 
-	t0 = now_s();
-	while (now_s() - t0 < secs) {
+	t0 = t_sec = now_s();
+	while ((t = now_s()) - t0 < secs) {
+		/* each second's rate, for benchmarks that attach mid-run, and
+		 * the process's CPU time per round trip (both threads, user and
+		 * kernel, BPF programs in their context included): on a shared
+		 * machine the rate depends on the neighbours, this much less */
+		if (t - t_sec >= 1.0) {
+			double cpu = cpu_s();
+
+			printf("rate %.0f cpu_ns_per_rt %.0f\n", (n - n_sec) / (t - t_sec),
+			       (cpu - cpu_sec) * 1e9 / (double)(n - n_sec));
+			n_sec = n;
+			t_sec = t;
+			cpu_sec = cpu;
+		}
 		for (int i = 0; i < 100; i++, n++) {
 			if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
 				return 1;
