@@ -22,6 +22,13 @@
  *    fentry/fexit programs fail to load here with EPERM; sched_exit_tp is
  *    a bare tracepoint, Linux 6.16+, and runs with the rq lock released.)
  *
+ *  - --wakers: tp_btf/sched_waking, in the waker's context (try_to_wake_up
+ *    runs there; sched_wakeup may run on the wakee's CPU from an IPI): a
+ *    woken target thread whose block is already --min-block long gets a
+ *    WAKER record, the waker's kernel stack and, when the waker is a
+ *    target thread, its user stack. User space joins it to the block's OFFCPU record by (woken
+ *    tid, switch-out time).
+ *
  * Task storage, not a hash by tid: the switch-in test of a thread that
  * never blocked as a target is one load of task->bpf_storage (NULL), and
  * the storage dies with the task, so a recycled tid never meets a stale
@@ -90,6 +97,40 @@ int BPF_PROG(sfprof_switch_out, bool preempt, struct task_struct *prev,
 	ent->state = state;
 	ent->kstack_id = cfg.want_kstack ? bpf_get_stackid(ctx, &kstacks, SFPROF_KSTACK_SKIP_TP) : -1;
 	ent->ts_out = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sfprof_waking, struct task_struct *p)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), ts_out;
+	struct sfprof_event ev, *e = &ev;
+	struct offcpu_entry *ent;
+
+	/* the cheap test first: this runs for every wakeup on the machine */
+	ent = bpf_task_storage_get(&offcpu_start, p, NULL, 0);
+	if (!ent || !(ts_out = ent->ts_out))
+		return 0;
+	if (bpf_ktime_get_ns() - ts_out < cfg.min_block_ns)
+		return 0;
+	count(SFPROF_CNT_WAKERS, 1);
+	fill_common(e, pid_tgid, SFPROF_EV_WAKER);
+	e->weight = 0;
+	e->ppid = p->pid;
+	e->futex_addr = ts_out;
+	e->kstack_id = bpf_get_stackid(ctx, &kstacks, SFPROF_KSTACK_SKIP_TP);
+	/*
+	 * The waker's user context when it is one of ours. From an interrupt
+	 * (a timer, an I/O completion) current is only the task it
+	 * interrupted: user space tells by the kernel stack (BPF cannot: the
+	 * per-CPU preempt count is not in kallsyms here, and the program runs
+	 * on a private stack, not on the interrupt's).
+	 */
+	if (!is_target(pid_tgid) || task_user_regs(e)) {
+		e->flags |= SFPROF_EVF_NO_USER_REGS;
+		__builtin_memset(&e->regs, 0, sizeof(e->regs));
+	}
+	emit(e, SFPROF_SLOT_WAKER);
 	return 0;
 }
 

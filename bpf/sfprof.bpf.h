@@ -36,7 +36,8 @@ enum sfprof_slot_kind {
 	SFPROF_SLOT_CPU = 0,
 	SFPROF_SLOT_FUTEX = 1,
 	SFPROF_SLOT_OFFCPU = 2,
-	SFPROF_SLOT_KINDS = 3,
+	SFPROF_SLOT_WAKER = 3,
+	SFPROF_SLOT_KINDS = 4,
 };
 
 /* One record under construction: a struct sfprof_event and its stack

@@ -88,6 +88,7 @@ struct capture_opts {
 	uint64_t min_wait_ns;	/* futex: shorter waits are only counted */
 	uint64_t min_block_ns;	/* offcpu: shorter blocks are only counted */
 	uint32_t offcpu_states;	/* offcpu: enum sfprof_offcpu_state bits; 0 = all */
+	int wakers;		/* offcpu: WAKER records, with the wakers' kernel stacks */
 	uint32_t ring_bytes;	/* ring buffer size, a power of two; 0 = 16 MiB */
 	int kernel_stacks;	/* kernel stack ids (capture__kstack): cpu at the sample,
 				   futex and offcpu where the thread blocked */
@@ -103,6 +104,7 @@ struct capture_stats {
 	uint64_t futex_wait_ns;	   /* sum of weights of futex records */
 	uint64_t events_offcpu;	   /* offcpu records received */
 	uint64_t offcpu_ns;	   /* sum of weights of offcpu records */
+	uint64_t events_waker;	   /* waker records received */
 	uint64_t bytes;		   /* record bytes received */
 	uint64_t stack_bytes;	   /* of which stack bytes */
 	uint64_t stack_full;	   /* records whose copy hit --stack-size */
@@ -125,7 +127,7 @@ struct capture_stats {
 		 * already running on that CPU (always counted) */
 		uint64_t misses;
 	} prog_cpu, prog_sys_enter, prog_sys_exit, prog_switch_out, prog_switch_in,
-	  prog_futex_switch;
+	  prog_futex_switch, prog_waking;
 };
 
 /* Names of the counters as --stats prints them (lost_ringbuf, ...). */

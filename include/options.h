@@ -5,7 +5,7 @@
  * writes opts, and reports a bad option as one line on the given stream.
  *
  *   sfprof [-e cpu|futex|offcpu] [-F HZ] [-d SEC] [--min-wait USEC]
- *          [--min-block USEC] [--state S,D,R]
+ *          [--min-block USEC] [--state S,D,R] [--wakers]
  *          [--stack-size BYTES] [-o FILE] [-f folded|svg|pprof] [--stats]
  *          [--kernel] [--no-demangle] [--by-lock] [--per-thread|--per-process]
  *          [--quiet] [--no-inherit] [--cgroup DIR]
@@ -60,6 +60,7 @@ struct sfprof_opts {
 	uint64_t min_block_us;		/* --min-block USEC (offcpu), default 10 */
 	uint32_t offcpu_states;		/* --state S,D,R: enum sfprof_offcpu_state
 					   bits, default all */
+	int wakers;			/* --wakers (offcpu): join each block to its waker */
 	uint32_t stack_size;		/* --stack-size BYTES, default 16384, max 65528 */
 	const char *output;		/* -o FILE, NULL = stdout */
 	enum profile_format format;	/* -f, AUTO = by -o extension */

@@ -39,7 +39,7 @@ struct sfprof_config {
 	__u32 pad;
 	__u64 min_block_ns;  /* offcpu: shorter blocks are only counted */
 	__u32 offcpu_states; /* offcpu: enum sfprof_offcpu_state bits kept */
-	__u32 pad2;
+	__u32 wakers;	     /* offcpu: WAKER records (--wakers) */
 };
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
@@ -67,6 +67,17 @@ enum sfprof_event_kind {
 	 * before it returns to user space).
 	 */
 	SFPROF_EV_OFFCPU = 5,
+	/*
+	 * --wakers: who ended a block, sent from the wakeup (sched_waking)
+	 * in the waker's context for a block already at least --min-block
+	 * long. pid/tid/comm: the waker (or, when an interrupt woke it, the
+	 * task the interrupt came on: its kernel stack says which); regs and
+	 * stack: the waker's user context when it is a target thread (else
+	 * EVF_NO_USER_REGS); kstack_id: its kernel stack; ppid: the woken thread (tid);
+	 * futex_addr: the woken thread's switch-out time, which the OFFCPU
+	 * record of the same block carries as ts_ns - weight. weight = 0.
+	 */
+	SFPROF_EV_WAKER = 6,
 };
 
 /* How a thread left the CPU (sched_switch's preempt and prev_state). */
@@ -152,6 +163,7 @@ enum sfprof_counter {
 	SFPROF_CNT_OFFCPU_SEEN,	     /* blocks of target threads (state kept) */
 	SFPROF_CNT_OFFCPU_SHORT,     /* blocks below --min-block (not sent) */
 	SFPROF_CNT_LOST_OFFCPU_MAP,  /* block not timed: no task storage */
+	SFPROF_CNT_WAKERS,	     /* WAKER records sent (--wakers) */
 	SFPROF_CNT_MAX
 };
 

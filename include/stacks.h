@@ -15,6 +15,12 @@
  * "[truncated]" right under the root, so it stays visible. Kernel frames
  * (--kernel) go on top of the user frames, kind PROFILE_FRAME_KERNEL.
  *
+ * Off-CPU blocks with a WAKER record (--wakers) are joined to it in bcc
+ * offwaketime's layout: the blocked stack root to leaf, a "--" marker,
+ * the waker's stack leaf to root (kernel frames, then user frames), then
+ * the waker as "comm-pid/tid", or "[interrupt]" when an interrupt woke
+ * the thread.
+ *
  * Symbol and row results are cached per (process, PC); the cache is
  * dropped for a process whose mapping list changed.
  *
@@ -61,6 +67,8 @@ struct stacks_stats {
 	/* row lookups the unwinder's memo answered, or passed on */
 	uint64_t memo_hits, memo_misses;
 	uint64_t add_errors;	 /* profile__add failures */
+	uint64_t wakers;	 /* WAKER records kept (offcpu --wakers) */
+	uint64_t wakers_joined;	 /* blocks joined to their waker's stack */
 	struct unwind_stats unwind;
 };
 

@@ -28,7 +28,7 @@
 #include "util.h"
 
 #define CAPTURE_DEFAULT_RING (16u << 20)
-#define CAPTURE_SLOT_KINDS 3 /* bpf/sfprof.bpf.h: SFPROF_SLOT_KINDS */
+#define CAPTURE_SLOT_KINDS 4 /* bpf/sfprof.bpf.h: SFPROF_SLOT_KINDS */
 /*
  * Side-band records are delivered up to this far behind the drain's
  * start when no event asks for them sooner: a BPF record stamped just
@@ -103,6 +103,7 @@ static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_OFFCPU_SEEN] = "offcpu_seen",
 	[SFPROF_CNT_OFFCPU_SHORT] = "offcpu_short",
 	[SFPROF_CNT_LOST_OFFCPU_MAP] = "lost_offcpu_map",
+	[SFPROF_CNT_WAKERS] = "wakers_seen",
 };
 
 const char *capture_counter__name(enum sfprof_counter c)
@@ -188,6 +189,8 @@ static int capture__on_record(void *ctx, void *data, size_t len)
 	} else if (e->kind == SFPROF_EV_OFFCPU) {
 		c->st.events_offcpu++;
 		c->st.offcpu_ns += e->weight;
+	} else if (e->kind == SFPROF_EV_WAKER) {
+		c->st.events_waker++;
 	} else if (e->kind == SFPROF_EV_FORK) {
 		c->st.events_fork++;
 	} else if (e->kind == SFPROF_EV_EXIT) {
@@ -481,6 +484,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	cfg.min_block_ns = o->min_block_ns;
 	cfg.offcpu_states = o->offcpu_states ? o->offcpu_states : SFPROF_OFFCPU_ALL;
 	cfg.want_kstack = !!o->kernel_stacks;
+	cfg.wakers = (o->kind & CAPTURE_OFFCPU) && o->wakers;
 	/* a forced wakeup only as a safety net when half the ring is pending;
 	 * the timer drains long before that at any sane rate */
 	cfg.wakeup_bytes = ring / 2;
@@ -498,7 +502,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	/* the direct path never touches a slot */
 	bpf_map__set_max_entries(c->task->maps.scratch,
 				 c->st.direct_copy ? 1 : c->nr_cpus * CAPTURE_SLOT_KINDS);
-	if (cfg.want_kstack)
+	if (cfg.want_kstack || cfg.wakers)
 		bpf_map__set_max_entries(c->task->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
 	bpf_program__set_autoload(c->task->progs.sfprof_exec, !!o->wait_exec);
 	ret = task_bpf__load(c->task);
@@ -567,6 +571,9 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 			c->offcpu->links.sfprof_switch_out =
 				attach_prog(c->offcpu->progs.sfprof_switch_out, "sched_switch",
 					    err, &ret);
+		if (!ret && cfg.wakers)
+			c->offcpu->links.sfprof_waking =
+				attach_prog(c->offcpu->progs.sfprof_waking, "sched_waking", err, &ret);
 		if (ret)
 			goto err_out;
 	}
@@ -794,7 +801,9 @@ int capture__stats(struct capture *c, struct capture_stats *st)
 	memset(&st->prog_switch_out, 0, sizeof(st->prog_switch_out));
 	memset(&st->prog_switch_in, 0, sizeof(st->prog_switch_in));
 	memset(&st->prog_futex_switch, 0, sizeof(st->prog_futex_switch));
+	memset(&st->prog_waking, 0, sizeof(st->prog_waking));
 	if (c->offcpu) {
+		prog_cost(c->offcpu->progs.sfprof_waking, &st->prog_waking);
 		prog_cost(c->offcpu->progs.sfprof_switch_out, &st->prog_switch_out);
 		prog_cost(c->offcpu->progs.sfprof_switch_in, &st->prog_switch_in);
 	}
@@ -815,7 +824,7 @@ static uint64_t capture_stats__misses(const struct capture_stats *st)
 {
 	return st->prog_cpu.misses + st->prog_sys_enter.misses + st->prog_sys_exit.misses +
 	       st->prog_switch_out.misses + st->prog_switch_in.misses +
-	       st->prog_futex_switch.misses;
+	       st->prog_futex_switch.misses + st->prog_waking.misses;
 }
 
 uint64_t capture_stats__lost(const struct capture_stats *st)
@@ -834,6 +843,7 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "futex_wait_ns: %llu\n", (unsigned long long)st->futex_wait_ns);
 	fprintf(f, "events_offcpu: %llu\n", (unsigned long long)st->events_offcpu);
 	fprintf(f, "offcpu_ns: %llu\n", (unsigned long long)st->offcpu_ns);
+	fprintf(f, "events_waker: %llu\n", (unsigned long long)st->events_waker);
 	for (k = 0; k < SFPROF_CNT_MAX; k++)
 		fprintf(f, "%s: %llu\n", capture_counter__name(k),
 			(unsigned long long)st->bpf[k]);
@@ -851,9 +861,10 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	{
 		const struct capture_prog_cost *pc[] = { &st->prog_cpu, &st->prog_sys_enter,
 							 &st->prog_sys_exit, &st->prog_switch_out,
-							 &st->prog_switch_in, &st->prog_futex_switch };
+							 &st->prog_switch_in, &st->prog_futex_switch,
+							 &st->prog_waking };
 		static const char *const names[] = { "cpu", "sys_enter", "sys_exit", "switch_out",
-						     "switch_in", "futex_switch" };
+						     "switch_in", "futex_switch", "waking" };
 
 		for (k = 0; k < (int)(sizeof(pc) / sizeof(pc[0])); k++) {
 			if (!pc[k]->run_cnt)
@@ -891,7 +902,7 @@ int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max)
 	uint32_t key = (uint32_t)id;
 	size_t n = 0;
 
-	if (id < 0 || !c->task->rodata->cfg.want_kstack)
+	if (id < 0 || !(c->task->rodata->cfg.want_kstack || c->task->rodata->cfg.wakers))
 		return -ENOENT;
 	if (bpf_map_lookup_elem(bpf_map__fd(c->task->maps.kstacks), &key, buf))
 		return -errno;

@@ -19,7 +19,7 @@ static int report_event(struct stacks *stk, struct kstacks *ks,
 {
 	const struct kstack_ent *k = NULL;
 
-	if (o->kernel && e->kstack_id >= 0)
+	if ((o->kernel || e->kind == SFPROF_EV_WAKER) && e->kstack_id >= 0)
 		k = kstacks__get(ks, e->kstack_id, 0);
 	return stacks__add_event(stk, e, k ? k->ips : NULL, k ? k->nr : 0);
 }

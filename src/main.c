@@ -257,6 +257,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.min_wait_ns = o->min_wait_us * 1000,
 		.min_block_ns = o->min_block_us * 1000,
 		.offcpu_states = o->offcpu_states,
+		.wakers = o->wakers,
 		.ring_bytes = o->ring_mb << 20,
 		.kernel_stacks = o->kernel,
 		.on_sideband = sink->on_sideband,

@@ -28,6 +28,7 @@ enum {
 	OPT_NO_INHERIT,
 	OPT_MIN_BLOCK,
 	OPT_STATE,
+	OPT_WAKERS,
 };
 
 static const struct option long_opts[] = {
@@ -37,6 +38,7 @@ static const struct option long_opts[] = {
 	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "state", required_argument, NULL, OPT_STATE },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'f' },
@@ -104,6 +106,8 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"      --min-block USEC    offcpu: record blocks of at least USEC (default: %u)\n"
 		"      --state S,D,R       offcpu: only these states: S sleep, D uninterruptible\n"
 		"                          (disk I/O), R preempted (default: every state)\n"
+		"      --wakers            offcpu: join each block to the stack of the thread\n"
+		"                          that woke it (blocked;--;waker, as offwaketime)\n"
 		"      --stack-size BYTES  user stack bytes copied per event (default: %u,\n"
 		"                          max %u)\n"
 		"  -o, --output FILE       write the profile to FILE (default: stdout)\n"
@@ -315,6 +319,7 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		case OPT_NO_INHERIT: o->no_inherit = 1; break;
 		case OPT_PER_PROCESS: o->per_process = 1; break;
 		case OPT_STATS: o->stats = 1; break;
+		case OPT_WAKERS: o->wakers = 1; break;
 		case OPT_KERNEL: o->kernel = 1; break;
 		case OPT_NO_DEMANGLE: o->no_demangle = 1; break;
 		case OPT_BY_LOCK: o->by_lock = 1; break;
@@ -374,6 +379,8 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 	if (o->no_inherit && (o->all || o->cgroup))
 		BAD("--no-inherit applies to -p and COMMAND: -a and --cgroup see every "
 		    "process in scope");
+	if (o->wakers && !(o->event & SFPROF_SEL_OFFCPU))
+		BAD("--wakers joins off-CPU blocks to their wakers: it needs -e offcpu");
 	if (o->cmd == SFPROF_CMD_RECORD && !o->output)
 		BAD("record: -o FILE is required");
 	return 0;

@@ -306,7 +306,10 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		return sink_task(s, e);
 	if (!sink_profile(s, e))
 		return -ENOMEM;
-	if (s->o.kernel && s->cap && e->kstack_id >= 0 && !s->record) {
+	/* a waker's kernel stack is part of its record, --kernel or not */
+	int want_k = s->o.kernel || e->kind == SFPROF_EV_WAKER;
+
+	if (want_k && s->cap && e->kstack_id >= 0 && !s->record) {
 		nk = capture__kstack(s->cap, e->kstack_id, kips, CAPFILE_KSTACK_MAX);
 		if (nk < 0)
 			nk = 0;
@@ -317,7 +320,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 	/* record: resolve the stack now (maps re-read for new mappings),
 	 * then write what the event needs before the event itself */
 	if (s->record_profile) {
-		if (s->o.kernel && s->cap && e->kstack_id >= 0) {
+		if (want_k && s->cap && e->kstack_id >= 0) {
 			nk = capture__kstack(s->cap, e->kstack_id, kips,
 					     CAPFILE_KSTACK_MAX);
 			if (nk < 0)
@@ -328,7 +331,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		stacks__resolve_event(s->stacks, e);
 	}
 	err = s->werr;
-	if (!err && s->o.kernel && s->cap && e->kstack_id >= 0)
+	if (!err && want_k && s->cap && e->kstack_id >= 0)
 		err = record_kstack(s, e);
 	if (!err)
 		err = capfile_writer__event(s->w, e);

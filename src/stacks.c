@@ -13,6 +13,7 @@
 
 #include "stacks.h"
 #include "lockname.h"
+#include "wakers.h"
 #include "util.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
@@ -129,6 +130,7 @@ struct stacks {
 	uint32_t *agg_slots;
 	size_t agg_nslots;
 	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
+	struct wakers *wakers;	/* WAKER stacks awaiting their blocks, lazily */
 };
 
 static const char *const entry_symbols[] = {
@@ -174,7 +176,9 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	s->ucache.e = calloc(1u << CACHE_BITS_MIN, sizeof(*s->ucache.e));
 	s->frames = calloc(STACKS_MAX_DEPTH, sizeof(*s->frames));
 	/* user frames + marker + kernel frames */
-	s->pids = calloc(STACKS_MAX_DEPTH + 1 + 128, sizeof(*s->pids));
+	/* user frames + marker + kernel frames; twice, and a few markers:
+	 * a block joined to its waker's stack */
+	s->pids = calloc(2 * (STACKS_MAX_DEPTH + 1 + 128) + 4, sizeof(*s->pids));
 	s->marker_id = -1;
 #if defined(__x86_64__)
 	s->crc32 = __builtin_cpu_supports("sse4.2");
@@ -202,6 +206,7 @@ void stacks__free(struct stacks *s)
 	free(s->frames);
 	free(s->pids);
 	lockname__free(s->locks);
+	wakers__free(s->wakers);
 	free(s);
 }
 
@@ -747,6 +752,79 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 	return 0;
 }
 
+static int64_t marker_id(struct stacks *s, const char *name)
+{
+	struct profile_frame pf = { .name = name, .kind = PROFILE_FRAME_MARKER };
+
+	return profile__frame_id(s->prof, &pf);
+}
+
+/*
+ * Whether a waker's kernel stack (innermost first) passes through an
+ * interrupt's entry; *nk is then cut there: what lies below is only the
+ * context the interrupt came in (idle, another syscall).
+ */
+static int waker_in_irq(struct stacks *s, const uint64_t *kips, size_t *nk)
+{
+	static const char *const entries[] = { "asm_sysvec_", "asm_common_interrupt",
+					       "handle_softirqs", "__do_softirq" };
+
+	for (size_t i = 0; i < *nk && s->ksym; i++) {
+		const char *name = s->ksym(s->ksym_ctx, kips[i]);
+
+		for (size_t j = 0; name && j < sizeof(entries) / sizeof(entries[0]); j++) {
+			if (!strncmp(name, entries[j], strlen(entries[j]))) {
+				*nk = i + 1;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * A WAKER record: the waker's frames as they go after a blocked stack
+ * ("--", its stack leaf to root, its name), kept until that block comes.
+ */
+static int waker_add(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips,
+		     size_t nk)
+{
+	uint32_t tail[2 * (STACKS_MAX_DEPTH + 1 + 128) + 4];
+	char name[PROFILE_ROOT_MAX], comm[SFPROF_COMM_LEN + 1];
+	struct agg_entry acc;
+	const uint32_t *ids;
+	size_t n = 0, np = 0, nt = 0;
+	int stop = UNWIND_STOP_COMPLETE, irq;
+	int64_t dash, who;
+
+	if (!s->wakers && !(s->wakers = wakers__new()))
+		return -ENOMEM;
+	memset(&acc, 0, sizeof(acc));
+	if (nk > 128)
+		nk = 128;
+	/* a waker that is not a target has no proc here, and one that an
+	 * interrupt borrowed has nothing to do with the wakeup: no unwind */
+	irq = waker_in_irq(s, kips, &nk);
+	if (!irq && !(e->flags & SFPROF_EVF_NO_USER_REGS))
+		n = unwind_event(s, e, &stop);
+	ids = build_ids(s, n, stop, kips, nk, true, &np, &acc);
+	copy_comm(comm, e->comm);
+	if (irq)
+		snprintf(name, sizeof(name), "[interrupt]");
+	else
+		profile_root__thread(name, sizeof(name), comm, e->pid, e->tid);
+	dash = marker_id(s, "--");
+	who = marker_id(s, name);
+	if (!ids || dash < 0 || who < 0)
+		return -ENOMEM;
+	tail[nt++] = (uint32_t)dash;
+	while (np > 0)
+		tail[nt++] = ids[--np];
+	tail[nt++] = (uint32_t)who;
+	s->st.wakers++;
+	return wakers__put(s->wakers, (uint32_t)e->ppid, e->futex_addr, tail, nt);
+}
+
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		      const uint64_t *kips, size_t nk)
 {
@@ -764,6 +842,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		s->st.events_skipped++;
 		return 0;
 	}
+	if (e->kind == SFPROF_EV_WAKER && s->opts.kind == PROFILE_OFFCPU && !s->opts.no_profile)
+		return waker_add(s, e, kips, nk);
 	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
 	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX) ||
 	    (s->opts.kind == PROFILE_OFFCPU && e->kind != SFPROF_EV_OFFCPU)) {
@@ -854,6 +934,14 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	make_root(s, e, root, sizeof(root));
 	if (s->opts.no_profile)
 		return 0;
+	if (ids && s->wakers && e->kind == SFPROF_EV_OFFCPU) {
+		/* (ids lies in s->pids, which has room for a second stack) */
+		size_t nt = wakers__take(s->wakers, e->tid, e->ts_ns - e->weight,
+					 (uint32_t *)ids + np, STACKS_MAX_DEPTH + 1 + 128 + 3);
+
+		np += nt;
+		s->st.wakers_joined += nt != 0;
+	}
 	if (!ids || profile__add_ids(s->prof, root, ids, np, e->weight)) {
 		s->st.add_errors++;
 		return -ENOMEM;
@@ -905,6 +993,10 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 	P("stacks_row_memo_misses", st->memo_misses);
 	if (st->add_errors)
 		P("stacks_add_errors", st->add_errors);
+	if (st->wakers) {
+		P("stacks_wakers", st->wakers);
+		P("stacks_wakers_joined", st->wakers_joined);
+	}
 #undef P
 	unwind_stats__print(&st->unwind, f);
 }
