@@ -52,7 +52,7 @@ enum sfprof_cpu_event {
 
 struct sfprof_opts {
 	enum sfprof_subcmd cmd;
-	enum sfprof_event_sel event;	/* -e, default cpu */
+	enum sfprof_event_sel event;	/* -e: one or several SFPROF_SEL_* bits, default cpu */
 	uint32_t freq;			/* -F HZ, default 99 */
 	enum sfprof_cpu_event cpu_event; /* --cpu-event, default auto */
 	uint64_t duration_ns;		/* -d SEC (fractions allowed), 0 = until the end */

@@ -57,7 +57,22 @@ int report__write_profile(struct profile *prof, const struct sfprof_opts *o);
  * name as -e and capture files spell it ("cpu", "futex", "offcpu"). */
 uint32_t report__profile_kind(uint32_t sel);
 const char *report__event_name(uint32_t sel);
-/* The SFPROF_SEL_* bit of a name, 0 for an unknown one. */
+/* The SFPROF_SEL_* bits of a name or a list ("cpu,futex"), 0 for an
+ * unknown one. */
 uint32_t report__event_sel(const char *name);
+/*
+ * Several events in one run write one output each, named after -o with
+ * the event before the extension: prof.svg -> prof.cpu.svg, prof.pb.gz ->
+ * prof.futex.pb.gz, prof -> prof.offcpu. report__event_path() writes that
+ * name into buf (its length, or -ENAMETOOLONG); report__write_event_profile()
+ * writes the profile of event `sel` where o says, so named when o->event
+ * has several bits (the format then follows -o's extension or -f).
+ */
+/* The profile a record goes to: SFPROF_SEL_* == 1 << index. */
+#define REPORT_EVENTS 3
+int report__event_index(uint32_t event_kind);
+int report__event_path(char *buf, size_t size, const char *path, const char *event);
+int report__write_event_profile(struct profile *prof, const struct sfprof_opts *o,
+				uint32_t sel);
 
 #endif

@@ -14,11 +14,15 @@
 #include "stacks.h"
 #include "util.h"
 
-static int report_event(struct stacks *stk, struct kstacks *ks,
+/* An event to the profile of its kind (REPORT_EVENTS), if selected. */
+static int report_event(struct stacks **stks, struct kstacks *ks,
 			const struct sfprof_opts *o, const struct sfprof_event *e)
 {
+	struct stacks *stk = stks[report__event_index(e->kind)];
 	const struct kstack_ent *k = NULL;
 
+	if (!stk)
+		return 0;
 	if ((o->kernel || e->kind == SFPROF_EV_WAKER) && e->kstack_id >= 0)
 		k = kstacks__get(ks, e->kstack_id, 0);
 	return stacks__add_event(stk, e, k ? k->ips : NULL, k ? k->nr : 0);
@@ -61,8 +65,8 @@ int cmd_report(int argc, char **argv)
 	struct capfile_reader *r = NULL;
 	struct capfile_record rec;
 	struct proc_cache *pc = NULL;
-	struct profile *prof = NULL;
-	struct stacks *stk = NULL;
+	struct profile *prof[REPORT_EVENTS] = { NULL };
+	struct stacks *stk[REPORT_EVENTS] = { NULL };
 	struct kstacks ks = { 0 };
 	struct ksyms ksyms = { 0 };
 	const struct capfile_meta *meta;
@@ -97,7 +101,13 @@ int cmd_report(int argc, char **argv)
 	meta = capfile_reader__meta(r);
 	if (!event_given(argc, argv) && report__event_sel(meta->event))
 		o.event = report__event_sel(meta->event);
-	so.kind = report__profile_kind(o.event);
+	if ((o.event & (o.event - 1)) && (!o.output || !strcmp(o.output, "-"))) {
+		fprintf(stderr, "sfprof: %s holds several events (%s): give -o FILE, which "
+			"names one output each (prof.svg -> prof.cpu.svg...), or -e EVENT\n",
+			o.input, meta->event);
+		capfile_reader__free(r);
+		return SFPROF_EXIT_USAGE;
+	}
 	/* a capture recorded with --kernel reports its kernel frames */
 	if (meta->kernel_stacks)
 		o.kernel = 1;
@@ -110,20 +120,26 @@ int cmd_report(int argc, char **argv)
 
 	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle };
 	pc = proc_cache__new(&po);
-	struct profile_meta pm = {
-		.kind = so.kind,
-		.hz = meta->hz,
-		.target_pid = meta->pid,
-		.target_cmdline = meta->command[0] ? meta->command : NULL,
-		.start_unix_ns = meta->start_unix_ns,
-	};
-	prof = pc ? profile__new(&pm) : NULL;
-	stk = prof ? stacks__new(pc, prof, &so) : NULL;
-	if (!stk) {
-		fprintf(stderr, "sfprof: out of memory\n");
-		goto out;
+	for (int i = 0; i < REPORT_EVENTS; i++) {
+		struct profile_meta pm = {
+			.kind = report__profile_kind(1u << i),
+			.hz = meta->hz,
+			.target_pid = meta->pid,
+			.target_cmdline = meta->command[0] ? meta->command : NULL,
+			.start_unix_ns = meta->start_unix_ns,
+		};
+
+		if (!(o.event & (1u << i)))
+			continue;
+		so.kind = pm.kind;
+		prof[i] = pc ? profile__new(&pm) : NULL;
+		stk[i] = prof[i] ? stacks__new(pc, prof[i], &so) : NULL;
+		if (!stk[i]) {
+			fprintf(stderr, "sfprof: out of memory\n");
+			goto out;
+		}
+		stacks__set_ksym(stk[i], ksyms__name, &ksyms);
 	}
-	stacks__set_ksym(stk, ksyms__name, &ksyms);
 	ksyms.loaded = 1; /* names come from the capture, not this kernel */
 
 	/* pass timing in CPU time: benchmarks run on shared machines */
@@ -206,17 +222,30 @@ int cmd_report(int argc, char **argv)
 			"interrupted?); the report covers its %" PRIu64 " events\n",
 			o.input, events);
 	}
-	profile__set_duration(prof, last_ts - first_ts);
-	if (stacks__flush(stk))
-		goto out_err;
+	for (int i = 0; i < REPORT_EVENTS; i++) {
+		if (!stk[i])
+			continue;
+		profile__set_duration(prof[i], last_ts - first_ts);
+		if (stacks__flush(stk[i]))
+			goto out_err;
+	}
 	proc_cache__for_each_problem(pc, report__print_problem, &problems);
-	err = report__write_profile(prof, &o);
+	err = 0;
+	for (int i = 0; i < REPORT_EVENTS && !err; i++)
+		if (stk[i])
+			err = report__write_event_profile(prof[i], &o, 1u << i);
 	if (o.stats) {
 		struct stacks_stats st;
 		struct proc_stats ps;
 		fprintf(stderr, "report_events: %" PRIu64 "\n", events);
-		stacks__stats(stk, &st);
-		stacks_stats__print(&st, stderr);
+		for (int i = 0; i < REPORT_EVENTS; i++) {
+			if (!stk[i])
+				continue;
+			if (o.event & (o.event - 1))
+				fprintf(stderr, "# %s\n", report__event_name(1u << i));
+			stacks__stats(stk[i], &st);
+			stacks_stats__print(&st, stderr);
+		}
 		proc_cache__stats(pc, &ps);
 		proc_stats__print(&ps, stderr);
 	}
@@ -226,8 +255,10 @@ int cmd_report(int argc, char **argv)
 out_err:
 	fprintf(stderr, "sfprof: report: out of memory\n");
 out:
-	stacks__free(stk);
-	profile__free(prof);
+	for (int i = 0; i < REPORT_EVENTS; i++) {
+		stacks__free(stk[i]);
+		profile__free(prof[i]);
+	}
 	proc_cache__free(pc);
 	capfile_reader__free(r);
 	ksyms__free(&ksyms);

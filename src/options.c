@@ -95,7 +95,9 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 	}
 	fprintf(f,
 		"\nOptions:\n"
-		"  -e, --event EV          what to measure: cpu, futex or offcpu (default: cpu)\n"
+		"  -e, --event EV[,EV...]  what to measure: cpu, futex or offcpu (default: cpu);\n"
+		"                          several in one run write one -o file each\n"
+		"                          (prof.svg -> prof.cpu.svg, prof.offcpu.svg)\n"
 		"  -F, --freq HZ           on-CPU samples per second per thread (default: %u)\n"
 		"      --cpu-event EV      what drives them: cycles (hardware), cpu-clock\n"
 		"                          (software) or auto (default: cycles where the\n"
@@ -208,6 +210,35 @@ static int parse_pid_list(struct sfprof_opts *o, const char *list, FILE *err)
 	}
 }
 
+/* -e cpu,futex,offcpu: one event or several; 0 or -EINVAL. */
+static int parse_events(const char *list, enum sfprof_event_sel *sel)
+{
+	static const struct {
+		const char *name;
+		enum sfprof_event_sel sel;
+	} events[] = { { "cpu", SFPROF_SEL_CPU }, { "futex", SFPROF_SEL_FUTEX },
+		       { "offcpu", SFPROF_SEL_OFFCPU } };
+	unsigned mask = 0;
+
+	while (*list) {
+		size_t len = strcspn(list, ","), i;
+
+		for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+			if (strlen(events[i].name) == len && !strncmp(list, events[i].name, len))
+				break;
+		if (i == sizeof(events) / sizeof(events[0]))
+			return -EINVAL;
+		mask |= events[i].sel;
+		list += len;
+		if (*list == ',' && !*++list)
+			return -EINVAL;
+	}
+	if (!mask)
+		return -EINVAL;
+	*sel = (enum sfprof_event_sel)mask;
+	return 0;
+}
+
 /* --state S,D,R: a comma-separated list of state letters; 0 or -EINVAL. */
 static int parse_states(const char *list, uint32_t *mask)
 {
@@ -248,14 +279,9 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, "+:e:F:d:o:f:p:ah", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (!strcmp(optarg, "cpu"))
-				o->event = SFPROF_SEL_CPU;
-			else if (!strcmp(optarg, "futex"))
-				o->event = SFPROF_SEL_FUTEX;
-			else if (!strcmp(optarg, "offcpu"))
-				o->event = SFPROF_SEL_OFFCPU;
-			else
-				BAD("-e: unknown event '%s' (expected cpu, futex or offcpu)", optarg);
+			if (parse_events(optarg, &o->event))
+				BAD("-e: unknown event in '%s' (expected cpu, futex or offcpu, or a "
+				    "comma-separated list of them)", optarg);
 			break;
 		case OPT_MIN_BLOCK:
 			if (parse_u64(optarg, 0, UINT64_MAX / 1000, &v))
@@ -356,6 +382,9 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		}
 	}
 
+	if ((o->event & (o->event - 1)) && (!o->output || !strcmp(o->output, "-")))
+		BAD("several events write one output each, named after -o FILE: give -o "
+		    "(prof.svg -> prof.cpu.svg, prof.futex.svg...)");
 	if (o->cmd == SFPROF_CMD_REPORT) {
 		if (optind != argc - 1)
 			BAD("report: expected one capture FILE (see --help)");

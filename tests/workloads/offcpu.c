@@ -2,6 +2,8 @@
 /*
  * Threads that each block in one known way, for the off-CPU tests:
  *   offcpu SECONDS            the four blockers below, for SECONDS each
+ *   offcpu SECONDS mixed      the same, plus oc-burn, on CPU all along in
+ *                             burn_loop (for runs of several events)
  *   offcpu SECONDS storm [KB] a pipe ping-pong between two threads, as
  *                             fast as they go (a context-switch storm),
  *                             the pinger KB below its entry frame (touched
@@ -16,7 +18,7 @@
  * condvar's), which sleep between their writes and signals.
  *
  * Prints "tid NAME TID" for every thread as it starts, "ran NAME SECONDS"
- * as it ends (its own clock), and in storm mode "rate R cpu_ns_per_rt C"
+ * as it ends (its own clock), "cpu oc-burn SECONDS" (its CPU time), and in storm mode "rate R cpu_ns_per_rt C"
  * (round trips a second, CPU time per round trip) every second, then "round_trips N" and "round_trips_per_s R".
  */
 #include <pthread.h>
@@ -205,6 +207,23 @@ static void *vforker(void *arg)
 	return NULL;
 }
 
+static void *burner(void *arg)
+{
+	unsigned long x = 1;
+	double t0 = now_s();
+	struct timespec cpu;
+
+	(void)arg;
+	say_tid("oc-burn");
+
+	while (now_s() < t_end)
+		x = burn(x);
+	say_ran("oc-burn", t0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+	printf("cpu oc-burn %.6f\n", cpu.tv_sec + cpu.tv_nsec / 1e9);
+	return (void *)x;
+}
+
 /* ---- storm: a pipe ping-pong ---- */
 
 static double cpu_s(void)
@@ -284,20 +303,23 @@ static int storm(size_t pad)
 int main(int argc, char **argv)
 {
 	void *(*fns[])(void *) = { sleeper, pipe_reader, pipe_feeder, cond_waiter,
-				   cond_signaller, vforker };
+				   cond_signaller, vforker, burner };
 	pthread_t t[sizeof(fns) / sizeof(fns[0])];
+	size_t nr = sizeof(fns) / sizeof(fns[0]) - 1;
 
 	secs = argc > 1 ? atof(argv[1]) : 4;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("pid %d\n", getpid());
 	if (argc > 2 && !strcmp(argv[2], "storm"))
 		return storm(argc > 3 ? (size_t)atol(argv[3]) * 1024 : 0);
+	if (argc > 2 && !strcmp(argv[2], "mixed"))
+		nr++;
 	if (pipe(feed_pipe))
 		return 1;
 	t_end = now_s() + secs;
-	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+	for (size_t i = 0; i < nr; i++)
 		pthread_create(&t[i], NULL, fns[i], NULL);
-	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+	for (size_t i = 0; i < nr; i++)
 		pthread_join(t[i], NULL);
 	return 0;
 }
