@@ -12,6 +12,7 @@
 #include <bpf/bpf_core_read.h>
 #include "sfprof_event.h"
 #include "stack_copy.bpf.h"
+#include "waker.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -138,5 +139,23 @@ int BPF_PROG(sfprof_futex_switch, bool preempt, struct task_struct *prev,
 	ent = bpf_map_lookup_elem(&futex_start, &tid);
 	if (ent)
 		ent->kstack_id = bpf_get_stackid(ctx, &kstacks, SFPROF_KSTACK_SKIP_TP);
+	return 0;
+}
+
+/* --wakers: who ends a futex wait (the FUTEX_WAKE caller, pthread_mutex_unlock) */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sfprof_futex_waking, struct task_struct *p)
+{
+	struct futex_entry *ent;
+	__u32 tid;
+	__u64 ts;
+
+	if (p->flags & PF_KTHREAD)
+		return 0;
+	tid = p->pid;
+	ent = bpf_map_lookup_elem(&futex_start, &tid);
+	if (!ent || bpf_ktime_get_ns() - (ts = ent->ts_ns) < cfg.min_wait_ns)
+		return 0;
+	emit_waker(ctx, p, ts, SFPROF_EV_FUTEX);
 	return 0;
 }

@@ -40,6 +40,7 @@
 #include <bpf/bpf_core_read.h>
 #include "sfprof_event.h"
 #include "stack_copy.bpf.h"
+#include "waker.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -103,9 +104,8 @@ int BPF_PROG(sfprof_switch_out, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_waking")
 int BPF_PROG(sfprof_waking, struct task_struct *p)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), ts_out;
-	struct sfprof_event ev, *e = &ev;
 	struct offcpu_entry *ent;
+	__u64 ts_out;
 
 	/* the cheap test first: this runs for every wakeup on the machine */
 	ent = bpf_task_storage_get(&offcpu_start, p, NULL, 0);
@@ -113,24 +113,7 @@ int BPF_PROG(sfprof_waking, struct task_struct *p)
 		return 0;
 	if (bpf_ktime_get_ns() - ts_out < cfg.min_block_ns)
 		return 0;
-	count(SFPROF_CNT_WAKERS, 1);
-	fill_common(e, pid_tgid, SFPROF_EV_WAKER);
-	e->weight = 0;
-	e->ppid = p->pid;
-	e->futex_addr = ts_out;
-	e->kstack_id = bpf_get_stackid(ctx, &kstacks, SFPROF_KSTACK_SKIP_TP);
-	/*
-	 * The waker's user context when it is one of ours. From an interrupt
-	 * (a timer, an I/O completion) current is only the task it
-	 * interrupted: user space tells by the kernel stack (BPF cannot: the
-	 * per-CPU preempt count is not in kallsyms here, and the program runs
-	 * on a private stack, not on the interrupt's).
-	 */
-	if (!is_target(pid_tgid) || task_user_regs(e)) {
-		e->flags |= SFPROF_EVF_NO_USER_REGS;
-		__builtin_memset(&e->regs, 0, sizeof(e->regs));
-	}
-	emit(e, SFPROF_SLOT_WAKER);
+	emit_waker(ctx, p, ts_out, SFPROF_EV_OFFCPU);
 	return 0;
 }
 

@@ -88,7 +88,7 @@ struct capture_opts {
 	uint64_t min_wait_ns;	/* futex: shorter waits are only counted */
 	uint64_t min_block_ns;	/* offcpu: shorter blocks are only counted */
 	uint32_t offcpu_states;	/* offcpu: enum sfprof_offcpu_state bits; 0 = all */
-	int wakers;		/* offcpu: WAKER records, with the wakers' kernel stacks */
+	int wakers;		/* offcpu, futex: WAKER records, with the wakers' kernel stacks */
 	uint32_t ring_bytes;	/* ring buffer size, a power of two; 0 = 16 MiB */
 	int kernel_stacks;	/* kernel stack ids (capture__kstack): cpu at the sample,
 				   futex and offcpu where the thread blocked */
@@ -127,7 +127,7 @@ struct capture_stats {
 		 * already running on that CPU (always counted) */
 		uint64_t misses;
 	} prog_cpu, prog_sys_enter, prog_sys_exit, prog_switch_out, prog_switch_in,
-	  prog_futex_switch, prog_waking;
+	  prog_futex_switch, prog_waking, prog_futex_waking;
 };
 
 /* Names of the counters as --stats prints them (lost_ringbuf, ...). */

@@ -73,9 +73,12 @@ enum sfprof_event_kind {
 	 * long. pid/tid/comm: the waker (or, when an interrupt woke it, the
 	 * task the interrupt came on: its kernel stack says which); regs and
 	 * stack: the waker's user context when it is a target thread (else
-	 * EVF_NO_USER_REGS); kstack_id: its kernel stack; ppid: the woken thread (tid);
-	 * futex_addr: the woken thread's switch-out time, which the OFFCPU
-	 * record of the same block carries as ts_ns - weight. weight = 0.
+	 * EVF_NO_USER_REGS); kstack_id: its kernel stack; ppid: the woken
+	 * thread (tid); futex_op: the kind of the block's record
+	 * (SFPROF_EV_OFFCPU, or SFPROF_EV_FUTEX for a futex wait);
+	 * futex_addr: when the block began (switch-out, or the wait's
+	 * sys_enter), which that record carries as ts_ns - weight.
+	 * weight = 0.
 	 */
 	SFPROF_EV_WAKER = 6,
 };

@@ -484,7 +484,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	cfg.min_block_ns = o->min_block_ns;
 	cfg.offcpu_states = o->offcpu_states ? o->offcpu_states : SFPROF_OFFCPU_ALL;
 	cfg.want_kstack = !!o->kernel_stacks;
-	cfg.wakers = (o->kind & CAPTURE_OFFCPU) && o->wakers;
+	cfg.wakers = (o->kind & (CAPTURE_OFFCPU | CAPTURE_FUTEX)) && o->wakers;
 	/* a forced wakeup only as a safety net when half the ring is pending;
 	 * the timer drains long before that at any sane rate */
 	cfg.wakeup_bytes = ring / 2;
@@ -559,6 +559,10 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		if (!ret && cfg.want_kstack)
 			c->futex->links.sfprof_futex_switch =
 				attach_prog(c->futex->progs.sfprof_futex_switch, "sched_switch",
+					    err, &ret);
+		if (!ret && cfg.wakers)
+			c->futex->links.sfprof_futex_waking =
+				attach_prog(c->futex->progs.sfprof_futex_waking, "sched_waking",
 					    err, &ret);
 		if (ret)
 			goto err_out;
@@ -802,6 +806,7 @@ int capture__stats(struct capture *c, struct capture_stats *st)
 	memset(&st->prog_switch_in, 0, sizeof(st->prog_switch_in));
 	memset(&st->prog_futex_switch, 0, sizeof(st->prog_futex_switch));
 	memset(&st->prog_waking, 0, sizeof(st->prog_waking));
+	memset(&st->prog_futex_waking, 0, sizeof(st->prog_futex_waking));
 	if (c->offcpu) {
 		prog_cost(c->offcpu->progs.sfprof_waking, &st->prog_waking);
 		prog_cost(c->offcpu->progs.sfprof_switch_out, &st->prog_switch_out);
@@ -813,6 +818,7 @@ int capture__stats(struct capture *c, struct capture_stats *st)
 		prog_cost(c->futex->progs.sfprof_sys_enter, &st->prog_sys_enter);
 		prog_cost(c->futex->progs.sfprof_sys_exit, &st->prog_sys_exit);
 		prog_cost(c->futex->progs.sfprof_futex_switch, &st->prog_futex_switch);
+		prog_cost(c->futex->progs.sfprof_futex_waking, &st->prog_futex_waking);
 	}
 	if (c->sb)
 		sideband__stats(c->sb, &st->sideband);
@@ -824,7 +830,8 @@ static uint64_t capture_stats__misses(const struct capture_stats *st)
 {
 	return st->prog_cpu.misses + st->prog_sys_enter.misses + st->prog_sys_exit.misses +
 	       st->prog_switch_out.misses + st->prog_switch_in.misses +
-	       st->prog_futex_switch.misses + st->prog_waking.misses;
+	       st->prog_futex_switch.misses + st->prog_waking.misses +
+	       st->prog_futex_waking.misses;
 }
 
 uint64_t capture_stats__lost(const struct capture_stats *st)
@@ -862,9 +869,10 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 		const struct capture_prog_cost *pc[] = { &st->prog_cpu, &st->prog_sys_enter,
 							 &st->prog_sys_exit, &st->prog_switch_out,
 							 &st->prog_switch_in, &st->prog_futex_switch,
-							 &st->prog_waking };
+							 &st->prog_waking, &st->prog_futex_waking };
 		static const char *const names[] = { "cpu", "sys_enter", "sys_exit", "switch_out",
-						     "switch_in", "futex_switch", "waking" };
+						     "switch_in", "futex_switch", "waking",
+						     "futex_waking" };
 
 		for (k = 0; k < (int)(sizeof(pc) / sizeof(pc[0])); k++) {
 			if (!pc[k]->run_cnt)

@@ -18,7 +18,7 @@
 static int report_event(struct stacks **stks, struct kstacks *ks,
 			const struct sfprof_opts *o, const struct sfprof_event *e)
 {
-	struct stacks *stk = stks[report__event_index(e->kind)];
+	struct stacks *stk = stks[report__event_index(e)];
 	const struct kstack_ent *k = NULL;
 
 	if (!stk)

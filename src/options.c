@@ -108,7 +108,7 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"      --min-block USEC    offcpu: record blocks of at least USEC (default: %u)\n"
 		"      --state S,D,R       offcpu: only these states: S sleep, D uninterruptible\n"
 		"                          (disk I/O), R preempted (default: every state)\n"
-		"      --wakers            offcpu: join each block to the stack of the thread\n"
+		"      --wakers            offcpu, futex: join each block to the stack of the thread\n"
 		"                          that woke it (blocked;--;waker, as offwaketime)\n"
 		"      --stack-size BYTES  user stack bytes copied per event (default: %u,\n"
 		"                          max %u)\n"
@@ -408,8 +408,8 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 	if (o->no_inherit && (o->all || o->cgroup))
 		BAD("--no-inherit applies to -p and COMMAND: -a and --cgroup see every "
 		    "process in scope");
-	if (o->wakers && !(o->event & SFPROF_SEL_OFFCPU))
-		BAD("--wakers joins off-CPU blocks to their wakers: it needs -e offcpu");
+	if (o->wakers && !(o->event & (SFPROF_SEL_OFFCPU | SFPROF_SEL_FUTEX)))
+		BAD("--wakers joins blocks to their wakers: it needs -e offcpu or -e futex");
 	if (o->cmd == SFPROF_CMD_RECORD && !o->output)
 		BAD("record: -o FILE is required");
 	return 0;

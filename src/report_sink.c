@@ -118,10 +118,12 @@ uint32_t report__event_sel(const char *name)
 #define SINK_EVENTS REPORT_EVENTS
 #define sink_index report__event_index
 
-int report__event_index(uint32_t kind)
+int report__event_index(const struct sfprof_event *e)
 {
-	return kind == SFPROF_EV_FUTEX ? 1 :
-	       kind == SFPROF_EV_OFFCPU || kind == SFPROF_EV_WAKER ? 2 : 0;
+	/* a waker belongs with the block it ended */
+	uint32_t kind = e->kind == SFPROF_EV_WAKER ? e->futex_op : e->kind;
+
+	return kind == SFPROF_EV_FUTEX ? 1 : kind == SFPROF_EV_OFFCPU ? 2 : 0;
 }
 
 struct report_sink {
@@ -378,7 +380,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 	(void)len;
 	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT)
 		return sink_task(s, e);
-	if (!(stk = sink_stacks(s, sink_index(e->kind), e)))
+	if (!(stk = sink_stacks(s, sink_index(e), e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
 	int want_k = s->o.kernel || e->kind == SFPROF_EV_WAKER;

@@ -842,7 +842,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		s->st.events_skipped++;
 		return 0;
 	}
-	if (e->kind == SFPROF_EV_WAKER && s->opts.kind == PROFILE_OFFCPU && !s->opts.no_profile)
+	if (e->kind == SFPROF_EV_WAKER && s->opts.kind != PROFILE_CPU && !s->opts.no_profile)
 		return waker_add(s, e, kips, nk);
 	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
 	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX) ||
@@ -934,7 +934,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	make_root(s, e, root, sizeof(root));
 	if (s->opts.no_profile)
 		return 0;
-	if (ids && s->wakers && e->kind == SFPROF_EV_OFFCPU) {
+	if (ids && s->wakers && (e->kind == SFPROF_EV_OFFCPU || e->kind == SFPROF_EV_FUTEX)) {
 		/* (ids lies in s->pids, which has room for a second stack) */
 		size_t nt = wakers__take(s->wakers, e->tid, e->ts_ns - e->weight,
 					 (uint32_t *)ids + np, STACKS_MAX_DEPTH + 1 + 128 + 3);

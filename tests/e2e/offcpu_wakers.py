@@ -5,7 +5,9 @@ woke it, in bcc offwaketime's layout (blocked stack root to leaf, "--",
 the waker's stack leaf to root, the waker's name last). At least 90% of
 the condvar waiter's time goes through the signalling function, of the
 pipe reader's through the writer's, and of the sleeper's through the
-timer interrupt; `record --wakers` then `report` equals live."""
+timer interrupt; `record --wakers` then `report` equals live. With -e
+futex, a mutex waiter's waits are joined to the holder's FUTEX_WAKE in
+pthread_mutex_unlock, under the holder's own function."""
 import os
 import subprocess
 import sys
@@ -70,6 +72,25 @@ def main():
         print("# record/report: %d lines, identical: %s, joined lines: %d" % (
             len(b.splitlines()), a == b, b.count(";--;")))
         c.check(a and a == b and ";--;" in b, "report differs from live, or nothing joined")
+
+        # futex: who released the lock
+        out = os.path.join(d, "f.folded")
+        rf = subprocess.run([SFPROF, "-e", "futex", "--wakers", "-o", out, "--",
+                             os.path.join(WL, "mutex-sframe"), "10", "50"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            timeout=60)
+        c.check(rf.returncode == 0, "-e futex --wakers exited %d: %s" % (rf.returncode,
+                                                                       rf.stderr[-300:]))
+        lines = [(l.rsplit(" ", 1)[0].split(";"), int(l.rsplit(" ", 1)[1]))
+                 for l in open(out).read().splitlines()] if rf.returncode == 0 else []
+        lock = [(f, w) for f, w in lines if "pthread_mutex_lock" in f]
+        total = sum(w for f, w in lock)
+        joined = sum(w for f, w in lock if "--" in f and "holder" in f[f.index("--"):] and
+                     any("mutex_unlock" in x for x in f[f.index("--"):]))
+        print("# futex: %d of %d us of mutex waits joined to holder's pthread_mutex_unlock" % (
+            joined, total))
+        c.check(total > 0 and joined >= 0.9 * total,
+                "futex: %d of %d us joined through the holder's unlock" % (joined, total))
     return 0 if c.done() else 1
 
 
