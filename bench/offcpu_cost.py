@@ -9,7 +9,8 @@ A. BPF cost per context switch, from the kernel's own accounting
      switches ~1e6 times, every call returns at the filter (ns per call);
    - recorded: the offcpu workload's pipe ping-pong (both threads on one
      CPU), --min-block 0 (every block copied and sent) and --min-block
-     1000 (every block timed, none copied). The filtered calls are
+     1000 (every block timed, none copied); --wakers --min-block 0 (a
+     WAKER record, the waker's user and kernel stacks, per wakeup). The filtered calls are
      subtracted: cost/block = (run_ns - filtered * (run_cnt - blocks)) / blocks.
 B. Slowdown of the same ping-pong (round trips a second, each one two
    switches) under sfprof -e offcpu --min-block 1000, sfprof -e offcpu
@@ -66,11 +67,14 @@ def cost(st, prog, filtered, n):
 def bpf_costs(reps):
     # a ping-pong that is not the target: ~1e6 filtered calls, warm
     other = subprocess.Popen(["taskset", "-c", CPU, WL, "4", "storm"], stdout=subprocess.DEVNULL)
-    base = sfprof([], ["sleep", "3"])
+    base = sfprof(["--wakers"], ["sleep", "3"])
     other.wait()
     f_out, f_in = per_call(base, "switch_out"), per_call(base, "switch_in")
+    f_wake = per_call(base, "waking")
     print("filtered out (other processes' switches): switch_out %.0f ns, switch_in %.0f ns "
-          "per call (%d calls)" % (f_out, f_in, base.get("bpf_run_cnt_switch_out", 0)))
+          "per call (%d calls); --wakers: sched_waking %.0f ns per call (%d calls)" % (
+              f_out, f_in, base.get("bpf_run_cnt_switch_out", 0), f_wake,
+              base.get("bpf_run_cnt_waking", 0)))
     for mb in ("0", "1000"):
         outs, ins, bytes_ = [], [], []
         for _ in range(reps):
@@ -83,6 +87,13 @@ def bpf_costs(reps):
               "(%d blocks/run, %.0f stack bytes/record, lost %d)" % (
                   mb, statistics.median(outs), statistics.median(ins), n,
                   statistics.median(bytes_), st.get("lost_total", 0)))
+    wakes = []
+    for _ in range(reps):
+        st = sfprof(["--min-block", "0", "--wakers"], ["taskset", "-c", CPU, WL, "3", "storm"])
+        n = st["wakers_seen"]
+        wakes.append(cost(st, "waking", f_wake, n))
+    print("--wakers --min-block 0: sched_waking %.0f ns per waker record (%d a run, "
+          "lost %d)" % (statistics.median(wakes), n, st.get("lost_total", 0)))
 
 
 def rate_under(tool):

@@ -410,6 +410,9 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		    "process in scope");
 	if (o->wakers && !(o->event & (SFPROF_SEL_OFFCPU | SFPROF_SEL_FUTEX)))
 		BAD("--wakers joins blocks to their wakers: it needs -e offcpu or -e futex");
+	if ((o->min_block_us != SFPROF_DEFAULT_MIN_BLOCK_US ||
+	     o->offcpu_states != SFPROF_OFFCPU_ALL) && !(o->event & SFPROF_SEL_OFFCPU))
+		BAD("--min-block and --state choose off-CPU blocks: they need -e offcpu");
 	if (o->cmd == SFPROF_CMD_RECORD && !o->output)
 		BAD("record: -o FILE is required");
 	return 0;

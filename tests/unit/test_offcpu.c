@@ -65,6 +65,8 @@ TEST(bad_offcpu_options_should_be_rejected_with_one_line)
 		{ "sfprof", "-e", "offcpu", "--state", "SD", "-p", "1", NULL },
 		{ "sfprof", "-e", "offcpu", "--min-block", "-1", "-p", "1", NULL },
 		{ "sfprof", "-e", "cpu", "--wakers", "-p", "1", NULL },
+		{ "sfprof", "-e", "futex", "--state", "D", "-p", "1", NULL },
+		{ "sfprof", "--min-block", "100", "-p", "1", NULL },
 		{ "sfprof", "-e", "cpu,", "-o", "x", "-p", "1", NULL },
 		{ "sfprof", "-e", "cpu,bogus", "-o", "x", "-p", "1", NULL },
 		/* several events need -o: one output each */
