@@ -111,6 +111,16 @@ int stacks__flush(struct stacks *s);
  */
 struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *e);
 
+/*
+ * The profile frame ids of a record's stack, outermost first: its user
+ * frames (unless `user` is 0, or it has no user registers; the
+ * "[truncated]" marker first when the walk stopped early), then its
+ * kernel frames kips[0..nk) (innermost first in kips). *ids points into
+ * s's scratch until its next call. The count, or -ENOMEM. (wakers.c)
+ */
+int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips,
+		      size_t nk, int user, const uint32_t **ids);
+
 void stacks__stats(const struct stacks *s, struct stacks_stats *out);
 /* "name: value" lines (stacks_*, unwind_*). */
 void stacks_stats__print(const struct stacks_stats *st, FILE *f);

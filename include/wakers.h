@@ -16,10 +16,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile.h"
+#include "sfprof_event.h"
+#include "stacks.h"
+
 struct wakers;
 
 struct wakers *wakers__new(void); /* NULL + errno */
 void wakers__free(struct wakers *w); /* NULL is a no-op */
+
+/*
+ * A WAKER record (include/sfprof_event.h), its kernel stack kips[0..nk):
+ * the waker's frames as they follow a blocked stack, "--", its stack leaf
+ * to root (kernel frames, then user frames; none when an interrupt woke
+ * the thread, which its kernel stack shows, or when it is not a target),
+ * its name ("comm-pid/tid" or "[interrupt]"), kept for the block. Frame
+ * ids from prof, through s (stacks__frame_ids). 0 or -ENOMEM.
+ */
+int wakers__add_record(struct wakers *w, struct stacks *s, struct profile *prof,
+		       stacks_ksym_fn ksym, void *ksym_ctx, const struct sfprof_event *e,
+		       const uint64_t *kips, size_t nk);
 
 /* Keep ids[0..n) for the block of `tid` that began at ts_out. 0 or -ENOMEM. */
 int wakers__put(struct wakers *w, uint32_t tid, uint64_t ts_out, const uint32_t *ids,

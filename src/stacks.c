@@ -752,77 +752,18 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 	return 0;
 }
 
-static int64_t marker_id(struct stacks *s, const char *name)
+int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips,
+		      size_t nk, int user, const uint32_t **ids)
 {
-	struct profile_frame pf = { .name = name, .kind = PROFILE_FRAME_MARKER };
-
-	return profile__frame_id(s->prof, &pf);
-}
-
-/*
- * Whether a waker's kernel stack (innermost first) passes through an
- * interrupt's entry; *nk is then cut there: what lies below is only the
- * context the interrupt came in (idle, another syscall).
- */
-static int waker_in_irq(struct stacks *s, const uint64_t *kips, size_t *nk)
-{
-	static const char *const entries[] = { "asm_sysvec_", "asm_common_interrupt",
-					       "handle_softirqs", "__do_softirq" };
-
-	for (size_t i = 0; i < *nk && s->ksym; i++) {
-		const char *name = s->ksym(s->ksym_ctx, kips[i]);
-
-		for (size_t j = 0; name && j < sizeof(entries) / sizeof(entries[0]); j++) {
-			if (!strncmp(name, entries[j], strlen(entries[j]))) {
-				*nk = i + 1;
-				return 1;
-			}
-		}
-	}
-	return 0;
-}
-
-/*
- * A WAKER record: the waker's frames as they go after a blocked stack
- * ("--", its stack leaf to root, its name), kept until that block comes.
- */
-static int waker_add(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips,
-		     size_t nk)
-{
-	uint32_t tail[2 * (STACKS_MAX_DEPTH + 1 + 128) + 4];
-	char name[PROFILE_ROOT_MAX], comm[SFPROF_COMM_LEN + 1];
 	struct agg_entry acc;
-	const uint32_t *ids;
-	size_t n = 0, np = 0, nt = 0;
-	int stop = UNWIND_STOP_COMPLETE, irq;
-	int64_t dash, who;
+	size_t n = 0, np = 0;
+	int stop = UNWIND_STOP_COMPLETE;
 
-	if (!s->wakers && !(s->wakers = wakers__new()))
-		return -ENOMEM;
 	memset(&acc, 0, sizeof(acc));
-	if (nk > 128)
-		nk = 128;
-	/* a waker that is not a target has no proc here, and one that an
-	 * interrupt borrowed has nothing to do with the wakeup: no unwind */
-	irq = waker_in_irq(s, kips, &nk);
-	if (!irq && !(e->flags & SFPROF_EVF_NO_USER_REGS))
+	if (user && !(e->flags & SFPROF_EVF_NO_USER_REGS))
 		n = unwind_event(s, e, &stop);
-	ids = build_ids(s, n, stop, kips, nk, true, &np, &acc);
-	copy_comm(comm, e->comm);
-	if (irq)
-		snprintf(name, sizeof(name), "[interrupt]");
-	else
-		profile_root__thread(name, sizeof(name), comm, e->pid, e->tid);
-	dash = marker_id(s, "--");
-	who = marker_id(s, name);
-	if (!ids || dash < 0 || who < 0)
-		return -ENOMEM;
-	tail[nt++] = (uint32_t)dash;
-	while (np > 0)
-		tail[nt++] = ids[--np];
-	tail[nt++] = (uint32_t)who;
-	s->st.wakers++;
-	return wakers__put(s->wakers, (uint32_t)e->ppid, e->futex_addr, tail, nt);
+	*ids = build_ids(s, n, stop, kips, nk > 128 ? 128 : nk, true, &np, &acc);
+	return *ids ? (int)np : -ENOMEM;
 }
 
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
@@ -842,8 +783,12 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		s->st.events_skipped++;
 		return 0;
 	}
-	if (e->kind == SFPROF_EV_WAKER && s->opts.kind != PROFILE_CPU && !s->opts.no_profile)
-		return waker_add(s, e, kips, nk);
+	if (e->kind == SFPROF_EV_WAKER && s->opts.kind != PROFILE_CPU && !s->opts.no_profile) {
+		if (!s->wakers && !(s->wakers = wakers__new()))
+			return -ENOMEM;
+		s->st.wakers++;
+		return wakers__add_record(s->wakers, s, s->prof, s->ksym, s->ksym_ctx, e, kips, nk);
+	}
 	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
 	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX) ||
 	    (s->opts.kind == PROFILE_OFFCPU && e->kind != SFPROF_EV_OFFCPU)) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Waker stacks waiting for their blocks (include/wakers.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,4 +74,66 @@ size_t wakers__take(struct wakers *w, uint32_t tid, uint64_t ts_out, uint32_t *o
 	free(s->ids);
 	memset(s, 0, sizeof(*s));
 	return n;
+}
+
+/*
+ * Whether a waker's kernel stack (innermost first) passes through an
+ * interrupt's entry; *nk is then cut there: what lies below is only the
+ * context the interrupt came in (idle, another syscall).
+ */
+static int in_irq(stacks_ksym_fn ksym, void *ctx, const uint64_t *kips, size_t *nk)
+{
+	static const char *const entries[] = { "asm_sysvec_", "asm_common_interrupt",
+					       "handle_softirqs", "__do_softirq" };
+
+	for (size_t i = 0; i < *nk && ksym; i++) {
+		const char *name = ksym(ctx, kips[i]);
+
+		for (size_t j = 0; name && j < sizeof(entries) / sizeof(entries[0]); j++) {
+			if (!strncmp(name, entries[j], strlen(entries[j]))) {
+				*nk = i + 1;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int64_t marker(struct profile *prof, const char *name)
+{
+	struct profile_frame pf = { .name = name, .kind = PROFILE_FRAME_MARKER };
+
+	return profile__frame_id(prof, &pf);
+}
+
+int wakers__add_record(struct wakers *w, struct stacks *s, struct profile *prof,
+		       stacks_ksym_fn ksym, void *ksym_ctx, const struct sfprof_event *e,
+		       const uint64_t *kips, size_t nk)
+{
+	uint32_t tail[2 * (STACKS_MAX_DEPTH + 1 + 128) + 4];
+	char name[PROFILE_ROOT_MAX], comm[SFPROF_COMM_LEN + 1];
+	const uint32_t *ids;
+	int64_t dash, who;
+	size_t nt = 0;
+	int irq, np;
+
+	/* an interrupt borrowed the waker it names: its user context has
+	 * nothing to do with the wakeup */
+	irq = in_irq(ksym, ksym_ctx, kips, &nk);
+	np = stacks__frame_ids(s, e, kips, nk, !irq, &ids);
+	if (irq) {
+		snprintf(name, sizeof(name), "[interrupt]");
+	} else {
+		snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
+		profile_root__thread(name, sizeof(name), comm, e->pid, e->tid);
+	}
+	dash = marker(prof, "--");
+	who = marker(prof, name);
+	if (np < 0 || dash < 0 || who < 0)
+		return -ENOMEM;
+	tail[nt++] = (uint32_t)dash;
+	while (np > 0)
+		tail[nt++] = ids[--np];
+	tail[nt++] = (uint32_t)who;
+	return wakers__put(w, (uint32_t)e->ppid, e->futex_addr, tail, nt);
 }
