@@ -35,6 +35,7 @@ enum sfprof_event_sel {
 	SFPROF_SEL_CPU = 1,
 	SFPROF_SEL_FUTEX = 2,
 	SFPROF_SEL_OFFCPU = 4,
+	SFPROF_SEL_WALL = 8, /* cpu + offcpu in one profile of time per thread */
 };
 
 enum sfprof_cpu_event {

@@ -12,6 +12,7 @@
  *   PROFILE_CPU    weight = samples (1 per on-CPU sample)
  *   PROFILE_FUTEX  weight = nanoseconds waited
  *   PROFILE_OFFCPU weight = nanoseconds off CPU
+ *   PROFILE_WALL   weight = nanoseconds, on CPU (samples x period) or off
  * The folded writer prints samples for CPU and MICROSECONDS for futex
  * waits and off-CPU time (rounded to nearest, at least 1 for any non-zero wait), as
  * DESIGN.md asks; SVG and pprof keep nanoseconds.
@@ -31,6 +32,7 @@ enum profile_kind {
 	PROFILE_CPU = 1,   /* on-CPU samples */
 	PROFILE_FUTEX = 2, /* futex wait time */
 	PROFILE_OFFCPU = 3, /* time off CPU (blocked, sleeping, preempted) */
+	PROFILE_WALL = 4,   /* on-CPU samples x period + off-CPU time */
 };
 
 struct profile_meta {

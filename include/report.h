@@ -69,8 +69,8 @@ uint32_t report__event_sel(const char *name);
  * has several bits (the format then follows -o's extension or -f).
  */
 /* The profile a record goes to: SFPROF_SEL_* == 1 << index. */
-#define REPORT_EVENTS 3
-int report__event_index(const struct sfprof_event *e);
+#define REPORT_EVENTS 4
+int report__event_index(const struct sfprof_event *e, uint32_t sel);
 int report__event_path(char *buf, size_t size, const char *path, const char *event);
 int report__write_event_profile(struct profile *prof, const struct sfprof_opts *o,
 				uint32_t sel);

@@ -21,6 +21,10 @@
  * the waker as "comm-pid/tid", or "[interrupt]" when an interrupt woke
  * the thread.
  *
+ * PROFILE_WALL takes cpu samples (weight period_ns) and off-CPU blocks,
+ * each stack under a first frame "[running]" or the block's state
+ * ("[sleep]", "[uninterruptible]", "[preempted]", "[stopped]").
+ *
  * Symbol and row results are cached per (process, PC); the cache is
  * dropped for a process whose mapping list changed.
  *
@@ -51,6 +55,7 @@ struct stacks_opts {
 	int by_lock;	    /* futex: root "lock:SYM" */
 	int kernel;	    /* add kernel frames given to stacks__add_event */
 	int no_profile;	    /* benchmarks: unwind + symbolize, skip profile__add */
+	uint64_t period_ns; /* PROFILE_WALL: the weight of a cpu sample */
 };
 
 struct stacks_stats {

@@ -18,7 +18,7 @@
 static int report_event(struct stacks **stks, struct kstacks *ks,
 			const struct sfprof_opts *o, const struct sfprof_event *e)
 {
-	struct stacks *stk = stks[report__event_index(e)];
+	struct stacks *stk = stks[report__event_index(e, o->event)];
 	const struct kstack_ent *k = NULL;
 
 	if (!stk)
@@ -132,6 +132,8 @@ int cmd_report(int argc, char **argv)
 		if (!(o.event & (1u << i)))
 			continue;
 		so.kind = pm.kind;
+		so.per_thread = o.per_thread || (pm.kind == PROFILE_WALL && !o.per_process);
+		so.period_ns = meta->hz ? 1000000000ull / meta->hz : 0;
 		prof[i] = pc ? profile__new(&pm) : NULL;
 		stk[i] = prof[i] ? stacks__new(pc, prof[i], &so) : NULL;
 		if (!stk[i]) {

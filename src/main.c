@@ -247,10 +247,13 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.all = o->all,
 		.cgroup = o->cgroup,
 		.no_inherit = o->no_inherit,
-		/* SFPROF_SEL_* and CAPTURE_* are the same bits */
-		.kind = (enum capture_kind)o->event,
+		/* SFPROF_SEL_* and CAPTURE_* are the same bits; wall is both
+		 * cpu and offcpu, sampled by time */
+		.kind = o->event == SFPROF_SEL_WALL ? CAPTURE_CPU | CAPTURE_OFFCPU :
+			(enum capture_kind)o->event,
 		.freq = o->freq,
-		.clock = o->cpu_event == SFPROF_CPU_EVENT_CYCLES ? CAPTURE_CLOCK_CYCLES :
+		.clock = o->event == SFPROF_SEL_WALL ? CAPTURE_CLOCK_CPU :
+			 o->cpu_event == SFPROF_CPU_EVENT_CYCLES ? CAPTURE_CLOCK_CYCLES :
 			 o->cpu_event == SFPROF_CPU_EVENT_CPU_CLOCK ? CAPTURE_CLOCK_CPU :
 			 CAPTURE_CLOCK_AUTO,
 		.stack_size = o->stack_size,

@@ -95,7 +95,8 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 	}
 	fprintf(f,
 		"\nOptions:\n"
-		"  -e, --event EV[,EV...]  what to measure: cpu, futex or offcpu (default: cpu);\n"
+		"  -e, --event EV[,EV...]  what to measure: cpu, futex, offcpu, or wall (on- and\n"
+		"                          off-CPU time per thread, alone) (default: cpu);\n"
 		"                          several in one run write one -o file each\n"
 		"                          (prof.svg -> prof.cpu.svg, prof.offcpu.svg)\n"
 		"  -F, --freq HZ           on-CPU samples per second per thread (default: %u)\n"
@@ -217,7 +218,7 @@ static int parse_events(const char *list, enum sfprof_event_sel *sel)
 		const char *name;
 		enum sfprof_event_sel sel;
 	} events[] = { { "cpu", SFPROF_SEL_CPU }, { "futex", SFPROF_SEL_FUTEX },
-		       { "offcpu", SFPROF_SEL_OFFCPU } };
+		       { "offcpu", SFPROF_SEL_OFFCPU }, { "wall", SFPROF_SEL_WALL } };
 	unsigned mask = 0;
 
 	while (*list) {
@@ -382,6 +383,8 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		}
 	}
 
+	if ((o->event & SFPROF_SEL_WALL) && o->event != SFPROF_SEL_WALL)
+		BAD("-e wall is on-CPU and off-CPU time in one profile: give it alone");
 	if ((o->event & (o->event - 1)) && (!o->output || !strcmp(o->output, "-")))
 		BAD("several events write one output each, named after -o FILE: give -o "
 		    "(prof.svg -> prof.cpu.svg, prof.futex.svg...)");
@@ -411,7 +414,8 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 	if (o->wakers && !(o->event & (SFPROF_SEL_OFFCPU | SFPROF_SEL_FUTEX)))
 		BAD("--wakers joins blocks to their wakers: it needs -e offcpu or -e futex");
 	if ((o->min_block_us != SFPROF_DEFAULT_MIN_BLOCK_US ||
-	     o->offcpu_states != SFPROF_OFFCPU_ALL) && !(o->event & SFPROF_SEL_OFFCPU))
+	     o->offcpu_states != SFPROF_OFFCPU_ALL) &&
+	    !(o->event & (SFPROF_SEL_OFFCPU | SFPROF_SEL_WALL)))
 		BAD("--min-block and --state choose off-CPU blocks: they need -e offcpu");
 	if (o->cmd == SFPROF_CMD_RECORD && !o->output)
 		BAD("record: -o FILE is required");

@@ -300,7 +300,8 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	uint32_t comment_id = 0;
 	int cpu = meta->kind == PROFILE_CPU;
 	/* the sample type off-CPU profilers use (async-profiler, Parca) */
-	const char *wait = meta->kind == PROFILE_OFFCPU ? "offcpu" : "wait";
+	const char *wait = meta->kind == PROFILE_OFFCPU ? "offcpu" :
+			   meta->kind == PROFILE_WALL ? "wall" : "wait";
 
 	fr = prof__frames(p, &nfr);
 	stacks = prof__stacks(p, &nst);
@@ -396,7 +397,8 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	{
 		int n = snprintf(comment, sizeof(comment), "sfprof %s%s%s",
 				 cpu ? "on-CPU samples" :
-				 meta->kind == PROFILE_OFFCPU ? "off-CPU time" : "futex wait time",
+				 meta->kind == PROFILE_OFFCPU ? "off-CPU time" :
+				 meta->kind == PROFILE_WALL ? "wall-clock time" : "futex wait time",
 				 meta->target_comm ? " of " : "",
 				 meta->target_comm ? meta->target_comm : "");
 

@@ -284,7 +284,7 @@ struct profile *profile__new(const struct profile_meta *meta)
 	int64_t id;
 
 	if (!meta || (meta->kind != PROFILE_CPU && meta->kind != PROFILE_FUTEX &&
-		      meta->kind != PROFILE_OFFCPU)) {
+		      meta->kind != PROFILE_OFFCPU && meta->kind != PROFILE_WALL)) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -87,26 +87,28 @@ int report__write_event_profile(struct profile *prof, const struct sfprof_opts *
 uint32_t report__profile_kind(uint32_t sel)
 {
 	return sel == SFPROF_SEL_FUTEX ? PROFILE_FUTEX :
-	       sel == SFPROF_SEL_OFFCPU ? PROFILE_OFFCPU : PROFILE_CPU;
+	       sel == SFPROF_SEL_OFFCPU ? PROFILE_OFFCPU :
+	       sel == SFPROF_SEL_WALL ? PROFILE_WALL : PROFILE_CPU;
 }
 
 const char *report__event_name(uint32_t sel)
 {
-	return sel == SFPROF_SEL_FUTEX ? "futex" : sel == SFPROF_SEL_OFFCPU ? "offcpu" : "cpu";
+	return sel == SFPROF_SEL_FUTEX ? "futex" : sel == SFPROF_SEL_OFFCPU ? "offcpu" :
+	       sel == SFPROF_SEL_WALL ? "wall" : "cpu";
 }
 
 uint32_t report__event_sel(const char *name)
 {
-	static const char *const names[] = { "cpu", "futex", "offcpu" };
+	static const char *const names[] = { "cpu", "futex", "offcpu", "wall" };
 	uint32_t sel = 0;
 
 	while (*name) {
 		size_t len = strcspn(name, ","), i;
 
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < 4; i++)
 			if (strlen(names[i]) == len && !strncmp(name, names[i], len))
 				break;
-		if (i == 3)
+		if (i == 4)
 			return 0;
 		sel |= 1u << i;
 		name += len + (name[len] == ',');
@@ -118,12 +120,16 @@ uint32_t report__event_sel(const char *name)
 #define SINK_EVENTS REPORT_EVENTS
 #define sink_index report__event_index
 
-int report__event_index(const struct sfprof_event *e)
+int report__event_index(const struct sfprof_event *e, uint32_t sel)
 {
+	if (sel == SFPROF_SEL_WALL)
+		return 3;
+	{
 	/* a waker belongs with the block it ended */
 	uint32_t kind = e->kind == SFPROF_EV_WAKER ? e->futex_op : e->kind;
 
 	return kind == SFPROF_EV_FUTEX ? 1 : kind == SFPROF_EV_OFFCPU ? 2 : 0;
+	}
 }
 
 struct report_sink {
@@ -156,7 +162,9 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 	char comm[SFPROF_COMM_LEN + 1];
 	struct stacks_opts so = {
 		.kind = report__profile_kind(1u << idx),
-		.per_thread = s->o.per_thread,
+		/* wall: per thread unless asked otherwise */
+		.per_thread = s->o.per_thread || (idx == 3 && !s->o.per_process),
+		.period_ns = s->o.freq ? 1000000000ull / s->o.freq : 0,
 		.per_process = s->o.per_process,
 		.by_lock = s->o.by_lock,
 		.kernel = s->o.kernel,
@@ -380,7 +388,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 	(void)len;
 	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT)
 		return sink_task(s, e);
-	if (!(stk = sink_stacks(s, sink_index(e), e)))
+	if (!(stk = sink_stacks(s, sink_index(e, s->o.event), e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
 	int want_k = s->o.kernel || e->kind == SFPROF_EV_WAKER;

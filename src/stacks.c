@@ -766,6 +766,32 @@ int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint
 	return *ids ? (int)np : -ENOMEM;
 }
 
+/* -e wall: the stack under its state, weighted in nanoseconds. ids lies
+ * in s->pids, which has room for one more. */
+static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *root,
+		    uint32_t *ids, size_t np)
+{
+	uint32_t st = e->kind == SFPROF_EV_OFFCPU ? e->futex_op : 0;
+	struct profile_frame pf = {
+		.name = !st ? "[running]" : st == SFPROF_OFFCPU_S ? "[sleep]" :
+			st == SFPROF_OFFCPU_D ? "[uninterruptible]" :
+			st == SFPROF_OFFCPU_R ? "[preempted]" : "[stopped]",
+		.kind = PROFILE_FRAME_MARKER,
+	};
+	int64_t id = profile__frame_id(s->prof, &pf);
+
+	if (id < 0)
+		return -ENOMEM;
+	memmove(ids + 1, ids, np * sizeof(*ids));
+	ids[0] = (uint32_t)id;
+	if (profile__add_ids(s->prof, root, ids, np + 1,
+			     e->kind == SFPROF_EV_CPU ? s->opts.period_ns : e->weight)) {
+		s->st.add_errors++;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		      const uint64_t *kips, size_t nk)
 {
@@ -791,7 +817,9 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	}
 	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
 	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX) ||
-	    (s->opts.kind == PROFILE_OFFCPU && e->kind != SFPROF_EV_OFFCPU)) {
+	    (s->opts.kind == PROFILE_OFFCPU && e->kind != SFPROF_EV_OFFCPU) ||
+	    (s->opts.kind == PROFILE_WALL && e->kind != SFPROF_EV_CPU &&
+	     e->kind != SFPROF_EV_OFFCPU)) {
 		s->st.events_skipped++;
 		return 0;
 	}
@@ -879,6 +907,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	make_root(s, e, root, sizeof(root));
 	if (s->opts.no_profile)
 		return 0;
+	if (ids && s->opts.kind == PROFILE_WALL)
+		return wall_add(s, e, root, (uint32_t *)ids, np);
 	if (ids && s->wakers && (e->kind == SFPROF_EV_OFFCPU || e->kind == SFPROF_EV_FUTEX)) {
 		/* (ids lies in s->pids, which has room for a second stack) */
 		size_t nt = wakers__take(s->wakers, e->tid, e->ts_ns - e->weight,

@@ -355,6 +355,8 @@ static void svg_header(struct svg_state *st)
 		fputs("Futex wait time (off-CPU: lock contention and other waits)", f);
 	else if (m->kind == PROFILE_OFFCPU)
 		fputs("Off-CPU time (blocked, sleeping or preempted)", f);
+	else if (m->kind == PROFILE_WALL)
+		fputs("Wall-clock time per thread (on CPU and off)", f);
 	else if (m->hz)
 		fprintf(f, "On-CPU samples at %u Hz", m->hz);
 	else
@@ -385,7 +387,8 @@ static void svg_header(struct svg_state *st)
 	fprintf(f, "total %s", buf);
 	if (m->kind != PROFILE_CPU) {
 		util__fmt_count(num, sizeof(num), profile__nr_events(p));
-		fprintf(f, " in %s %s", num, m->kind == PROFILE_FUTEX ? "waits" : "blocks");
+		fprintf(f, " in %s %s", num, m->kind == PROFILE_FUTEX ? "waits" :
+			m->kind == PROFILE_WALL ? "samples and blocks" : "blocks");
 	}
 	fputs("</text>\n", f);
 

@@ -69,6 +69,7 @@ TEST(bad_offcpu_options_should_be_rejected_with_one_line)
 		{ "sfprof", "--min-block", "100", "-p", "1", NULL },
 		{ "sfprof", "-e", "cpu,", "-o", "x", "-p", "1", NULL },
 		{ "sfprof", "-e", "cpu,bogus", "-o", "x", "-p", "1", NULL },
+		{ "sfprof", "-e", "wall,cpu", "-o", "x", "-p", "1", NULL },
 		/* several events need -o: one output each */
 		{ "sfprof", "-e", "cpu,offcpu", "-p", "1", NULL },
 	};
@@ -94,6 +95,9 @@ TEST(event_lists_should_select_several_events)
 	CHECK_INT(report__event_sel("cpu,futex,offcpu"), 7);
 	CHECK_INT(report__event_sel("offcpu"), SFPROF_SEL_OFFCPU);
 	CHECK_INT(report__event_sel("cpu,nope"), 0);
+	CHECK_INT(report__event_sel("wall"), SFPROF_SEL_WALL);
+	CHECK_INT(report__profile_kind(SFPROF_SEL_WALL), PROFILE_WALL);
+	CHECK_STR(report__event_name(SFPROF_SEL_WALL), "wall");
 }
 
 TEST(event_outputs_should_be_named_after_o_before_the_extension)
