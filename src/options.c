@@ -91,7 +91,8 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 			"       sfprof record -o FILE [options] TARGET\n"
 			"       sfprof report [options] FILE\n"
 			"       sfprof sframe-dump [options] FILE\n"
-			"Profile a process: on-CPU samples or futex (lock) waits, unwound with SFrame.\n");
+			"Profile a process: on-CPU samples, futex (lock) waits or time off CPU,\n"
+			"unwound with SFrame.\n");
 	}
 	fprintf(f,
 		"\nOptions:\n"
@@ -109,8 +110,8 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"      --min-block USEC    offcpu: record blocks of at least USEC (default: %u)\n"
 		"      --state S,D,R       offcpu: only these states: S sleep, D uninterruptible\n"
 		"                          (disk I/O), R preempted (default: every state)\n"
-		"      --wakers            offcpu, futex: join each block to the stack of the thread\n"
-		"                          that woke it (blocked;--;waker, as offwaketime)\n"
+		"      --wakers            offcpu, futex: join each block to the stack of the\n"
+		"                          thread that woke it (blocked;--;waker, as offwaketime)\n"
 		"      --stack-size BYTES  user stack bytes copied per event (default: %u,\n"
 		"                          max %u)\n"
 		"  -o, --output FILE       write the profile to FILE (default: stdout)\n"
