@@ -25,9 +25,9 @@
  *  - --wakers: tp_btf/sched_waking, in the waker's context (try_to_wake_up
  *    runs there; sched_wakeup may run on the wakee's CPU from an IPI): a
  *    woken target thread whose block is already --min-block long gets a
- *    WAKER record, the waker's kernel stack and, when the waker is a
- *    target thread, its user stack. User space joins it to the block's OFFCPU record by (woken
- *    tid, switch-out time).
+ *    WAKER record (bpf/waker.bpf.h): the waker's kernel stack and, when
+ *    the waker is a target thread, its user stack. User space joins it
+ *    to the block's OFFCPU record by (woken tid, switch-out time).
  *
  * Task storage, not a hash by tid: the switch-in test of a thread that
  * never blocked as a target is one load of task->bpf_storage (NULL), and

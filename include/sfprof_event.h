@@ -39,7 +39,7 @@ struct sfprof_config {
 	__u32 pad;
 	__u64 min_block_ns;  /* offcpu: shorter blocks are only counted */
 	__u32 offcpu_states; /* offcpu: enum sfprof_offcpu_state bits kept */
-	__u32 wakers;	     /* offcpu: WAKER records (--wakers) */
+	__u32 wakers;	     /* offcpu, futex: WAKER records (--wakers) */
 };
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
@@ -135,12 +135,13 @@ struct sfprof_event {
 	__u32 stack_len; /* bytes in stack[] */
 	__u64 ts_ns;	 /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u64 weight;	 /* 1 for a sample, ns for a futex wait or a block */
-	__u64 futex_addr;
+	__u64 futex_addr; /* WAKER: when the block it ended began */
 	__u32 futex_op;	 /* futex op word (cmd | flags) or syscall-specific;
 			    OFFCPU: enum sfprof_offcpu_state */
 	__s32 kstack_id; /* kernel stack id in the stackmap, or <0 */
 	__u32 syscall_nr;
-	__u32 ppid;	 /* FORK: the parent process (tgid); else 0 */
+	__u32 ppid;	 /* FORK: the parent process (tgid); WAKER: the woken
+			    thread (tid); else 0 */
 	char comm[SFPROF_COMM_LEN];
 	struct sfprof_regs regs;
 	__u8 stack[];
@@ -166,7 +167,7 @@ enum sfprof_counter {
 	SFPROF_CNT_OFFCPU_SEEN,	     /* blocks of target threads (state kept) */
 	SFPROF_CNT_OFFCPU_SHORT,     /* blocks below --min-block (not sent) */
 	SFPROF_CNT_LOST_OFFCPU_MAP,  /* block not timed: no task storage */
-	SFPROF_CNT_WAKERS,	     /* WAKER records sent (--wakers) */
+	SFPROF_CNT_WAKERS,	     /* WAKER records made (sent, or lost) */
 	SFPROF_CNT_MAX
 };
 
