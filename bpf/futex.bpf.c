@@ -12,6 +12,7 @@
 #include <bpf/bpf_core_read.h>
 #include "sfprof_event.h"
 #include "stack_copy.bpf.h"
+#include "waker.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -56,6 +57,8 @@ int BPF_PROG(sfprof_sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	ent.addr = regs->di;
 	ent.nr = id;
+	ent.kstack_id = -1;
+	ent.pad = 0;
 	ent.ts_ns = bpf_ktime_get_ns();
 	tid = (__u32)pid_tgid;
 	if (bpf_map_update_elem(&futex_start, &tid, &ent, BPF_ANY))
@@ -102,6 +105,7 @@ int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 	e->futex_addr = ent->addr;
 	e->futex_op = ent->op;
 	e->syscall_nr = ent->nr;
+	e->kstack_id = ent->kstack_id;
 	bpf_map_delete_elem(&futex_start, &tid);
 	/* the user stack does not change while the thread is in the kernel:
 	 * the snapshot at exit is the waiting stack */
@@ -111,5 +115,47 @@ int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 		count(SFPROF_CNT_NO_USER_REGS, 1);
 	}
 	emit(e, SFPROF_SLOT_FUTEX);
+	return 0;
+}
+
+/*
+ * --kernel: the kernel stack where a futex wait sleeps (futex_wait_queue
+ * and what called it), taken at its switch-out; at sys_enter the kernel
+ * stack is only the syscall entry. Attached only with --kernel: it runs
+ * for every switch of the machine, and tests a thread's wait entry (one
+ * exists only for a target's wait in progress).
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sfprof_futex_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	struct futex_entry *ent;
+	__u32 tid;
+
+	/* a preemption is not where the wait sleeps */
+	if (preempt || prev_state == 0 || (prev->flags & PF_KTHREAD))
+		return 0;
+	tid = prev->pid;
+	ent = bpf_map_lookup_elem(&futex_start, &tid);
+	if (ent)
+		ent->kstack_id = bpf_get_stackid(ctx, &kstacks, SFPROF_KSTACK_SKIP_TP);
+	return 0;
+}
+
+/* --wakers: who ends a futex wait (the FUTEX_WAKE caller, pthread_mutex_unlock) */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sfprof_futex_waking, struct task_struct *p)
+{
+	struct futex_entry *ent;
+	__u32 tid;
+	__u64 ts;
+
+	if (p->flags & PF_KTHREAD)
+		return 0;
+	tid = p->pid;
+	ent = bpf_map_lookup_elem(&futex_start, &tid);
+	if (!ent || bpf_ktime_get_ns() - (ts = ent->ts_ns) < cfg.min_wait_ns)
+		return 0;
+	emit_waker(ctx, p, ts, SFPROF_EV_FUTEX);
 	return 0;
 }

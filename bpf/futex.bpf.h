@@ -9,6 +9,8 @@ struct futex_entry {
 	__u64 addr;
 	__u32 op;
 	__u32 nr;
+	__s32 kstack_id; /* --kernel: where the wait last slept, or <0 */
+	__u32 pad;
 };
 
 struct {

@@ -9,6 +9,8 @@
 
 /* include/linux/sched.h */
 #define PF_KTHREAD 0x00200000
+#define SFPROF_TASK_INTERRUPTIBLE 0x0001
+#define SFPROF_TASK_UNINTERRUPTIBLE 0x0002
 
 /* arch/x86/entry/syscalls/syscall_64.tbl */
 #define SFPROF_NR_futex 202
@@ -23,10 +25,19 @@
 #define SFPROF_FUTEX_LOCK_PI2 13
 #define SFPROF_FUTEX_CMD_MASK (~(128 | 256))
 
+/*
+ * Kernel frames bpf_get_stackid() skips in a tp_btf program on
+ * sched_switch: the program itself and bpf_trace_run4(), so the stack's
+ * leaf is __schedule().
+ */
+#define SFPROF_KSTACK_SKIP_TP 2
+
 enum sfprof_slot_kind {
 	SFPROF_SLOT_CPU = 0,
 	SFPROF_SLOT_FUTEX = 1,
-	SFPROF_SLOT_KINDS = 2,
+	SFPROF_SLOT_OFFCPU = 2,
+	SFPROF_SLOT_WAKER = 3,
+	SFPROF_SLOT_KINDS = 4,
 };
 
 /* One record under construction: a struct sfprof_event and its stack

@@ -16,6 +16,9 @@
  *            created later are covered without following them.
  *   futex    tp_btf/sys_enter + sys_exit (no tracefs): one event per wait
  *            of at least min_wait_ns, emitted at syscall exit.
+ *   off-CPU tp_btf/sched_switch (switch-out of a target thread: time,
+ *            state) + tp_btf/sched_exit_tp (its switch-in, in its own
+ *            context): one event per block of at least min_block_ns.
  *   lifecycle FORK (a new process in scope, with its parent) and EXIT (its
  *            last thread is gone) records in the same ring.
  *
@@ -55,9 +58,11 @@ _Static_assert(sizeof(struct sfprof_regs) == 21 * 8,
  */
 typedef int (*capture_event_fn)(void *ctx, const struct sfprof_event *e, size_t len);
 
+/* Event sources, as bits: capture_opts.kind may name several. */
 enum capture_kind {
 	CAPTURE_CPU = 1,
 	CAPTURE_FUTEX = 2,
+	CAPTURE_OFFCPU = 4,
 };
 
 /* The perf event that drives on-CPU samples. */
@@ -76,13 +81,17 @@ struct capture_opts {
 	int all;		/* every process on the machine but this one */
 	const char *cgroup;	/* a cgroup v2 directory: only its subtree */
 	int no_inherit;		/* processes the targets create are not targets */
-	enum capture_kind kind;
+	enum capture_kind kind;	/* one or more bits */
 	uint32_t freq;		/* CPU: samples per second (period 1e9/freq ns) */
 	enum capture_clock clock; /* CPU: the sampling event */
 	uint32_t stack_size;	/* bytes of user stack per event, <= SFPROF_STACK_MAX */
 	uint64_t min_wait_ns;	/* futex: shorter waits are only counted */
+	uint64_t min_block_ns;	/* offcpu: shorter blocks are only counted */
+	uint32_t offcpu_states;	/* offcpu: enum sfprof_offcpu_state bits; 0 = all */
+	int wakers;		/* offcpu, futex: WAKER records, with the wakers' kernel stacks */
 	uint32_t ring_bytes;	/* ring buffer size, a power of two; 0 = 16 MiB */
-	int kernel_stacks;	/* CPU: collect kernel stack ids (capture__kstack) */
+	int kernel_stacks;	/* kernel stack ids (capture__kstack): cpu at the sample,
+				   futex and offcpu where the thread blocked */
 	int wait_exec;		/* pids[0] is a target only from its exec (-- COMMAND) */
 	capture_sideband_fn on_sideband; /* mapping changes; NULL: no side-band */
 };
@@ -93,6 +102,9 @@ struct capture_stats {
 	uint64_t events_futex;	   /* futex records received */
 	uint64_t events_fork, events_exit; /* lifecycle records received */
 	uint64_t futex_wait_ns;	   /* sum of weights of futex records */
+	uint64_t events_offcpu;	   /* offcpu records received */
+	uint64_t offcpu_ns;	   /* sum of weights of offcpu records */
+	uint64_t events_waker;	   /* waker records received */
 	uint64_t bytes;		   /* record bytes received */
 	uint64_t stack_bytes;	   /* of which stack bytes */
 	uint64_t stack_full;	   /* records whose copy hit --stack-size */
@@ -114,7 +126,8 @@ struct capture_stats {
 		/* invocations the kernel skipped because a BPF program was
 		 * already running on that CPU (always counted) */
 		uint64_t misses;
-	} prog_cpu, prog_sys_enter, prog_sys_exit;
+	} prog_cpu, prog_sys_enter, prog_sys_exit, prog_switch_out, prog_switch_in,
+	  prog_futex_switch, prog_waking, prog_futex_waking;
 };
 
 /* Names of the counters as --stats prints them (lost_ringbuf, ...). */
@@ -190,8 +203,9 @@ int capture__run(struct capture *c, const struct capture_run_opts *ro);
  * Detach every program (capture__run does it before its final drain), so
  * no record is produced after the next drain and the counters stop: after
  * detach + drain, samples_seen == events_cpu + lost_ringbuf + lost_busy,
- * and futex_waits_seen == events_futex + futex_short + lost_ringbuf +
- * lost_busy. Idempotent.
+ * futex_waits_seen == events_futex + futex_short + lost_ringbuf +
+ * lost_busy, and offcpu_seen == events_offcpu + offcpu_short +
+ * lost_ringbuf + lost_busy (for one source at a time). Idempotent.
  */
 void capture__detach(struct capture *c);
 
@@ -205,7 +219,7 @@ uint64_t capture_stats__lost(const struct capture_stats *st);
 void capture_stats__print(const struct capture_stats *st, FILE *f);
 
 /*
- * Kernel stack of a cpu record (e->kstack_id >= 0, kernel_stacks set):
+ * Kernel stack of a record (e->kstack_id >= 0, kernel_stacks set):
  * fills up to max instruction pointers, innermost first. Returns the
  * number written or -errno (-ENOENT: id unknown or evicted).
  */

@@ -44,6 +44,8 @@ enum sfprof_subcmd {
 enum sfprof_event_sel {
 	SFPROF_SEL_CPU = 1,
 	SFPROF_SEL_FUTEX = 2,
+	SFPROF_SEL_OFFCPU = 4,
+	SFPROF_SEL_WALL = 8, /* cpu + offcpu in one profile of time per thread */
 };
 
 enum sfprof_cpu_event {
@@ -55,16 +57,21 @@ enum sfprof_cpu_event {
 #define SFPROF_DEFAULT_HZ 99u
 #define SFPROF_MAX_HZ 100000u
 #define SFPROF_DEFAULT_MIN_WAIT_US 10u
+#define SFPROF_DEFAULT_MIN_BLOCK_US 10u
 /* -p may list this many processes (repeated -p and comma lists together) */
 #define SFPROF_MAX_PIDS 64
 
 struct sfprof_opts {
 	enum sfprof_subcmd cmd;
-	enum sfprof_event_sel event;	/* -e, default cpu */
+	enum sfprof_event_sel event;	/* -e: one or several SFPROF_SEL_* bits, default cpu */
 	uint32_t freq;			/* -F HZ, default 99 */
 	enum sfprof_cpu_event cpu_event; /* --cpu-event, default auto */
 	uint64_t duration_ns;		/* -d SEC (fractions allowed), 0 = until the end */
 	uint64_t min_wait_us;		/* --min-wait USEC, default 10 */
+	uint64_t min_block_us;		/* --min-block USEC (offcpu), default 10 */
+	uint32_t offcpu_states;		/* --state S,D,R: enum sfprof_offcpu_state
+					   bits, default all */
+	int wakers;			/* --wakers (offcpu, futex): join each block to its waker */
 	uint32_t stack_size;		/* --stack-size BYTES, default and max 65528 */
 	const char *output;		/* -o FILE, NULL = stdout */
 	enum profile_format format;	/* -f, AUTO = by -o extension */

@@ -13,8 +13,10 @@
  * Units. A profile holds one kind of measurement, never a mix:
  *   PROFILE_CPU    weight = samples (1 per on-CPU sample)
  *   PROFILE_FUTEX  weight = nanoseconds waited
+ *   PROFILE_OFFCPU weight = nanoseconds off CPU
+ *   PROFILE_WALL   weight = nanoseconds, on CPU (samples x period) or off
  * The folded writer prints samples for CPU and MICROSECONDS for futex
- * waits (rounded to nearest, at least 1 for any non-zero wait), as
+ * waits and off-CPU time (rounded to nearest, at least 1 for any non-zero wait), as
  * DESIGN.md asks; SVG and pprof keep nanoseconds.
  *
  * Ownership: every string passed in (meta, root, frames) is copied; the
@@ -31,6 +33,8 @@
 enum profile_kind {
 	PROFILE_CPU = 1,   /* on-CPU samples */
 	PROFILE_FUTEX = 2, /* futex wait time */
+	PROFILE_OFFCPU = 3, /* time off CPU (blocked, sleeping, preempted) */
+	PROFILE_WALL = 4,   /* on-CPU samples x period + off-CPU time */
 };
 
 struct profile_meta {
@@ -41,7 +45,7 @@ struct profile_meta {
 	const char *target_cmdline; /* may be NULL; shown in titles */
 	uint64_t duration_ns;	    /* may be set later: profile__set_duration */
 	uint64_t start_unix_ns;	    /* wall-clock start (pprof time_nanos), 0 = unknown */
-	const char *unit;	    /* NULL: "samples" (CPU) / "nanoseconds" (futex) */
+	const char *unit;	    /* NULL: "samples" (CPU) / "nanoseconds" (futex, offcpu) */
 };
 
 enum profile_frame_kind {
@@ -120,10 +124,10 @@ int profile__write_folded_escaped(const struct profile *p, FILE *f);
 /*
  * Parse folded text ("a;b;c COUNT" per line, first field the root) into
  * p, every frame a user frame with that name. COUNT is in the folded
- * unit (microseconds for a futex profile, converted back to ns). Blank
- * lines are skipped. 0, -EINVAL (line number in *bad_line if non-NULL;
- * also a line of 1 MiB or more, so an endless file ends) or -ENOMEM.
- * Meant for tests, benchmarks and re-rendering folded files.
+ * unit (microseconds for a futex or offcpu profile, converted back to ns).
+ * Blank lines are skipped. 0, -EINVAL (line number in *bad_line if
+ * non-NULL; also a line of 1 MiB or more, so an endless file ends) or
+ * -ENOMEM. Meant for tests, benchmarks and re-rendering folded files.
  */
 int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line);
 

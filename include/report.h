@@ -71,14 +71,40 @@ void report__print_problem(void *ctx, const char *path, const char *what, const 
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o);
 /*
  * `sfprof report`'s pipeline without the writing: the capture at input
- * unwound into *out (the caller frees it), as o asks (-e, roots,
- * --no-demangle; --stats lines on stderr). Returns an exit status: 0, 1
- * (damaged file, no such events, out of memory), 2 (not a capture, an
- * option with no meaning for its event); every error said on stderr.
+ * unwound into one profile per selected event, out[report__event_index]
+ * (the others NULL; the caller frees them), as o asks (-e, default every
+ * event the capture holds; roots, --no-demangle; --stats lines on
+ * stderr); *sel gets the SFPROF_SEL_* bits reported. Returns an exit
+ * status: 0, 1 (damaged file, no such events, out of memory), 2 (not a
+ * capture, an option with no meaning for its event); every error said on
+ * stderr.
  */
-int report__capture(const struct sfprof_opts *o, const char *input, struct profile **out);
+#define REPORT_EVENTS 4
+int report__capture(const struct sfprof_opts *o, const char *input,
+		    struct profile *out[REPORT_EVENTS], uint32_t *sel);
 
 /* The single target's comm ("" when several or unknown), for META. */
 void report__target_comm(const struct sfprof_opts *o, char *buf, size_t size);
+
+/* One event (an SFPROF_SEL_* bit): its profile kind (PROFILE_*), and its
+ * name as -e and capture files spell it ("cpu", "futex", "offcpu"). */
+uint32_t report__profile_kind(uint32_t sel);
+const char *report__event_name(uint32_t sel);
+/* The SFPROF_SEL_* bits of a name or a list ("cpu,futex"), 0 for an
+ * unknown one. */
+uint32_t report__event_sel(const char *name);
+/*
+ * Several events in one run write one output each, named after -o with
+ * the event before the extension: prof.svg -> prof.cpu.svg, prof.pb.gz ->
+ * prof.futex.pb.gz, prof -> prof.offcpu. report__event_path() writes that
+ * name into buf (its length, or -ENAMETOOLONG); report__write_event_profile()
+ * writes the profile of event `sel` where o says, so named when o->event
+ * has several bits (the format then follows -o's extension or -f).
+ */
+/* The profile a record goes to: SFPROF_SEL_* == 1 << index. */
+int report__event_index(const struct sfprof_event *e, uint32_t sel);
+int report__event_path(char *buf, size_t size, const char *path, const char *event);
+int report__write_event_profile(struct profile *prof, const struct sfprof_opts *o,
+				uint32_t sel);
 
 #endif

@@ -31,12 +31,15 @@ struct sfprof_config {
 	__u32 self_tgid;     /* sfprof itself: never a target */
 	__u32 inherit;	     /* a target's new processes are targets */
 	__u32 stack_size;    /* bytes of user stack per record */
-	__u32 want_kstack;   /* cpu: kernel stack ids */
+	__u32 want_kstack;   /* kernel stack ids (cpu, futex, offcpu) */
 	__u64 min_wait_ns;   /* futex: shorter waits are only counted */
 	__u64 wakeup_bytes;  /* wake the consumer once this much is pending; 0: never */
 	__u32 force_scratch; /* build records in scratch slots even where the
 				direct copy works (tests of older kernels' path) */
 	__u32 pad;
+	__u64 min_block_ns;  /* offcpu: shorter blocks are only counted */
+	__u32 offcpu_states; /* offcpu: enum sfprof_offcpu_state bits kept */
+	__u32 wakers;	     /* offcpu, futex: WAKER records (--wakers) */
 };
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
@@ -55,6 +58,38 @@ enum sfprof_event_kind {
 	 */
 	SFPROF_EV_FORK = 3,
 	SFPROF_EV_EXIT = 4,
+	/*
+	 * A block off CPU: weight = nanoseconds from the switch-out to the
+	 * switch-in, futex_op = the state it left the CPU in (enum
+	 * sfprof_offcpu_state), kstack_id = the kernel stack at the
+	 * switch-out (--kernel). Regs and stack are the user context it
+	 * blocked in (taken at the switch-in, in the thread's own context,
+	 * before it returns to user space).
+	 */
+	SFPROF_EV_OFFCPU = 5,
+	/*
+	 * --wakers: who ended a block, sent from the wakeup (sched_waking)
+	 * in the waker's context for a block already at least --min-block
+	 * long. pid/tid/comm: the waker (or, when an interrupt woke it, the
+	 * task the interrupt came on: its kernel stack says which); regs and
+	 * stack: the waker's user context when it is a target thread (else
+	 * EVF_NO_USER_REGS); kstack_id: its kernel stack; ppid: the woken
+	 * thread (tid); futex_op: the kind of the block's record
+	 * (SFPROF_EV_OFFCPU, or SFPROF_EV_FUTEX for a futex wait);
+	 * futex_addr: when the block began (switch-out, or the wait's
+	 * sys_enter), which that record carries as ts_ns - weight.
+	 * weight = 0.
+	 */
+	SFPROF_EV_WAKER = 6,
+};
+
+/* How a thread left the CPU (sched_switch's preempt and prev_state). */
+enum sfprof_offcpu_state {
+	SFPROF_OFFCPU_R = 1u << 0,     /* preempted, or yielded while runnable */
+	SFPROF_OFFCPU_S = 1u << 1,     /* TASK_INTERRUPTIBLE: voluntary sleep */
+	SFPROF_OFFCPU_D = 1u << 2,     /* TASK_UNINTERRUPTIBLE: disk I/O, vfork... */
+	SFPROF_OFFCPU_OTHER = 1u << 3, /* stopped, traced, parked */
+	SFPROF_OFFCPU_ALL = 0xf,
 };
 
 /* sfprof_event.flags */
@@ -99,12 +134,14 @@ struct sfprof_event {
 	__u32 cpu;
 	__u32 stack_len; /* bytes in stack[] */
 	__u64 ts_ns;	 /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
-	__u64 weight;	 /* 1 for a sample, ns for a futex wait */
-	__u64 futex_addr;
-	__u32 futex_op;	 /* futex op word (cmd | flags) or syscall-specific */
+	__u64 weight;	 /* 1 for a sample, ns for a futex wait or a block */
+	__u64 futex_addr; /* WAKER: when the block it ended began */
+	__u32 futex_op;	 /* futex op word (cmd | flags) or syscall-specific;
+			    OFFCPU: enum sfprof_offcpu_state */
 	__s32 kstack_id; /* kernel stack id in the stackmap, or <0 */
 	__u32 syscall_nr;
-	__u32 ppid;	 /* FORK: the parent process (tgid); else 0 */
+	__u32 ppid;	 /* FORK: the parent process (tgid); WAKER: the woken
+			    thread (tid); else 0 */
 	char comm[SFPROF_COMM_LEN];
 	struct sfprof_regs regs;
 	__u8 stack[];
@@ -127,6 +164,10 @@ enum sfprof_counter {
 	SFPROF_CNT_LOST_TARGET_MAP,  /* a new process not followed: targets map full */
 	SFPROF_CNT_FORKS,	     /* new processes of targets (followed) */
 	SFPROF_CNT_EXITS,	     /* targets that exited */
+	SFPROF_CNT_OFFCPU_SEEN,	     /* blocks of target threads (state kept) */
+	SFPROF_CNT_OFFCPU_SHORT,     /* blocks below --min-block (not sent) */
+	SFPROF_CNT_LOST_OFFCPU_MAP,  /* block not timed: no task storage */
+	SFPROF_CNT_WAKERS,	     /* WAKER records made (sent, or lost) */
 	SFPROF_CNT_MAX
 };
 

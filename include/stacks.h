@@ -25,6 +25,15 @@
  * Unless no_inline, each frame gets its source file and line from DWARF
  * (proc__srcline), and the functions inlined at its PC become frames of
  * their own above it (as perf script shows them), each with its line.
+ * Off-CPU blocks with a WAKER record (--wakers) are joined to it in bcc
+ * offwaketime's layout: the blocked stack root to leaf, a "--" marker,
+ * the waker's stack leaf to root (kernel frames, then user frames), then
+ * the waker as "comm-pid/tid", or "[interrupt]" when an interrupt woke
+ * the thread.
+ *
+ * PROFILE_WALL takes cpu samples (weight period_ns) and off-CPU blocks,
+ * each stack under a first frame "[running]" or the block's state
+ * ("[sleep]", "[uninterruptible]", "[preempted]", "[stopped]").
  *
  * Symbol and row results are cached per (process, PC); the cache is
  * dropped for a process whose mapping list changed.
@@ -50,8 +59,8 @@
 #define STACKS_TRUNCATED "[truncated]"
 
 struct stacks_opts {
-	uint32_t kind;	    /* PROFILE_CPU or PROFILE_FUTEX: events of the
-			       other kind are skipped (counted) */
+	uint32_t kind;	    /* PROFILE_CPU, PROFILE_FUTEX or PROFILE_OFFCPU:
+			       events of other kinds are skipped (counted) */
 	unsigned max_depth; /* 0 = STACKS_MAX_DEPTH */
 	int per_thread;	    /* root "comm-pid/tid" */
 	int per_process;    /* root "comm-pid" */
@@ -61,6 +70,7 @@ struct stacks_opts {
 	unsigned agg_max;   /* 0 = STACKS_AGG_MAX (tests set a small one) */
 	int no_inline;	    /* --no-inline: no inline frames, no source lines */
 	int perf_maps;	    /* live: name [anon] code from /tmp/perf-PID.map */
+	uint64_t period_ns; /* PROFILE_WALL: the weight of a cpu sample */
 };
 
 struct stacks_stats {
@@ -78,6 +88,8 @@ struct stacks_stats {
 	uint64_t memo_hits, memo_misses;
 	uint64_t add_errors;	 /* profile__add failures */
 	uint64_t agg_flushes;	 /* raw-stack tables handed over early (STACKS_AGG_MAX) */
+	uint64_t wakers;	 /* WAKER records kept (offcpu --wakers) */
+	uint64_t wakers_joined;	 /* blocks joined to their waker's stack */
 	struct unwind_stats unwind;
 };
 
@@ -120,6 +132,16 @@ int stacks__flush(struct stacks *s);
  * for new mappings). Returns the proc used, or NULL.
  */
 struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *e);
+
+/*
+ * The profile frame ids of a record's stack, outermost first: its user
+ * frames (unless `user` is 0, or it has no user registers; the
+ * "[truncated]" marker first when the walk stopped early), then its
+ * kernel frames kips[0..nk) (innermost first in kips). *ids points into
+ * s's scratch until its next call. The count, or -ENOMEM. (wakers.c)
+ */
+int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips,
+		      size_t nk, int user, const uint32_t **ids);
 
 void stacks__stats(const struct stacks *s, struct stacks_stats *out);
 /* "name: value" lines (stacks_*, unwind_*). */

@@ -56,6 +56,10 @@ static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_LOST_TARGET_MAP] = "lost_target_map",
 	[SFPROF_CNT_FORKS] = "processes_followed",
 	[SFPROF_CNT_EXITS] = "processes_exited",
+	[SFPROF_CNT_OFFCPU_SEEN] = "offcpu_seen",
+	[SFPROF_CNT_OFFCPU_SHORT] = "offcpu_short",
+	[SFPROF_CNT_LOST_OFFCPU_MAP] = "lost_offcpu_map",
+	[SFPROF_CNT_WAKERS] = "wakers_seen",
 };
 
 const char *capture_counter__name(enum sfprof_counter c)
@@ -138,6 +142,11 @@ static int capture__on_record(void *ctx, void *data, size_t len)
 	} else if (e->kind == SFPROF_EV_FUTEX) {
 		c->st.events_futex++;
 		c->st.futex_wait_ns += e->weight;
+	} else if (e->kind == SFPROF_EV_OFFCPU) {
+		c->st.events_offcpu++;
+		c->st.offcpu_ns += e->weight;
+	} else if (e->kind == SFPROF_EV_WAKER) {
+		c->st.events_waker++;
 	} else if (e->kind == SFPROF_EV_FORK) {
 		c->st.events_fork++;
 	} else if (e->kind == SFPROF_EV_EXIT) {
@@ -177,10 +186,11 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	int ret = 0, i;
 
 	if ((o->nr_pids <= 0 && !o->all && !o->cgroup) || o->nr_pids < 0 ||
-	    (o->nr_pids && !o->pids) || (o->kind != CAPTURE_CPU && o->kind != CAPTURE_FUTEX) ||
+	    (o->nr_pids && !o->pids) || !o->kind ||
+	    (o->kind & ~(CAPTURE_CPU | CAPTURE_FUTEX | CAPTURE_OFFCPU)) ||
 	    o->stack_size > SFPROF_STACK_MAX || (ring & (ring - 1)) ||
 	    (o->wait_exec && o->nr_pids != 1) ||
-	    (o->kind == CAPTURE_CPU && (o->freq == 0 || o->freq > 1000000000u))) {
+	    ((o->kind & CAPTURE_CPU) && (o->freq == 0 || o->freq > 1000000000u))) {
 		capture__say(err, "invalid capture options");
 		errno = EINVAL;
 		return NULL;
@@ -229,7 +239,10 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	cfg.inherit = !o->no_inherit;
 	cfg.stack_size = o->stack_size;
 	cfg.min_wait_ns = o->min_wait_ns;
-	cfg.want_kstack = o->kind == CAPTURE_CPU && o->kernel_stacks;
+	cfg.min_block_ns = o->min_block_ns;
+	cfg.offcpu_states = o->offcpu_states ? o->offcpu_states : SFPROF_OFFCPU_ALL;
+	cfg.want_kstack = !!o->kernel_stacks;
+	cfg.wakers = (o->kind & (CAPTURE_OFFCPU | CAPTURE_FUTEX)) && o->wakers;
 	/* a forced wakeup only as a safety net when half the ring is pending;
 	 * the timer drains long before that at any sane rate */
 	cfg.wakeup_bytes = ring / 2;
@@ -247,7 +260,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	/* the direct path never touches a slot */
 	bpf_map__set_max_entries(c->task->maps.scratch,
 				 c->st.direct_copy ? 1 : c->nr_cpus * CAPTURE_SLOT_KINDS);
-	if (cfg.want_kstack)
+	if (cfg.want_kstack || cfg.wakers)
 		bpf_map__set_max_entries(c->task->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
 	bpf_program__set_autoload(c->task->progs.sfprof_exec, !!o->wait_exec);
 	ret = task_bpf__load(c->task);
@@ -255,10 +268,12 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		ret = capture__load_error(err, ret < 0 ? ret : -errno, "process-tracking");
 		goto err_out;
 	}
-	if (o->kind == CAPTURE_CPU)
+	if (o->kind & CAPTURE_CPU)
 		ret = LOAD_SOURCE(c, cpu, cpu_bpf, "on-CPU", &cfg, err);
-	else
+	if (!ret && (o->kind & CAPTURE_FUTEX))
 		ret = LOAD_SOURCE(c, futex, futex_bpf, "futex", &cfg, err);
+	if (!ret && (o->kind & CAPTURE_OFFCPU))
+		ret = LOAD_SOURCE(c, offcpu, offcpu_bpf, "off-CPU", &cfg, err);
 	if (ret)
 		goto err_out;
 	if (o->cgroup && (ret = capture__set_cgroup(c, o->cgroup, err)))
@@ -288,16 +303,39 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	    !(c->task->links.sfprof_exec = capture__attach_prog(c->task->progs.sfprof_exec,
 						       "sched_process_exec", err, &ret)))
 		goto err_out;
-	if (o->kind == CAPTURE_CPU) {
+	if (o->kind & CAPTURE_CPU) {
 		ret = capture__attach_cpu(c, o->freq, o->clock, err);
 		if (ret)
 			goto err_out;
-	} else {
+	}
+	if (o->kind & CAPTURE_FUTEX) {
 		c->futex->links.sfprof_sys_enter = capture__attach_prog(c->futex->progs.sfprof_sys_enter,
 							       "sys_enter", err, &ret);
 		if (c->futex->links.sfprof_sys_enter)
 			c->futex->links.sfprof_sys_exit =
 				capture__attach_prog(c->futex->progs.sfprof_sys_exit, "sys_exit", err, &ret);
+		if (!ret && cfg.want_kstack)
+			c->futex->links.sfprof_futex_switch =
+				capture__attach_prog(c->futex->progs.sfprof_futex_switch, "sched_switch",
+					    err, &ret);
+		if (!ret && cfg.wakers)
+			c->futex->links.sfprof_futex_waking =
+				capture__attach_prog(c->futex->progs.sfprof_futex_waking, "sched_waking",
+					    err, &ret);
+		if (ret)
+			goto err_out;
+	}
+	if (o->kind & CAPTURE_OFFCPU) {
+		/* the switch-in first: no block is timed before it can end */
+		c->offcpu->links.sfprof_switch_in =
+			capture__attach_prog(c->offcpu->progs.sfprof_switch_in, "sched_exit_tp", err, &ret);
+		if (c->offcpu->links.sfprof_switch_in)
+			c->offcpu->links.sfprof_switch_out =
+				capture__attach_prog(c->offcpu->progs.sfprof_switch_out, "sched_switch",
+					    err, &ret);
+		if (!ret && cfg.wakers)
+			c->offcpu->links.sfprof_waking =
+				capture__attach_prog(c->offcpu->progs.sfprof_waking, "sched_waking", err, &ret);
 		if (ret)
 			goto err_out;
 	}
@@ -330,6 +368,7 @@ void capture__free(struct capture *c)
 			close(c->perf_fds[i]);
 	cpu_bpf__destroy(c->cpu);
 	futex_bpf__destroy(c->futex);
+	offcpu_bpf__destroy(c->offcpu);
 	task_bpf__destroy(c->task);
 	sideband__close(c->sb);
 	for (i = 0; i < c->nr_pidfds; i++)
@@ -359,6 +398,8 @@ void capture__detach(struct capture *c)
 		cpu_bpf__detach(c->cpu);
 	if (c->futex)
 		futex_bpf__detach(c->futex);
+	if (c->offcpu)
+		offcpu_bpf__detach(c->offcpu);
 	task_bpf__detach(c->task);
 	/* a program already running on another CPU finishes within
 	 * microseconds; let it, so the drain that follows sees its record */
@@ -519,23 +560,43 @@ int capture__stats(struct capture *c, struct capture_stats *st)
 	memset(&st->prog_cpu, 0, sizeof(st->prog_cpu));
 	memset(&st->prog_sys_enter, 0, sizeof(st->prog_sys_enter));
 	memset(&st->prog_sys_exit, 0, sizeof(st->prog_sys_exit));
+	memset(&st->prog_switch_out, 0, sizeof(st->prog_switch_out));
+	memset(&st->prog_switch_in, 0, sizeof(st->prog_switch_in));
+	memset(&st->prog_futex_switch, 0, sizeof(st->prog_futex_switch));
+	memset(&st->prog_waking, 0, sizeof(st->prog_waking));
+	memset(&st->prog_futex_waking, 0, sizeof(st->prog_futex_waking));
+	if (c->offcpu) {
+		prog_cost(c->offcpu->progs.sfprof_waking, &st->prog_waking);
+		prog_cost(c->offcpu->progs.sfprof_switch_out, &st->prog_switch_out);
+		prog_cost(c->offcpu->progs.sfprof_switch_in, &st->prog_switch_in);
+	}
 	if (c->cpu)
 		prog_cost(c->cpu->progs.sfprof_cpu, &st->prog_cpu);
 	if (c->futex) {
 		prog_cost(c->futex->progs.sfprof_sys_enter, &st->prog_sys_enter);
 		prog_cost(c->futex->progs.sfprof_sys_exit, &st->prog_sys_exit);
+		prog_cost(c->futex->progs.sfprof_futex_switch, &st->prog_futex_switch);
+		prog_cost(c->futex->progs.sfprof_futex_waking, &st->prog_futex_waking);
 	}
 	if (c->sb)
 		sideband__stats(c->sb, &st->sideband);
 	return ret;
 }
 
+/* Invocations the kernel skipped (another BPF program ran on the CPU). */
+static uint64_t capture_stats__misses(const struct capture_stats *st)
+{
+	return st->prog_cpu.misses + st->prog_sys_enter.misses + st->prog_sys_exit.misses +
+	       st->prog_switch_out.misses + st->prog_switch_in.misses +
+	       st->prog_futex_switch.misses + st->prog_waking.misses +
+	       st->prog_futex_waking.misses;
+}
+
 uint64_t capture_stats__lost(const struct capture_stats *st)
 {
 	return st->bpf[SFPROF_CNT_LOST_RINGBUF] + st->bpf[SFPROF_CNT_LOST_STACK_READ] +
 	       st->bpf[SFPROF_CNT_LOST_BUSY] + st->bpf[SFPROF_CNT_LOST_ENTRY_MAP] +
-	       st->bad_records + st->prog_cpu.misses + st->prog_sys_enter.misses +
-	       st->prog_sys_exit.misses;
+	       st->bpf[SFPROF_CNT_LOST_OFFCPU_MAP] + st->bad_records + capture_stats__misses(st);
 }
 
 void capture_stats__print(const struct capture_stats *st, FILE *f)
@@ -545,12 +606,14 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "events_cpu: %llu\n", (unsigned long long)st->events_cpu);
 	fprintf(f, "events_futex: %llu\n", (unsigned long long)st->events_futex);
 	fprintf(f, "futex_wait_ns: %llu\n", (unsigned long long)st->futex_wait_ns);
+	fprintf(f, "events_offcpu: %llu\n", (unsigned long long)st->events_offcpu);
+	fprintf(f, "offcpu_ns: %llu\n", (unsigned long long)st->offcpu_ns);
+	fprintf(f, "events_waker: %llu\n", (unsigned long long)st->events_waker);
 	for (k = 0; k < SFPROF_CNT_MAX; k++)
 		fprintf(f, "%s: %llu\n", capture_counter__name(k),
 			(unsigned long long)st->bpf[k]);
 	fprintf(f, "lost_bad_record: %llu\n", (unsigned long long)st->bad_records);
-	fprintf(f, "lost_recursion: %llu\n", (unsigned long long)(st->prog_cpu.misses +
-		st->prog_sys_enter.misses + st->prog_sys_exit.misses));
+	fprintf(f, "lost_recursion: %llu\n", (unsigned long long)capture_stats__misses(st));
 	fprintf(f, "lost_total: %llu\n", (unsigned long long)capture_stats__lost(st));
 	fprintf(f, "kernel_mode_samples: %llu\n", (unsigned long long)st->kernel_mode);
 	fprintf(f, "stack_full: %llu\n", (unsigned long long)st->stack_full);
@@ -569,12 +632,16 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "sideband_bad: %llu\n", (unsigned long long)st->sideband.bad);
 	if (st->events_cpu || st->cycles)
 		fprintf(f, "sample_event_cycles: %d\n", st->cycles);
-	if (st->prog_cpu.run_cnt | st->prog_sys_enter.run_cnt | st->prog_sys_exit.run_cnt) {
-		const struct capture_prog_cost *pc[3] = { &st->prog_cpu, &st->prog_sys_enter,
-							  &st->prog_sys_exit };
-		static const char *const names[3] = { "cpu", "sys_enter", "sys_exit" };
+	{
+		const struct capture_prog_cost *pc[] = { &st->prog_cpu, &st->prog_sys_enter,
+							 &st->prog_sys_exit, &st->prog_switch_out,
+							 &st->prog_switch_in, &st->prog_futex_switch,
+							 &st->prog_waking, &st->prog_futex_waking };
+		static const char *const names[] = { "cpu", "sys_enter", "sys_exit", "switch_out",
+						     "switch_in", "futex_switch", "waking",
+						     "futex_waking" };
 
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < (int)(sizeof(pc) / sizeof(pc[0])); k++) {
 			if (!pc[k]->run_cnt)
 				continue;
 			fprintf(f, "bpf_run_ns_%s: %llu\n", names[k], (unsigned long long)pc[k]->run_ns);
@@ -610,7 +677,7 @@ int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max)
 	uint32_t key = (uint32_t)id;
 	size_t n = 0;
 
-	if (id < 0 || !c->task->rodata->cfg.want_kstack)
+	if (id < 0 || !(c->task->rodata->cfg.want_kstack || c->task->rodata->cfg.wakers))
 		return -ENOENT;
 	if (bpf_map_lookup_elem(bpf_map__fd(c->task->maps.kstacks), &key, buf))
 		return -errno;

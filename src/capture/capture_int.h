@@ -11,10 +11,11 @@
 #include "capture.h"
 #include "cpu.skel.h"
 #include "futex.skel.h"
+#include "offcpu.skel.h"
 #include "task.skel.h"
 
 #define CAPTURE_DEFAULT_RING (16u << 20)
-#define CAPTURE_SLOT_KINDS 2 /* bpf/sfprof.bpf.h: SFPROF_SLOT_KINDS */
+#define CAPTURE_SLOT_KINDS 4 /* bpf/sfprof.bpf.h: SFPROF_SLOT_KINDS */
 /*
  * Side-band records are delivered up to this far behind the drain's
  * start when no event asks for them sooner: a BPF record stamped just
@@ -32,6 +33,7 @@ struct capture {
 	struct task_bpf *task;	/* lifecycle; creates the shared maps */
 	struct cpu_bpf *cpu;	/* on-CPU samples, or NULL */
 	struct futex_bpf *futex; /* futex waits, or NULL */
+	struct offcpu_bpf *offcpu; /* off-CPU blocks, or NULL */
 	struct ring_buffer *rb;
 	struct sideband *sb;
 	capture_sideband_fn sb_fn;

@@ -46,8 +46,25 @@ static int load(const struct sfprof_opts *o, const char *path, struct profile **
 		fprintf(stderr, "sfprof: diff: %s: %s\n", path, strerror(-err));
 		return err == -ENOENT ? SFPROF_EXIT_USAGE : 1;
 	}
-	if (err)
-		return report__capture(o, path, out);
+	if (err) {
+		struct profile *prof[REPORT_EVENTS];
+		uint32_t sel;
+		int st = report__capture(o, path, prof, &sel), i;
+
+		if (st)
+			return st;
+		if (sel & (sel - 1)) {
+			for (i = 0; i < REPORT_EVENTS; i++)
+				profile__free(prof[i]);
+			fprintf(stderr, "sfprof: diff: %s holds several events: choose one with -e\n",
+				path);
+			return SFPROF_EXIT_USAGE;
+		}
+		for (i = 0; i < REPORT_EVENTS && !prof[i]; i++)
+			;
+		*out = i < REPORT_EVENTS ? prof[i] : NULL;
+		return *out ? 0 : 1;
+	}
 	/* folded: counts, whatever they count */
 	f = fopen(path, "re");
 	*out = f ? profile__new(&meta) : NULL;

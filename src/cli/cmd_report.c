@@ -18,12 +18,16 @@
 /* Damaged stretches of a capture listed one per line; then a count. */
 #define DAMAGE_LINES 10
 
-static int report_event(struct stacks *stk, struct kstacks *ks,
+/* An event to the profile of its kind (REPORT_EVENTS), if selected. */
+static int report_event(struct stacks **stks, struct kstacks *ks,
 			const struct sfprof_opts *o, const struct sfprof_event *e)
 {
+	struct stacks *stk = stks[report__event_index(e, o->event)];
 	const struct kstack_ent *k = NULL;
 
-	if (o->kernel && e->kstack_id >= 0)
+	if (!stk)
+		return 0;
+	if ((o->kernel || e->kind == SFPROF_EV_WAKER) && e->kstack_id >= 0)
 		k = kstacks__get(ks, e->kstack_id, 0);
 	return stacks__add_event(stk, e, k ? k->ips : NULL, k ? k->nr : 0);
 }
@@ -116,14 +120,40 @@ static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof
 	return stk;
 }
 
-int report__capture(const struct sfprof_opts *opts, const char *input, struct profile **out)
+/* The profile and stacks of every selected event (report_stacks), made at
+ * the first event so titles name its target. 0 or -ENOMEM. */
+static int report_stacks_all(struct proc_cache *pc, struct profile **prof, struct stacks **stk,
+			     const struct sfprof_opts *o, const struct stacks_opts *base,
+			     const struct capfile_reader *r, const struct sfprof_event *e,
+			     struct ksyms *ksyms)
+{
+	const struct capfile_meta *meta = capfile_reader__meta(r);
+
+	for (int i = 0; i < REPORT_EVENTS; i++) {
+		struct stacks_opts so = *base;
+
+		if (!(o->event & (1u << i)) || stk[i])
+			continue;
+		so.kind = report__profile_kind(1u << i);
+		/* wall: per thread unless asked otherwise */
+		so.per_thread = o->per_thread || (so.kind == PROFILE_WALL && !o->per_process);
+		so.period_ns = meta->hz ? 1000000000ull / meta->hz : 0;
+		stk[i] = report_stacks(pc, &prof[i], &so, r, e, ksyms, o->keep_cmdline);
+		if (!stk[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int report__capture(const struct sfprof_opts *opts, const char *input,
+		    struct profile *out[REPORT_EVENTS], uint32_t *sel)
 {
 	struct sfprof_opts o = *opts;
 	struct capfile_reader *r = NULL;
 	struct capfile_record rec;
 	struct proc_cache *pc = NULL;
-	struct profile *prof = NULL;
-	struct stacks *stk = NULL;
+	struct profile *prof[REPORT_EVENTS] = { NULL };
+	struct stacks *stk[REPORT_EVENTS] = { NULL };
 	struct kstacks ks = { 0 };
 	struct ksyms ksyms = { 0 };
 	const struct capfile_meta *meta;
@@ -132,7 +162,8 @@ int report__capture(const struct sfprof_opts *opts, const char *input, struct pr
 	uint64_t t0, pass_ns[16] = { 0 };
 	int err = 0, rc, status = 1, repeat;
 
-	*out = NULL;
+	memset(out, 0, sizeof(*out) * REPORT_EVENTS);
+	*sel = 0;
 	o.input = input;
 	r = capfile_reader__open(o.input, &err);
 	if (!r) {
@@ -141,11 +172,14 @@ int report__capture(const struct sfprof_opts *opts, const char *input, struct pr
 		return err == -ENOENT || err <= -2000 ? SFPROF_EXIT_USAGE : 1;
 	}
 	meta = capfile_reader__meta(r);
-	if (!o.event_given && strcmp(meta->event, "futex") == 0)
-		o.event = SFPROF_SEL_FUTEX;
-	if (o.event_given && !capture_has_event(meta->event, sfprof_event__name(o.event))) {
+	/* without -e: every event the capture holds */
+	if (!o.event_given && report__event_sel(meta->event))
+		o.event = report__event_sel(meta->event);
+	for (unsigned b = 1; b < (1u << REPORT_EVENTS) && o.event_given; b <<= 1) {
+		if (!(o.event & b) || capture_has_event(meta->event, report__event_name(b)))
+			continue;
 		fprintf(stderr, "sfprof: %s holds no %s events: it was recorded with -e %s "
-			"(report it without -e)\n", o.input, sfprof_event__name(o.event),
+			"(report it without -e)\n", o.input, report__event_name(b),
 			meta->event[0] ? meta->event : "?");
 		goto out;
 	}
@@ -153,7 +187,6 @@ int report__capture(const struct sfprof_opts *opts, const char *input, struct pr
 		status = SFPROF_EXIT_USAGE;
 		goto out;
 	}
-	so.kind = o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU;
 	/* a capture recorded with --kernel reports its kernel frames */
 	if (meta->kernel_stacks)
 		o.kernel = 1;
@@ -226,7 +259,8 @@ int report__capture(const struct sfprof_opts *opts, const char *input, struct pr
 					o.input);
 			break;
 		case CAPFILE_REC_EVENT:
-			if (!stk && !(stk = report_stacks(pc, &prof, &so, r, rec.event.e, &ksyms, o.keep_cmdline)))
+			if (!events && report_stacks_all(pc, prof, stk, &o, &so, r, rec.event.e,
+							  &ksyms))
 				goto out_err;
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;
@@ -282,31 +316,46 @@ int report__capture(const struct sfprof_opts *opts, const char *input, struct pr
 			"interrupted?); the report covers its %" PRIu64 " events\n",
 			o.input, events);
 	}
-	if (!stk && !(stk = report_stacks(pc, &prof, &so, r, NULL, &ksyms, o.keep_cmdline)))
+	if (report_stacks_all(pc, prof, stk, &o, &so, r, NULL, &ksyms))
 		goto out_err;
-	profile__set_duration(prof, last_ts - first_ts);
-	if (stacks__flush(stk))
-		goto out_err;
+	for (int i = 0; i < REPORT_EVENTS; i++) {
+		if (!stk[i])
+			continue;
+		profile__set_duration(prof[i], last_ts - first_ts);
+		if (stacks__flush(stk[i]))
+			goto out_err;
+	}
 	proc_cache__for_each_problem(pc, report__print_problem, &problems);
 	if (o.stats) {
 		struct stacks_stats st;
 		struct proc_stats ps;
 		fprintf(stderr, "report_events: %" PRIu64 "\n", events);
-		stacks__stats(stk, &st);
-		stacks_stats__print(&st, stderr);
+		for (int i = 0; i < REPORT_EVENTS; i++) {
+			if (!stk[i])
+				continue;
+			if (o.event & (o.event - 1))
+				fprintf(stderr, "# %s\n", report__event_name(1u << i));
+			stacks__stats(stk[i], &st);
+			stacks_stats__print(&st, stderr);
+		}
 		proc_cache__stats(pc, &ps);
 		proc_stats__print(&ps, stderr);
 	}
-	*out = prof;
-	prof = NULL;
+	for (int i = 0; i < REPORT_EVENTS; i++) {
+		out[i] = prof[i];
+		prof[i] = NULL;
+	}
+	*sel = (uint32_t)o.event;
 	status = 0;
 	goto out;
 
 out_err:
 	fprintf(stderr, "sfprof: report: out of memory\n");
 out:
-	stacks__free(stk);
-	profile__free(prof);
+	for (int i = 0; i < REPORT_EVENTS; i++) {
+		stacks__free(stk[i]);
+		profile__free(prof[i]);
+	}
 	proc_cache__free(pc);
 	capfile_reader__free(r);
 	ksyms__free(&ksyms);
@@ -317,7 +366,8 @@ out:
 int cmd_report(int argc, char **argv)
 {
 	struct sfprof_opts o;
-	struct profile *prof = NULL;
+	struct profile *prof[REPORT_EVENTS];
+	uint32_t sel;
 	int status;
 
 	/*
@@ -339,9 +389,20 @@ int cmd_report(int argc, char **argv)
 		return 0;
 	if (report_output__check(o.output))
 		return SFPROF_EXIT_USAGE;
-	status = report__capture(&o, o.input, &prof);
-	if (!status && report__write_profile(prof, &o))
-		status = 1;
-	profile__free(prof);
+	status = report__capture(&o, o.input, prof, &sel);
+	if (!status && (sel & (sel - 1)) && (!o.output || !strcmp(o.output, "-"))) {
+		fprintf(stderr, "sfprof: %s holds several events: give -o FILE, which names one "
+			"output each (prof.svg -> prof.cpu.svg...), or -e EVENT\n", o.input);
+		status = SFPROF_EXIT_USAGE;
+	}
+	for (int i = 0; i < REPORT_EVENTS && !status; i++) {
+		struct sfprof_opts one = o;
+
+		one.event = (enum sfprof_event_sel)sel;
+		if (prof[i] && report__write_event_profile(prof[i], &one, 1u << i))
+			status = 1;
+	}
+	for (int i = 0; i < REPORT_EVENTS; i++)
+		profile__free(prof[i]);
 	return status;
 }

@@ -23,6 +23,11 @@
 #include "report.h"
 #include "util.h"
 
+_Static_assert((int)SFPROF_SEL_CPU == (int)CAPTURE_CPU &&
+	       (int)SFPROF_SEL_FUTEX == (int)CAPTURE_FUTEX &&
+	       (int)SFPROF_SEL_OFFCPU == (int)CAPTURE_OFFCPU,
+	       "-e selections are capture kinds");
+
 static volatile sig_atomic_t stop_requested;
 
 static void on_stop_signal(int sig)
@@ -227,7 +232,8 @@ static int child_reap(struct child *ch)
 /* Status line on a terminal (progress.h), fed after every drain. */
 static void on_tick_progress(void *ctx, const struct capture_stats *st)
 {
-	progress__update(ctx, st->events_cpu + st->events_futex, capture_stats__lost(st));
+	progress__update(ctx, st->events_cpu + st->events_futex + st->events_offcpu,
+			 capture_stats__lost(st));
 }
 
 /*
@@ -273,13 +279,20 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.all = o->all,
 		.cgroup = o->cgroup,
 		.no_inherit = o->no_inherit,
-		.kind = o->event == SFPROF_SEL_FUTEX ? CAPTURE_FUTEX : CAPTURE_CPU,
+		/* SFPROF_SEL_* and CAPTURE_* are the same bits; wall is both
+		 * cpu and offcpu, sampled by time */
+		.kind = o->event == SFPROF_SEL_WALL ? CAPTURE_CPU | CAPTURE_OFFCPU :
+			(enum capture_kind)o->event,
 		.freq = o->freq,
-		.clock = o->cpu_event == SFPROF_CPU_EVENT_CYCLES ? CAPTURE_CLOCK_CYCLES :
+		.clock = o->event == SFPROF_SEL_WALL ? CAPTURE_CLOCK_CPU :
+			 o->cpu_event == SFPROF_CPU_EVENT_CYCLES ? CAPTURE_CLOCK_CYCLES :
 			 o->cpu_event == SFPROF_CPU_EVENT_CPU_CLOCK ? CAPTURE_CLOCK_CPU :
 			 CAPTURE_CLOCK_AUTO,
 		.stack_size = o->stack_size,
 		.min_wait_ns = o->min_wait_us * 1000,
+		.min_block_ns = o->min_block_us * 1000,
+		.offcpu_states = o->offcpu_states,
+		.wakers = o->wakers,
 		.ring_bytes = o->ring_mb << 20,
 		.kernel_stacks = o->kernel,
 		.on_sideband = sink->on_sideband,

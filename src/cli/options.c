@@ -30,6 +30,8 @@ void sfprof_opts__init(struct sfprof_opts *o, enum sfprof_subcmd cmd)
 	o->event = SFPROF_SEL_CPU;
 	o->freq = SFPROF_DEFAULT_HZ;
 	o->min_wait_us = SFPROF_DEFAULT_MIN_WAIT_US;
+	o->min_block_us = SFPROF_DEFAULT_MIN_BLOCK_US;
+	o->offcpu_states = SFPROF_OFFCPU_ALL;
 	o->stack_size = SFPROF_STACK_DEFAULT;
 	o->format = PROFILE_FMT_AUTO;
 	o->ring_mb = 16;
@@ -339,6 +341,10 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		return ret;
 	if (o->per_thread && o->per_process)
 		BAD("--per-thread and --per-process both choose the root: give one");
+	if (o->cmd == SFPROF_CMD_LIVE && (o->event & (o->event - 1)) &&
+	    (!o->output || !strcmp(o->output, "-")))
+		BAD("several events write one output each, named after -o FILE: give -o "
+		    "(prof.svg -> prof.cpu.svg, prof.futex.svg...)");
 	if (o->cmd != SFPROF_CMD_SFRAME_DUMP && o->output && (ret = check_outputs(o, err)))
 		return ret;
 	if (o->cmd == SFPROF_CMD_RECORD && !o->output)

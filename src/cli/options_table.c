@@ -61,19 +61,74 @@ const char *sfprof_event__name(unsigned sel)
 	switch (sel) {
 	case SFPROF_SEL_CPU: return "cpu";
 	case SFPROF_SEL_FUTEX: return "futex";
+	case SFPROF_SEL_OFFCPU: return "offcpu";
+	case SFPROF_SEL_WALL: return "wall";
 	}
 	return "?";
 }
 
+/* -e cpu,futex,offcpu: one event or several (wall alone). */
 static int set_event(struct sfprof_opts *o, const char *arg, FILE *err)
 {
-	if (!strcmp(arg, "cpu"))
-		o->event = SFPROF_SEL_CPU;
-	else if (!strcmp(arg, "futex"))
-		o->event = SFPROF_SEL_FUTEX;
-	else
-		BAD("-e: unknown event '%s' (expected cpu or futex)", arg);
+	static const unsigned all[] = { SFPROF_SEL_CPU, SFPROF_SEL_FUTEX, SFPROF_SEL_OFFCPU,
+					SFPROF_SEL_WALL };
+	const char *p = arg;
+	unsigned mask = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			if (strlen(sfprof_event__name(all[i])) == len &&
+			    !strncmp(p, sfprof_event__name(all[i]), len))
+				break;
+		if (i == sizeof(all) / sizeof(all[0]))
+			BAD("-e: unknown event in '%s' (expected cpu, futex, offcpu or wall, or a "
+			    "comma-separated list of them)", arg);
+		mask |= all[i];
+		p += len;
+		if (*p == ',' && !*++p)
+			BAD("-e: '%s' ends with a comma", arg);
+	}
+	if (!mask)
+		BAD("-e: no event in '%s'", arg);
+	if ((mask & SFPROF_SEL_WALL) && mask != SFPROF_SEL_WALL)
+		BAD("-e wall is on-CPU and off-CPU time in one profile: give it alone");
+	o->event = (enum sfprof_event_sel)mask;
 	o->event_given = 1;
+	return 0;
+}
+
+static int set_min_block(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
+		BAD("--min-block: expected microseconds (an integer >= 0), got '%s'", arg);
+	o->min_block_us = v;
+	return 0;
+}
+
+/* --state S,D,R: a comma-separated list of state letters. */
+static int set_states(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	const char *p = arg;
+	uint32_t mask = 0;
+
+	for (;;) {
+		if (p[0] == 'S' && (p[1] == ',' || !p[1]))
+			mask |= SFPROF_OFFCPU_S;
+		else if (p[0] == 'D' && (p[1] == ',' || !p[1]))
+			mask |= SFPROF_OFFCPU_D;
+		else if (p[0] == 'R' && (p[1] == ',' || !p[1]))
+			mask |= SFPROF_OFFCPU_R;
+		else
+			BAD("--state: expected a comma-separated list of S, D and R, got '%s'", arg);
+		if (!p[1])
+			break;
+		p += 2;
+	}
+	o->offcpu_states = mask;
 	return 0;
 }
 
@@ -232,6 +287,7 @@ static int set_buildid_dir(struct sfprof_opts *o, const char *arg, FILE *err)
 #define FLAG(field) .flag_off = offsetof(struct sfprof_opts, field)
 #define SEL_CPU SFPROF_SEL_CPU
 #define SEL_FUTEX SFPROF_SEL_FUTEX
+#define SEL_OFFCPU (SFPROF_SEL_OFFCPU | SFPROF_SEL_WALL)
 
 const struct sfprof_optdef sfprof_optdefs[] = {
 	/* ---- target (live, record) ---- */
@@ -246,13 +302,15 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	  "do not follow descendants (fork, exec chains)", NULL, NULL, FLAG(no_inherit) },
 
 	/* ---- what to measure ---- */
-	{ "event", 'e', "cpu|futex", OPT_CAPTURING, 0, OPTG_MEASURE,
-	  "what to measure", "cpu", set_event },
-	{ "event", 'e', "cpu|futex", OPT_REPORT, 0, OPTG_MEASURE,
-	  "which events of the capture to report", "the capture's", set_event },
-	{ "freq", 'F', "HZ", OPT_CAPTURING, SEL_CPU, OPTG_MEASURE,
+	{ "event", 'e', "EV[,EV...]", OPT_CAPTURING, 0, OPTG_MEASURE,
+	  "what to measure: cpu, futex (lock waits), offcpu\n(time off CPU by stack), or wall "
+	  "(on- and\noff-CPU time per thread, alone); several in one\nrun write one -o file each "
+	  "(prof.svg ->\nprof.cpu.svg, prof.offcpu.svg)", "cpu", set_event },
+	{ "event", 'e', "EV[,EV...]", OPT_REPORT, 0, OPTG_MEASURE,
+	  "which events of the capture to report", "all the capture's", set_event },
+	{ "freq", 'F', "HZ", OPT_CAPTURING, SEL_CPU | SFPROF_SEL_WALL, OPTG_MEASURE,
 	  "on-CPU samples per second per thread", NULL, set_freq, .def_u = SFPROF_DEFAULT_HZ },
-	{ "cpu-event", 0, "EV", OPT_CAPTURING, SEL_CPU, OPTG_MEASURE,
+	{ "cpu-event", 0, "EV", OPT_CAPTURING, SEL_CPU | SFPROF_SEL_WALL, OPTG_MEASURE,
 	  "what drives on-CPU samples: cycles (hardware),\ncpu-clock (software), or auto: cycles where\n"
 	  "the machine has a PMU, else cpu-clock", "auto", set_cpu_event },
 	{ "duration", 'd', "SEC", OPT_CAPTURING, 0, OPTG_MEASURE,
@@ -261,6 +319,15 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "min-wait", 0, "USEC", OPT_CAPTURING, SEL_FUTEX, OPTG_MEASURE,
 	  "record futex waits of at least USEC", NULL, set_min_wait,
 	  .def_u = SFPROF_DEFAULT_MIN_WAIT_US },
+	{ "min-block", 0, "USEC", OPT_CAPTURING, SEL_OFFCPU, OPTG_MEASURE,
+	  "offcpu: record blocks of at least USEC", NULL, set_min_block,
+	  .def_u = SFPROF_DEFAULT_MIN_BLOCK_US },
+	{ "state", 0, "S,D,R", OPT_CAPTURING, SEL_OFFCPU, OPTG_MEASURE,
+	  "offcpu: only these states: S sleep, D\nuninterruptible (disk I/O), R preempted",
+	  "every state", set_states },
+	{ "wakers", 0, NULL, OPT_CAPTURING, SFPROF_SEL_OFFCPU | SFPROF_SEL_FUTEX, OPTG_MEASURE,
+	  "join each block to the stack of the thread\nthat woke it (blocked;--;waker, as "
+	  "offwaketime)", "off", NULL, FLAG(wakers) },
 	{ "stack-size", 0, "BYTES", OPT_CAPTURING, 0, OPTG_MEASURE,
 	  "user stack bytes copied per event, at most 65528", NULL, set_stack_size,
 	  .def_u = SFPROF_STACK_DEFAULT },

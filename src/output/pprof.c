@@ -308,6 +308,9 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	char comment[512];
 	uint32_t comment_id = 0;
 	int cpu = meta->kind == PROFILE_CPU;
+	/* the sample type off-CPU profilers use (async-profiler, Parca) */
+	const char *wait = meta->kind == PROFILE_OFFCPU ? "offcpu" :
+			   meta->kind == PROFILE_WALL ? "wall" : "wait";
 
 	fr = prof__frames(p, &nfr);
 	stacks = prof__stacks(p, &nst);
@@ -316,7 +319,7 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	if (cpu)
 		pp_value_type(st, g, PROFILE_SAMPLE_TYPE, &m, "samples", "count");
 	else
-		pp_value_type(st, g, PROFILE_SAMPLE_TYPE, &m, "wait", "nanoseconds");
+		pp_value_type(st, g, PROFILE_SAMPLE_TYPE, &m, wait, "nanoseconds");
 
 	next_loc = nfr + 1; /* root locations come after the frames' */
 	for (size_t i = 0; i < nst && !g->err; i++) {
@@ -416,7 +419,9 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	/* comment: what and whom, as the SVG title says it */
 	{
 		int n = snprintf(comment, sizeof(comment), "sfprof %s%s%s",
-				 cpu ? "on-CPU samples" : "futex wait time",
+				 cpu ? "on-CPU samples" :
+				 meta->kind == PROFILE_OFFCPU ? "off-CPU time" :
+				 meta->kind == PROFILE_WALL ? "wall-clock time" : "futex wait time",
 				 meta->target_comm ? " of " : "",
 				 meta->target_comm ? meta->target_comm : "");
 
@@ -429,7 +434,7 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	if (cpu)
 		pp_value_type(st, g, PROFILE_PERIOD_TYPE, &m, "cpu", "nanoseconds");
 	else
-		pp_value_type(st, g, PROFILE_PERIOD_TYPE, &m, "wait", "nanoseconds");
+		pp_value_type(st, g, PROFILE_PERIOD_TYPE, &m, wait, "nanoseconds");
 
 	/* the string table: the profile's, then the constants used above */
 	for (uint32_t i = 0; i < st->nstr && !g->err; i++) {
@@ -444,7 +449,7 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 	gz_varint_field(g, PROFILE_DURATION_NANOS, meta->duration_ns);
 	gz_varint_field(g, PROFILE_PERIOD, cpu ? (meta->hz ? 1000000000ull / meta->hz : 0) : 1);
 	gz_varint_field(g, PROFILE_COMMENT, comment_id);
-	gz_varint_field(g, PROFILE_DEFAULT_SAMPLE_TYPE, pp_str(st, cpu ? "samples" : "wait"));
+	gz_varint_field(g, PROFILE_DEFAULT_SAMPLE_TYPE, pp_str(st, cpu ? "samples" : wait));
 	if (g->buf.err && !g->err)
 		g->err = g->buf.err;
 

@@ -101,7 +101,7 @@ static void fmt_weight(const struct profile *p, char *buf, size_t size, uint64_t
 {
 	char num[32];
 
-	if (profile__meta(p)->kind == PROFILE_FUTEX) {
+	if (profile__meta(p)->kind != PROFILE_CPU) {
 		fmt_ns(buf, size, w);
 		return;
 	}
@@ -138,7 +138,7 @@ static void frame_color(const struct profile *p, const char *name, uint32_t dept
 		r = g = b = 150 + (int)(50 * v1);
 	} else if (len > 4 && !strcmp(name + len - 4, "_[k]")) {
 		r = 220 + (int)(35 * v1), g = 120 + (int)(70 * v2), b = (int)(40 * v3);
-	} else if (profile__meta(p)->kind == PROFILE_FUTEX) {
+	} else if (profile__meta(p)->kind != PROFILE_CPU) {
 		r = 70 + (int)(60 * v1), g = 110 + (int)(70 * v2), b = 190 + (int)(60 * v3);
 	} else {
 		r = 205 + (int)(50 * v3), g = (int)(230 * v1), b = (int)(55 * v2);
@@ -551,6 +551,10 @@ static void svg_header(struct svg_state *st)
 		xml_puts(f, profile__render(p)->title, SIZE_MAX);
 	else if (m->kind == PROFILE_FUTEX)
 		fputs("Futex wait time (off-CPU: lock contention and other waits)", f);
+	else if (m->kind == PROFILE_OFFCPU)
+		fputs("Off-CPU time (blocked, sleeping or preempted)", f);
+	else if (m->kind == PROFILE_WALL)
+		fputs("Wall-clock time per thread (on CPU and off)", f);
 	else if (m->hz)
 		fprintf(f, "On-CPU samples at %u Hz", m->hz);
 	else
@@ -579,9 +583,10 @@ static void svg_header(struct svg_state *st)
 	}
 	fmt_weight(p, buf, sizeof(buf), st->total);
 	fprintf(f, "total %s", buf);
-	if (m->kind == PROFILE_FUTEX) {
+	if (m->kind != PROFILE_CPU) {
 		util__fmt_count(num, sizeof(num), profile__nr_events(p));
-		fprintf(f, " in %s waits", num);
+		fprintf(f, " in %s %s", num, m->kind == PROFILE_FUTEX ? "waits" :
+			m->kind == PROFILE_WALL ? "samples and blocks" : "blocks");
 	}
 	fputs("</text>\n", f);
 

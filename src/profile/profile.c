@@ -284,7 +284,8 @@ struct profile *profile__new(const struct profile_meta *meta)
 	struct profile *p = NULL;
 	int64_t id;
 
-	if (!meta || (meta->kind != PROFILE_CPU && meta->kind != PROFILE_FUTEX)) {
+	if (!meta || (meta->kind != PROFILE_CPU && meta->kind != PROFILE_FUTEX &&
+		      meta->kind != PROFILE_OFFCPU && meta->kind != PROFILE_WALL)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -617,7 +618,7 @@ uint64_t prof__folded_count(const struct profile *p, uint64_t weight)
 {
 	uint64_t us;
 
-	if (p->meta.kind != PROFILE_FUTEX)
+	if (p->meta.kind == PROFILE_CPU)
 		return weight;
 	us = weight / 1000 + (weight % 1000 >= 500);
 	return us ? us : (weight ? 1 : 0);
@@ -852,7 +853,7 @@ int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
 		 * total prints as UINT64_MAX/1000 us: reading that back must
 		 * saturate the same way, so the writer's output always parses.
 		 */
-		if (p->meta.kind == PROFILE_FUTEX && __builtin_mul_overflow(count, 1000, &count))
+		if (p->meta.kind != PROFILE_CPU && __builtin_mul_overflow(count, 1000, &count))
 			count = UINT64_MAX;
 		root = line;
 		next = strchr(line, ';');

@@ -108,11 +108,103 @@ void report__target_comm(const struct sfprof_opts *o, char *buf, size_t size)
 	}
 }
 
+/* Known output extensions, longest first (".pb.gz" before ".gz"). */
+static const char *const out_exts[] = { ".pb.gz", ".folded", ".pprof", ".svg", ".txt", ".pb" };
+
+int report__event_path(char *buf, size_t size, const char *path, const char *event)
+{
+	size_t len = strlen(path), base = len;
+	int n;
+
+	for (size_t i = 0; i < sizeof(out_exts) / sizeof(out_exts[0]); i++) {
+		size_t el = strlen(out_exts[i]);
+		const char *slash = strrchr(path, '/');
+
+		/* an extension, not the whole file name */
+		if (len > el && !strcmp(path + len - el, out_exts[i]) &&
+		    (!slash || (size_t)(slash - path) + 1 < len - el)) {
+			base = len - el;
+			break;
+		}
+	}
+	n = snprintf(buf, size, "%.*s.%s%s", (int)base, path, event, path + base);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : n;
+}
+
+int report__write_event_profile(struct profile *prof, const struct sfprof_opts *o,
+				uint32_t sel)
+{
+	struct sfprof_opts one = *o;
+	char path[4096];
+	int err;
+
+	/* one event: -o as given; several: one file each, named after -o */
+	if (o->event & (o->event - 1)) {
+		err = report__event_path(path, sizeof(path), o->output, report__event_name(sel));
+		if (err < 0) {
+			fprintf(stderr, "sfprof: -o %s: name too long\n", o->output);
+			return err;
+		}
+		if (one.format == PROFILE_FMT_AUTO)
+			one.format = profile_format__from_path(o->output);
+		one.output = path;
+	}
+	return report__write_profile(prof, &one);
+}
+
+
+uint32_t report__profile_kind(uint32_t sel)
+{
+	return sel == SFPROF_SEL_FUTEX ? PROFILE_FUTEX :
+	       sel == SFPROF_SEL_OFFCPU ? PROFILE_OFFCPU :
+	       sel == SFPROF_SEL_WALL ? PROFILE_WALL : PROFILE_CPU;
+}
+
+const char *report__event_name(uint32_t sel)
+{
+	return sel == SFPROF_SEL_FUTEX ? "futex" : sel == SFPROF_SEL_OFFCPU ? "offcpu" :
+	       sel == SFPROF_SEL_WALL ? "wall" : "cpu";
+}
+
+uint32_t report__event_sel(const char *name)
+{
+	static const char *const names[] = { "cpu", "futex", "offcpu", "wall" };
+	uint32_t sel = 0;
+
+	while (*name) {
+		size_t len = strcspn(name, ","), i;
+
+		for (i = 0; i < 4; i++)
+			if (strlen(names[i]) == len && !strncmp(name, names[i], len))
+				break;
+		if (i == 4)
+			return 0;
+		sel |= 1u << i;
+		name += len + (name[len] == ',');
+	}
+	return sel;
+}
+
+/* The events of a run, one profile each: SFPROF_SEL_* is 1 << index. */
+#define SINK_EVENTS REPORT_EVENTS
+#define sink_index report__event_index
+
+int report__event_index(const struct sfprof_event *e, uint32_t sel)
+{
+	/* a waker belongs with the block it ended */
+	uint32_t kind = e->kind == SFPROF_EV_WAKER ? e->futex_op : e->kind;
+
+	if (sel == SFPROF_SEL_WALL)
+		return 3;
+	return kind == SFPROF_EV_FUTEX ? 1 : kind == SFPROF_EV_OFFCPU ? 2 : 0;
+}
+
 struct report_sink {
 	int record;
 	struct proc_cache *pc;
-	struct profile *prof; /* created at the first event */
-	struct stacks *stacks;
+	/* per event (sink_index), created at its first record */
+	struct profile *profs[SINK_EVENTS];
+	struct stacks *stackss[SINK_EVENTS];
 	struct capfile_writer *w;
 	struct capture *cap;
 	struct ksyms ksyms;
@@ -132,13 +224,16 @@ static void report_sink__thread_top(void *ctx, uint32_t tid, uint64_t sp)
 	capture__set_thread_top(ctx, tid, sp);
 }
 
-static struct profile *sink_profile(struct report_sink *s,
-				    const struct sfprof_event *e)
+/* The profile and stacks of event `idx`, made at its first record. */
+static struct stacks *sink_stacks(struct report_sink *s, int idx,
+				  const struct sfprof_event *e)
 {
 	char comm[SFPROF_COMM_LEN + 1], cmdline[512];
 	struct stacks_opts so = {
-		.kind = s->o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU,
-		.per_thread = s->o.per_thread,
+		.kind = report__profile_kind(1u << idx),
+		/* wall: per thread unless asked otherwise */
+		.per_thread = s->o.per_thread || (idx == 3 && !s->o.per_process),
+		.period_ns = s->o.freq ? 1000000000ull / s->o.freq : 0,
 		.per_process = s->o.per_process,
 		.by_lock = s->o.by_lock,
 		.kernel = s->o.kernel,
@@ -152,8 +247,8 @@ static struct profile *sink_profile(struct report_sink *s,
 		.start_unix_ns = util__clock_ns(CLOCK_REALTIME),
 	};
 
-	if (s->prof)
-		return s->prof;
+	if (s->stackss[idx])
+		return s->stackss[idx];
 	snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	meta.target_pid = s->o.nr_pids == 1 || s->o.command ? e->pid : 0;
 	meta.target_comm = comm;
@@ -165,19 +260,19 @@ static struct profile *sink_profile(struct report_sink *s,
 		meta.target_cmdline = s->o.command[0];
 	if (s->o.all || s->o.cgroup || s->o.nr_pids > 1)
 		meta.target_comm = NULL;
-	s->prof = profile__new(&meta);
-	if (!s->prof)
+	s->profs[idx] = profile__new(&meta);
+	if (!s->profs[idx])
 		return NULL;
-	s->stacks = stacks__new(s->pc, s->prof, &so);
-	if (!s->stacks) {
-		profile__free(s->prof);
-		s->prof = NULL;
+	s->stackss[idx] = stacks__new(s->pc, s->profs[idx], &so);
+	if (!s->stackss[idx]) {
+		profile__free(s->profs[idx]);
+		s->profs[idx] = NULL;
 		return NULL;
 	}
-	stacks__set_ksym(s->stacks, ksyms__name, &s->ksyms);
+	stacks__set_ksym(s->stackss[idx], ksyms__name, &s->ksyms);
 	if (s->cap)
-		stacks__set_thread_top(s->stacks, report_sink__thread_top, s->cap);
-	return s->prof;
+		stacks__set_thread_top(s->stackss[idx], report_sink__thread_top, s->cap);
+	return s->stackss[idx];
 }
 
 /*
@@ -219,9 +314,15 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	if (!s->pc)
 		goto err_out;
 	if (s->record) {
-		char cmd[512] = "";
+		char cmd[512] = "", events[64] = "";
+
+		/* several events: "cpu,futex,offcpu" */
+		for (int i = 0; i < SINK_EVENTS; i++)
+			if (o->event & (1u << i))
+				snprintf(events + strlen(events), sizeof(events) - strlen(events),
+					 "%s%s", events[0] ? "," : "", report__event_name(1u << i));
 		struct capfile_meta m = {
-			.event = o->event == SFPROF_SEL_FUTEX ? "futex" : "cpu",
+			.event = events,
 			.hz = o->freq,
 			.stack_size = o->stack_size,
 			.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0,
@@ -262,8 +363,9 @@ err_out:
 void report_sink__set_capture(struct report_sink *s, struct capture *c)
 {
 	s->cap = c;
-	if (s->stacks && c)
-		stacks__set_thread_top(s->stacks, report_sink__thread_top, c);
+	for (int i = 0; i < SINK_EVENTS; i++)
+		if (s->stackss[i] && c)
+			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
 }
 
 int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
@@ -326,8 +428,10 @@ void report_sink__free(struct report_sink *s)
 	if (s->w)
 		capfile_writer__close(s->w);
 	buildid_keeper__free(s->keeper);
-	stacks__free(s->stacks);
-	profile__free(s->prof);
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		stacks__free(s->stackss[i]);
+		profile__free(s->profs[i]);
+	}
 	proc_cache__free(s->pc);
 	ksyms__free(&s->ksyms);
 	free(s);
@@ -364,36 +468,40 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 {
 	struct report_sink *s = ctx;
 	uint64_t kips[CAPFILE_KSTACK_MAX];
+	struct stacks *stk;
 	int nk = 0, err;
 
 	(void)len;
 	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT)
 		return sink_task(s, e);
-	if (!sink_profile(s, e))
+	if (!(stk = sink_stacks(s, sink_index(e, s->o.event), e)))
 		return -ENOMEM;
-	if (s->o.kernel && s->cap && e->kstack_id >= 0 && !s->record) {
+	/* a waker's kernel stack is part of its record, --kernel or not */
+	int want_k = s->o.kernel || e->kind == SFPROF_EV_WAKER;
+
+	if (want_k && s->cap && e->kstack_id >= 0 && !s->record) {
 		nk = capture__kstack(s->cap, e->kstack_id, kips, CAPFILE_KSTACK_MAX);
 		if (nk < 0)
 			nk = 0;
 	}
 	if (!s->record)
-		return stacks__add_event(s->stacks, e, kips, (size_t)nk);
+		return stacks__add_event(stk, e, kips, (size_t)nk);
 
 	/* record: resolve the stack now (maps re-read for new mappings),
 	 * then write what the event needs before the event itself */
 	if (s->record_profile) {
-		if (s->o.kernel && s->cap && e->kstack_id >= 0) {
+		if (want_k && s->cap && e->kstack_id >= 0) {
 			nk = capture__kstack(s->cap, e->kstack_id, kips,
 					     CAPFILE_KSTACK_MAX);
 			if (nk < 0)
 				nk = 0;
 		}
-		stacks__add_event(s->stacks, e, kips, (size_t)nk);
+		stacks__add_event(stk, e, kips, (size_t)nk);
 	} else {
-		stacks__resolve_event(s->stacks, e);
+		stacks__resolve_event(stk, e);
 	}
 	err = s->werr;
-	if (!err && s->o.kernel && s->cap && e->kstack_id >= 0)
+	if (!err && want_k && s->cap && e->kstack_id >= 0)
 		err = record_kstack(s, e);
 	if (!err)
 		err = capfile_writer__event(s->w, e);
@@ -412,8 +520,13 @@ static void print_stats(struct report_sink *s)
 	struct stacks_stats st;
 	struct proc_stats ps;
 
-	if (s->stacks) {
-		stacks__stats(s->stacks, &st);
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		if (!s->stackss[i])
+			continue;
+		/* (a comment line between the events of a multi-event run) */
+		if (s->o.event & (s->o.event - 1))
+			fprintf(stderr, "# %s\n", report__event_name(1u << i));
+		stacks__stats(s->stackss[i], &st);
 		stacks_stats__print(&st, stderr);
 	}
 	proc_cache__stats(s->pc, &ps);
@@ -426,20 +539,24 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	struct report_sink *s = ctx;
 	int err = 0;
 
-	if (!s->prof) {
-		/* no event at all: still an (empty) valid output */
-		struct sfprof_event e0;
-		memset(&e0, 0, sizeof(e0));
-		e0.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0;
-		if (!sink_profile(s, &e0))
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		if (!(o->event & (1u << i)))
+			continue;
+		if (!s->stackss[i]) {
+			/* no event at all: still an (empty) valid output */
+			struct sfprof_event e0;
+			memset(&e0, 0, sizeof(e0));
+			e0.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0;
+			if (!sink_stacks(s, i, &e0))
+				return -ENOMEM;
+		}
+		profile__set_duration(s->profs[i], util__now_ns() - s->start_mono);
+		if (stacks__flush(s->stackss[i]))
 			return -ENOMEM;
 	}
-	profile__set_duration(s->prof, util__now_ns() - s->start_mono);
-	if (s->stacks && stacks__flush(s->stacks))
-		return -ENOMEM;
 	if (s->record) {
-		char v[SFPROF_CNT_MAX + 8][24];
-		struct capfile_kv kv[SFPROF_CNT_MAX + 8];
+		char v[SFPROF_CNT_MAX + 12][24];
+		struct capfile_kv kv[SFPROF_CNT_MAX + 12];
 		size_t n = 0;
 
 		if (st) {
@@ -457,6 +574,8 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			KV("sideband_records", st->sideband.records);
 			KV("sideband_lost", st->sideband.lost);
 			KV("futex_wait_ns", st->futex_wait_ns);
+			KV("events_offcpu", st->events_offcpu);
+			KV("offcpu_ns", st->offcpu_ns);
 			for (int i = 0; i < SFPROF_CNT_MAX; i++)
 				KV(capture_counter__name(i), st->bpf[i]);
 #undef KV
@@ -483,11 +602,19 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 					report__buildid_dir(o, dir, sizeof(dir)), failed,
 					kept + failed, util__strerror(kerr));
 		}
-		if (!err && s->record_profile)
-			err = profile__write(s->prof, PROFILE_FMT_FOLDED,
-					     s->record_profile);
+		for (int i = 0; i < SINK_EVENTS && !err && s->record_profile; i++) {
+			struct sfprof_opts rp = *o;
+
+			if (!(o->event & (1u << i)))
+				continue;
+			rp.output = s->record_profile;
+			rp.format = PROFILE_FMT_FOLDED;
+			err = report__write_event_profile(s->profs[i], &rp, 1u << i);
+		}
 	} else {
-		err = report__write_profile(s->prof, o);
+		for (int i = 0; i < SINK_EVENTS && !err; i++)
+			if (o->event & (1u << i))
+				err = report__write_event_profile(s->profs[i], o, 1u << i);
 		if (err)
 			err = REPORT_E_REPORTED;
 	}

@@ -13,6 +13,7 @@
 #include "stacks_int.h"
 #include "lockname.h"
 #include "jitmap.h"
+#include "wakers.h"
 #include "util.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
@@ -39,7 +40,9 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	s->ucache.e = calloc(1u << CACHE_BITS_MIN, sizeof(*s->ucache.e));
 	s->frames = calloc(STACKS_MAX_DEPTH, sizeof(*s->frames));
 	/* user frames + marker + kernel frames */
-	s->pids = calloc(USER_FRAMES_MAX + 1 + 128, sizeof(*s->pids));
+	/* user frames (inline levels included) + marker + kernel frames;
+	 * twice, and a few markers: a block joined to its waker's stack */
+	s->pids = calloc(2 * (USER_FRAMES_MAX + 1 + 128) + 4, sizeof(*s->pids));
 	s->marker_id = -1;
 #if defined(__x86_64__)
 	s->crc32 = __builtin_cpu_supports("sse4.2");
@@ -68,6 +71,7 @@ void stacks__free(struct stacks *s)
 	free(s->pids);
 	lockname__free(s->locks);
 	jitmaps__free(s->jit);
+	wakers__free(s->wakers);
 	free(s);
 }
 
@@ -533,6 +537,46 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 	return 0;
 }
 
+int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips,
+		      size_t nk, int user, const uint32_t **ids)
+{
+	struct agg_entry acc;
+	size_t n = 0, np = 0;
+	int stop = UNWIND_STOP_COMPLETE;
+
+	memset(&acc, 0, sizeof(acc));
+	if (user && !(e->flags & SFPROF_EVF_NO_USER_REGS))
+		n = unwind_event(s, e, &stop);
+	*ids = build_ids(s, n, stop, kips, nk > 128 ? 128 : nk, true, &np, &acc);
+	return *ids ? (int)np : -ENOMEM;
+}
+
+/* -e wall: the stack under its state, weighted in nanoseconds. ids lies
+ * in s->pids, which has room for one more. */
+static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *root,
+		    uint32_t *ids, size_t np)
+{
+	uint32_t st = e->kind == SFPROF_EV_OFFCPU ? e->futex_op : 0;
+	struct profile_frame pf = {
+		.name = !st ? "[running]" : st == SFPROF_OFFCPU_S ? "[sleep]" :
+			st == SFPROF_OFFCPU_D ? "[uninterruptible]" :
+			st == SFPROF_OFFCPU_R ? "[preempted]" : "[stopped]",
+		.kind = PROFILE_FRAME_MARKER,
+	};
+	int64_t id = profile__frame_id(s->prof, &pf);
+
+	if (id < 0)
+		return -ENOMEM;
+	memmove(ids + 1, ids, np * sizeof(*ids));
+	ids[0] = (uint32_t)id;
+	if (profile__add_ids(s->prof, root, ids, np + 1,
+			     e->kind == SFPROF_EV_CPU ? s->opts.period_ns : e->weight)) {
+		s->st.add_errors++;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		      const uint64_t *kips, size_t nk)
 {
@@ -550,8 +594,17 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		s->st.events_skipped++;
 		return 0;
 	}
+	if (e->kind == SFPROF_EV_WAKER && s->opts.kind != PROFILE_CPU && !s->opts.no_profile) {
+		if (!s->wakers && !(s->wakers = wakers__new()))
+			return -ENOMEM;
+		s->st.wakers++;
+		return wakers__add_record(s->wakers, s, s->prof, s->ksym, s->ksym_ctx, e, kips, nk);
+	}
 	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
-	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX)) {
+	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX) ||
+	    (s->opts.kind == PROFILE_OFFCPU && e->kind != SFPROF_EV_OFFCPU) ||
+	    (s->opts.kind == PROFILE_WALL && e->kind != SFPROF_EV_CPU &&
+	     e->kind != SFPROF_EV_OFFCPU)) {
 		s->st.events_skipped++;
 		return 0;
 	}
@@ -649,6 +702,16 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	make_root(s, e, root, sizeof(root));
 	if (s->opts.no_profile)
 		return 0;
+	if (ids && s->opts.kind == PROFILE_WALL)
+		return wall_add(s, e, root, (uint32_t *)ids, np);
+	if (ids && s->wakers && (e->kind == SFPROF_EV_OFFCPU || e->kind == SFPROF_EV_FUTEX)) {
+		/* (ids lies in s->pids, which has room for a second stack) */
+		size_t nt = wakers__take(s->wakers, e->tid, e->ts_ns - e->weight,
+					 (uint32_t *)ids + np, USER_FRAMES_MAX + 1 + 128 + 3);
+
+		np += nt;
+		s->st.wakers_joined += nt != 0;
+	}
 	if (!ids || profile__add_ids(s->prof, root, ids, np, e->weight)) {
 		s->st.add_errors++;
 		return -ENOMEM;
@@ -724,6 +787,10 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 	P("stacks_agg_flushes", st->agg_flushes);
 	if (st->add_errors)
 		P("stacks_add_errors", st->add_errors);
+	if (st->wakers) {
+		P("stacks_wakers", st->wakers);
+		P("stacks_wakers_joined", st->wakers_joined);
+	}
 #undef P
 	unwind_stats__print(&st->unwind, f);
 }

@@ -131,6 +131,7 @@ struct stacks {
 	uint32_t *agg_slots;
 	size_t agg_nslots;
 	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
+	struct wakers *wakers;	/* WAKER stacks awaiting their blocks, lazily */
 	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */

@@ -146,12 +146,29 @@ _Static_assert(offsetof(struct unwind_frame, pad) ==
 _Static_assert(sizeof(struct unwind_cache_entry) == 32,
 	       "two memo entries a cache line");
 
-static struct unwind_cache_entry *cache_slot(const struct unwind_cache *c,
-					     uint64_t lookup)
+/*
+ * Two ways a set, the two entries of one cache line: a walk's addresses
+ * that hash to one set (a few in a hundred walks, with ASLR) both stay,
+ * where one way made them evict each other on every walk.
+ */
+static struct unwind_cache_entry *cache_set(const struct unwind_cache *c, uint64_t lookup)
 {
 	uint64_t h = (lookup ^ (c->tag << 40)) * 0x9e3779b97f4a7c15ull;
 
-	return &c->e[h >> (64 - c->bits)];
+	return &c->e[(h >> (64 - c->bits)) & ~(uint64_t)1];
+}
+
+/* The memo's entry for lookup, or NULL. */
+static inline const struct unwind_cache_entry *cache_find(const struct unwind_cache *c,
+							  uint64_t lookup)
+{
+	const struct unwind_cache_entry *e = cache_set(c, lookup);
+
+	if (e[0].lookup == lookup && e[0].tag == c->tag)
+		return &e[0];
+	if (e[1].lookup == lookup && e[1].tag == c->tag)
+		return &e[1];
+	return NULL;
 }
 
 /* unwind_cache_entry.row_flags: the row is one walk_fast() steps by (then
@@ -168,10 +185,10 @@ static struct unwind_cache_entry *cache_slot(const struct unwind_cache *c,
 static bool cache_get(struct unwind_cache *c, uint64_t lookup,
 		      struct unwind_plan *plan)
 {
-	const struct unwind_cache_entry *e = cache_slot(c, lookup);
+	const struct unwind_cache_entry *e = cache_find(c, lookup);
 	struct sframe_row *row = &plan->row;
 
-	if (e->lookup != lookup || e->tag != c->tag) {
+	if (!e) {
 		c->misses++;
 		return false;
 	}
@@ -210,7 +227,10 @@ static void cache_put(struct unwind_cache *c, uint64_t lookup,
 	if (ra_off != (int16_t)ra_off || row->fp.off != (int16_t)row->fp.off ||
 	    row->flags >= MEMO_OUTER)
 		return;
-	e = cache_slot(c, lookup);
+	/* the newest in the first way, the one it displaces in the second */
+	e = cache_set(c, lookup);
+	if (e[0].tag == c->tag && e[0].lookup != lookup)
+		e[1] = e[0];
 	e->lookup = lookup;
 	e->tag = c->tag;
 	e->cfa_off = row->cfa.off;
@@ -638,10 +658,9 @@ static size_t walk_fast(struct unwind_state *st, struct unwind_frame *frames,
 		if (!repeat) {
 			/* frame_resolve(): a new address */
 			const struct unwind_cache_entry *me =
-				memo ? cache_slot(memo, ra - 1) : NULL;
+				memo ? cache_find(memo, ra - 1) : NULL;
 
-			if (me && me->lookup == ra - 1 && me->tag == memo->tag &&
-			    (me->row_flags & (MEMO_FAST | MEMO_OUTER))) {
+			if (me && (me->row_flags & (MEMO_FAST | MEMO_OUTER))) {
 				/* the memo's row, stepped from the entry: this
 				 * loop ends only with the walk or right after
 				 * plan_lookup(), so the plan need not hold it */
