@@ -69,7 +69,7 @@ static struct proc_mapping_rec rec_for(const char *path, uint64_t start)
 }
 
 struct seen {
-	char log[512];
+	char log[160];
 };
 
 static void observe(void *ctx, uint32_t what, uint32_t pid, uint32_t ppid, uint64_t ts,
