@@ -47,8 +47,11 @@ def all_sees_spinner_and_short_processes():
         c.check(spun >= 0.9 * want and want > 10,
                 "spinner has %d samples for %.0f expected from its CPU time at 99 Hz" %
                 (spun, want))
-        c.check(all("spin_leaf" in k for k in stacks if k.startswith("spin-sframe-%d;" % spid)),
-                "a spinner stack lacks spin_leaf")
+        # (a sample may fall in its start or its exit: 95%)
+        leaf = sum(n for k, n in stacks.items()
+                   if k.startswith("spin-sframe-%d;" % spid) and "spin_leaf" in k)
+        c.check(spun and leaf >= 0.95 * spun, "%d of %d spinner samples in spin_leaf" %
+                (leaf, spun))
         # the short processes run as "exe" (exec of /proc/self/exe)
         short = {k: n for k, n in stacks.items() if k.startswith("exe-")}
         tot = sum(short.values())
