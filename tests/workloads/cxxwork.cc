@@ -74,5 +74,7 @@ int main(int argc, char **argv)
 		sink += hidden(sink);
 		sink += lam(sink);
 	}
-	return (int)(sink & 1);
+	/* sink is volatile: the work stays; sfprof exits with COMMAND's
+	 * status, so it is 0 */
+	return 0;
 }
