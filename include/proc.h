@@ -103,6 +103,10 @@ struct sym_result {
 				 file offset when the ELF is unreadable */
 	uint64_t file_offset; /* pc - start + mapping offset */
 	int has_elf;	      /* rel_addr is an ELF vaddr */
+	int is_exec;	      /* the binary is a program, not a library
+				 (elfread__is_executable) */
+	/* the mapping holding pc, as in /proc/PID/maps (pprof's Mapping) */
+	uint64_t map_start, map_end, map_offset;
 };
 
 /*
