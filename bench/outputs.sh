@@ -14,7 +14,7 @@ RUNS=${RUNS:-5}
 out=$BUILD/bench
 mkdir -p "$out"
 ${CC:-cc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -o "$out/outputs_gen" \
-	bench/outputs_gen.c src/profile.c src/svg.c src/pprof.c src/util.c -lz
+	bench/outputs_gen.c src/profile.c src/folded.c src/svg.c src/pprof.c src/util.c -lz
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }

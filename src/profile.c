@@ -84,15 +84,6 @@ static int grow32(void **ptr, uint32_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* Weights saturate rather than wrap: a wrapped total would scale every
- * SVG frame wrongly. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
 /* Eight bytes a step: interning hashes every frame name of every event. */
 static uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 {
@@ -108,13 +99,6 @@ static uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 	memcpy(&w, s, len);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 32);
-}
-
-static uint64_t hash_mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
 }
 
 static char *arena_alloc(struct arena_block **head, size_t n)
@@ -432,12 +416,31 @@ static int str_is(const struct profile *p, uint32_t id, const char *s)
 	return id && !strcmp(p->strs.strs[id], s);
 }
 
+/* The fields of a frame that are not strings, hashed. */
+static uint64_t frame_where_hash(uint64_t h, const struct profile_frame *f)
+{
+	h = prof__hash_mix(h, f->rel_addr);
+	h = prof__hash_mix(h, f->kind | (uint64_t)f->pid << 32);
+	h = prof__hash_mix(h, f->addr);
+	h = prof__hash_mix(h, f->map_start);
+	h = prof__hash_mix(h, f->map_end);
+	h = prof__hash_mix(h, f->map_offset);
+	return prof__hash_mix(h, f->map_exec);
+}
+
 static uint32_t fcache_slot(const struct profile_frame *f)
 {
-	uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix((uintptr_t)f->name, (uintptr_t)f->dso),
-						 (uintptr_t)f->build_id), f->rel_addr), f->kind);
+	uint64_t h = prof__hash_mix(prof__hash_mix((uintptr_t)f->name, (uintptr_t)f->dso),
+				    (uintptr_t)f->build_id);
 
-	return (uint32_t)(h & (FRAME_CACHE - 1));
+	return (uint32_t)(frame_where_hash(h, f) & (FRAME_CACHE - 1));
+}
+
+static int frame_where_eq(const struct prof_frame *e, const struct profile_frame *f)
+{
+	return e->rel_addr == f->rel_addr && e->kind == f->kind && e->pid == f->pid &&
+	       e->addr == f->addr && e->map_start == f->map_start && e->map_end == f->map_end &&
+	       e->map_offset == f->map_offset && e->map_exec == f->map_exec;
 }
 
 static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
@@ -449,7 +452,7 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 
 	if (p->fcache[slot]) {
 		e = &p->frames[p->fcache[slot] - 1];
-		if (e->rel_addr == f->rel_addr && e->kind == f->kind && str_is(p, e->name, f->name) &&
+		if (frame_where_eq(e, f) && str_is(p, e->name, f->name) &&
 		    str_is(p, e->dso, f->dso) && str_is(p, e->build_id, f->build_id))
 			return p->fcache[slot] - 1;
 	}
@@ -459,13 +462,13 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	if (name < 0 || dso < 0 || bid < 0)
 		return -ENOMEM;
 	/* string ids are unique per content, so hashing ids is exact */
-	h = hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(0, (uint64_t)name), (uint64_t)dso),
-					(uint64_t)bid), f->rel_addr), f->kind);
+	h = frame_where_hash(prof__hash_mix(prof__hash_mix(prof__hash_mix(0, (uint64_t)name),
+							   (uint64_t)dso), (uint64_t)bid), f);
 	if (p->frame_slots) {
 		for (j = h & p->frame_mask; p->frame_slots[j]; j = (j + 1) & p->frame_mask) {
 			e = &p->frames[p->frame_slots[j] - 1];
 			if (e->hash == h && e->name == name && e->dso == dso &&
-			    e->build_id == bid && e->rel_addr == f->rel_addr && e->kind == f->kind) {
+			    e->build_id == bid && frame_where_eq(e, f)) {
 				p->fcache[slot] = p->frame_slots[j];
 				return p->frame_slots[j] - 1;
 			}
@@ -479,7 +482,9 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	e = &p->frames[p->nr_frames];
 	*e = (struct prof_frame){ .hash = h, .rel_addr = f->rel_addr, .name = (uint32_t)name,
 				  .dso = (uint32_t)dso, .build_id = (uint32_t)bid,
-				  .kind = f->kind, .disp = (uint32_t)disp };
+				  .kind = f->kind, .disp = (uint32_t)disp, .pid = f->pid,
+				  .addr = f->addr, .map_start = f->map_start, .map_end = f->map_end,
+				  .map_offset = f->map_offset, .map_exec = f->map_exec };
 	p->nr_frames++;
 	if (!p->frame_slots || 2 * (size_t)p->nr_frames > (size_t)p->frame_mask) {
 		if (slots__rebuild(&p->frame_slots, &p->frame_mask, p->nr_frames, p->frames,
@@ -503,18 +508,24 @@ int64_t profile__frame_id(struct profile *p, const struct profile_frame *f)
 	return frame__intern(p, f);
 }
 
-int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
-		     size_t n, uint64_t weight)
+static int stack_labels_eq(const struct prof_stack *s, const struct prof_stack *k)
 {
-	struct prof_stack *s;
-	int64_t rid;
+	return s->has_labels == k->has_labels && s->pid == k->pid && s->tid == k->tid &&
+	       s->thread == k->thread && s->lock == k->lock && s->lock_addr == k->lock_addr;
+}
+
+int profile__add_sample(struct profile *p, const char *root, const struct profile_labels *labels,
+			const uint32_t *ids, size_t n, uint64_t count, uint64_t weight)
+{
+	struct prof_stack *s, key = { 0 };
+	int64_t rid, tid = 0, lid = 0;
 	uint64_t h;
 	uint32_t j;
 	int err;
 
 	if (!p || (n && !ids) || n > UINT32_MAX)
 		return -EINVAL;
-	if (!weight)
+	if (!weight || !count)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (ids[i] >= p->nr_frames)
@@ -522,20 +533,34 @@ int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
 	rid = root && *root ? intern_display(p, root) : 0;
 	if (rid < 0)
 		return -ENOMEM;
-	h = hash_mix(0x5eed, (uint64_t)rid);
+	if (labels) {
+		tid = strtab__intern_str(&p->strs, labels->thread);
+		lid = strtab__intern_str(&p->strs, labels->lock);
+		if (tid < 0 || lid < 0)
+			return -ENOMEM;
+		key = (struct prof_stack){ .has_labels = 1, .pid = labels->pid, .tid = labels->tid,
+					   .thread = (uint32_t)tid, .lock = (uint32_t)lid,
+					   .lock_addr = labels->lock_addr };
+	}
+	h = prof__hash_mix(0x5eed, (uint64_t)rid);
 	for (size_t i = 0; i < n; i++)
-		h = hash_mix(h, ids[i]);
-	h = hash_mix(h, n);
+		h = prof__hash_mix(h, ids[i]);
+	h = prof__hash_mix(h, n);
+	if (labels) {
+		h = prof__hash_mix(h, (uint64_t)key.pid << 32 | key.tid);
+		h = prof__hash_mix(h, (uint64_t)key.thread << 32 | key.lock);
+		h = prof__hash_mix(h, key.lock_addr);
+	}
 
 	if (p->stack_slots) {
 		for (j = h & p->stack_mask; p->stack_slots[j]; j = (j + 1) & p->stack_mask) {
 			s = &p->stacks[p->stack_slots[j] - 1];
-			if (s->hash == h && s->root == rid && s->n == n &&
+			if (s->hash == h && s->root == rid && s->n == n && stack_labels_eq(s, &key) &&
 			    !memcmp(p->ids + s->off, ids, n * sizeof(*ids))) {
-				s->weight = sat_add(s->weight, weight);
-				s->count++;
-				p->total = sat_add(p->total, weight);
-				p->events++;
+				s->weight = prof__sat_add(s->weight, weight);
+				s->count = prof__sat_add(s->count, count);
+				p->total = prof__sat_add(p->total, weight);
+				p->events = prof__sat_add(p->events, count);
 				return 0;
 			}
 		}
@@ -548,8 +573,13 @@ int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
 	if (n)
 		memcpy(p->ids + p->nr_ids, ids, n * sizeof(*ids));
 	s = &p->stacks[p->nr_stacks];
-	*s = (struct prof_stack){ .hash = h, .weight = weight, .count = 1, .off = p->nr_ids,
-				  .root = (uint32_t)rid, .n = (uint32_t)n };
+	*s = key;
+	s->hash = h;
+	s->weight = weight;
+	s->count = count;
+	s->off = p->nr_ids;
+	s->root = (uint32_t)rid;
+	s->n = (uint32_t)n;
 	p->nr_stacks++;
 	if (!p->stack_slots || 2 * p->nr_stacks > (size_t)p->stack_mask) {
 		if (slots__rebuild(&p->stack_slots, &p->stack_mask, p->nr_stacks, p->stacks,
@@ -563,9 +593,15 @@ int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
 		p->stack_slots[j] = (uint32_t)p->nr_stacks;
 	}
 	p->nr_ids += n;
-	p->total = sat_add(p->total, weight);
-	p->events++;
+	p->total = prof__sat_add(p->total, weight);
+	p->events = prof__sat_add(p->events, count);
 	return 0;
+}
+
+int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
+		     size_t n, uint64_t weight)
+{
+	return profile__add_sample(p, root, NULL, ids, n, 1, weight);
 }
 
 int profile__add(struct profile *p, const char *root, const struct profile_frame *frames,
@@ -597,210 +633,6 @@ uint64_t prof__folded_count(const struct profile *p, uint64_t weight)
 		return weight;
 	us = weight / 1000 + (weight % 1000 >= 500);
 	return us ? us : (weight ? 1 : 0);
-}
-
-/* ---- stacks merged by display name ------------------------------------ */
-
-struct named_ctx {
-	const uint32_t *rank; /* display string id -> alphabetical rank */
-	const uint32_t *ids;
-};
-
-static const struct named_ctx *named_sort_ctx;
-
-static int named_cmp(const void *a, const void *b)
-{
-	const struct prof_named_stack *x = a, *y = b;
-	const uint32_t *xi = named_sort_ctx->ids + x->off, *yi = named_sort_ctx->ids + y->off;
-	const uint32_t *rank = named_sort_ctx->rank;
-	uint32_t n = x->n < y->n ? x->n : y->n;
-
-	for (uint32_t i = 0; i < n; i++) {
-		if (xi[i] != yi[i])
-			return rank[xi[i]] < rank[yi[i]] ? -1 : 1;
-	}
-	return x->n < y->n ? -1 : x->n > y->n;
-}
-
-static const struct profile *str_sort_profile;
-
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(prof__str(str_sort_profile, *(const uint32_t *)a),
-		      prof__str(str_sort_profile, *(const uint32_t *)b));
-}
-
-void prof_named__release(struct prof_named *nm)
-{
-	free(nm->stacks);
-	free(nm->ids);
-	memset(nm, 0, sizeof(*nm));
-}
-
-int prof__named(const struct profile *p, struct prof_named *out)
-{
-	uint32_t nstr = prof__nr_strs(p), *order = NULL, *rank = NULL, *slots = NULL;
-	size_t size = 64, total_ids = 0;
-	struct named_ctx ctx;
-	int err = -ENOMEM;
-
-	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < p->nr_stacks; i++)
-		total_ids += p->stacks[i].n + 1;
-	while (size < 2 * (p->nr_stacks + 1))
-		size *= 2;
-	order = malloc((size_t)nstr * sizeof(*order));
-	rank = malloc((size_t)nstr * sizeof(*rank));
-	slots = calloc(size, sizeof(*slots));
-	out->stacks = malloc((p->nr_stacks ? p->nr_stacks : 1) * sizeof(*out->stacks));
-	out->ids = malloc((total_ids ? total_ids : 1) * sizeof(*out->ids));
-	if (!order || !rank || !slots || !out->stacks || !out->ids)
-		goto err_out;
-
-	/* ranks: one sort of all strings, then stacks compare as integers */
-	for (uint32_t i = 0; i < nstr; i++)
-		order[i] = i;
-	str_sort_profile = p;
-	qsort(order, nstr, sizeof(*order), str_cmp);
-	for (uint32_t i = 0; i < nstr; i++)
-		rank[order[i]] = i;
-
-	for (size_t i = 0; i < p->nr_stacks; i++) {
-		const struct prof_stack *s = &p->stacks[i];
-		uint32_t *dst = out->ids + out->nr_ids, n = 0, j;
-		struct prof_named_stack *ns;
-		uint64_t h = 0x6e616d6564ull;
-
-		if (s->root)
-			dst[n++] = s->root;
-		for (uint32_t k = 0; k < s->n; k++)
-			dst[n++] = p->frames[p->ids[s->off + k]].disp;
-		for (uint32_t k = 0; k < n; k++)
-			h = hash_mix(h, dst[k]);
-		h = hash_mix(h, n);
-		for (j = h & (size - 1); slots[j]; j = (j + 1) & (size - 1)) {
-			ns = &out->stacks[slots[j] - 1];
-			if (ns->n == n && !memcmp(out->ids + ns->off, dst, n * sizeof(*dst)))
-				break;
-		}
-		if (slots[j]) {
-			ns = &out->stacks[slots[j] - 1];
-			ns->weight = sat_add(ns->weight, s->weight);
-			continue;
-		}
-		ns = &out->stacks[out->nr];
-		*ns = (struct prof_named_stack){ .weight = s->weight, .off = out->nr_ids, .n = n };
-		slots[j] = (uint32_t)++out->nr;
-		out->nr_ids += n;
-		if (n > out->max_depth)
-			out->max_depth = n;
-	}
-	ctx = (struct named_ctx){ .rank = rank, .ids = out->ids };
-	named_sort_ctx = &ctx;
-	qsort(out->stacks, out->nr, sizeof(*out->stacks), named_cmp);
-	named_sort_ctx = NULL;
-	err = 0;
-err_out:
-	free(order);
-	free(rank);
-	free(slots);
-	if (err)
-		prof_named__release(out);
-	return err;
-}
-
-/* ---- folded ----------------------------------------------------------- */
-
-int profile__write_folded(const struct profile *p, FILE *f)
-{
-	struct prof_named nm;
-	int err;
-
-	err = prof__named(p, &nm);
-	if (err)
-		return err;
-	for (size_t i = 0; i < nm.nr; i++) {
-		const struct prof_named_stack *s = &nm.stacks[i];
-		uint64_t count = prof__folded_count(p, s->weight);
-
-		if (!s->n)
-			continue; /* no root and no frames: nothing to print */
-		for (uint32_t k = 0; k < s->n; k++) {
-			if (k)
-				putc(';', f);
-			fputs(prof__str(p, nm.ids[s->off + k]), f);
-		}
-		fprintf(f, " %" PRIu64 "\n", count);
-	}
-	prof_named__release(&nm);
-	if (fflush(f) || ferror(f))
-		return -EIO;
-	return 0;
-}
-
-int profile__read_folded(struct profile *p, FILE *f, size_t *bad_line)
-{
-	struct profile_frame *frames = NULL;
-	size_t cap_frames = 0, lineno = 0, cap = 0;
-	char *line = NULL;
-	ssize_t len;
-	int err = 0;
-
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		char *sp, *end, *field, *next;
-		size_t n = 0;
-		uint64_t count;
-		const char *root;
-
-		lineno++;
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
-			       line[len - 1] == ' ' || line[len - 1] == '\t'))
-			line[--len] = 0;
-		if (!len)
-			continue;
-		if ((size_t)len != strlen(line)) /* embedded NUL */
-			goto bad;
-		sp = strrchr(line, ' ');
-		if (!sp || sp == line || sp[1] < '0' || sp[1] > '9')
-			goto bad;
-		errno = 0;
-		count = strtoull(sp + 1, &end, 10);
-		if (errno || *end)
-			goto bad;
-		*sp = 0;
-		/*
-		 * Weights saturate when stacks merge, and a saturated futex
-		 * total prints as UINT64_MAX/1000 us: reading that back must
-		 * saturate the same way, so the writer's output always parses.
-		 */
-		if (p->meta.kind == PROFILE_FUTEX && __builtin_mul_overflow(count, 1000, &count))
-			count = UINT64_MAX;
-		root = line;
-		next = strchr(line, ';');
-		if (next)
-			*next++ = 0;
-		for (field = next; field; field = next) {
-			next = strchr(field, ';');
-			if (next)
-				*next++ = 0;
-			if (!*field)
-				goto bad;
-			if ((err = util__grow((void **)&frames, &cap_frames, n + 1, sizeof(*frames))))
-				goto out;
-			frames[n++] = (struct profile_frame){ .name = field, .kind = PROFILE_FRAME_USER };
-		}
-		if ((err = profile__add(p, root, frames, n, count)))
-			goto out;
-	}
-	goto out;
-bad:
-	err = -EINVAL;
-	if (bad_line)
-		*bad_line = lineno;
-out:
-	free(line);
-	free(frames);
-	return err;
 }
 
 /* ---- format dispatch -------------------------------------------------- */

@@ -38,7 +38,7 @@ def gen():
     """Path of the surface_gen helper, (re)built when a source is newer."""
     out = os.path.join(BUILD, "tests", "surface_gen")
     srcs = [os.path.join(ROOT, p) for p in (
-        "tests/e2e/surface_gen.c", "src/profile.c", "src/svg.c", "src/pprof.c",
+        "tests/e2e/surface_gen.c", "src/profile.c", "src/folded.c", "src/svg.c", "src/pprof.c",
         "src/util.c", "src/profile_int.h", "src/util.h", "include/profile.h")]
     if not os.path.exists(out) or any(os.path.getmtime(s) > os.path.getmtime(out) for s in srcs):
         os.makedirs(os.path.dirname(out), exist_ok=True)
