@@ -8,6 +8,8 @@ pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libdw-dev
       libclang-rt-14-dev libstdc++-12-dev libc6-dbg"
 # surface tests: the SVG rendered by a real browser, pprof read by go tool pprof
 pkgs="$pkgs chromium fonts-dejavu-core golang-go"
+# and by upstream pprof, built offline from its Debian source package
+pkgs="$pkgs golang-github-google-pprof-dev"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do
