@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interval.h"
 #include "options.h"
 #include "sfprof_event.h"
 
@@ -26,12 +27,14 @@ enum {
 	OPT_PER_PROCESS,
 	OPT_CGROUP,
 	OPT_NO_INHERIT,
+	OPT_INTERVAL,
 };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "duration", required_argument, NULL, 'd' },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
 	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 	{ "output", required_argument, NULL, 'o' },
@@ -94,6 +97,10 @@ void sfprof_opts__usage(enum sfprof_subcmd cmd, FILE *f)
 		"                          machine has a PMU, else cpu-clock)\n"
 		"  -d, --duration SEC      stop after SEC seconds (default: until the target\n"
 		"                          exits or SIGINT/SIGTERM)\n"
+		"      --interval SEC      continuous: one profile per SEC seconds (>= 0.5)\n"
+		"                          to -o FILE, where %%t is the interval's UTC start\n"
+		"                          (20261201T080000Z) and %%p the target PID; SIGHUP\n"
+		"                          ends an interval early (not with record/report)\n"
 		"      --min-wait USEC     record futex waits of at least USEC (default: %u)\n"
 		"      --stack-size BYTES  user stack bytes copied per event (default: %u,\n"
 		"                          max %u)\n"
@@ -231,6 +238,10 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 				BAD("-d: duration must be a positive number of seconds, got '%s'",
 				    optarg);
 			break;
+		case OPT_INTERVAL:
+			if (parse_seconds(optarg, &o->interval_ns) || o->interval_ns < 500000000ull)
+				BAD("--interval: expected seconds (at least 0.5), got '%s'", optarg);
+			break;
 		case OPT_MIN_WAIT:
 			if (parse_u64(optarg, 0, UINT64_MAX / 1000, &v))
 				BAD("--min-wait: expected microseconds (an integer >= 0), got '%s'",
@@ -307,6 +318,12 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		}
 	}
 
+	if (o->interval_ns && o->cmd != SFPROF_CMD_LIVE)
+		BAD("--interval is for live runs, not record or report");
+	if (o->interval_ns && (!o->output || !strcmp(o->output, "-")))
+		BAD("--interval writes a file per interval: give -o FILE (%%t: the start)");
+	if (o->interval_ns && interval__check_template(o->output))
+		BAD("-o: unknown %% escape in '%s' (%%t, %%p and %%%% are known)", o->output);
 	if (o->cmd == SFPROF_CMD_REPORT) {
 		if (optind != argc - 1)
 			BAD("report: expected one capture FILE (see --help)");

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "capfile.h"
+#include "interval.h"
 #include "ksyms.h"
 #include "report.h"
 #include "stacks.h"
@@ -19,6 +21,12 @@
 /* How long after its EXIT a process's model is kept for events still in
  * flight (they are microseconds behind; a drain runs every 25 ms). */
 #define REPORT_SINK_REAP_AFTER_NS (200 * 1000000ull)
+
+/* --interval: an interval is written this long after its end, when the
+ * events stamped before its end have all been drained */
+#define REPORT_SINK_INTERVAL_SLACK_NS (100 * 1000000ull)
+
+volatile sig_atomic_t report_sink_cut_requested;
 
 
 void report__print_problem(void *ctx, const char *path, const char *what,
@@ -53,6 +61,15 @@ struct report_sink {
 	const char *record_profile; /* SFPROF_RECORD_PROFILE */
 	int create_procs; /* -a: a process first seen in the side-band is in scope */
 	int werr;	  /* record: the first write error of an observed change */
+	/* --interval: prof/stacks hold [iv_start, iv_end) (CLOCK_MONOTONIC,
+	 * as event timestamps); events stamped later go to the next one,
+	 * made when the first arrives, until the current one is written */
+	uint64_t iv_start, iv_end;
+	struct profile *next_prof;
+	struct stacks *next_stacks;
+	int64_t unix_minus_mono; /* wall clock = monotonic + this */
+	int iv_err;		 /* the first write error of an interval */
+	uint64_t iv_written;
 };
 
 /* live and record both unwind every event: what a complete walk learns
@@ -62,19 +79,39 @@ static void report_sink__thread_top(void *ctx, uint32_t tid, uint64_t sp)
 	capture__set_thread_top(ctx, tid, sp);
 }
 
-static struct profile *sink_profile(struct report_sink *s,
-				    const struct sfprof_event *e)
+/* A profile and its stacks pipeline for meta; 0 or -ENOMEM. */
+static int sink_new_profile(struct report_sink *s, const struct profile_meta *meta,
+			    struct profile **prof, struct stacks **stacks)
 {
-	char comm[SFPROF_COMM_LEN + 1];
 	struct stacks_opts so = {
-		.kind = s->o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU,
+		.kind = meta->kind,
 		.per_thread = s->o.per_thread,
 		.per_process = s->o.per_process,
 		.by_lock = s->o.by_lock,
 		.kernel = s->o.kernel,
 	};
+
+	*prof = profile__new(meta);
+	if (!*prof)
+		return -ENOMEM;
+	*stacks = stacks__new(s->pc, *prof, &so);
+	if (!*stacks) {
+		profile__free(*prof);
+		*prof = NULL;
+		return -ENOMEM;
+	}
+	stacks__set_ksym(*stacks, ksyms__name, &s->ksyms);
+	if (s->cap)
+		stacks__set_thread_top(*stacks, report_sink__thread_top, s->cap);
+	return 0;
+}
+
+static struct profile *sink_profile(struct report_sink *s,
+				    const struct sfprof_event *e)
+{
+	char comm[SFPROF_COMM_LEN + 1];
 	struct profile_meta meta = {
-		.kind = so.kind,
+		.kind = s->o.event == SFPROF_SEL_FUTEX ? PROFILE_FUTEX : PROFILE_CPU,
 		.hz = s->o.freq,
 		.start_unix_ns = util__clock_ns(CLOCK_REALTIME),
 	};
@@ -88,18 +125,10 @@ static struct profile *sink_profile(struct report_sink *s,
 		meta.target_cmdline = s->o.command[0];
 	if (s->o.all || s->o.cgroup || s->o.nr_pids > 1)
 		meta.target_comm = NULL;
-	s->prof = profile__new(&meta);
-	if (!s->prof)
+	if (s->o.interval_ns)
+		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
+	if (sink_new_profile(s, &meta, &s->prof, &s->stacks))
 		return NULL;
-	s->stacks = stacks__new(s->pc, s->prof, &so);
-	if (!s->stacks) {
-		profile__free(s->prof);
-		s->prof = NULL;
-		return NULL;
-	}
-	stacks__set_ksym(s->stacks, ksyms__name, &s->ksyms);
-	if (s->cap)
-		stacks__set_thread_top(s->stacks, report_sink__thread_top, s->cap);
 	return s->prof;
 }
 
@@ -135,6 +164,9 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->o = *o;
 	s->record = o->cmd == SFPROF_CMD_RECORD;
 	s->start_mono = util__now_ns();
+	s->unix_minus_mono = (int64_t)util__clock_ns(CLOCK_REALTIME) - (int64_t)s->start_mono;
+	s->iv_start = s->start_mono;
+	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
 	if (!s->pc)
 		goto err_out;
@@ -184,6 +216,12 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 	 * are read from /proc at once, so that every later change is
 	 * applied to the address space it changed */
 	proc_cache__set_ordered(s->pc, 1);
+	/* the run starts now (attaching took a while): so does the first
+	 * interval */
+	if (s->o.interval_ns && !s->prof) {
+		s->iv_start = util__now_ns();
+		s->iv_end = s->iv_start + s->o.interval_ns;
+	}
 	for (int i = 0; i < n; i++)
 		if (!proc_cache__get(s->pc, (uint32_t)pids[i]))
 			return -ENOMEM;
@@ -224,9 +262,111 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 	return s->werr;
 }
 
+/* The output name of the interval that starts at mono (ns). */
+static int interval_path(struct report_sink *s, uint64_t mono, char *buf, size_t size)
+{
+	const struct profile_meta *m = s->prof ? profile__meta(s->prof) : NULL;
+	uint32_t pid = m && m->target_pid ? m->target_pid : (uint32_t)getpid();
+
+	return interval__expand_path(buf, size, s->o.output, (uint64_t)((int64_t)mono +
+									s->unix_minus_mono), pid);
+}
+
+/* Write the current interval [iv_start, end) and free it. */
+static int interval_write(struct report_sink *s, uint64_t end)
+{
+	char path[4096];
+	int err;
+
+	if (!s->prof)
+		return 0;
+	profile__set_duration(s->prof, end > s->iv_start ? end - s->iv_start : 0);
+	err = s->stacks ? stacks__flush(s->stacks) : 0;
+	if (!err)
+		err = interval_path(s, s->iv_start, path, sizeof(path));
+	if (!err)
+		err = profile__write(s->prof, s->o.format, path);
+	if (err)
+		fprintf(stderr, "sfprof: writing %s: %s\n", err == -EINVAL ? s->o.output : path,
+			strerror(-err));
+	else
+		s->iv_written++;
+	stacks__free(s->stacks);
+	profile__free(s->prof);
+	s->stacks = NULL;
+	s->prof = NULL;
+	return err;
+}
+
+/*
+ * End the current interval: write it, and make the next one current (the
+ * one its late events already went to, or a new empty one). The next
+ * interval starts where this one ended, so every event lands in exactly
+ * one profile, cut by its timestamp.
+ */
+static int interval_rotate(struct report_sink *s)
+{
+	struct profile_meta meta;
+	int err;
+
+	if (!s->prof)
+		return 0;
+	meta = *profile__meta(s->prof);
+	err = interval_write(s, s->iv_end);
+	s->iv_start = s->iv_end;
+	s->iv_end = s->iv_start + s->o.interval_ns;
+	if (s->next_prof) {
+		s->prof = s->next_prof;
+		s->stacks = s->next_stacks;
+		s->next_prof = NULL;
+		s->next_stacks = NULL;
+	} else {
+		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
+		meta.duration_ns = 0;
+		if (sink_new_profile(s, &meta, &s->prof, &s->stacks))
+			return -ENOMEM;
+	}
+	return err;
+}
+
+/* Which pipeline an event belongs to: the current interval's, or the
+ * next one's when it is stamped at or after the current one's end. */
+static struct stacks *interval_stacks(struct report_sink *s, const struct sfprof_event *e)
+{
+	struct profile_meta meta;
+
+	if (!s->o.interval_ns || e->ts_ns < s->iv_end)
+		return s->stacks;
+	if (!s->next_prof) {
+		meta = *profile__meta(s->prof);
+		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
+		if (sink_new_profile(s, &meta, &s->next_prof, &s->next_stacks))
+			return NULL;
+	}
+	return s->next_stacks;
+}
+
 void report_sink__drained(void *ctx, uint64_t now_ns)
 {
 	struct report_sink *s = ctx;
+
+	if (s->o.interval_ns && !s->record && s->prof) {
+		/* SIGHUP: the current interval ends now (the next one, if
+		 * events for it came already, began at the old end) */
+		if (report_sink_cut_requested) {
+			report_sink_cut_requested = 0;
+			if (!s->next_prof && now_ns > s->iv_start && now_ns < s->iv_end)
+				s->iv_end = now_ns;
+		}
+		while (now_ns >= s->iv_end + REPORT_SINK_INTERVAL_SLACK_NS) {
+			int err = interval_rotate(s);
+
+			if (err && !s->iv_err)
+				s->iv_err = err;
+			if (err == -ENOMEM)
+				break;
+		}
+	}
 
 	/* an exited process's events are all in after this long */
 	if (now_ns > REPORT_SINK_REAP_AFTER_NS)
@@ -241,6 +381,8 @@ void report_sink__free(struct report_sink *s)
 		capfile_writer__close(s->w);
 	stacks__free(s->stacks);
 	profile__free(s->prof);
+	stacks__free(s->next_stacks);
+	profile__free(s->next_prof);
 	proc_cache__free(s->pc);
 	ksyms__free(&s->ksyms);
 	free(s);
@@ -289,8 +431,11 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		if (nk < 0)
 			nk = 0;
 	}
-	if (!s->record)
-		return stacks__add_event(s->stacks, e, kips, (size_t)nk);
+	if (!s->record) {
+		struct stacks *st = interval_stacks(s, e);
+
+		return st ? stacks__add_event(st, e, kips, (size_t)nk) : -ENOMEM;
+	}
 
 	/* record: resolve the stack now (maps re-read for new mappings),
 	 * then write what the event needs before the event itself */
@@ -339,6 +484,24 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 		e0.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0;
 		if (!sink_profile(s, &e0))
 			return -ENOMEM;
+	}
+	if (s->o.interval_ns && !s->record) {
+		/* the last, partial interval (and the one after it, if its
+		 * events came before this one was due) */
+		uint64_t now = util__now_ns();
+
+		if (s->next_prof) {
+			err = interval_rotate(s);
+			if (!s->iv_err)
+				s->iv_err = err;
+		}
+		err = interval_write(s, now > s->iv_end ? s->iv_end : now);
+		if (!s->iv_err)
+			s->iv_err = err;
+		proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
+		if (o->stats)
+			fprintf(stderr, "intervals_written: %" PRIu64 "\n", s->iv_written);
+		return s->iv_err;
 	}
 	profile__set_duration(s->prof, util__now_ns() - s->start_mono);
 	if (s->stacks && stacks__flush(s->stacks))
