@@ -18,6 +18,14 @@
 int interval__expand_path(char *buf, size_t size, const char *tmpl, uint64_t unix_ns,
 			  uint32_t pid);
 
+/*
+ * Two intervals may start in one second (SIGHUP, intervals under a
+ * second): the later ones get "-N" (N >= 2) before the format's extension
+ * (.pb.gz, .pprof, .pb, .svg, .folded, .txt; else at the end), in place.
+ * 0 or -ENAMETOOLONG.
+ */
+int interval__number_path(char *buf, size_t size, unsigned n);
+
 /* Whether tmpl is a valid template (what expand_path would accept). */
 int interval__check_template(const char *tmpl);
 

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "interval.h"
@@ -46,6 +47,30 @@ int interval__expand_path(char *buf, size_t size, const char *tmpl, uint64_t uni
 		n += len;
 	}
 	buf[n] = 0;
+	return 0;
+}
+
+int interval__number_path(char *buf, size_t size, unsigned n)
+{
+	static const char *const exts[] = { ".pb.gz", ".pprof", ".pb", ".svg", ".folded", ".txt" };
+	size_t len = strlen(buf), at = len;
+	char num[16], *tail;
+	int k;
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t el = strlen(exts[i]);
+
+		if (len > el && !strcasecmp(buf + len - el, exts[i])) {
+			at = len - el;
+			break;
+		}
+	}
+	k = snprintf(num, sizeof(num), "-%u", n);
+	if (k < 0 || len + (size_t)k >= size)
+		return -ENAMETOOLONG;
+	tail = buf + at;
+	memmove(tail + k, tail, len - at + 1);
+	memcpy(tail, num, (size_t)k);
 	return 0;
 }
 

@@ -70,6 +70,8 @@ struct report_sink {
 	int64_t unix_minus_mono; /* wall clock = monotonic + this */
 	int iv_err;		 /* the first write error of an interval */
 	uint64_t iv_written;
+	char iv_last[4096];	 /* the last interval's name, %t/%p expanded */
+	unsigned iv_same;	 /* how many had that name */
 };
 
 /* live and record both unwind every event: what a complete walk learns
@@ -284,6 +286,14 @@ static int interval_write(struct report_sink *s, uint64_t end)
 	err = s->stacks ? stacks__flush(s->stacks) : 0;
 	if (!err)
 		err = interval_path(s, s->iv_start, path, sizeof(path));
+	/* another interval began in the same second: number this one
+	 * (without %t, each interval replaces the last on purpose) */
+	if (!err && strstr(s->o.output, "%t") && !strcmp(path, s->iv_last)) {
+		err = interval__number_path(path, sizeof(path), ++s->iv_same + 1);
+	} else if (!err) {
+		snprintf(s->iv_last, sizeof(s->iv_last), "%s", path);
+		s->iv_same = 0;
+	}
 	if (!err)
 		err = profile__write(s->prof, s->o.format, path);
 	if (err)
@@ -321,6 +331,9 @@ static int interval_rotate(struct report_sink *s)
 		s->next_prof = NULL;
 		s->next_stacks = NULL;
 	} else {
+		/* no pipeline holds a binary's strings now: free the ones no
+		 * process maps any more, so a long run stays flat */
+		proc_cache__evict_unused(s->pc);
 		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
 		meta.duration_ns = 0;
 		if (sink_new_profile(s, &meta, &s->prof, &s->stacks))

@@ -39,3 +39,14 @@ TEST(template_should_refuse_unknown_escapes_and_names_that_do_not_fit)
 	CHECK_INT(interval__check_template("x-%t-%p.pb.gz"), 0);
 	CHECK_INT(interval__check_template("x-%q"), -EINVAL);
 }
+
+TEST(intervals_in_one_second_should_get_numbers_before_the_extension)
+{
+	char a[64] = "cpu-20261201T080000Z.pb.gz", b[64] = "cpu-%t", c[16] = "0123456789.svg";
+
+	CHECK_INT(interval__number_path(a, sizeof(a), 2), 0);
+	CHECK_STR(a, "cpu-20261201T080000Z-2.pb.gz");
+	CHECK_INT(interval__number_path(b, sizeof(b), 13), 0);
+	CHECK_STR(b, "cpu-%t-13");
+	CHECK_INT(interval__number_path(c, sizeof(c), 2), -ENAMETOOLONG);
+}
