@@ -512,8 +512,10 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 		if (!s->iv_err)
 			s->iv_err = err;
 		proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
-		if (o->stats)
+		if (o->stats) {
 			fprintf(stderr, "intervals_written: %" PRIu64 "\n", s->iv_written);
+			print_stats(s);
+		}
 		return s->iv_err;
 	}
 	profile__set_duration(s->prof, util__now_ns() - s->start_mono);
