@@ -35,6 +35,8 @@ struct profile_meta {
 	uint32_t kind;		    /* enum profile_kind */
 	uint32_t hz;		    /* CPU: sampling frequency (-F) */
 	uint32_t target_pid;	    /* 0 if unknown */
+	uint32_t main_pid;	    /* pprof's Mapping 1 is this process's executable
+				       (the first target's); 0: target_pid's */
 	const char *target_comm;    /* may be NULL */
 	const char *target_cmdline; /* may be NULL; shown in titles */
 	uint64_t duration_ns;	    /* may be set later: profile__set_duration */

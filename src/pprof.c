@@ -334,7 +334,8 @@ static uint32_t pp_mapping_get(struct pp_state *st, const struct pp_mapping *key
  * out the synthetic ones. */
 static int pp_mappings(struct pp_state *st, const struct prof_frame *fr, uint32_t nfr)
 {
-	uint32_t target = profile__meta(st->p)->target_pid, main = 0, next_id = 2;
+	const struct profile_meta *meta = profile__meta(st->p);
+	uint32_t target = meta->main_pid ? meta->main_pid : meta->target_pid, main = 0, next_id = 2;
 	uint64_t cursor = 1ull << 32;
 
 	for (uint32_t i = 0; i < nfr; i++) {

@@ -122,6 +122,7 @@ static struct profile *sink_profile(struct report_sink *s,
 		return s->prof;
 	snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	meta.target_pid = s->o.nr_pids == 1 || s->o.command ? e->pid : 0;
+	meta.main_pid = s->o.nr_pids ? (uint32_t)s->o.pids[0] : meta.target_pid;
 	meta.target_comm = comm;
 	if (s->o.command)
 		meta.target_cmdline = s->o.command[0];

@@ -595,6 +595,24 @@ TEST(pprof_mappings_should_be_the_real_ranges_with_the_target_binary_first)
 	profile__free(p);
 }
 
+TEST(pprof_main_binary_should_be_the_first_targets_when_there_are_several)
+{
+	/* -p 100,200: no single target, the first one's executable first */
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99, .main_pid = 100 };
+	struct profile *p = profile__new(&m);
+	struct decoded d;
+
+	profile__add(p, NULL, &pie_frames[3], 1, 1); /* pid 200's app */
+	profile__add(p, NULL, &pie_frames[0], 2, 1); /* libc, pid 100's app */
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nmaps, 3);
+	CHECK_U64(d.maps[0].id, 1);
+	CHECK_STR(str(&d, d.maps[0].filename), "/bin/app");
+	CHECK_U64(d.maps[0].start, 0x555555555000ull);
+	release(&d);
+	profile__free(p);
+}
+
 TEST(pprof_samples_with_labels_should_carry_them_and_no_root_location)
 {
 	struct profile_meta m = { .kind = PROFILE_FUTEX };
