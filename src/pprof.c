@@ -17,9 +17,10 @@
  *    gets a synthetic range per binary, laid out disjointly, whose
  *    addresses normalise back to rel_addr. Kernel frames keep their own
  *    addresses in a "[kernel.kallsyms]" mapping.
- *  - Location: one per distinct frame; address = the runtime PC (the
- *    call's, for callers). A symbolized frame has one Line; an
- *    unsymbolized one in a binary has none (its mapping then says
+ *  - Location: one per distinct frame, or per run of frames at one PC
+ *    (inline frames: Lines innermost first, the caller last); address =
+ *    the runtime PC (the call's, for callers). A symbolized frame gives
+ *    one Line; an unsymbolized one in a binary none (its mapping then says
  *    has_functions false), so pprof -symbolize or a backend can name it
  *    from the build-id later. Function: one per (name, user|kernel).
  *  - Sample: one per distinct stack, locations leaf first, and labels
@@ -233,6 +234,16 @@ struct pp_state {
 	uint32_t *root_loc;  /* root string id -> location id */
 	uint32_t nr_funcs;
 	uint32_t main;	     /* the main binary's mapping index + 1, 0 = none */
+	const struct prof_frame *fr;
+	struct pp_loc *locs;
+	size_t nr_locs, cap_locs;
+	uint32_t *loc_slots; /* open addressing: location index + 1 */
+	size_t nr_loc_slots;
+	uint32_t *loc_frames;
+	size_t nr_loc_frames, cap_loc_frames;
+	uint32_t next_loc_id;
+	uint32_t run[64];    /* the run being looked up */
+	uint32_t cap_run;
 };
 
 static uint32_t pp_str(struct pp_state *st, const char *s)
@@ -432,27 +443,109 @@ static uint64_t pp_period(const struct pp_state *st)
 	return meta->hz ? 1000000000ull / meta->hz : 0;
 }
 
+/*
+ * Locations: one per run of frames at one PC, innermost first. Today a
+ * run is one frame; with inline frames (frames of their own at the PC of
+ * the function they were inlined into, as [names] gives them) it is the
+ * inlined functions and their caller, each a Line of one Location, the
+ * last Line the caller (profile.proto, Location.line).
+ */
+struct pp_loc {
+	uint64_t hash;
+	size_t off;   /* frame ids at st->loc_frames[off..off + n), innermost first */
+	uint32_t n;
+	uint32_t id;  /* Location.id */
+};
+
+/* Whether outer (the next frame out) is inlined code at inner's PC:
+ * the same user PC in the same mapping, another function. */
+static int same_pc(const struct pp_state *st, uint32_t inner, uint32_t outer)
+{
+	const struct prof_frame *a = &st->fr[inner], *b = &st->fr[outer];
+
+	return a->kind == PROFILE_FRAME_USER && b->kind == PROFILE_FRAME_USER &&
+	       st->frame_map[inner] && st->frame_map[inner] == st->frame_map[outer] &&
+	       a->addr == b->addr && a->rel_addr == b->rel_addr && a->name != b->name &&
+	       a->name && b->name;
+}
+
+/* The Location id of run[0..n) (frame ids, innermost first); 0 on ENOMEM. */
+static uint32_t pp_loc_id(struct pp_state *st, const uint32_t *run, uint32_t n)
+{
+	uint64_t h = 0x10c;
+	size_t j;
+
+	for (uint32_t k = 0; k < n; k++)
+		h = prof__hash_mix(h, run[k]);
+	if ((st->nr_locs + 1) * 2 > st->nr_loc_slots) {
+		size_t ns = st->nr_loc_slots ? st->nr_loc_slots * 2 : 1024;
+		uint32_t *slots = calloc(ns, sizeof(*slots));
+
+		if (!slots)
+			return 0;
+		for (size_t i = 0; i < st->nr_locs; i++) {
+			for (j = st->locs[i].hash & (ns - 1); slots[j]; j = (j + 1) & (ns - 1))
+				;
+			slots[j] = (uint32_t)i + 1;
+		}
+		free(st->loc_slots);
+		st->loc_slots = slots;
+		st->nr_loc_slots = ns;
+	}
+	for (j = h & (st->nr_loc_slots - 1); st->loc_slots[j]; j = (j + 1) & (st->nr_loc_slots - 1)) {
+		const struct pp_loc *l = &st->locs[st->loc_slots[j] - 1];
+
+		if (l->hash == h && l->n == n &&
+		    !memcmp(st->loc_frames + l->off, run, n * sizeof(*run)))
+			return l->id;
+	}
+	if (util__grow((void **)&st->locs, &st->cap_locs, st->nr_locs + 1, sizeof(*st->locs)) ||
+	    util__grow((void **)&st->loc_frames, &st->cap_loc_frames, st->nr_loc_frames + n,
+		       sizeof(*st->loc_frames)))
+		return 0;
+	memcpy(st->loc_frames + st->nr_loc_frames, run, n * sizeof(*run));
+	st->locs[st->nr_locs] = (struct pp_loc){ .hash = h, .off = st->nr_loc_frames, .n = n,
+						 .id = ++st->next_loc_id };
+	st->nr_loc_frames += n;
+	st->loc_slots[j] = (uint32_t)++st->nr_locs;
+	return st->next_loc_id;
+}
+
 static void pp_samples(struct pp_state *st, struct pb_gz *g, struct pbuf *m, struct pbuf *packed,
 		       struct pbuf *sub)
 {
 	const struct prof_stack *stacks;
 	const uint32_t *ids = prof__ids(st->p);
-	uint32_t nfr, next_loc;
 	uint64_t period = pp_period(st);
 	size_t nst;
 
-	prof__frames(st->p, &nfr);
 	stacks = prof__stacks(st->p, &nst);
-	next_loc = nfr + 1; /* root locations come after the frames' */
 	for (size_t i = 0; i < nst && !g->err; i++) {
 		const struct prof_stack *s = &stacks[i];
+		const uint32_t *fids = ids + s->off;
 
 		packed->len = 0;
-		for (uint32_t k = s->n; k-- > 0;)
-			pb_varint(packed, (uint64_t)ids[s->off + k] + 1);
+		/* leaf first; a run of frames at one PC is one location */
+		for (uint32_t k = s->n; k-- > 0;) {
+			uint32_t run = 1, id;
+
+			while (k >= run && same_pc(st, fids[k - run + 1], fids[k - run]))
+				run++;
+			if (run > st->cap_run)
+				run = st->cap_run;
+			for (uint32_t r = 0; r < run; r++)
+				st->run[r] = fids[k - r];
+			id = pp_loc_id(st, st->run, run);
+			if (!id) {
+				m->err = -ENOMEM;
+				break;
+			}
+			pb_varint(packed, id);
+			k -= run - 1;
+		}
 		if (s->root && !s->has_labels) {
 			if (!st->root_loc[s->root])
-				st->root_loc[s->root] = next_loc++;
+				st->root_loc[s->root] = ++st->next_loc_id;
 			pb_varint(packed, st->root_loc[s->root]);
 		}
 		if (packed->len)
@@ -496,38 +589,46 @@ static void pp_function(struct pp_state *st, struct pb_gz *g, struct pbuf *m, ui
 	(void)st;
 }
 
-/* Locations and functions of real frames, then of roots. */
+/* The function id of frame f (written when new), 0 when it has none. */
+static uint32_t pp_frame_func(struct pp_state *st, struct pb_gz *g, struct pbuf *m, uint32_t i)
+{
+	const struct prof_frame *f = &st->fr[i];
+	uint32_t name = f->name ? f->name : f->disp;
+	uint32_t *fid = frame_kernel(f) ? &st->func_kernel[name] : &st->func_user[name];
+
+	if (frame_unnamed(f, st->frame_map[i]))
+		return 0;
+	if (!*fid) {
+		*fid = ++st->nr_funcs;
+		pp_function(st, g, m, *fid, name);
+	}
+	return *fid;
+}
+
+/* Locations of the frames (and the functions they need), then the roots'. */
 static void pp_locations(struct pp_state *st, struct pb_gz *g, struct pbuf *m, struct pbuf *sub)
 {
-	uint32_t nfr;
-	const struct prof_frame *fr = prof__frames(st->p, &nfr);
+	for (size_t i = 0; i < st->nr_locs && !g->err; i++) {
+		const struct pp_loc *l = &st->locs[i];
+		const uint32_t *run = st->loc_frames + l->off;
+		uint32_t map = st->frame_map[run[0]], fids[64];
 
-	for (uint32_t i = 0; i < nfr && !g->err; i++) {
-		const struct prof_frame *f = &fr[i];
-		uint32_t name = f->name ? f->name : f->disp;
-		uint32_t *fid = frame_kernel(f) ? &st->func_kernel[name] : &st->func_user[name];
-		uint32_t map = st->frame_map[i];
-		int lines = !frame_unnamed(f, map);
-
-		if (lines && !*fid) {
-			*fid = ++st->nr_funcs;
-			pp_function(st, g, m, *fid, name);
-		}
-		pb_uint(m, LOCATION_ID, (uint64_t)i + 1);
+		/* functions first: a Location message is built in one go */
+		for (uint32_t r = 0; r < l->n && r < 64; r++)
+			fids[r] = pp_frame_func(st, g, m, run[r]);
+		pb_uint(m, LOCATION_ID, l->id);
 		if (map) {
 			const struct pp_mapping *mp = &st->maps[map - 1];
 
 			pb_uint(m, LOCATION_MAPPING_ID, mp->id);
-			pb_uint(m, LOCATION_ADDRESS, frame_address(mp, f));
+			pb_uint(m, LOCATION_ADDRESS, frame_address(mp, &st->fr[run[0]]));
 		}
-		/*
-		 * One Line per frame today. [names]: the inline frames of one
-		 * PC become several Lines of this Location, innermost first,
-		 * each with its Function (filename) and line number.
-		 */
-		if (lines) {
+		/* [names]: each Line's line number goes here */
+		for (uint32_t r = 0; r < l->n && r < 64; r++) {
+			if (!fids[r])
+				continue; /* unsymbolized: no Line */
 			sub->len = 0;
-			pb_uint(sub, LINE_FUNCTION_ID, *fid);
+			pb_uint(sub, LINE_FUNCTION_ID, fids[r]);
 			pb_bytes(m, LOCATION_LINE, sub->d, sub->len);
 		}
 		gz_msg(g, PROFILE_LOCATION, m);
@@ -649,6 +750,8 @@ int profile__write_pprof(const struct profile *p, FILE *f)
 	if (!st.k)
 		return -EINVAL;
 	fr = prof__frames(p, &nfr);
+	st.fr = fr;
+	st.cap_run = sizeof(st.run) / sizeof(st.run[0]);
 	st.nstr = prof__nr_strs(p);
 	st.func_user = calloc(st.nstr, sizeof(*st.func_user));
 	st.func_kernel = calloc(st.nstr, sizeof(*st.func_kernel));
@@ -688,6 +791,9 @@ err_out:
 	free(g);
 	free(st.maps);
 	free(st.map_slots);
+	free(st.locs);
+	free(st.loc_slots);
+	free(st.loc_frames);
 	free(st.func_user);
 	free(st.func_kernel);
 	free(st.root_loc);

@@ -18,7 +18,7 @@ TEST_MAIN();
 
 #define MAXN 256
 
-struct dec_loc { uint64_t id, mapping, address, function; int nlines; };
+struct dec_loc { uint64_t id, mapping, address, function, functions[4]; int nlines; };
 struct dec_func { uint64_t id, name; };
 struct dec_map {
 	uint64_t id, start, limit, offset, filename, build_id;
@@ -116,7 +116,13 @@ static void loc_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
 	if (f == 2) l->mapping = v;
 	if (f == 3) l->address = v;
 	if (f == 4) {
-		fields(b, b + n, line_fn, &l->function);
+		uint64_t fn = 0;
+
+		fields(b, b + n, line_fn, &fn);
+		if (!l->nlines)
+			l->function = fn;
+		if (l->nlines < 4)
+			l->functions[l->nlines] = fn;
 		l->nlines++;
 	}
 }
@@ -701,4 +707,50 @@ TEST(pprof_should_be_byte_identical_for_the_same_events)
 	free(bb);
 	profile__free(a);
 	profile__free(b);
+}
+
+static const char *func_name(const struct decoded *d, uint64_t id)
+{
+	for (int i = 0; i < d->nfuncs; i++)
+		if (d->funcs[i].id == id)
+			return str(d, d->funcs[i].name);
+	return "<no function>";
+}
+
+TEST(pprof_inline_frames_at_one_pc_should_be_lines_of_one_location_innermost_first)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	/* outermost first: start_thread, then parse() with lex() inlined at
+	 * its PC (a frame of its own at the same address), then recursion
+	 * at one return address (same function twice: two locations) */
+	struct profile_frame fr[5] = { pie_frames[0], pie_frames[1], pie_frames[1], pie_frames[1],
+				       pie_frames[1] };
+	struct decoded d;
+
+	fr[1].name = "parse";
+	fr[2].name = "lex";
+	fr[3].name = "rec";
+	fr[3].addr += 0x40, fr[3].rel_addr += 0x40;
+	fr[4] = fr[3];
+	profile__add(p, NULL, fr, 5, 1);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nsamples, 1);
+	CHECK_INT(d.samples[0].nlocs, 4);
+	CHECK_STR(loc_name(&d, d.samples[0].locs[0]), "rec");
+	CHECK_STR(loc_name(&d, d.samples[0].locs[1]), "rec");
+	CHECK_U64(d.samples[0].locs[0], d.samples[0].locs[1]); /* one PC: one location */
+	{
+		const struct dec_loc *l = loc(&d, d.samples[0].locs[2]);
+
+		CHECK(l && l->nlines == 2);
+		if (l && l->nlines == 2) {
+			CHECK_STR(func_name(&d, l->functions[0]), "lex");   /* innermost */
+			CHECK_STR(func_name(&d, l->functions[1]), "parse"); /* its caller */
+			CHECK_U64(l->address, pie_frames[1].addr);
+		}
+	}
+	CHECK_STR(loc_name(&d, d.samples[0].locs[3]), "start_thread");
+	release(&d);
+	profile__free(p);
 }
