@@ -69,7 +69,7 @@ WL_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthr
 .PHONY: all deps test check fuzz fuzz-smoke bench demo clean install workloads FORCE
 all: $(BUILD)/sfprof workloads
 
-workloads: $(WL_BINS) $(WL_SOS)
+workloads: $(WL_BINS) $(WL_SOS) $(BUILD)/workloads/demo-nopie
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c include/sfprof_event.h | $(BUILD)/bpf/.dir
 	$(call msg,BPF,$@)
@@ -127,6 +127,10 @@ $(BUILD)/workloads/%-sframe: tests/workloads/%.cc | $(BUILD)/workloads/.dir
 $(BUILD)/workloads/%-ehframe: tests/workloads/%.cc | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
 	$(Q)$(WL_CXX) $(WL_CFLAGS) -o $@ $<
+# A non-PIE build, for pprof's -symbolize=force on ET_EXEC mappings.
+$(BUILD)/workloads/%-nopie: tests/workloads/%.c tests/workloads/workload.h | $(BUILD)/workloads/.dir
+	$(call msg,WL,$@)
+	$(Q)$(WL_CC) $(WL_CFLAGS) -fno-pie -no-pie -o $@ $< -ldl -lm
 $(BUILD)/workloads/%-ehframe.so: tests/workloads/%.c | $(BUILD)/workloads/.dir
 	$(call msg,WL,$@)
 	$(Q)$(WL_CC) $(WL_CFLAGS) -shared -fPIC -o $@ $<

@@ -59,6 +59,7 @@ struct dso_stats {
 	uint64_t hits_identity;	 /* found by dev:inode:size:mtime */
 	uint64_t hits_build_id;	 /* new file, known build-id */
 	uint64_t loads;		 /* new dsos (ELF parsed) */
+	uint64_t evicted;	 /* dsos freed by dso_cache__sweep */
 	uint64_t load_errors;	 /* files that are not usable ELF */
 	uint64_t tables_own;
 	uint64_t tables_derived;
@@ -97,6 +98,14 @@ struct dso *dso_cache__open_mem(struct dso_cache *c, const void *image,
 struct dso *dso_cache__find_build_id(struct dso_cache *c, const uint8_t *id, size_t len);
 
 void dso_cache__stats(const struct dso_cache *c, struct dso_stats *out);
+
+/*
+ * Free every dso not in keep[0..nkeep) (sorted by address): a long run
+ * must not keep every binary it ever saw. The freed dsos' pointers and
+ * strings die; the caller makes sure nothing holds them. Returns how many
+ * were freed.
+ */
+size_t dso_cache__sweep(struct dso_cache *c, const struct dso *const *keep, size_t nkeep);
 
 const char *dso__path(const struct dso *d);	/* as first opened */
 const char *dso__name(const struct dso *d);	/* basename of path */

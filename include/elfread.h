@@ -74,6 +74,9 @@ const uint8_t *elfread__image(const struct elfread *e, size_t *len);
 void *elfread__libelf(const struct elfread *e);
 unsigned elfread__type(const struct elfread *e);    /* ET_EXEC, ET_DYN, ... */
 unsigned elfread__machine(const struct elfread *e); /* EM_X86_64, ... */
+/* A program's executable (ET_EXEC, or ET_DYN marked DF_1_PIE), not a
+ * shared library: 1 or 0. */
+int elfread__is_executable(const struct elfread *e);
 int elfread__is_64(const struct elfread *e);
 
 size_t elfread__nr_sections(const struct elfread *e);

@@ -67,6 +67,7 @@ struct sfprof_opts {
 	uint32_t freq;			/* -F HZ, default 99 */
 	enum sfprof_cpu_event cpu_event; /* --cpu-event, default auto */
 	uint64_t duration_ns;		/* -d SEC (fractions allowed), 0 = until the end */
+	uint64_t interval_ns;		/* --interval SEC: one profile per SEC, 0 = one */
 	uint64_t min_wait_us;		/* --min-wait USEC, default 10 */
 	uint64_t min_block_us;		/* --min-block USEC (offcpu), default 10 */
 	uint32_t offcpu_states;		/* --state S,D,R: enum sfprof_offcpu_state

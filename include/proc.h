@@ -26,7 +26,8 @@
  * Ownership: the cache owns every proc, dso and string. A struct proc *
  * lives until proc_cache__remove(pid) or proc_cache__free(). Strings in
  * a struct sym_result (and in snapshot records) live until
- * proc_cache__free(): dsos and paths are never evicted earlier.
+ * proc_cache__free(), or proc_cache__evict_unused() for the binaries no
+ * process maps any more; paths are never evicted earlier.
  * Single-threaded: one thread uses a cache at a time.
  */
 #ifndef SFPROF_PROC_H
@@ -108,6 +109,10 @@ struct sym_result {
 				 file offset when the ELF is unreadable */
 	uint64_t file_offset; /* pc - start + mapping offset */
 	int has_elf;	      /* rel_addr is an ELF vaddr */
+	int is_exec;	      /* the binary is a program, not a library
+				 (elfread__is_executable) */
+	/* the mapping holding pc, as in /proc/PID/maps (pprof's Mapping) */
+	uint64_t map_start, map_end, map_offset;
 };
 
 /*
@@ -256,5 +261,13 @@ void proc_cache__exit(struct proc_cache *pc, uint32_t pid, uint64_t ts);
 size_t proc_cache__reap(struct proc_cache *pc, uint64_t before);
 /* Procs in the cache (live and exited, not reaped). */
 size_t proc_cache__count(const struct proc_cache *pc);
+/*
+ * Free the binaries that no proc maps any more (dlclose()d libraries,
+ * those of reaped processes): a long run (--interval) keeps only what is
+ * mapped. The freed dsos' strings die with them, so call this only when
+ * no sym_result, stacks or lockname object of this cache is alive (e.g.
+ * between two profiles). Returns how many were freed.
+ */
+size_t proc_cache__evict_unused(struct proc_cache *pc);
 
 #endif

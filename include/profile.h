@@ -41,6 +41,8 @@ struct profile_meta {
 	uint32_t kind;		    /* enum profile_kind */
 	uint32_t hz;		    /* CPU: sampling frequency (-F) */
 	uint32_t target_pid;	    /* 0 if unknown */
+	uint32_t main_pid;	    /* pprof's Mapping 1 is this process's executable
+				       (the first target's); 0: target_pid's */
 	const char *target_comm;    /* may be NULL */
 	const char *target_cmdline; /* may be NULL; shown in titles */
 	uint64_t duration_ns;	    /* may be set later: profile__set_duration */
@@ -60,12 +62,18 @@ enum profile_frame_kind {
  * dso: path of the binary (may be NULL for markers/kernel).
  * build_id: lowercase hex, may be NULL.
  * rel_addr: address relative to the binary (pc minus load bias, i.e. the
- * ELF virtual address), used by pprof locations and unnamed frames.
+ * ELF virtual address), used by unnamed frames (and by pprof when the
+ * runtime mapping is unknown).
  * file, line: source position from DWARF (NULL, 0 when unknown): of
  * rel_addr for the innermost level at a PC, of the call for a function
  * that has inlined code at the PC. An inlined function is a frame of its
  * own, with the same dso and rel_addr as the frame it is inlined into.
- * Frames are identified by all seven fields: two PCs in one function are
+ * Where it ran, for pprof's Mapping and Location (all 0 when unknown, as
+ * for frames read from folded text): addr, the runtime PC in process
+ * pid, inside the mapping [map_start, map_end) at file offset map_offset
+ * (/proc/PID/maps), of a program's executable when map_exec (else a
+ * library).
+ * Frames are identified by all their fields: two PCs in one function are
  * two pprof locations but one folded/SVG frame (writers merge by name).
  */
 struct profile_frame {
@@ -76,6 +84,22 @@ struct profile_frame {
 	uint32_t kind; /* enum profile_frame_kind */
 	uint32_t line; /* 0 = unknown */
 	const char *file;
+	uint32_t pid;
+	uint64_t addr;
+	uint64_t map_start, map_end, map_offset;
+	uint32_t map_exec;
+};
+
+/*
+ * Per-sample labels (pprof Sample.label; folded and SVG ignore them, they
+ * keep their root frames). Stacks merge only when their labels are equal.
+ * Zero / NULL fields are left out.
+ */
+struct profile_labels {
+	uint32_t pid, tid;
+	const char *thread;  /* the thread's comm */
+	const char *lock;    /* futex: "SYMBOL" or "SYMBOL+0xOFF", or NULL */
+	uint64_t lock_addr;  /* futex: the futex word's address */
 };
 
 struct profile;
@@ -102,13 +126,23 @@ int profile__add(struct profile *p, const char *root,
 int64_t profile__frame_id(struct profile *p, const struct profile_frame *f);
 int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
 		     size_t n, uint64_t weight);
+/*
+ * The general form: `count` events (aggregated by the caller) of total
+ * `weight`, with labels (NULL: none). In pprof a stack with labels has
+ * no root location (the labels say what the root said); one without
+ * keeps its root as the outermost location. count 0 or weight 0 is
+ * ignored. 0, -EINVAL or -ENOMEM.
+ */
+int profile__add_sample(struct profile *p, const char *root,
+			const struct profile_labels *labels, const uint32_t *ids,
+			size_t n, uint64_t count, uint64_t weight);
 
 /* Known at the end of a run. */
 void profile__set_duration(struct profile *p, uint64_t duration_ns);
 
 const struct profile_meta *profile__meta(const struct profile *p);
 uint64_t profile__total_weight(const struct profile *p); /* sum of weights */
-uint64_t profile__nr_events(const struct profile *p);	 /* profile__add calls */
+uint64_t profile__nr_events(const struct profile *p);	 /* events (sum of counts) */
 size_t profile__nr_stacks(const struct profile *p);	 /* distinct stacks */
 
 /*

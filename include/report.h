@@ -17,6 +17,7 @@
 #define SFPROF_REPORT_H
 
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 
 #include "capture.h"
@@ -25,6 +26,15 @@
 #include "sideband.h"
 
 struct report_sink;
+
+/*
+ * --interval SEC (live runs): one profile per interval, written to -o
+ * with %t/%p expanded (interval.h) a little after the interval ends;
+ * each event goes to the interval its timestamp falls in. Set this flag
+ * (from a SIGHUP handler) to end the current interval at the next drain.
+ * The last, partial interval is written by report_sink__finish().
+ */
+extern volatile sig_atomic_t report_sink_cut_requested;
 
 /* o->cmd decides: SFPROF_CMD_RECORD writes o->output as a capture file.
  * NULL + errno (a message on stderr). */

@@ -10,6 +10,8 @@ pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libdw-dev
 pkgs="$pkgs nodejs"
 # surface tests: the SVG rendered by a real browser, pprof read by go tool pprof
 pkgs="$pkgs chromium fonts-dejavu-core golang-go"
+# and by upstream pprof, built offline from its Debian source package
+pkgs="$pkgs golang-github-google-pprof-dev"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do

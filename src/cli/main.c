@@ -36,8 +36,14 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
+static void on_cut_signal(int sig)
+{
+	(void)sig;
+	report_sink_cut_requested = 1;
+}
+
 /* No SA_RESTART: the drain loop's epoll_wait returns at once. */
-static void install_stop_handlers(void)
+static void install_stop_handlers(const struct sfprof_opts *o)
 {
 	struct sigaction sa;
 
@@ -46,8 +52,13 @@ static void install_stop_handlers(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	/* a dropped ssh session: end the run and write the profile */
-	sigaction(SIGHUP, &sa, NULL);
+	if (o->interval_ns) { /* --interval: SIGHUP ends an interval early */
+		sa.sa_handler = on_cut_signal;
+		sigaction(SIGHUP, &sa, NULL);
+	} else {
+		/* a dropped ssh session: end the run and write the profile */
+		sigaction(SIGHUP, &sa, NULL);
+	}
 }
 
 /*
@@ -342,7 +353,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	}
 	co.pids = pids;
 
-	install_stop_handlers();
+	install_stop_handlers(o);
 	c = capture__new(&co, sink->on_event, sink->ctx, stderr);
 	if (!c) {
 		status = errno == ESRCH || errno == ENOENT || errno == ENOTDIR ? SFPROF_EXIT_USAGE : 1;

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "interval.h"
 #include "options_int.h"
 #include "sfprof_event.h"
 
@@ -341,6 +342,12 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 		return ret;
 	if (o->per_thread && o->per_process)
 		BAD("--per-thread and --per-process both choose the root: give one");
+	if (o->interval_ns && (!o->output || !strcmp(o->output, "-")))
+		BAD("--interval writes a file per interval: give -o FILE (%%t: the start)");
+	if (o->interval_ns && interval__check_template(o->output))
+		BAD("-o: unknown %% escape in '%s' (%%t, %%p and %%%% are known)", o->output);
+	if (o->interval_ns && (o->event & (o->event - 1)))
+		BAD("--interval writes one event's profiles: give one -e");
 	if (o->cmd == SFPROF_CMD_LIVE && (o->event & (o->event - 1)) &&
 	    (!o->output || !strcmp(o->output, "-")))
 		BAD("several events write one output each, named after -o FILE: give -o "

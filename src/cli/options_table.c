@@ -162,6 +162,13 @@ static int set_duration(struct sfprof_opts *o, const char *arg, FILE *err)
 	return 0;
 }
 
+static int set_interval(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (parse_seconds(arg, &o->interval_ns) || o->interval_ns < 500000000ull)
+		BAD("--interval: expected seconds (at least 0.5), got '%s'", arg);
+	return 0;
+}
+
 static int set_min_wait(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	uint64_t v;
@@ -316,6 +323,10 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "duration", 'd', "SEC", OPT_CAPTURING, 0, OPTG_MEASURE,
 	  "stop after SEC seconds (fractions allowed), or\nat SIGINT/SIGTERM",
 	  "when the targets exit", set_duration },
+	{ "interval", 0, "SEC", OPT_LIVE, 0, OPTG_OUTPUT,
+	  "continuous: one profile per SEC seconds (>= 0.5)\nto -o FILE, where %t is the "
+	  "interval's UTC\nstart (20261201T080000Z) and %p the target PID;\nSIGHUP ends an "
+	  "interval early", "one profile", set_interval },
 	{ "min-wait", 0, "USEC", OPT_CAPTURING, SEL_FUTEX, OPTG_MEASURE,
 	  "record futex waits of at least USEC", NULL, set_min_wait,
 	  .def_u = SFPROF_DEFAULT_MIN_WAIT_US },

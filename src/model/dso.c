@@ -109,6 +109,62 @@ static void dso__free(struct dso *d)
 	free(d);
 }
 
+static int kept(const struct dso *d, const struct dso *const *keep, size_t n)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keep[mid] == d)
+			return 1;
+		if ((uintptr_t)keep[mid] < (uintptr_t)d)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+size_t dso_cache__sweep(struct dso_cache *c, const struct dso *const *keep, size_t nkeep)
+{
+	struct dso **pd, *d;
+	size_t freed = 0;
+
+	if (!c)
+		return 0;
+	/* unlink from the indexes first, then free */
+	for (size_t i = 0; i < HASH_BUCKETS; i++) {
+		struct dso_ident **px = &c->by_ident[i], *x;
+
+		while ((x = *px)) {
+			if (!kept(x->dso, keep, nkeep)) {
+				*px = x->next;
+				free(x);
+			} else {
+				px = &x->next;
+			}
+		}
+		for (pd = &c->by_bid[i]; (d = *pd);) {
+			if (!kept(d, keep, nkeep))
+				*pd = d->next_bid;
+			else
+				pd = &d->next_bid;
+		}
+	}
+	for (pd = &c->all; (d = *pd);) {
+		if (kept(d, keep, nkeep)) {
+			pd = &d->next_all;
+			continue;
+		}
+		*pd = d->next_all;
+		dso__free(d);
+		freed++;
+	}
+	c->st.evicted += freed;
+	return freed;
+}
+
 void dso_cache__free(struct dso_cache *c)
 {
 	struct dso *d, *dn;
@@ -1061,6 +1117,7 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 	fprintf(f, "dso_hits_build_id: %llu\n",
 		(unsigned long long)st->hits_build_id);
 	fprintf(f, "dso_loads: %llu\n", (unsigned long long)st->loads);
+	fprintf(f, "dso_evicted: %llu\n", (unsigned long long)st->evicted);
 	fprintf(f, "dso_load_errors: %llu\n",
 		(unsigned long long)st->load_errors);
 	fprintf(f, "dso_tables_own: %llu\n", (unsigned long long)st->tables_own);

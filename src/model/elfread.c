@@ -42,11 +42,49 @@ struct elfread {
 	size_t shstrndx; /* SHN_UNDEF when unknown */
 	struct elfread_load loads[MAX_LOADS];
 	size_t nr_loads;
+	int is_exec; /* elfread__is_executable() */
 };
 
 static int in_image(const struct elfread *e, uint64_t off, uint64_t size)
 {
 	return off <= e->len && size <= e->len - off;
+}
+
+/*
+ * A PIE executable and a shared library are both ET_DYN; the linker marks
+ * the former with DF_1_PIE in DT_FLAGS_1 (binutils >= 2.26, lld). Read
+ * from PT_DYNAMIC, bounds-checked against the image.
+ */
+static int dynamic_says_pie(const struct elfread *e, size_t phnum)
+{
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		size_t esz = e->img[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_DYNAMIC ||
+		    !in_image(e, ph.p_offset, ph.p_filesz))
+			continue;
+		for (uint64_t off = 0; off + esz <= ph.p_filesz; off += esz) {
+			uint64_t tag, val;
+
+			if (esz == sizeof(Elf64_Dyn)) {
+				Elf64_Dyn d;
+
+				memcpy(&d, e->img + ph.p_offset + off, sizeof(d));
+				tag = (uint64_t)d.d_tag, val = d.d_un.d_val;
+			} else {
+				Elf32_Dyn d;
+
+				memcpy(&d, e->img + ph.p_offset + off, sizeof(d));
+				tag = (uint64_t)(int64_t)d.d_tag, val = d.d_un.d_val;
+			}
+			if (tag == DT_NULL)
+				break;
+			if (tag == DT_FLAGS_1)
+				return (val & DF_1_PIE) != 0;
+		}
+	}
+	return 0;
 }
 
 static int elfread__init(struct elfread *e)
@@ -92,6 +130,9 @@ static int elfread__init(struct elfread *e)
 		l->align = ph.p_align;
 		l->flags = ph.p_flags;
 	}
+	e->is_exec = dynamic_says_pie(e, phnum);
+	if (e->ehdr.e_type == ET_EXEC)
+		e->is_exec = 1;
 	return 0;
 }
 
@@ -227,6 +268,11 @@ void *elfread__libelf(const struct elfread *e)
 unsigned elfread__type(const struct elfread *e)
 {
 	return e->ehdr.e_type;
+}
+
+int elfread__is_executable(const struct elfread *e)
+{
+	return e->is_exec;
 }
 
 unsigned elfread__machine(const struct elfread *e)

@@ -548,10 +548,14 @@ int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
 	out->dso_name = m->name;
 	out->file_offset = pc - m->start + m->offset;
 	out->rel_addr = out->file_offset;
+	out->map_start = m->start;
+	out->map_end = m->end;
+	out->map_offset = m->offset;
 	if (m->state == MAP_OK) {
 		out->build_id = dso__build_id_hex(m->dso);
 		out->rel_addr = pc - m->bias;
 		out->has_elf = 1;
+		out->is_exec = dso__elf(m->dso) && elfread__is_executable(dso__elf(m->dso));
 		if (!dso__symbolize(m->dso, out->rel_addr, &out->name,
 				    &out->offset)) {
 			c->st.sym_hits++;

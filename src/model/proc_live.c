@@ -47,6 +47,38 @@ size_t proc_cache__count(const struct proc_cache *pc)
 	return n;
 }
 
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const void *const *)a, y = (uintptr_t)*(const void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t proc_cache__evict_unused(struct proc_cache *pc)
+{
+	const struct dso **keep = NULL;
+	size_t n = 0, cap = 0, freed;
+
+	/* what is mapped (and this process's own vdso), sorted */
+	for (size_t i = 0; i < PROC_BUCKETS; i++)
+		for (const struct proc *p = pc->procs[i]; p; p = p->next)
+			cap += p->nr;
+	keep = malloc((cap + 1) * sizeof(*keep));
+	if (!keep)
+		return 0; /* nothing freed: still correct */
+	for (size_t i = 0; i < PROC_BUCKETS; i++)
+		for (const struct proc *p = pc->procs[i]; p; p = p->next)
+			for (size_t k = 0; k < p->nr; k++)
+				if (p->maps[k].dso)
+					keep[n++] = p->maps[k].dso;
+	if (pc->self_vdso)
+		keep[n++] = pc->self_vdso;
+	qsort(keep, n, sizeof(*keep), ptr_cmp);
+	freed = dso_cache__sweep(pc->dsos, keep, n);
+	free(keep);
+	return freed;
+}
+
 /* The proc of a pid that is in scope: existing, or created (live: read
  * from /proc once, as a process that existed before the run). */
 static struct proc *known_proc(struct proc_cache *pc, uint32_t pid, int create)

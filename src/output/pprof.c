@@ -6,20 +6,32 @@
  * Mapping of the profile onto profile.proto:
  *  - string_table: the profile's interned strings in id order (id 0 is
  *    "", as the format requires), then a few constants.
- *  - one Mapping per (binary path, build-id); has_functions is set
- *    because sfprof symbolizes itself. Mappings get disjoint synthetic
- *    address ranges (we only know file-relative addresses): a location's
- *    address is memory_start + rel_addr, so the address a consumer
- *    normalises (address - memory_start + file_offset) is rel_addr again.
- *    Kernel frames keep their own addresses in a "[kernel.kallsyms]"
- *    mapping.
- *  - one Location per distinct frame (address level), one Function per
- *    (name, user|kernel). Unnamed frames are named "binary+0xOFF".
- *  - the root frame (comm, comm-pid/tid, lock:SYMBOL) is the outermost
- *    location of each sample, a function with no mapping, so pprof's
- *    flame graph groups like the folded output does.
- *  - samples: one per distinct stack, locations leaf first; the value is
- *    samples (cpu) or nanoseconds (futex).
+ *  - sample_type: count first, then the weight, by the profile's kind
+ *    from one table (pp_kinds); period_type/period as Go's CPU profiles
+ *    (cpu/nanoseconds, 1e9/Hz).
+ *  - Mapping: one per executable mapping of a sampled process, with its
+ *    real memory_start/memory_limit/file_offset (/proc/PID/maps), path
+ *    and build-id. Mapping 1 is the main binary: the executable mapped by
+ *    the target process, else the first executable seen. A frame without
+ *    a runtime mapping (a profile read from folded text, a unit test)
+ *    gets a synthetic range per binary, laid out disjointly, whose
+ *    addresses normalise back to rel_addr. Kernel frames keep their own
+ *    addresses in a "[kernel.kallsyms]" mapping.
+ *  - Location: one per distinct frame, or per run of frames at one PC
+ *    (inline frames: Lines innermost first, the caller last); address =
+ *    the runtime PC (the call's, for callers). A symbolized frame gives
+ *    one Line; an unsymbolized one in a binary none (its mapping then says
+ *    has_functions false), so pprof -symbolize or a backend can name it
+ *    from the build-id later. Function: one per (name, user|kernel).
+ *  - Sample: one per distinct stack, locations leaf first, and labels
+ *    pid, tid (numbers), thread (comm), lock and lock_addr (futex). A
+ *    stack with labels has no root location; one without (read from
+ *    folded text) keeps its root (comm, comm-pid/tid, lock:SYMBOL) as its
+ *    outermost location, a function with no mapping.
+ *  - Function: filename and start_line from DWARF where [names] gave the
+ *    frame a source position; each Line its line.
+ *  - sfprof diff (profile_render.diff_base): BASE's samples negated and
+ *    labelled pprof::base=true, as pprof -diff_base builds them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +43,7 @@
 #include "output.h"
 #include "profile.h"
 #include "profile/profile_int.h"
+#include "util.h"
 
 enum { WT_VARINT = 0, WT_LEN = 2 };
 
@@ -41,12 +54,15 @@ enum {
 	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
 	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
-	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3, LABEL_KEY = 1, LABEL_STR = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
 	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
 	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
-	LINE_FUNCTION_ID = 1,
-	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
 };
 
 struct pbuf {
@@ -167,30 +183,77 @@ static void gz_msg(struct pb_gz *g, uint32_t field, struct pbuf *m)
 	m->len = 0;
 }
 
+
+/*
+ * Sample types by profile kind: the count of events first, then their
+ * weight. A new kind is one entry. weight_in_samples: the profile's
+ * weight counts samples (CPU), so the count is the weight and the time
+ * is weight * period.
+ */
+static const struct pp_kind {
+	uint32_t kind;
+	const char *count_type; /* unit "count" */
+	const char *weight_type, *weight_unit;
+	int weight_in_samples;
+	const char *what; /* for the comment */
+} pp_kinds[] = {
+	{ PROFILE_CPU, "samples", "cpu", "nanoseconds", 1, "on-CPU samples" },
+	{ PROFILE_FUTEX, "waits", "wait", "nanoseconds", 0, "futex wait time" },
+	{ PROFILE_OFFCPU, "blocks", "offcpu", "nanoseconds", 0, "off-CPU time" },
+	{ PROFILE_WALL, "events", "wall", "nanoseconds", 0, "wall-clock time" },
+};
+
+static const struct pp_kind *pp_kind_of(uint32_t kind)
+{
+	for (size_t i = 0; i < sizeof(pp_kinds) / sizeof(pp_kinds[0]); i++)
+		if (pp_kinds[i].kind == kind)
+			return &pp_kinds[i];
+	return NULL;
+}
+
 struct pp_mapping {
+	uint64_t hash;
+	uint64_t start, limit, offset;
 	uint32_t dso, build_id;
-	uint32_t next; /* next mapping (index + 1) with the same dso, 0 = none */
-	uint32_t kernel;
-	uint32_t identity; /* locations keep rel_addr as their address */
-	uint64_t max_rel, min_rel;
-	uint64_t start, limit;
+	uint32_t pid, exec;
+	uint32_t kernel;    /* [kernel.kallsyms] */
+	uint32_t synthetic; /* no runtime range known: laid out here */
+	uint32_t identity;  /* synthetic, kernel-like: addresses are rel_addr */
+	uint32_t nr_locs, unnamed; /* locations, and those with no Line */
+	uint32_t with_file, with_line; /* frames with a source file, a line */
+	uint64_t min_rel, max_rel;
+	uint32_t id;	    /* Mapping.id: the main binary is 1 */
+	uint32_t pad;
 };
 
 struct pp_state {
 	const struct profile *p;
+	const struct pp_kind *k;
 	uint32_t nstr;
 	/* extra strings appended after the profile's */
 	const char **extra;
 	uint32_t nr_extra, cap_extra;
 	int diff; /* a prof__diff_merged profile: marked roots are BASE's */
 	struct pp_mapping *maps;
-	uint32_t nr_maps;
-	uint32_t *map_of_dso; /* dso string id -> mapping index + 1 (chain head) */
-	uint32_t *frame_map;  /* frame index -> mapping index + 1, 0 = none */
-	uint32_t *func_user;  /* string id -> function id, user frames */
+	size_t nr_maps, cap_maps;
+	uint32_t *map_slots; /* open addressing: mapping index + 1 */
+	size_t nr_slots;
+	uint32_t *frame_map; /* frame index -> mapping index + 1, 0 = none */
+	uint32_t *func_user; /* string id -> function id, user frames */
 	uint32_t *func_kernel;
-	uint32_t *root_loc;   /* root string id -> location id */
+	uint32_t *root_loc;  /* root string id -> location id */
 	uint32_t nr_funcs;
+	uint32_t main;	     /* the main binary's mapping index + 1, 0 = none */
+	const struct prof_frame *fr;
+	struct pp_loc *locs;
+	size_t nr_locs, cap_locs;
+	uint32_t *loc_slots; /* open addressing: location index + 1 */
+	size_t nr_loc_slots;
+	uint32_t *loc_frames;
+	size_t nr_loc_frames, cap_loc_frames;
+	uint32_t next_loc_id;
+	uint32_t run[64];    /* the run being looked up */
+	uint32_t cap_run;
 };
 
 static uint32_t pp_str(struct pp_state *st, const char *s)
@@ -217,61 +280,127 @@ static uint32_t frame_kernel(const struct prof_frame *f)
 	return f->kind == PROFILE_FRAME_KERNEL;
 }
 
-/* Assign every frame its mapping; lay mappings out disjointly. */
+/* A location with no Line: an unsymbolized user frame in a binary. */
+static int frame_unnamed(const struct prof_frame *f, uint32_t map)
+{
+	return map && !f->name && f->kind == PROFILE_FRAME_USER;
+}
+
+/* The mapping key of a frame, into m (hash set). */
+static void frame_mapping_key(const struct prof_frame *f, struct pp_mapping *m)
+{
+	*m = (struct pp_mapping){ .min_rel = UINT64_MAX };
+	if (frame_kernel(f) && !f->dso) {
+		m->kernel = m->synthetic = 1;
+	} else if (f->map_end > f->map_start) {
+		m->start = f->map_start;
+		m->limit = f->map_end;
+		m->offset = f->map_offset;
+		m->dso = f->dso;
+		m->build_id = f->build_id;
+		m->pid = f->pid;
+		m->exec = f->map_exec;
+	} else {
+		m->synthetic = 1;
+		m->dso = f->dso;
+		m->build_id = f->build_id;
+	}
+	/* one entry for equal ranges of one file in several processes: pprof
+	 * has no processes, and the entries would say the same */
+	m->hash = prof__hash_mix(prof__hash_mix(prof__hash_mix(prof__hash_mix(
+		prof__hash_mix(prof__hash_mix(1, m->start), m->limit), m->offset), m->dso),
+		m->build_id), m->kernel | m->synthetic << 1);
+}
+
+static int mapping_key_eq(const struct pp_mapping *a, const struct pp_mapping *b)
+{
+	return a->hash == b->hash && a->start == b->start && a->limit == b->limit &&
+	       a->offset == b->offset && a->dso == b->dso && a->build_id == b->build_id &&
+	       a->kernel == b->kernel && a->synthetic == b->synthetic;
+}
+
+static int pp_slots_grow(struct pp_state *st)
+{
+	size_t n = st->nr_slots ? st->nr_slots * 2 : 64;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->nr_maps; i++) {
+		size_t j;
+
+		for (j = st->maps[i].hash & (n - 1); slots[j]; j = (j + 1) & (n - 1))
+			;
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(st->map_slots);
+	st->map_slots = slots;
+	st->nr_slots = n;
+	return 0;
+}
+
+/* The mapping index + 1 for key, added if new; 0 on ENOMEM. */
+static uint32_t pp_mapping_get(struct pp_state *st, const struct pp_mapping *key)
+{
+	size_t j;
+
+	if ((st->nr_maps + 1) * 2 > st->nr_slots && pp_slots_grow(st))
+		return 0;
+	for (j = key->hash & (st->nr_slots - 1); st->map_slots[j]; j = (j + 1) & (st->nr_slots - 1)) {
+		if (mapping_key_eq(&st->maps[st->map_slots[j] - 1], key))
+			return st->map_slots[j];
+	}
+	if (st->nr_maps >= UINT32_MAX - 1 ||
+	    util__grow((void **)&st->maps, &st->cap_maps, st->nr_maps + 1, sizeof(*st->maps)))
+		return 0;
+	st->maps[st->nr_maps] = *key;
+	st->map_slots[j] = (uint32_t)++st->nr_maps;
+	return (uint32_t)st->nr_maps;
+}
+
+/* Assign every frame its mapping; number them, main binary first; lay
+ * out the synthetic ones. */
 static int pp_mappings(struct pp_state *st, const struct prof_frame *fr, uint32_t nfr)
 {
-	size_t cap = 0;
-	uint32_t kernel_map = 0;
+	const struct profile_meta *meta = profile__meta(st->p);
+	uint32_t target = meta->main_pid ? meta->main_pid : meta->target_pid, main = 0, next_id = 2;
 	uint64_t cursor = 1ull << 32;
 
 	for (uint32_t i = 0; i < nfr; i++) {
 		const struct prof_frame *f = &fr[i];
-		uint32_t m = 0;
+		struct pp_mapping key, *mp;
+		uint32_t m;
 
-		if (frame_kernel(f) && !f->dso) {
-			m = kernel_map;
-		} else if (f->dso) {
-			for (m = st->map_of_dso[f->dso]; m; m = st->maps[m - 1].next) {
-				if (st->maps[m - 1].build_id == f->build_id)
-					break;
-			}
-		} else {
-			continue; /* marker: no mapping */
-		}
-		if (!m) {
-			if (st->nr_maps + 1 > cap) {
-				size_t ncap = cap ? cap * 2 : 16;
-				void *n = realloc(st->maps, ncap * sizeof(*st->maps));
-
-				if (!n)
-					return -ENOMEM;
-				st->maps = n;
-				cap = ncap;
-			}
-			st->maps[st->nr_maps] = (struct pp_mapping){
-				.dso = f->dso, .build_id = f->build_id,
-				.kernel = frame_kernel(f) && !f->dso, .min_rel = UINT64_MAX };
-			m = ++st->nr_maps;
-			if (st->maps[m - 1].kernel) {
-				kernel_map = m;
-			} else {
-				st->maps[m - 1].next = st->map_of_dso[f->dso];
-				st->map_of_dso[f->dso] = m;
-			}
-		}
-		if (f->rel_addr > st->maps[m - 1].max_rel)
-			st->maps[m - 1].max_rel = f->rel_addr;
-		if (f->rel_addr < st->maps[m - 1].min_rel)
-			st->maps[m - 1].min_rel = f->rel_addr;
+		if (f->kind == PROFILE_FRAME_MARKER || (!f->dso && !frame_kernel(f)))
+			continue; /* no mapping */
+		frame_mapping_key(f, &key);
+		m = pp_mapping_get(st, &key);
+		if (!m)
+			return -ENOMEM;
+		mp = &st->maps[m - 1];
+		if (f->rel_addr > mp->max_rel)
+			mp->max_rel = f->rel_addr;
+		if (f->rel_addr < mp->min_rel)
+			mp->min_rel = f->rel_addr;
+		mp->nr_locs++;
+		mp->unnamed += (uint32_t)frame_unnamed(f, m);
+		mp->with_file += f->file != 0;
+		mp->with_line += f->line != 0;
+		/* the target's own executable, else the first one seen */
+		if (mp->exec && (!main || (target && f->pid == target &&
+					   st->maps[main - 1].pid != target)))
+			main = m;
 		st->frame_map[i] = m;
 	}
-	for (uint32_t m = 0; m < st->nr_maps; m++) {
+	st->main = main;
+	for (size_t m = 0; m < st->nr_maps; m++) {
 		struct pp_mapping *mp = &st->maps[m];
 
+		mp->id = !main ? (uint32_t)m + 1 : m + 1 == main ? 1 : next_id++;
+		if (!mp->synthetic)
+			continue;
 		/* kernel-like addresses (a module's, or garbage) keep their own */
-		if (mp->max_rel >= 1ull << 47)
-			mp->identity = 1;
-		if (mp->kernel || mp->identity) {
+		if (mp->kernel || mp->max_rel >= 1ull << 47) {
 			mp->identity = 1;
 			mp->start = mp->min_rel & ~0xfffull;
 			mp->limit = (mp->max_rel | 0xfff) + 1;
@@ -287,6 +416,13 @@ static int pp_mappings(struct pp_state *st, const struct prof_frame *fr, uint32_
 	return 0;
 }
 
+static uint64_t frame_address(const struct pp_mapping *mp, const struct prof_frame *f)
+{
+	if (!mp->synthetic)
+		return f->addr;
+	return mp->identity ? f->rel_addr : mp->start + f->rel_addr;
+}
+
 static void pp_value_type(struct pp_state *st, struct pb_gz *g, uint32_t field, struct pbuf *m,
 			  const char *type, const char *unit)
 {
@@ -295,101 +431,242 @@ static void pp_value_type(struct pp_state *st, struct pb_gz *g, uint32_t field, 
 	gz_msg(g, field, m);
 }
 
-static int pp_write(struct pp_state *st, struct pb_gz *g)
+/* One Sample.label into m: a string (str != 0) or a number. */
+static void pp_label(struct pp_state *st, struct pbuf *m, struct pbuf *sub, const char *key,
+		     uint32_t str, uint64_t num)
 {
-	const struct profile *p = st->p;
-	const struct profile_meta *meta = profile__meta(p);
-	const struct prof_stack *stacks;
-	const struct prof_frame *fr;
-	const uint32_t *ids = prof__ids(p);
-	struct pbuf m = { 0 }, packed = { 0 }, sub = { 0 };
-	uint32_t nfr, next_loc;
-	size_t nst;
-	char comment[512];
-	uint32_t comment_id = 0;
-	int cpu = meta->kind == PROFILE_CPU;
-	/* the sample type off-CPU profilers use (async-profiler, Parca) */
-	const char *wait = meta->kind == PROFILE_OFFCPU ? "offcpu" :
-			   meta->kind == PROFILE_WALL ? "wall" : "wait";
-
-	fr = prof__frames(p, &nfr);
-	stacks = prof__stacks(p, &nst);
-
-	/* sample_type, then the samples */
-	if (cpu)
-		pp_value_type(st, g, PROFILE_SAMPLE_TYPE, &m, "samples", "count");
+	sub->len = 0;
+	pb_uint(sub, LABEL_KEY, pp_str(st, key));
+	if (str)
+		pb_uint(sub, LABEL_STR, str);
 	else
-		pp_value_type(st, g, PROFILE_SAMPLE_TYPE, &m, wait, "nanoseconds");
+		pb_uint(sub, LABEL_NUM, num);
+	if (sub->err)
+		m->err = sub->err;
+	pb_bytes(m, SAMPLE_LABEL, sub->d, sub->len);
+}
 
-	next_loc = nfr + 1; /* root locations come after the frames' */
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t pp_period(const struct pp_state *st)
+{
+	const struct profile_meta *meta = profile__meta(st->p);
+
+	if (!st->k->weight_in_samples)
+		return 1;
+	return meta->hz ? 1000000000ull / meta->hz : 0;
+}
+
+/*
+ * Locations: one per run of frames at one PC, innermost first. Today a
+ * run is one frame; with inline frames (frames of their own at the PC of
+ * the function they were inlined into, as [names] gives them) it is the
+ * inlined functions and their caller, each a Line of one Location, the
+ * last Line the caller (profile.proto, Location.line).
+ */
+struct pp_loc {
+	uint64_t hash;
+	size_t off;   /* frame ids at st->loc_frames[off..off + n), innermost first */
+	uint32_t n;
+	uint32_t id;  /* Location.id */
+};
+
+/* Whether outer (the next frame out) is inlined code at inner's PC:
+ * the same user PC in the same mapping, another function. */
+static int same_pc(const struct pp_state *st, uint32_t inner, uint32_t outer)
+{
+	const struct prof_frame *a = &st->fr[inner], *b = &st->fr[outer];
+
+	return a->kind == PROFILE_FRAME_USER && b->kind == PROFILE_FRAME_USER &&
+	       st->frame_map[inner] && st->frame_map[inner] == st->frame_map[outer] &&
+	       a->addr == b->addr && a->rel_addr == b->rel_addr && a->name != b->name &&
+	       a->name && b->name;
+}
+
+/* The Location id of run[0..n) (frame ids, innermost first); 0 on ENOMEM. */
+static uint32_t pp_loc_id(struct pp_state *st, const uint32_t *run, uint32_t n)
+{
+	uint64_t h = 0x10c;
+	size_t j;
+
+	for (uint32_t k = 0; k < n; k++)
+		h = prof__hash_mix(h, run[k]);
+	if ((st->nr_locs + 1) * 2 > st->nr_loc_slots) {
+		size_t ns = st->nr_loc_slots ? st->nr_loc_slots * 2 : 1024;
+		uint32_t *slots = calloc(ns, sizeof(*slots));
+
+		if (!slots)
+			return 0;
+		for (size_t i = 0; i < st->nr_locs; i++) {
+			for (j = st->locs[i].hash & (ns - 1); slots[j]; j = (j + 1) & (ns - 1))
+				;
+			slots[j] = (uint32_t)i + 1;
+		}
+		free(st->loc_slots);
+		st->loc_slots = slots;
+		st->nr_loc_slots = ns;
+	}
+	for (j = h & (st->nr_loc_slots - 1); st->loc_slots[j]; j = (j + 1) & (st->nr_loc_slots - 1)) {
+		const struct pp_loc *l = &st->locs[st->loc_slots[j] - 1];
+
+		if (l->hash == h && l->n == n &&
+		    !memcmp(st->loc_frames + l->off, run, n * sizeof(*run)))
+			return l->id;
+	}
+	if (util__grow((void **)&st->locs, &st->cap_locs, st->nr_locs + 1, sizeof(*st->locs)) ||
+	    util__grow((void **)&st->loc_frames, &st->cap_loc_frames, st->nr_loc_frames + n,
+		       sizeof(*st->loc_frames)))
+		return 0;
+	memcpy(st->loc_frames + st->nr_loc_frames, run, n * sizeof(*run));
+	st->locs[st->nr_locs] = (struct pp_loc){ .hash = h, .off = st->nr_loc_frames, .n = n,
+						 .id = ++st->next_loc_id };
+	st->nr_loc_frames += n;
+	st->loc_slots[j] = (uint32_t)++st->nr_locs;
+	return st->next_loc_id;
+}
+
+static void pp_samples(struct pp_state *st, struct pb_gz *g, struct pbuf *m, struct pbuf *packed,
+		       struct pbuf *sub)
+{
+	const struct prof_stack *stacks;
+	const uint32_t *ids = prof__ids(st->p);
+	uint64_t period = pp_period(st);
+	size_t nst;
+
+	stacks = prof__stacks(st->p, &nst);
 	for (size_t i = 0; i < nst && !g->err; i++) {
 		const struct prof_stack *s = &stacks[i];
-
-		const char *root = prof__str(p, s->root);
+		const uint32_t *fids = ids + s->off;
+		const char *root = prof__str(st->p, s->root);
 		int is_base = st->diff && root[0] == PROF_DIFF_BASE_MARK[0];
+		/* BASE negated, as pprof -diff_base does it */
+		int64_t sign = is_base ? -1 : 1;
 
-		packed.len = 0;
-		for (uint32_t k = s->n; k-- > 0;)
-			pb_varint(&packed, (uint64_t)ids[s->off + k] + 1);
-		if (s->root && !(is_base && !root[1])) {
+		packed->len = 0;
+		/* leaf first; a run of frames at one PC is one location */
+		for (uint32_t k = s->n; k-- > 0;) {
+			uint32_t run = 1, id;
+
+			while (k >= run && same_pc(st, fids[k - run + 1], fids[k - run]))
+				run++;
+			if (run > st->cap_run)
+				run = st->cap_run;
+			for (uint32_t r = 0; r < run; r++)
+				st->run[r] = fids[k - r];
+			id = pp_loc_id(st, st->run, run);
+			if (!id) {
+				m->err = -ENOMEM;
+				break;
+			}
+			pb_varint(packed, id);
+			k -= run - 1;
+		}
+		if (s->root && !s->has_labels && !(is_base && !root[1])) {
 			if (!st->root_loc[s->root])
-				st->root_loc[s->root] = next_loc++;
-			pb_varint(&packed, st->root_loc[s->root]);
+				st->root_loc[s->root] = ++st->next_loc_id;
+			pb_varint(packed, st->root_loc[s->root]);
 		}
-		if (packed.len)
-			pb_bytes(&m, SAMPLE_LOCATION_ID, packed.d, packed.len);
-		sub.len = 0;
-		/* BASE negated and labelled, as pprof -diff_base does it */
-		pb_varint(&sub, is_base ? (uint64_t)-(int64_t)s->weight : s->weight);
-		pb_bytes(&m, SAMPLE_VALUE, sub.d, sub.len);
-		if (is_base) {
-			sub.len = 0;
-			pb_uint(&sub, LABEL_KEY, pp_str(st, "pprof::base"));
-			pb_uint(&sub, LABEL_STR, pp_str(st, "true"));
-			pb_bytes(&m, SAMPLE_LABEL, sub.d, sub.len);
+		if (packed->len)
+			pb_bytes(m, SAMPLE_LOCATION_ID, packed->d, packed->len);
+		sub->len = 0;
+		if (st->k->weight_in_samples) {
+			pb_varint(sub, (uint64_t)(sign * (int64_t)s->weight));
+			if (period)
+				pb_varint(sub, (uint64_t)(sign * (int64_t)sat_mul(s->weight, period)));
+		} else {
+			pb_varint(sub, (uint64_t)(sign * (int64_t)s->count));
+			pb_varint(sub, (uint64_t)(sign * (int64_t)s->weight));
 		}
-		if (packed.err || sub.err)
-			m.err = -ENOMEM;
-		gz_msg(g, PROFILE_SAMPLE, &m);
+		pb_bytes(m, SAMPLE_VALUE, sub->d, sub->len);
+		if (is_base)
+			pp_label(st, m, sub, "pprof::base", pp_str(st, "true"), 0);
+		if (s->has_labels) {
+			if (s->pid)
+				pp_label(st, m, sub, "pid", 0, s->pid);
+			if (s->tid)
+				pp_label(st, m, sub, "tid", 0, s->tid);
+			if (s->thread)
+				pp_label(st, m, sub, "thread", s->thread, 0);
+			if (s->lock)
+				pp_label(st, m, sub, "lock", s->lock, 0);
+			if (s->lock_addr)
+				pp_label(st, m, sub, "lock_addr", 0, s->lock_addr);
+		}
+		if (packed->err || sub->err)
+			m->err = -ENOMEM;
+		gz_msg(g, PROFILE_SAMPLE, m);
 	}
+}
 
-	for (uint32_t i = 0; i < st->nr_maps && !g->err; i++) {
-		const struct pp_mapping *mp = &st->maps[i];
+/* A Function: its name (BASE's mark dropped in a diff), and its source
+ * file and a line where DWARF gave them (file 0: none). */
+static void pp_function(struct pp_state *st, struct pb_gz *g, struct pbuf *m, uint32_t fid,
+			uint32_t name, uint32_t file, uint32_t line)
+{
+	const char *s = prof__str(st->p, name);
 
-		pb_uint(&m, MAPPING_ID, i + 1);
-		pb_uint(&m, MAPPING_START, mp->start);
-		pb_uint(&m, MAPPING_LIMIT, mp->limit);
-		pb_uint(&m, MAPPING_FILENAME, mp->kernel ? pp_str(st, "[kernel.kallsyms]") : mp->dso);
-		pb_uint(&m, MAPPING_BUILD_ID, mp->build_id);
-		pb_uint(&m, MAPPING_HAS_FUNCTIONS, 1);
-		gz_msg(g, PROFILE_MAPPING, &m);
+	if (st->diff && s[0] == PROF_DIFF_BASE_MARK[0])
+		name = pp_str(st, s + 1);
+	pb_uint(m, FUNCTION_ID, fid);
+	pb_uint(m, FUNCTION_NAME, name);
+	pb_uint(m, FUNCTION_SYSTEM_NAME, name);
+	if (file)
+		pb_uint(m, FUNCTION_FILENAME, file);
+	if (line)
+		pb_uint(m, FUNCTION_START_LINE, line);
+	gz_msg(g, PROFILE_FUNCTION, m);
+}
+
+/* The function id of frame f (written when new), 0 when it has none. */
+static uint32_t pp_frame_func(struct pp_state *st, struct pb_gz *g, struct pbuf *m, uint32_t i)
+{
+	const struct prof_frame *f = &st->fr[i];
+	uint32_t name = f->name ? f->name : f->disp;
+	uint32_t *fid = frame_kernel(f) ? &st->func_kernel[name] : &st->func_user[name];
+
+	if (frame_unnamed(f, st->frame_map[i]))
+		return 0;
+	if (!*fid) {
+		*fid = ++st->nr_funcs;
+		/* (a function's first frame seen: a line of it, not its start) */
+		pp_function(st, g, m, *fid, name, f->file, 0);
 	}
+	return *fid;
+}
 
-	/* locations and functions of real frames */
-	for (uint32_t i = 0; i < nfr && !g->err; i++) {
-		const struct prof_frame *f = &fr[i];
-		uint32_t name = f->name ? f->name : f->disp;
-		uint32_t *fid = frame_kernel(f) ? &st->func_kernel[name] : &st->func_user[name];
-		uint32_t map = st->frame_map[i];
+/* Locations of the frames (and the functions they need), then the roots'. */
+static void pp_locations(struct pp_state *st, struct pb_gz *g, struct pbuf *m, struct pbuf *sub)
+{
+	for (size_t i = 0; i < st->nr_locs && !g->err; i++) {
+		const struct pp_loc *l = &st->locs[i];
+		const uint32_t *run = st->loc_frames + l->off;
+		uint32_t map = st->frame_map[run[0]], fids[64];
 
-		if (!*fid) {
-			*fid = ++st->nr_funcs;
-			pb_uint(&m, FUNCTION_ID, *fid);
-			pb_uint(&m, FUNCTION_NAME, name);
-			pb_uint(&m, FUNCTION_SYSTEM_NAME, name);
-			gz_msg(g, PROFILE_FUNCTION, &m);
-		}
-		pb_uint(&m, LOCATION_ID, (uint64_t)i + 1);
+		/* functions first: a Location message is built in one go */
+		for (uint32_t r = 0; r < l->n && r < 64; r++)
+			fids[r] = pp_frame_func(st, g, m, run[r]);
+		pb_uint(m, LOCATION_ID, l->id);
 		if (map) {
 			const struct pp_mapping *mp = &st->maps[map - 1];
 
-			pb_uint(&m, LOCATION_MAPPING_ID, map);
-			pb_uint(&m, LOCATION_ADDRESS, mp->identity ? f->rel_addr : mp->start + f->rel_addr);
+			pb_uint(m, LOCATION_MAPPING_ID, mp->id);
+			pb_uint(m, LOCATION_ADDRESS, frame_address(mp, &st->fr[run[0]]));
 		}
-		sub.len = 0;
-		pb_uint(&sub, LINE_FUNCTION_ID, *fid);
-		pb_bytes(&m, LOCATION_LINE, sub.d, sub.len);
-		gz_msg(g, PROFILE_LOCATION, &m);
+		for (uint32_t r = 0; r < l->n && r < 64; r++) {
+			if (!fids[r])
+				continue; /* unsymbolized: no Line */
+			sub->len = 0;
+			pb_uint(sub, LINE_FUNCTION_ID, fids[r]);
+			if (st->fr[run[r]].line)
+				pb_uint(sub, LINE_LINE, st->fr[run[r]].line);
+			pb_bytes(m, LOCATION_LINE, sub->d, sub->len);
+		}
+		gz_msg(g, PROFILE_LOCATION, m);
 	}
 	/* roots: a location and a function each, no mapping */
 	for (uint32_t sid = 1; sid < st->nstr && !g->err; sid++) {
@@ -399,46 +676,77 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 			continue;
 		fid = st->func_user[sid];
 		if (!fid) {
-			const char *name = prof__str(p, sid);
-			uint32_t nid = st->diff && name[0] == PROF_DIFF_BASE_MARK[0]
-					       ? pp_str(st, name + 1) : sid;
-
 			fid = st->func_user[sid] = ++st->nr_funcs;
-			pb_uint(&m, FUNCTION_ID, fid);
-			pb_uint(&m, FUNCTION_NAME, nid);
-			pb_uint(&m, FUNCTION_SYSTEM_NAME, nid);
-			gz_msg(g, PROFILE_FUNCTION, &m);
+			pp_function(st, g, m, fid, sid, 0, 0);
 		}
-		pb_uint(&m, LOCATION_ID, st->root_loc[sid]);
-		sub.len = 0;
-		pb_uint(&sub, LINE_FUNCTION_ID, fid);
-		pb_bytes(&m, LOCATION_LINE, sub.d, sub.len);
-		gz_msg(g, PROFILE_LOCATION, &m);
+		pb_uint(m, LOCATION_ID, st->root_loc[sid]);
+		sub->len = 0;
+		pb_uint(sub, LINE_FUNCTION_ID, fid);
+		pb_bytes(m, LOCATION_LINE, sub->d, sub->len);
+		gz_msg(g, PROFILE_LOCATION, m);
 	}
+}
+
+static void pp_mapping_msg(struct pp_state *st, struct pb_gz *g, struct pbuf *m,
+			   const struct pp_mapping *mp)
+{
+	pb_uint(m, MAPPING_ID, mp->id);
+	pb_uint(m, MAPPING_START, mp->start);
+	pb_uint(m, MAPPING_LIMIT, mp->limit);
+	pb_uint(m, MAPPING_OFFSET, mp->offset);
+	pb_uint(m, MAPPING_FILENAME, mp->kernel ? pp_str(st, "[kernel.kallsyms]") : mp->dso);
+	pb_uint(m, MAPPING_BUILD_ID, mp->build_id);
+	pb_uint(m, MAPPING_HAS_FUNCTIONS, mp->nr_locs && !mp->unnamed);
+	/* true only where every location of the mapping has them */
+	pb_uint(m, MAPPING_HAS_FILENAMES, mp->nr_locs && mp->with_file == mp->nr_locs);
+	pb_uint(m, MAPPING_HAS_LINE_NUMBERS, mp->nr_locs && mp->with_line == mp->nr_locs);
+	gz_msg(g, PROFILE_MAPPING, m);
+}
+
+/* In id order: the main binary, then the others as they were met. */
+static void pp_mapping_msgs(struct pp_state *st, struct pb_gz *g, struct pbuf *m)
+{
+	if (st->main)
+		pp_mapping_msg(st, g, m, &st->maps[st->main - 1]);
+	for (size_t i = 0; i < st->nr_maps && !g->err; i++)
+		if (i + 1 != st->main)
+			pp_mapping_msg(st, g, m, &st->maps[i]);
+}
+
+static int pp_write(struct pp_state *st, struct pb_gz *g)
+{
+	const struct profile_meta *meta = profile__meta(st->p);
+	const struct pp_kind *k = st->k;
+	struct pbuf m = { 0 }, packed = { 0 }, sub = { 0 };
+	uint64_t period = pp_period(st);
+	char comment[512];
+	uint32_t comment_id;
+	int n;
+
+	pp_value_type(st, g, PROFILE_SAMPLE_TYPE, &m, k->count_type, "count");
+	if (!k->weight_in_samples || period)
+		pp_value_type(st, g, PROFILE_SAMPLE_TYPE, &m, k->weight_type, k->weight_unit);
+	pp_samples(st, g, &m, &packed, &sub);
+	pp_mapping_msgs(st, g, &m);
+	pp_locations(st, g, &m, &sub);
 
 	/* comment: what and whom, as the SVG title says it */
-	{
-		int n = snprintf(comment, sizeof(comment), "sfprof %s%s%s",
-				 cpu ? "on-CPU samples" :
-				 meta->kind == PROFILE_OFFCPU ? "off-CPU time" :
-				 meta->kind == PROFILE_WALL ? "wall-clock time" : "futex wait time",
-				 meta->target_comm ? " of " : "",
-				 meta->target_comm ? meta->target_comm : "");
-
-		if (cpu && meta->hz && n > 0 && (size_t)n < sizeof(comment))
-			n += snprintf(comment + n, sizeof(comment) - n, " at %u Hz", meta->hz);
-		if (meta->target_pid && n > 0 && (size_t)n < sizeof(comment))
-			snprintf(comment + n, sizeof(comment) - n, " (pid %u)", meta->target_pid);
-		comment_id = pp_str(st, comment);
-	}
-	if (cpu)
-		pp_value_type(st, g, PROFILE_PERIOD_TYPE, &m, "cpu", "nanoseconds");
+	n = snprintf(comment, sizeof(comment), "sfprof %s%s%s", k->what,
+		     meta->target_comm ? " of " : "", meta->target_comm ? meta->target_comm : "");
+	if (k->weight_in_samples && meta->hz && n > 0 && (size_t)n < sizeof(comment))
+		n += snprintf(comment + n, sizeof(comment) - n, " at %u Hz", meta->hz);
+	if (meta->target_pid && n > 0 && (size_t)n < sizeof(comment))
+		snprintf(comment + n, sizeof(comment) - n, " (pid %u)", meta->target_pid);
+	comment_id = pp_str(st, comment);
+	/* Go's CPU profiles: period_type cpu/nanoseconds, period 1e9/Hz */
+	if (k->weight_in_samples)
+		pp_value_type(st, g, PROFILE_PERIOD_TYPE, &m, k->weight_type, k->weight_unit);
 	else
-		pp_value_type(st, g, PROFILE_PERIOD_TYPE, &m, wait, "nanoseconds");
+		pp_value_type(st, g, PROFILE_PERIOD_TYPE, &m, k->count_type, "count");
 
 	/* the string table: the profile's, then the constants used above */
 	for (uint32_t i = 0; i < st->nstr && !g->err; i++) {
-		const char *s = prof__str(p, i);
+		const char *s = prof__str(st->p, i);
 
 		gz_field(g, PROFILE_STRING_TABLE, s, strlen(s));
 	}
@@ -447,9 +755,12 @@ static int pp_write(struct pp_state *st, struct pb_gz *g)
 
 	gz_varint_field(g, PROFILE_TIME_NANOS, meta->start_unix_ns);
 	gz_varint_field(g, PROFILE_DURATION_NANOS, meta->duration_ns);
-	gz_varint_field(g, PROFILE_PERIOD, cpu ? (meta->hz ? 1000000000ull / meta->hz : 0) : 1);
+	gz_varint_field(g, PROFILE_PERIOD, period);
 	gz_varint_field(g, PROFILE_COMMENT, comment_id);
-	gz_varint_field(g, PROFILE_DEFAULT_SAMPLE_TYPE, pp_str(st, cpu ? "samples" : wait));
+	/* the weight when there is one, as pprof would pick the last type */
+	gz_varint_field(g, PROFILE_DEFAULT_SAMPLE_TYPE,
+			pp_str(st, !k->weight_in_samples || period ? k->weight_type
+								    : k->count_type));
 	if (g->buf.err && !g->err)
 		g->err = g->buf.err;
 
@@ -488,16 +799,19 @@ static int write_pprof(const struct profile *p, int diff, FILE *f)
 
 	if (!p || !f)
 		return -EINVAL;
+	st.k = pp_kind_of(profile__meta(p)->kind);
+	if (!st.k)
+		return -EINVAL;
 	fr = prof__frames(p, &nfr);
+	st.fr = fr;
+	st.cap_run = sizeof(st.run) / sizeof(st.run[0]);
 	st.nstr = prof__nr_strs(p);
-	st.map_of_dso = calloc(st.nstr, sizeof(*st.map_of_dso));
 	st.func_user = calloc(st.nstr, sizeof(*st.func_user));
 	st.func_kernel = calloc(st.nstr, sizeof(*st.func_kernel));
 	st.root_loc = calloc(st.nstr, sizeof(*st.root_loc));
 	st.frame_map = calloc(nfr ? nfr : 1, sizeof(*st.frame_map));
 	g = calloc(1, sizeof(*g));
-	if (!st.map_of_dso || !st.func_user || !st.func_kernel || !st.root_loc ||
-	    !st.frame_map || !g)
+	if (!st.func_user || !st.func_kernel || !st.root_loc || !st.frame_map || !g)
 		goto err_out;
 	err = pp_mappings(&st, fr, nfr);
 	if (err)
@@ -531,7 +845,10 @@ err_out:
 		free(g->buf.d);
 	free(g);
 	free(st.maps);
-	free(st.map_of_dso);
+	free(st.map_slots);
+	free(st.locs);
+	free(st.loc_slots);
+	free(st.loc_frames);
 	free(st.func_user);
 	free(st.func_kernel);
 	free(st.root_loc);

@@ -85,15 +85,6 @@ static int grow32(void **ptr, uint32_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* Weights saturate rather than wrap: a wrapped total would scale every
- * SVG frame wrongly. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
 /* Eight bytes a step: interning hashes every frame name of every event. */
 static uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 {
@@ -109,13 +100,6 @@ static uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 	memcpy(&w, s, len);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 32);
-}
-
-static uint64_t hash_mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
 }
 
 static char *arena_alloc(struct arena_block **head, size_t n)
@@ -450,13 +434,33 @@ static int str_is(const struct profile *p, uint32_t id, const char *s)
 	return id && !strcmp(p->strs.strs[id], s);
 }
 
+/* The fields of a frame that are not strings, hashed. */
+static uint64_t frame_where_hash(uint64_t h, const struct profile_frame *f)
+{
+	h = prof__hash_mix(h, f->rel_addr);
+	h = prof__hash_mix(h, f->kind | (uint64_t)f->pid << 32);
+	h = prof__hash_mix(h, f->addr);
+	h = prof__hash_mix(h, f->map_start);
+	h = prof__hash_mix(h, f->map_end);
+	h = prof__hash_mix(h, f->map_offset);
+	return prof__hash_mix(h, f->map_exec);
+}
+
 static uint32_t fcache_slot(const struct profile_frame *f)
 {
-	uint64_t h = hash_mix(hash_mix(hash_mix(hash_mix((uintptr_t)f->name, (uintptr_t)f->dso),
-						 (uintptr_t)f->build_id), f->rel_addr),
-			      f->kind | (uint64_t)f->line << 32);
+	uint64_t h = prof__hash_mix(prof__hash_mix((uintptr_t)f->name, (uintptr_t)f->dso),
+				    (uintptr_t)f->build_id);
 
-	return (uint32_t)(h & (FRAME_CACHE - 1));
+	h = prof__hash_mix(h, f->line);
+
+	return (uint32_t)(frame_where_hash(h, f) & (FRAME_CACHE - 1));
+}
+
+static int frame_where_eq(const struct prof_frame *e, const struct profile_frame *f)
+{
+	return e->rel_addr == f->rel_addr && e->kind == f->kind && e->pid == f->pid &&
+	       e->addr == f->addr && e->map_start == f->map_start && e->map_end == f->map_end &&
+	       e->map_offset == f->map_offset && e->map_exec == f->map_exec;
 }
 
 static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
@@ -468,7 +472,7 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 
 	if (p->fcache[slot]) {
 		e = &p->frames[p->fcache[slot] - 1];
-		if (e->rel_addr == f->rel_addr && e->kind == f->kind && str_is(p, e->name, f->name) &&
+		if (frame_where_eq(e, f) && str_is(p, e->name, f->name) &&
 		    str_is(p, e->dso, f->dso) && str_is(p, e->build_id, f->build_id) &&
 		    e->line == f->line && str_is(p, e->file, f->file))
 			return p->fcache[slot] - 1;
@@ -480,15 +484,15 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	if (name < 0 || dso < 0 || bid < 0 || file < 0)
 		return -ENOMEM;
 	/* string ids are unique per content, so hashing ids is exact */
-	h = hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(0, (uint64_t)name), (uint64_t)dso),
-					(uint64_t)bid), f->rel_addr), f->kind);
+	h = frame_where_hash(prof__hash_mix(prof__hash_mix(prof__hash_mix(0, (uint64_t)name),
+							   (uint64_t)dso), (uint64_t)bid), f);
 	if (f->line || file)
-		h = hash_mix(hash_mix(h, f->line), (uint64_t)file);
+		h = prof__hash_mix(prof__hash_mix(h, f->line), (uint64_t)file);
 	if (p->frame_slots) {
 		for (j = h & p->frame_mask; p->frame_slots[j]; j = (j + 1) & p->frame_mask) {
 			e = &p->frames[p->frame_slots[j] - 1];
 			if (e->hash == h && e->name == name && e->dso == dso &&
-			    e->build_id == bid && e->rel_addr == f->rel_addr && e->kind == f->kind &&
+			    e->build_id == bid && frame_where_eq(e, f) &&
 			    e->line == f->line && e->file == (uint32_t)file) {
 				p->fcache[slot] = p->frame_slots[j];
 				return p->frame_slots[j] - 1;
@@ -504,7 +508,9 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	*e = (struct prof_frame){ .hash = h, .rel_addr = f->rel_addr, .name = (uint32_t)name,
 				  .dso = (uint32_t)dso, .build_id = (uint32_t)bid,
 				  .kind = f->kind, .disp = (uint32_t)disp,
-				  .line = f->line, .file = (uint32_t)file };
+				  .line = f->line, .file = (uint32_t)file, .pid = f->pid,
+				  .addr = f->addr, .map_start = f->map_start, .map_end = f->map_end,
+				  .map_offset = f->map_offset, .map_exec = f->map_exec };
 	p->nr_frames++;
 	if (!p->frame_slots || 2 * (size_t)p->nr_frames > (size_t)p->frame_mask) {
 		if (slots__rebuild(&p->frame_slots, &p->frame_mask, p->nr_frames, p->frames,
@@ -528,18 +534,24 @@ int64_t profile__frame_id(struct profile *p, const struct profile_frame *f)
 	return frame__intern(p, f);
 }
 
-int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
-		     size_t n, uint64_t weight)
+static int stack_labels_eq(const struct prof_stack *s, const struct prof_stack *k)
 {
-	struct prof_stack *s;
-	int64_t rid;
+	return s->has_labels == k->has_labels && s->pid == k->pid && s->tid == k->tid &&
+	       s->thread == k->thread && s->lock == k->lock && s->lock_addr == k->lock_addr;
+}
+
+int profile__add_sample(struct profile *p, const char *root, const struct profile_labels *labels,
+			const uint32_t *ids, size_t n, uint64_t count, uint64_t weight)
+{
+	struct prof_stack *s, key = { 0 };
+	int64_t rid, tid = 0, lid = 0;
 	uint64_t h;
 	uint32_t j;
 	int err;
 
 	if (!p || (n && !ids) || n > UINT32_MAX)
 		return -EINVAL;
-	if (!weight)
+	if (!weight || !count)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (ids[i] >= p->nr_frames)
@@ -547,20 +559,34 @@ int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
 	rid = root && *root ? intern_display(p, root) : 0;
 	if (rid < 0)
 		return -ENOMEM;
-	h = hash_mix(0x5eed, (uint64_t)rid);
+	if (labels) {
+		tid = strtab__intern_str(&p->strs, labels->thread);
+		lid = strtab__intern_str(&p->strs, labels->lock);
+		if (tid < 0 || lid < 0)
+			return -ENOMEM;
+		key = (struct prof_stack){ .has_labels = 1, .pid = labels->pid, .tid = labels->tid,
+					   .thread = (uint32_t)tid, .lock = (uint32_t)lid,
+					   .lock_addr = labels->lock_addr };
+	}
+	h = prof__hash_mix(0x5eed, (uint64_t)rid);
 	for (size_t i = 0; i < n; i++)
-		h = hash_mix(h, ids[i]);
-	h = hash_mix(h, n);
+		h = prof__hash_mix(h, ids[i]);
+	h = prof__hash_mix(h, n);
+	if (labels) {
+		h = prof__hash_mix(h, (uint64_t)key.pid << 32 | key.tid);
+		h = prof__hash_mix(h, (uint64_t)key.thread << 32 | key.lock);
+		h = prof__hash_mix(h, key.lock_addr);
+	}
 
 	if (p->stack_slots) {
 		for (j = h & p->stack_mask; p->stack_slots[j]; j = (j + 1) & p->stack_mask) {
 			s = &p->stacks[p->stack_slots[j] - 1];
-			if (s->hash == h && s->root == rid && s->n == n &&
+			if (s->hash == h && s->root == rid && s->n == n && stack_labels_eq(s, &key) &&
 			    !memcmp(p->ids + s->off, ids, n * sizeof(*ids))) {
-				s->weight = sat_add(s->weight, weight);
-				s->count++;
-				p->total = sat_add(p->total, weight);
-				p->events++;
+				s->weight = prof__sat_add(s->weight, weight);
+				s->count = prof__sat_add(s->count, count);
+				p->total = prof__sat_add(p->total, weight);
+				p->events = prof__sat_add(p->events, count);
 				return 0;
 			}
 		}
@@ -573,8 +599,13 @@ int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
 	if (n)
 		memcpy(p->ids + p->nr_ids, ids, n * sizeof(*ids));
 	s = &p->stacks[p->nr_stacks];
-	*s = (struct prof_stack){ .hash = h, .weight = weight, .count = 1, .off = p->nr_ids,
-				  .root = (uint32_t)rid, .n = (uint32_t)n };
+	*s = key;
+	s->hash = h;
+	s->weight = weight;
+	s->count = count;
+	s->off = p->nr_ids;
+	s->root = (uint32_t)rid;
+	s->n = (uint32_t)n;
 	p->nr_stacks++;
 	if (!p->stack_slots || 2 * p->nr_stacks > (size_t)p->stack_mask) {
 		if (slots__rebuild(&p->stack_slots, &p->stack_mask, p->nr_stacks, p->stacks,
@@ -588,9 +619,15 @@ int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
 		p->stack_slots[j] = (uint32_t)p->nr_stacks;
 	}
 	p->nr_ids += n;
-	p->total = sat_add(p->total, weight);
-	p->events++;
+	p->total = prof__sat_add(p->total, weight);
+	p->events = prof__sat_add(p->events, count);
 	return 0;
+}
+
+int profile__add_ids(struct profile *p, const char *root, const uint32_t *ids,
+		     size_t n, uint64_t weight)
+{
+	return profile__add_sample(p, root, NULL, ids, n, 1, weight);
 }
 
 int profile__add(struct profile *p, const char *root, const struct profile_frame *frames,
@@ -706,8 +743,8 @@ int prof__named_rev(const struct profile *p, int reverse, struct prof_named *out
 		for (uint32_t k = 0; k < s->n; k++)
 			dst[n++] = p->frames[p->ids[s->off + (reverse ? s->n - 1 - k : k)]].disp;
 		for (uint32_t k = 0; k < n; k++)
-			h = hash_mix(h, dst[k]);
-		h = hash_mix(h, n);
+			h = prof__hash_mix(h, dst[k]);
+		h = prof__hash_mix(h, n);
 		for (j = h & (size - 1); slots[j]; j = (j + 1) & (size - 1)) {
 			ns = &out->stacks[slots[j] - 1];
 			if (ns->n == n && !memcmp(out->ids + ns->off, dst, n * sizeof(*dst)))
@@ -715,7 +752,7 @@ int prof__named_rev(const struct profile *p, int reverse, struct prof_named *out
 		}
 		if (slots[j]) {
 			ns = &out->stacks[slots[j] - 1];
-			ns->weight = sat_add(ns->weight, s->weight);
+			ns->weight = prof__sat_add(ns->weight, s->weight);
 			continue;
 		}
 		ns = &out->stacks[out->nr];

@@ -23,17 +23,25 @@ struct prof_frame {
 	uint32_t disp;
 	uint32_t line;
 	uint32_t file;
+	uint32_t pid;
+	uint64_t addr, map_start, map_end, map_offset;
+	uint32_t map_exec;
 	uint32_t pad;
 };
 
-/* One distinct stack: root display id, then n frame ids at ids[off..]. */
+/* One distinct stack: root display id, then n frame ids at ids[off..],
+ * and its labels (string ids for thread and lock). */
 struct prof_stack {
 	uint64_t hash;
 	uint64_t weight;
-	uint64_t count;
+	uint64_t count; /* events */
 	size_t off;
 	uint32_t root;
 	uint32_t n;
+	uint32_t has_labels;
+	uint32_t pid, tid, thread, lock;
+	uint32_t pad;
+	uint64_t lock_addr;
 };
 
 /*
@@ -55,6 +63,22 @@ struct prof_named {
 	size_t nr_ids;
 	uint32_t max_depth; /* longest n */
 };
+
+/* Weights saturate rather than wrap: a wrapped total would scale every
+ * SVG frame wrongly. */
+static inline uint64_t prof__sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static inline uint64_t prof__hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
 
 const char *prof__str(const struct profile *p, uint32_t id);
 const struct prof_frame *prof__frames(const struct profile *p, uint32_t *nr);

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "buildid_cache.h"
 #include "capfile.h"
+#include "interval.h"
 #include "ksyms.h"
 #include "output.h"
 #include "report.h"
@@ -21,6 +23,12 @@
 /* How long after its EXIT a process's model is kept for events still in
  * flight (they are microseconds behind; a drain runs every 25 ms). */
 #define REPORT_SINK_REAP_AFTER_NS (200 * 1000000ull)
+
+/* --interval: an interval is written this long after its end, when the
+ * events stamped before its end have all been drained */
+#define REPORT_SINK_INTERVAL_SLACK_NS (100 * 1000000ull)
+
+volatile sig_atomic_t report_sink_cut_requested;
 
 
 /* Paths from a capture or /proc: escaped, they may hold any byte. */
@@ -215,6 +223,19 @@ struct report_sink {
 	int werr;	  /* record: the first write error of an observed change */
 	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
 	struct buildid_keeper *keeper; /* record: binaries for report */
+	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
+	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
+	 * stamped later go to the next one, made when the first arrives,
+	 * until the current one is written */
+	int iv_idx;
+	uint64_t iv_start, iv_end;
+	struct profile *next_prof;
+	struct stacks *next_stacks;
+	int64_t unix_minus_mono; /* wall clock = monotonic + this */
+	int iv_err;		 /* the first write error of an interval */
+	uint64_t iv_written;
+	char iv_last[4096];	 /* the last interval's name, %t/%p expanded */
+	unsigned iv_same;	 /* how many had that name */
 };
 
 /* live and record both unwind every event: what a complete walk learns
@@ -224,13 +245,12 @@ static void report_sink__thread_top(void *ctx, uint32_t tid, uint64_t sp)
 	capture__set_thread_top(ctx, tid, sp);
 }
 
-/* The profile and stacks of event `idx`, made at its first record. */
-static struct stacks *sink_stacks(struct report_sink *s, int idx,
-				  const struct sfprof_event *e)
+/* A profile of event `idx` for meta and its stacks pipeline; 0 or -ENOMEM. */
+static int sink_pipeline(struct report_sink *s, int idx, const struct profile_meta *meta,
+			 struct profile **prof, struct stacks **stacks)
 {
-	char comm[SFPROF_COMM_LEN + 1], cmdline[512];
 	struct stacks_opts so = {
-		.kind = report__profile_kind(1u << idx),
+		.kind = meta->kind,
 		/* wall: per thread unless asked otherwise */
 		.per_thread = s->o.per_thread || (idx == 3 && !s->o.per_process),
 		.period_ns = s->o.freq ? 1000000000ull / s->o.freq : 0,
@@ -241,8 +261,29 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 		/* live: the pid is the process the map is for */
 		.perf_maps = !s->record,
 	};
+
+	*prof = profile__new(meta);
+	if (!*prof)
+		return -ENOMEM;
+	*stacks = stacks__new(s->pc, *prof, &so);
+	if (!*stacks) {
+		profile__free(*prof);
+		*prof = NULL;
+		return -ENOMEM;
+	}
+	stacks__set_ksym(*stacks, ksyms__name, &s->ksyms);
+	if (s->cap)
+		stacks__set_thread_top(*stacks, report_sink__thread_top, s->cap);
+	return 0;
+}
+
+/* The profile and stacks of event `idx`, made at its first record. */
+static struct stacks *sink_stacks(struct report_sink *s, int idx,
+				  const struct sfprof_event *e)
+{
+	char comm[SFPROF_COMM_LEN + 1], cmdline[512];
 	struct profile_meta meta = {
-		.kind = so.kind,
+		.kind = report__profile_kind(1u << idx),
 		.hz = s->o.freq,
 		.start_unix_ns = util__clock_ns(CLOCK_REALTIME),
 	};
@@ -251,6 +292,8 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 		return s->stackss[idx];
 	snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	meta.target_pid = s->o.nr_pids == 1 || s->o.command ? e->pid : 0;
+	/* pprof's Mapping 1: the first target's executable */
+	meta.main_pid = s->o.nr_pids ? (uint32_t)s->o.pids[0] : meta.target_pid;
 	meta.target_comm = comm;
 	/* arguments leave the machine only when asked: they hold secrets */
 	if (s->o.command && s->o.keep_cmdline)
@@ -260,18 +303,10 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 		meta.target_cmdline = s->o.command[0];
 	if (s->o.all || s->o.cgroup || s->o.nr_pids > 1)
 		meta.target_comm = NULL;
-	s->profs[idx] = profile__new(&meta);
-	if (!s->profs[idx])
+	if (s->o.interval_ns)
+		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
+	if (sink_pipeline(s, idx, &meta, &s->profs[idx], &s->stackss[idx]))
 		return NULL;
-	s->stackss[idx] = stacks__new(s->pc, s->profs[idx], &so);
-	if (!s->stackss[idx]) {
-		profile__free(s->profs[idx]);
-		s->profs[idx] = NULL;
-		return NULL;
-	}
-	stacks__set_ksym(s->stackss[idx], ksyms__name, &s->ksyms);
-	if (s->cap)
-		stacks__set_thread_top(s->stackss[idx], report_sink__thread_top, s->cap);
 	return s->stackss[idx];
 }
 
@@ -310,6 +345,12 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->o = *o;
 	s->record = o->cmd == SFPROF_CMD_RECORD;
 	s->start_mono = util__now_ns();
+	s->unix_minus_mono = (int64_t)util__clock_ns(CLOCK_REALTIME) - (int64_t)s->start_mono;
+	for (int i = 0; i < SINK_EVENTS; i++) /* --interval takes one event */
+		if (o->event == (1u << i))
+			s->iv_idx = i;
+	s->iv_start = s->start_mono;
+	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
 	if (!s->pc)
 		goto err_out;
@@ -374,6 +415,12 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 	 * are read from /proc at once, so that every later change is
 	 * applied to the address space it changed */
 	proc_cache__set_ordered(s->pc, 1);
+	/* the run starts now (attaching took a while): so does the first
+	 * interval */
+	if (s->o.interval_ns && !s->profs[s->iv_idx]) {
+		s->iv_start = util__now_ns();
+		s->iv_end = s->iv_start + s->o.interval_ns;
+	}
 	for (int i = 0; i < n; i++)
 		if (!proc_cache__get(s->pc, (uint32_t)pids[i]))
 			return -ENOMEM;
@@ -412,9 +459,130 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 	return s->werr;
 }
 
+/* The output name of the interval that starts at mono (ns). */
+static int interval_path(struct report_sink *s, uint64_t mono, char *buf, size_t size)
+{
+	const struct profile *p = s->profs[s->iv_idx];
+	const struct profile_meta *m = p ? profile__meta(p) : NULL;
+	uint32_t pid = m && m->target_pid ? m->target_pid : (uint32_t)getpid();
+
+	return interval__expand_path(buf, size, s->o.output,
+				     (uint64_t)((int64_t)mono + s->unix_minus_mono), pid);
+}
+
+/* Write the current interval [iv_start, end) and free it. */
+static int interval_write(struct report_sink *s, uint64_t end)
+{
+	struct profile **prof = &s->profs[s->iv_idx];
+	struct stacks **stk = &s->stackss[s->iv_idx];
+	char path[4096];
+	int err;
+
+	if (!*prof)
+		return 0;
+	profile__set_duration(*prof, end > s->iv_start ? end - s->iv_start : 0);
+	err = *stk ? stacks__flush(*stk) : 0;
+	if (!err)
+		err = interval_path(s, s->iv_start, path, sizeof(path));
+	/* another interval began in the same second: number this one
+	 * (without %t, each interval replaces the last on purpose) */
+	if (!err && strstr(s->o.output, "%t") && !strcmp(path, s->iv_last)) {
+		err = interval__number_path(path, sizeof(path), ++s->iv_same + 1);
+	} else if (!err) {
+		snprintf(s->iv_last, sizeof(s->iv_last), "%s", path);
+		s->iv_same = 0;
+	}
+	if (!err) {
+		struct sfprof_opts one = s->o;
+
+		one.output = path;
+		err = report__write_profile(*prof, &one);
+	} else {
+		fprintf(stderr, "sfprof: -o %s: %s\n", s->o.output, util__strerror(err));
+	}
+	if (!err)
+		s->iv_written++;
+	stacks__free(*stk);
+	profile__free(*prof);
+	*stk = NULL;
+	*prof = NULL;
+	return err;
+}
+
+/*
+ * End the current interval: write it, and make the next one current (the
+ * one its late events already went to, or a new empty one). The next
+ * interval starts where this one ended, so every event lands in exactly
+ * one profile, cut by its timestamp.
+ */
+static int interval_rotate(struct report_sink *s)
+{
+	struct profile_meta meta;
+	int err;
+
+	if (!s->profs[s->iv_idx])
+		return 0;
+	meta = *profile__meta(s->profs[s->iv_idx]);
+	err = interval_write(s, s->iv_end);
+	s->iv_start = s->iv_end;
+	s->iv_end = s->iv_start + s->o.interval_ns;
+	if (s->next_prof) {
+		s->profs[s->iv_idx] = s->next_prof;
+		s->stackss[s->iv_idx] = s->next_stacks;
+		s->next_prof = NULL;
+		s->next_stacks = NULL;
+	} else {
+		/* no pipeline holds a binary's strings now: free the ones no
+		 * process maps any more, so a long run stays flat */
+		proc_cache__evict_unused(s->pc);
+		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
+		meta.duration_ns = 0;
+		if (sink_pipeline(s, s->iv_idx, &meta, &s->profs[s->iv_idx],
+				  &s->stackss[s->iv_idx]))
+			return -ENOMEM;
+	}
+	return err;
+}
+
+/* Which pipeline an event belongs to: the current interval's, or the
+ * next one's when it is stamped at or after the current one's end. */
+static struct stacks *interval_stacks(struct report_sink *s, const struct sfprof_event *e,
+				      struct stacks *cur)
+{
+	struct profile_meta meta;
+
+	if (!s->o.interval_ns || e->ts_ns < s->iv_end)
+		return cur;
+	if (!s->next_prof) {
+		meta = *profile__meta(s->profs[s->iv_idx]);
+		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
+		if (sink_pipeline(s, s->iv_idx, &meta, &s->next_prof, &s->next_stacks))
+			return NULL;
+	}
+	return s->next_stacks;
+}
+
 void report_sink__drained(void *ctx, uint64_t now_ns)
 {
 	struct report_sink *s = ctx;
+
+	if (s->o.interval_ns && !s->record && s->profs[s->iv_idx]) {
+		/* SIGHUP: the current interval ends now (the next one, if
+		 * events for it came already, began at the old end) */
+		if (report_sink_cut_requested) {
+			report_sink_cut_requested = 0;
+			if (!s->next_prof && now_ns > s->iv_start && now_ns < s->iv_end)
+				s->iv_end = now_ns;
+		}
+		while (now_ns >= s->iv_end + REPORT_SINK_INTERVAL_SLACK_NS) {
+			int err = interval_rotate(s);
+
+			if (err && !s->iv_err)
+				s->iv_err = err;
+			if (err == -ENOMEM)
+				break;
+		}
+	}
 
 	/* an exited process's events are all in after this long */
 	if (now_ns > REPORT_SINK_REAP_AFTER_NS)
@@ -432,6 +600,8 @@ void report_sink__free(struct report_sink *s)
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
 	}
+	stacks__free(s->next_stacks);
+	profile__free(s->next_prof);
 	proc_cache__free(s->pc);
 	ksyms__free(&s->ksyms);
 	free(s);
@@ -484,8 +654,10 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		if (nk < 0)
 			nk = 0;
 	}
-	if (!s->record)
-		return stacks__add_event(stk, e, kips, (size_t)nk);
+	if (!s->record) {
+		stk = interval_stacks(s, e, stk);
+		return stk ? stacks__add_event(stk, e, kips, (size_t)nk) : -ENOMEM;
+	}
 
 	/* record: resolve the stack now (maps re-read for new mappings),
 	 * then write what the event needs before the event itself */
@@ -539,6 +711,34 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	struct report_sink *s = ctx;
 	int err = 0;
 
+	if (s->o.interval_ns && !s->record) {
+		/* the last, partial interval (and the one after it, if its
+		 * events came before this one was due) */
+		uint64_t now = util__now_ns();
+
+		if (!s->profs[s->iv_idx]) {
+			struct sfprof_event e0;
+
+			memset(&e0, 0, sizeof(e0));
+			e0.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0;
+			if (!sink_stacks(s, s->iv_idx, &e0))
+				return -ENOMEM;
+		}
+		if (s->next_prof) {
+			err = interval_rotate(s);
+			if (!s->iv_err)
+				s->iv_err = err;
+		}
+		err = interval_write(s, now > s->iv_end ? s->iv_end : now);
+		if (!s->iv_err)
+			s->iv_err = err;
+		proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
+		if (o->stats) {
+			fprintf(stderr, "intervals_written: %" PRIu64 "\n", s->iv_written);
+			print_stats(s);
+		}
+		return s->iv_err ? REPORT_E_REPORTED : 0;
+	}
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		if (!(o->event & (1u << i)))
 			continue;

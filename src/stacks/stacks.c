@@ -467,8 +467,31 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 	return out;
 }
 
-static void make_root(struct stacks *s, const struct sfprof_event *e, char *root,
-		      size_t size)
+/*
+ * A futex's lock: "SYMBOL" or "SYMBOL+0xOFF" when the address lies in a
+ * binary's data (a global or static lock), else "0xADDR". Into buf.
+ */
+static void lock_label(struct stacks *s, const struct sfprof_event *e, char *buf, size_t size)
+{
+	char root[PROFILE_ROOT_MAX];
+	struct sym_result lr;
+	const char *lname;
+	uint64_t loff;
+
+	if (s->cur && !s->locks)
+		s->locks = lockname__new(proc_cache__dsos(s->pc));
+	if (s->cur && s->locks && !lockname__resolve(s->locks, s->cur, e->futex_addr, &lname, &loff))
+		profile_root__lock(root, sizeof(root), lname, loff, e->futex_addr);
+	else if (s->cur && proc__symbolize(s->cur, e->futex_addr, &lr) == 0 && lr.name)
+		profile_root__lock(root, sizeof(root), lr.name, lr.offset, e->futex_addr);
+	else
+		profile_root__lock(root, sizeof(root), NULL, 0, e->futex_addr);
+	snprintf(buf, size, "%s", root + strlen("lock:"));
+}
+
+/* lock: lock_label()'s, for a futex event (else unused). */
+static void make_root(struct stacks *s, const struct sfprof_event *e, const char *lock,
+		      char *root, size_t size)
 {
 	char comm[SFPROF_COMM_LEN + 1];
 
@@ -478,28 +501,14 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, char *root
 		return;
 	}
 	copy_comm(comm, e->comm);
-	if (s->opts.by_lock && e->kind == SFPROF_EV_FUTEX && s->cur) {
-		struct sym_result lr;
-		const char *lname;
-		uint64_t loff;
-
-		/* a global/static lock: its object symbol (data, not code) */
-		if (!s->locks)
-			s->locks = lockname__new(proc_cache__dsos(s->pc));
-		if (s->locks && !lockname__resolve(s->locks, s->cur, e->futex_addr, &lname, &loff))
-			profile_root__lock(root, size, lname, loff, e->futex_addr);
-		else if (proc__symbolize(s->cur, e->futex_addr, &lr) == 0 && lr.name)
-			profile_root__lock(root, size, lr.name, lr.offset,
-					   e->futex_addr);
-		else
-			profile_root__lock(root, size, NULL, 0, e->futex_addr);
-	} else if (s->opts.per_thread) {
+	if (s->opts.by_lock && e->kind == SFPROF_EV_FUTEX && s->cur)
+		snprintf(root, size, "lock:%s", lock);
+	else if (s->opts.per_thread)
 		profile_root__thread(root, size, comm, e->pid, e->tid);
-	} else if (s->opts.per_process) {
+	else if (s->opts.per_process)
 		profile_root__process(root, size, comm, e->pid);
-	} else {
+	else
 		memcpy(root, comm, strlen(comm) + 1); /* (by_lock, no proc) */
-	}
 }
 
 /* Keep a new distinct stack: its key and root copied, its profile ids. */
@@ -554,7 +563,7 @@ int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint
 /* -e wall: the stack under its state, weighted in nanoseconds. ids lies
  * in s->pids, which has room for one more. */
 static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *root,
-		    uint32_t *ids, size_t np)
+		    const struct profile_labels *labels, uint32_t *ids, size_t np)
 {
 	uint32_t st = e->kind == SFPROF_EV_OFFCPU ? e->futex_op : 0;
 	struct profile_frame pf = {
@@ -569,8 +578,8 @@ static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *
 		return -ENOMEM;
 	memmove(ids + 1, ids, np * sizeof(*ids));
 	ids[0] = (uint32_t)id;
-	if (profile__add_ids(s->prof, root, ids, np + 1,
-			     e->kind == SFPROF_EV_CPU ? s->opts.period_ns : e->weight)) {
+	if (profile__add_sample(s->prof, root, labels, ids, np + 1, 1,
+				e->kind == SFPROF_EV_CPU ? s->opts.period_ns : e->weight)) {
 		s->st.add_errors++;
 		return -ENOMEM;
 	}
@@ -580,7 +589,8 @@ static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		      const uint64_t *kips, size_t nk)
 {
-	char root[PROFILE_ROOT_MAX];
+	char root[PROFILE_ROOT_MAX], lock[PROFILE_ROOT_MAX] = "", comm[SFPROF_COMM_LEN + 1];
+	struct profile_labels labels;
 	const uint32_t *ids;
 	struct agg_entry acc;
 	size_t n, np, nkey = 0;
@@ -618,10 +628,11 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	/* a CPU sample's root is its comm, unless per thread */
 	comm_root = s->opts.kind == PROFILE_CPU && !s->opts.per_thread && !s->opts.per_process;
 	memset(&acc, 0, sizeof(acc));
-	if (comm_root)
-		comm_words(e->comm, acc.comm);
-	else if (s->opts.kind == PROFILE_CPU)
-		make_root(s, e, root, sizeof(root));
+	comm_words(e->comm, acc.comm);
+	acc.pid = e->pid;
+	acc.tid = e->tid;
+	if (!comm_root && s->opts.kind == PROFILE_CPU)
+		make_root(s, e, NULL, root, sizeof(root));
 	acc.proc = s->cur;
 	acc.gen = s->cur_gen;
 	acc.n = (uint32_t)n;
@@ -632,6 +643,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		/* (a generation names one proc's maps: see proc__generation) */
 		h = mix(s->cur_gen, (uint64_t)n | (uint64_t)nk << 32 |
 					    (uint64_t)stop << 48);
+		h = mix(h, (uint64_t)e->pid << 32 | e->tid);
 		/* The key is the frames as they are (pc, then flags and a zero
 		 * pad: two words each), then the kernel PCs. */
 		nkey = 2 * n + nk;
@@ -645,10 +657,9 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 			h = ROTL(h, 29) ^ (kips[i] * HASH_K);
 		/* the root a word at a time (its NUL and what follows it in
 		 * the last word are left out) */
-		if (comm_root) {
-			h = ROTL(h, 7) ^ (acc.comm[0] * HASH_K);
-			h = ROTL(h, 7) ^ (acc.comm[1] * HASH_K);
-		} else {
+		h = ROTL(h, 7) ^ (acc.comm[0] * HASH_K);
+		h = ROTL(h, 7) ^ (acc.comm[1] * HASH_K);
+		if (!comm_root) {
 			for (size_t i = 0, len = strlen(root); i < len; i += 8) {
 				uint64_t w = 0;
 
@@ -665,8 +676,9 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 			    a->n == acc.n && a->nk == acc.nk && a->stop == stop &&
 			    !memcmp(a->key, s->frames, n * sizeof(*s->frames)) &&
 			    (!nk || !memcmp(a->key + 2 * n, kips, nk * sizeof(*kips))) &&
-			    (comm_root ? a->comm[0] == acc.comm[0] && a->comm[1] == acc.comm[1]
-				       : !strcmp(a->root, root))) {
+			    a->pid == acc.pid && a->tid == acc.tid &&
+			    a->comm[0] == acc.comm[0] && a->comm[1] == acc.comm[1] &&
+			    (comm_root || !strcmp(a->root, root))) {
 				a->weight += e->weight;
 				a->samples++;
 				count_sample(s, a);
@@ -698,12 +710,20 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 
 	ids = build_ids(s, n, stop, kips, nk, !s->opts.no_profile, &np, &acc);
 	count_sample(s, &acc);
-	/* after the frames: naming the lock may re-read the maps */
-	make_root(s, e, root, sizeof(root));
 	if (s->opts.no_profile)
 		return 0;
+	/* after the frames: naming the lock may re-read the maps */
+	if (e->kind == SFPROF_EV_FUTEX)
+		lock_label(s, e, lock, sizeof(lock));
+	make_root(s, e, lock, root, sizeof(root));
+	copy_comm(comm, e->comm);
+	labels = (struct profile_labels){ .pid = e->pid, .tid = e->tid, .thread = comm };
+	if (e->kind == SFPROF_EV_FUTEX) {
+		labels.lock = lock;
+		labels.lock_addr = e->futex_addr;
+	}
 	if (ids && s->opts.kind == PROFILE_WALL)
-		return wall_add(s, e, root, (uint32_t *)ids, np);
+		return wall_add(s, e, root, &labels, (uint32_t *)ids, np);
 	if (ids && s->wakers && (e->kind == SFPROF_EV_OFFCPU || e->kind == SFPROF_EV_FUTEX)) {
 		/* (ids lies in s->pids, which has room for a second stack) */
 		size_t nt = wakers__take(s->wakers, e->tid, e->ts_ns - e->weight,
@@ -712,7 +732,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		np += nt;
 		s->st.wakers_joined += nt != 0;
 	}
-	if (!ids || profile__add_ids(s->prof, root, ids, np, e->weight)) {
+	if (!ids || profile__add_sample(s->prof, root, &labels, ids, np, 1, e->weight)) {
 		s->st.add_errors++;
 		return -ENOMEM;
 	}
@@ -746,10 +766,15 @@ int stacks__flush(struct stacks *s)
 
 	for (size_t i = 0; i < s->agg_nr; i++) {
 		struct agg_entry *a = &s->agg[i];
+		char comm[sizeof(a->comm) + 1];
+		struct profile_labels labels = { .pid = a->pid, .tid = a->tid, .thread = comm };
 
 		if (a->jit_pending)
 			agg_rename(s, a);
-		if (!err && profile__add_ids(s->prof, a->root, a->ids, a->np, a->weight))
+		memcpy(comm, a->comm, sizeof(a->comm));
+		comm[sizeof(a->comm)] = 0;
+		if (!err && profile__add_sample(s->prof, a->root, &labels, a->ids, a->np, a->samples,
+						a->weight))
 			err = -ENOMEM;
 		free(a->key); /* (and its ids and root) */
 		memset(a, 0, sizeof(*a));

@@ -84,7 +84,8 @@ struct agg_entry {
 	int complete, at_entry;
 	int jit_pending;    /* a JIT frame its map did not name yet */
 	char *root;	    /* (in key's block, after ids) */
-	uint64_t comm[2];   /* a root that is the comm: comm_words() */
+	uint64_t comm[2];   /* the comm (comm_words()): the root, or a label */
+	uint32_t pid, tid;  /* labels (profile_labels) */
 	uint64_t *key;	    /* the n unwind_frames (pc, flags + zero pad:
 			       two words each), then nk kernel PCs */
 	uint32_t *ids;	    /* the np profile frames, by profile__frame_id()

@@ -153,12 +153,20 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 	}
 	if (!(e->have & HAVE_FID)) {
 		bool jit = false;
+		/* pprof wants where it ran: the runtime PC (the call's, for a
+		 * caller, so it stays in the calling function) in its mapping */
 		struct profile_frame pf = {
 			.name = e->sym.name,
 			.dso = e->sym.dso_path,
 			.build_id = e->sym.build_id,
 			.rel_addr = e->sym.dso_path ? e->sym.rel_addr : look,
 			.kind = PROFILE_FRAME_USER,
+			.pid = s->cur ? proc__pid(s->cur) : 0,
+			.addr = look,
+			.map_start = e->sym.map_start,
+			.map_end = e->sym.map_end,
+			.map_offset = e->sym.map_offset,
+			.map_exec = (uint32_t)e->sym.is_exec,
 		};
 		char fname[PROFILE_ROOT_MAX];
 		int64_t id;
@@ -196,6 +204,13 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 				.kind = PROFILE_FRAME_USER,
 				.file = e->lv[k].file,
 				.line = e->lv[k].line,
+				/* at the same PC: one pprof Location, a Line each */
+				.pid = s->cur ? proc__pid(s->cur) : 0,
+				.addr = look,
+				.map_start = e->sym.map_start,
+				.map_end = e->sym.map_end,
+				.map_offset = e->sym.map_offset,
+				.map_exec = (uint32_t)e->sym.is_exec,
 			};
 			int64_t id = profile__frame_id(s->prof, &pf);
 

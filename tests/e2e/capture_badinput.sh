@@ -92,7 +92,7 @@ fi
 # --help: exit 0, lists every option
 out=$("$SFPROF" --help 2>&1); rc=$?
 missing=
-for o in -e -F --cpu-event -d --min-wait --stack-size -o -f --stats -p --kernel --no-demangle --by-lock --per-thread --quiet; do
+for o in -e -F --cpu-event -d --interval --min-wait --stack-size -o -f --stats -p --kernel --no-demangle --by-lock --per-thread --quiet; do
 	printf '%s\n' "$out" | grep -q -- "$o" || missing="$missing $o"
 done
 if [ $rc -eq 0 ] && [ -z "$missing" ]; then echo "PASS capture_badinput_help_lists_options"

@@ -140,14 +140,36 @@ def check_svg_matches_folded(path, folded):
     return problems
 
 
-def pprof_raw(path):
-    """Run `go tool pprof -raw`; returns (samples [(value, [function
-    names leaf first])], text)."""
-    env = dict(os.environ, HOME=os.environ.get("HOME") or tempfile.gettempdir())
-    r = subprocess.run(["go", "tool", "pprof", "-raw", path], capture_output=True, text=True,
-                       timeout=300, env=env)
+def upprof():
+    """Path of upstream pprof (build/upprof), built offline from Debian's
+    golang-github-google-pprof-dev when missing; None if it cannot be."""
+    out = os.path.join(BUILD, "upprof")
+    if os.access(out, os.X_OK):
+        return out
+    src = "/usr/share/gocode/src/github.com/google/pprof"
+    if not shutil.which("go") or not os.path.isdir(src):
+        return None
+    env = dict(os.environ, GOPATH="/usr/share/gocode", GO111MODULE="off",
+               GOCACHE=os.path.join(BUILD, "go-cache"), GOFLAGS="")
+    r = subprocess.run(["go", "build", "-o", out, "github.com/google/pprof"], env=env,
+                       capture_output=True, text=True, timeout=600)
+    return out if r.returncode == 0 else None
+
+
+def pprof_env():
+    # no symbol server, no browser, no ~/pprof in the user's home
+    return dict(os.environ, HOME=os.environ.get("HOME") or tempfile.gettempdir(),
+                PPROF_TMPDIR=tempfile.gettempdir(), PPROF_TOOLS="")
+
+
+def pprof_raw(path, index=0, tool=None):
+    """Run `go tool pprof -raw` (or tool, e.g. upprof(), -raw); returns
+    (samples [(value number `index`, [function names leaf first])], text).
+    A location with no Line (unsymbolized) is named "0xADDR"."""
+    cmd = [tool, "-raw", path] if tool else ["go", "tool", "pprof", "-raw", path]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=pprof_env())
     if r.returncode != 0:
-        raise RuntimeError("go tool pprof -raw failed: " + r.stderr[-500:])
+        raise RuntimeError("pprof -raw failed: " + r.stderr[-500:])
     text = r.stdout
     locs, samples, section, cur = {}, [], None, None
     for line in text.splitlines():
@@ -161,16 +183,67 @@ def pprof_raw(path):
             section = "maps"
             continue
         if section == "samples":
-            m = re.match(r"^\s+(\d+): ([\d ]*?)\s*$", line)
+            m = re.match(r"^\s+(\d+(?:\s+\d+)*): ([\d ]*?)\s*$", line)
             if m:
-                samples.append((int(m.group(1)), [int(x) for x in m.group(2).split()]))
+                vals = [int(x) for x in m.group(1).split()]
+                samples.append((vals[index], [int(x) for x in m.group(2).split()]))
         elif section == "locs":
-            m = re.match(r"^\s+(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(.*) :\d+ s=\d+$", line)
+            # "NAME FILE:LINE s=START", FILE empty without source lines
+            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) (?:M=\d+ )?(.*?) \S*:\d+ s=\d+$", line)
             if m:
                 cur = int(m.group(1))
-                locs[cur] = m.group(2)
+                locs[cur] = m.group(3)
+            else:
+                m = re.match(r"^\s+(\d+): (0x[0-9a-f]+)(?: M=\d+)?\s*$", line)
+                if m:
+                    locs[int(m.group(1))] = m.group(2)
     out = [(v, [locs.get(i, "?%d" % i) for i in ids]) for v, ids in samples]
     return out, text
+
+
+def pprof_mappings(text):
+    """[(id, start, limit, offset, file, build_id)] from -raw output."""
+    out, on = [], False
+    for line in text.splitlines():
+        if line.startswith("Mappings"):
+            on = True
+            continue
+        m = on and re.match(r"^(\d+): 0x([0-9a-f]+)/0x([0-9a-f]+)/0x([0-9a-f]+) (\S*) ?(\S*)", line)
+        if m:
+            out.append((int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16),
+                        int(m.group(4), 16), m.group(5), m.group(6)))
+    return out
+
+
+def pprof_traces(path, tool, *args):
+    """`tool -traces` (sample_index=count type): [(value, {label: value},
+    [function names leaf first, inline frames left out])]."""
+    r = subprocess.run([tool, "-traces"] + list(args) + [path], capture_output=True,
+                       text=True, timeout=300, env=pprof_env())
+    if r.returncode != 0:
+        raise RuntimeError("pprof -traces failed: " + r.stderr[-500:])
+    out, cur = [], None
+    for line in r.stdout.splitlines():
+        if line.startswith("-----------+"):
+            cur = [0, {}, []]
+            out.append(cur)
+            continue
+        if cur is None or not line.strip():
+            continue
+        m = re.match(r"^\s*(\w+):\s+(.*)$", line)
+        if m and not cur[2] and not re.match(r"^\s*\d", line):
+            cur[1][m.group(1)] = m.group(2).strip()
+            continue
+        m = re.match(r"^\s*(\d+)(?:ns)?\s+(\S.*)$", line)  # (-unit=ns for times)
+        if m and not cur[2]:
+            cur[0] = int(m.group(1))
+            name = m.group(2).strip()
+        else:
+            name = line.strip()
+        if name.endswith("(inline)"):
+            continue
+        cur[2].append(name)
+    return [tuple(x) for x in out if x[2]], r.stderr
 
 
 def norm(name):

@@ -2,12 +2,19 @@
 # SPDX-License-Identifier: MIT
 """pprof output read by `go tool pprof -raw` (Debian's golang-go): it parses,
 and its total and its top functions (flat, by leaf) equal the folded output's
-for the same profile; for a futex profile the values are nanoseconds. The
-last test does the same for a live capture (record once, report twice)."""
+for the same profile; for a futex profile the values are waits, then
+nanoseconds. The live tests record once and report several times, and read
+the pprof files with upstream pprof (built offline from Debian's
+golang-github-google-pprof-dev): the mappings are the target's real
+executable mappings, main binary first; -symbolize=force names the same
+functions sfprof did, on a PIE and a non-PIE build; -tags lists pid, tid,
+thread (and lock for futex waits) and -tagfocus selects by them."""
 import os
+import re
 import subprocess
 import shutil
 import sys
+import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -24,7 +31,8 @@ def compare(name, folded_text, kind, scale):
     ls.write_profile(folded_text, "pprof", pb, kind=kind)
     ls.write_profile(folded_text, "folded", fo, kind=kind)
     folded = ls.parse_folded(open(fo).read())
-    samples, raw = ls.pprof_raw(pb)
+    # values: count, then the weight (cpu: samples, cpu ns; futex: waits, ns)
+    samples, raw = ls.pprof_raw(pb, 0 if kind == "cpu" else 1)
     want_total = sum(folded.values()) * scale
     got_total = sum(v for v, _ in samples)
     if got_total != want_total:
@@ -113,6 +121,190 @@ def test_pprof_from_sfprof_should_match_its_folded_output():
     if ls.top(fl, 10) != ls.top(pl, 10):
         return "FAIL %s: top differs: folded %s, pprof %s" % (name, ls.top(fl, 5), ls.top(pl, 5))
     return "PASS %s (%d samples)" % (name, sum(folded.values()))
+
+
+def rx_maps(pid):
+    """{(start, end, offset, path)} of pid's executable file mappings."""
+    out = set()
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and "x" in parts[1] and (parts[5].startswith("/") or
+                                                         parts[5] == "[vdso]"):
+                lo, hi = (int(x, 16) for x in parts[0].split("-"))
+                out.add((lo, hi, int(parts[2], 16), parts[5]))
+    return out
+
+
+def record_running(name, argv, event="cpu", secs=2):
+    """Start argv, read its maps, `sfprof record -p` it for secs. Returns
+    (capture path, pid, its executable mappings) or raises."""
+    wl = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        maps = rx_maps(wl.pid)
+        cap = os.path.join(TMP, name + ".cap")
+        # -F means something for cpu only (futex refuses it)
+        hz = ["-F", "299"] if event == "cpu" else []
+        r = subprocess.run([ls.SFPROF, "record", "-e", event] + hz + ["-d", str(secs),
+                            "-p", str(wl.pid), "-o", cap], capture_output=True, text=True,
+                           timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError("record exited %d: %s" % (r.returncode, r.stderr[-300:]))
+        return cap, wl.pid, maps
+    finally:
+        wl.kill()
+        wl.wait()
+
+
+def report(cap, out, *opts):
+    r = subprocess.run([ls.SFPROF, "report"] + list(opts) + ["-o", out, cap],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        raise RuntimeError("report %s exited %d: %s" % (out, r.returncode, r.stderr[-300:]))
+    return out
+
+
+def alias(name):
+    """libc exports one function under several names (pthread_mutex_lock,
+    __pthread_mutex_lock, __GI___pthread_mutex_lock at one address): sfprof
+    and pprof's addr2line may pick different ones."""
+    return re.sub(r"^(__GI_)?_*", "", name.split("@")[0])
+
+
+def check_by_the_spec(name, binary):
+    """None, or why upstream pprof disagrees with sfprof on binary's profile."""
+    up = ls.upprof()
+    cap, pid, maps = record_running(name, [binary, "8"])
+    pb = report(cap, os.path.join(TMP, name + ".pb.gz"))
+    # --no-inline: pprof -traces leaves inline frames out of its stacks
+    folded = ls.parse_folded(open(report(cap, os.path.join(TMP, name + ".folded"),
+                                         "--no-inline")).read())
+    per_thread = ls.parse_folded(open(report(cap, os.path.join(TMP, name + ".pt.folded"),
+                                             "--per-thread")).read())
+    total = sum(folded.values())
+    if total < 50:
+        return "only %d samples" % total
+    # -raw: the real executable mappings of the process, the binary first
+    _, raw = ls.pprof_raw(pb, 0, up)
+    mps = ls.pprof_mappings(raw)
+    if not mps or os.path.realpath(mps[0][4]) != os.path.realpath(binary):
+        return "mapping 1 is not %s: %s" % (binary, mps[:2])
+    for _id, lo, hi, off, path, bid in mps:
+        if (lo, hi, off, path) not in maps:
+            return "mapping %s 0x%x-0x%x @0x%x is none of the process's: %s" % (
+                path, lo, hi, off, sorted(maps))
+        if path.startswith("/") and not re.match(r"^[0-9a-f]{40}$", bid):
+            return "mapping %s has no build-id: %r" % (path, bid)
+    # -symbolize=force from the binaries by those ranges: sfprof's names
+    want = {}
+    for stack, c in folded.items():
+        key = tuple(alias(n) for n in reversed(stack[1:]))  # leaf first, no comm root
+        want[key] = want.get(key, 0) + c
+    unnamed = [k for k in want if any(re.search(r"\+0x[0-9a-f]+$", n) for n in k)]
+    unnamed_total = sum(want.pop(k) for k in unnamed)  # pprof may find a name
+    traces, err = ls.pprof_traces(pb, up, "-symbolize=force", "-sample_index=samples")
+    if "fail" in err.lower():
+        return "pprof -symbolize=force: %s" % err[-300:]
+    got = {}
+    for v, labels, names in traces:
+        key = tuple(alias(n) for n in names)
+        got[key] = got.get(key, 0) + v
+    if sum(got.values()) != total:
+        return "totals: folded %d, pprof %d" % (total, sum(got.values()))
+    bad = [(k, want[k], got.get(k, 0)) for k in want if got.get(k, 0) != want[k]]
+    if bad or sum(v for k, v in got.items() if k not in want) != unnamed_total:
+        extra = [(k, v) for k, v in got.items() if k not in want][:2]
+        return "forced symbols differ from sfprof's, e.g. (stack, sfprof, pprof) %s; " \
+               "pprof's own: %s" % (bad[:2], extra)
+    # labels: -tags lists them, -tagfocus selects one thread
+    r = subprocess.run([up, "-tags", pb], capture_output=True, text=True, env=ls.pprof_env())
+    for key in ("pid", "tid", "thread"):
+        if not re.search(r"^\s*%s: Total" % key, r.stdout, re.M):
+            return "-tags has no %s: %s" % (key, r.stdout[:300])
+    by_tid = {}
+    for stack, c in per_thread.items():
+        tid = stack[0].rsplit("/", 1)[1]
+        by_tid[tid] = by_tid.get(tid, 0) + c
+    tid, want_tid = max(by_tid.items(), key=lambda kv: kv[1])
+    traces, _ = ls.pprof_traces(pb, up, "-sample_index=samples", "-tagfocus=tid=" + tid)
+    got_tid = sum(v for v, _, _ in traces)
+    if got_tid != want_tid or any(lab.get("tid") != tid for _, lab, _ in traces):
+        return "-tagfocus=tid=%s: %d samples, --per-thread folded %d" % (tid, got_tid, want_tid)
+    # and Debian's go tool pprof reads it too
+    samples, _ = ls.pprof_raw(pb)
+    if sum(v for v, _ in samples) != total:
+        return "go tool pprof total %d, folded %d" % (sum(v for v, _ in samples), total)
+    return None
+
+
+def live_ready(name):
+    if not ls.upprof():
+        return "SKIP %s: upstream pprof unavailable (go or golang-github-google-pprof-dev " \
+               "missing; make deps installs them)" % name
+    ok, why = ls.pipeline_ready()
+    if not ok:
+        return "SKIP %s: %s" % (name, why)
+    return None
+
+
+def test_pprof_of_a_pie_should_satisfy_upstream_pprof():
+    name = "pprof_of_a_pie_should_satisfy_upstream_pprof"
+    skip = live_ready(name)
+    if skip:
+        return skip
+    why = check_by_the_spec("pie", os.path.join(ls.WL, "demo-sframe"))
+    return "FAIL %s: %s" % (name, why) if why else "PASS " + name
+
+
+def test_pprof_of_a_non_pie_should_satisfy_upstream_pprof():
+    name = "pprof_of_a_non_pie_should_satisfy_upstream_pprof"
+    skip = live_ready(name)
+    if skip:
+        return skip
+    binary = os.path.join(ls.WL, "demo-nopie")
+    if not os.access(binary, os.X_OK):
+        return "FAIL %s: %s not built (make workloads)" % (name, binary)
+    why = check_by_the_spec("nopie", binary)
+    return "FAIL %s: %s" % (name, why) if why else "PASS " + name
+
+
+def test_pprof_futex_should_label_locks_and_count_waits():
+    name = "pprof_futex_should_label_locks_and_count_waits"
+    skip = live_ready(name)
+    if skip:
+        return skip
+    up = ls.upprof()
+    cap, pid, _ = record_running("futex", [os.path.join(ls.WL, "mutex-sframe"), "10", "100"],
+                                 event="futex", secs=2)
+    pb = report(cap, os.path.join(TMP, "futex.pb.gz"), "-e", "futex")
+    locks = ls.parse_folded(open(report(cap, os.path.join(TMP, "futex.folded"), "-e", "futex",
+                                        "--by-lock")).read())
+    r = subprocess.run([up, "-tags", pb], capture_output=True, text=True, env=ls.pprof_env())
+    if not re.search(r"^\s*lock: Total", r.stdout, re.M):
+        return "FAIL %s: -tags has no lock: %s" % (name, r.stdout[:300])
+    # every lock root of --by-lock is a lock label, with the same wait
+    want = {}
+    for stack, us in locks.items():
+        want[stack[0][len("lock:"):]] = want.get(stack[0][len("lock:"):], 0) + us
+    top_lock = max(want.items(), key=lambda kv: kv[1])[0]
+    if top_lock != "lock":  # the workload's own static pthread mutex
+        return "FAIL %s: the most waited lock is %r, not the workload's 'lock'" % (name, top_lock)
+    traces, _ = ls.pprof_traces(pb, up, "-sample_index=wait", "-unit=ns",
+                                "-tagfocus=lock=^%s$" % re.escape(top_lock))
+    got_ns = sum(v for v, _, _ in traces)
+    nlines = sum(1 for s in locks if s[0] == "lock:" + top_lock)
+    if abs(got_ns / 1000.0 - want[top_lock]) > nlines:
+        return "FAIL %s: lock %s waited %d ns in pprof, %d us folded" % (
+            name, top_lock, got_ns, want[top_lock])
+    traces, _ = ls.pprof_traces(pb, up, "-sample_index=waits",
+                                "-tagfocus=lock=^%s$" % re.escape(top_lock))
+    waits = sum(v for v, _, _ in traces)
+    if not 5 <= waits <= 40:
+        return "FAIL %s: %d waits counted on %s (10 rounds of 100 ms)" % (name, waits, top_lock)
+    if any(not lab.get("lock_addr") for _, lab, _ in traces):
+        return "FAIL %s: a futex sample without lock_addr" % name
+    return "PASS %s (%d waits, %.1f ms)" % (name, waits, got_ns / 1e6)
 
 
 if __name__ == "__main__":

@@ -167,6 +167,31 @@ TEST(record_should_need_an_output_file)
 	CHECK_STR(o.output, "cap");
 }
 
+TEST(interval_should_take_seconds_and_need_an_output_template)
+{
+	struct sfprof_opts o;
+	char *ok[] = { "sfprof", "--interval", "60", "-o", "cpu-%p-%t.pb.gz", "-p", "5", NULL };
+	char *frac[] = { "sfprof", "--interval", "0.5", "-o", "x%%.folded", "-p", "5", NULL };
+	static char *bad[][8] = {
+		{ "sfprof", "--interval", "60", "-p", "5", NULL },		    /* stdout */
+		{ "sfprof", "--interval", "60", "-o", "-", "-p", "5", NULL },
+		{ "sfprof", "--interval", "0.4", "-o", "x", "-p", "5", NULL },	    /* too short */
+		{ "sfprof", "--interval", "abc", "-o", "x", "-p", "5", NULL },
+		{ "sfprof", "--interval", "60", "-o", "x-%d", "-p", "5", NULL },   /* unknown %d */
+	};
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, ok), 0);
+	CHECK_U64(o.interval_ns, 60000000000ull);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, frac), 0);
+	CHECK_U64(o.interval_ns, 500000000ull);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_MSG(parse(&o, SFPROF_CMD_LIVE, bad[i]) == -EINVAL, "case %zu accepted", i);
+		CHECK_MSG(!strncmp(err_buf, "sfprof: ", 8), "case %zu: %.80s", i, err_buf);
+	}
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, ok), -EINVAL); /* live runs only */
+	CHECK(strstr(err_buf, "live"));
+}
+
 TEST(report_should_take_one_file)
 {
 	struct sfprof_opts o;

@@ -341,6 +341,41 @@ TEST(offline_should_rebuild_a_process_from_recorded_mappings)
 	proc_cache__free(live);
 }
 
+TEST(evict_unused_should_free_only_the_binaries_no_process_maps)
+{
+	struct proc_cache *pc = new_cache(0);
+	struct proc_mapping_rec *recs = NULL;
+	struct dso_stats ds;
+	struct sym_result r;
+	size_t nr = 0, loads;
+	struct proc *p;
+
+	CHECK(pc);
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	CHECK_INT(proc__symbolize(p, (uintptr_t)&sfprof_test_target, &r), 0);
+	CHECK_INT(proc__snapshot_maps(p, &recs, &nr), 0);
+	free(recs);
+	/* all mapped: nothing goes */
+	CHECK_U64(proc_cache__evict_unused(pc), 0);
+	CHECK_INT(proc__symbolize(p, (uintptr_t)&sfprof_test_target, &r), 0);
+	CHECK_STR(r.name, "sfprof_test_target");
+	dso_cache__stats(proc_cache__dsos(pc), &ds);
+	loads = ds.loads;
+	CHECK(loads >= 2);
+	/* the process is gone: so are its binaries */
+	CHECK_INT(proc_cache__remove(pc, getpid()), 0);
+	CHECK_U64(proc_cache__evict_unused(pc), loads);
+	dso_cache__stats(proc_cache__dsos(pc), &ds);
+	CHECK_U64(ds.evicted, loads);
+	/* and they come back when needed */
+	p = proc_cache__get(pc, getpid());
+	CHECK(p);
+	CHECK_INT(proc__symbolize(p, (uintptr_t)&sfprof_test_target, &r), 0);
+	CHECK_STR(r.name, "sfprof_test_target");
+	proc_cache__free(pc);
+}
+
 struct problem_seen {
 	int n;
 	char what[64];

@@ -19,10 +19,21 @@ TEST_MAIN();
 
 #define MAXN 256
 
-struct dec_loc { uint64_t id, mapping, address, function; };
+struct dec_loc { uint64_t id, mapping, address, function, functions[4]; int nlines; };
 struct dec_func { uint64_t id, name; };
-struct dec_map { uint64_t id, start, limit, filename, build_id, has_functions; };
-struct dec_sample { uint64_t locs[64]; int nlocs; uint64_t value; int nvalues; };
+struct dec_map {
+	uint64_t id, start, limit, offset, filename, build_id;
+	uint64_t has_functions, has_filenames, has_line_numbers;
+};
+struct dec_label { uint64_t key, str, num; };
+struct dec_sample {
+	uint64_t locs[64];
+	int nlocs;
+	uint64_t value, values[4]; /* value: the first */
+	int nvalues;
+	struct dec_label labels[8];
+	int nlabels;
+};
 
 struct decoded {
 	char *strs[MAXN];
@@ -36,6 +47,7 @@ struct decoded {
 	struct dec_sample samples[MAXN];
 	int nsamples;
 	uint64_t st_type, st_unit, nsample_types, pt_type, pt_unit, period, duration, time_nanos;
+	uint64_t st_types[4], st_units[4]; /* st_type/st_unit: the first */
 	uint64_t default_type, comment;
 	int bad;
 };
@@ -104,7 +116,16 @@ static void loc_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
 	if (f == 1) l->id = v;
 	if (f == 2) l->mapping = v;
 	if (f == 3) l->address = v;
-	if (f == 4) fields(b, b + n, line_fn, &l->function);
+	if (f == 4) {
+		uint64_t fn = 0;
+
+		fields(b, b + n, line_fn, &fn);
+		if (!l->nlines)
+			l->function = fn;
+		if (l->nlines < 4)
+			l->functions[l->nlines] = fn;
+		l->nlines++;
+	}
 }
 
 static void func_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
@@ -124,9 +145,22 @@ static void map_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
 	if (f == 1) m->id = v;
 	if (f == 2) m->start = v;
 	if (f == 3) m->limit = v;
+	if (f == 4) m->offset = v;
 	if (f == 5) m->filename = v;
 	if (f == 6) m->build_id = v;
 	if (f == 7) m->has_functions = v;
+	if (f == 8) m->has_filenames = v;
+	if (f == 9) m->has_line_numbers = v;
+}
+
+static void label_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
+{
+	struct dec_label *l = c;
+
+	(void)b, (void)n;
+	if (f == 1) l->key = v;
+	if (f == 2) l->str = v;
+	if (f == 3) l->num = v;
 }
 
 static void sample_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
@@ -140,9 +174,17 @@ static void sample_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t 
 			s->nlocs++;
 	}
 	if (f == 2) {
-		while (b < end && !varint(&b, end, &s->value))
+		uint64_t x;
+
+		while (b < end && !varint(&b, end, &x)) {
+			if (s->nvalues < 4)
+				s->values[s->nvalues] = x;
 			s->nvalues++;
+		}
+		s->value = s->values[0];
 	}
+	if (f == 3 && s->nlabels < 8)
+		fields(b, b + n, label_fn, &s->labels[s->nlabels++]);
 }
 
 static void profile_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
@@ -153,7 +195,11 @@ static void profile_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t
 	switch (f) {
 	case 1:
 		fields(b, b + n, valuetype_fn, &t);
-		d->st_type = t.a, d->st_unit = t.b, d->nsample_types++;
+		if (!d->nsample_types)
+			d->st_type = t.a, d->st_unit = t.b;
+		if (d->nsample_types < 4)
+			d->st_types[d->nsample_types] = t.a, d->st_units[d->nsample_types] = t.b;
+		d->nsample_types++;
 		break;
 	case 2:
 		if (d->nsamples < MAXN)
@@ -260,39 +306,57 @@ TEST(pprof_cpu_should_have_sample_types_period_and_string_zero_empty)
 	CHECK_INT(decode(p, &d), 0);
 	CHECK(d.nstrs > 0);
 	CHECK_STR(d.strs[0], "");
-	CHECK_INT(d.nsample_types, 1);
-	CHECK_STR(str(&d, d.st_type), "samples");
-	CHECK_STR(str(&d, d.st_unit), "count");
+	/* count first, then the time, as Go's CPU profiles */
+	CHECK_INT(d.nsample_types, 2);
+	CHECK_STR(str(&d, d.st_types[0]), "samples");
+	CHECK_STR(str(&d, d.st_units[0]), "count");
+	CHECK_STR(str(&d, d.st_types[1]), "cpu");
+	CHECK_STR(str(&d, d.st_units[1]), "nanoseconds");
 	CHECK_STR(str(&d, d.pt_type), "cpu");
 	CHECK_STR(str(&d, d.pt_unit), "nanoseconds");
 	CHECK_U64(d.period, 1000000000ull / 99);
+	CHECK_INT(d.nsamples, 1);
+	CHECK_INT(d.samples[0].nvalues, 2);
+	CHECK_U64(d.samples[0].values[0], 3);
+	CHECK_U64(d.samples[0].values[1], 3 * (1000000000ull / 99));
 	CHECK_U64(d.duration, 5000000000ull);
 	CHECK_U64(d.time_nanos, 1700000000000000000ull);
-	CHECK_STR(str(&d, d.default_type), "samples");
+	CHECK_STR(str(&d, d.default_type), "cpu");
 	CHECK(strstr(str(&d, d.comment), "on-CPU samples of app at 99 Hz"));
 	release(&d);
 	profile__free(p);
 }
 
-TEST(pprof_futex_should_count_wait_nanoseconds)
+TEST(pprof_futex_should_count_waits_then_wait_nanoseconds)
 {
 	struct profile_meta m = { .kind = PROFILE_FUTEX };
 	struct profile *p = profile__new(&m);
 	struct profile_frame fr[] = { { .name = "pthread_mutex_lock", .dso = "/lib/libc.so.6" } };
+	uint32_t id;
 	struct decoded d;
 
 	profile__add(p, "lock:big", fr, 1, 1500);
 	profile__add(p, "lock:big", fr, 1, 2500);
+	/* an aggregated caller: 5 waits of 1 us in one call */
+	id = (uint32_t)profile__frame_id(p, &fr[0]);
+	CHECK_INT(profile__add_sample(p, "lock:big", NULL, &id, 1, 5, 5000), 0);
+	CHECK_U64(profile__nr_events(p), 7);
 	CHECK_INT(decode(p, &d), 0);
-	CHECK_STR(str(&d, d.st_type), "wait");
-	CHECK_STR(str(&d, d.st_unit), "nanoseconds");
+	CHECK_INT(d.nsample_types, 2);
+	CHECK_STR(str(&d, d.st_types[0]), "waits");
+	CHECK_STR(str(&d, d.st_units[0]), "count");
+	CHECK_STR(str(&d, d.st_types[1]), "wait");
+	CHECK_STR(str(&d, d.st_units[1]), "nanoseconds");
+	CHECK_STR(str(&d, d.default_type), "wait");
 	CHECK_INT(d.nsamples, 1);
-	CHECK_U64(d.samples[0].value, 4000);
+	CHECK_INT(d.samples[0].nvalues, 2);
+	CHECK_U64(d.samples[0].values[0], 7);
+	CHECK_U64(d.samples[0].values[1], 9000);
 	release(&d);
 	profile__free(p);
 }
 
-TEST(pprof_samples_should_list_locations_leaf_first_with_the_root_outermost)
+TEST(pprof_samples_without_labels_should_list_locations_leaf_first_with_the_root_outermost)
 {
 	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
 	struct profile *p = profile__new(&m);
@@ -311,11 +375,12 @@ TEST(pprof_samples_should_list_locations_leaf_first_with_the_root_outermost)
 	for (int i = 0; i < d.nsamples; i++) {
 		const struct dec_sample *s = &d.samples[i];
 
-		CHECK_INT(s->nvalues, 1);
+		CHECK_INT(s->nvalues, 2);
 		total += s->value;
 		if (s->value == 7) {
 			CHECK_INT(s->nlocs, 4);
-			CHECK_STR(loc_name(&d, s->locs[0]), "libz.so.1+0x10");
+			/* unsymbolized: no Line, for a symbolizer to fill in */
+			CHECK(loc(&d, s->locs[0]) && loc(&d, s->locs[0])->nlines == 0);
 			CHECK_STR(loc_name(&d, s->locs[1]), "work");
 			CHECK_STR(loc_name(&d, s->locs[2]), "main");
 			CHECK_STR(loc_name(&d, s->locs[3]), "app-1/2");
@@ -350,6 +415,7 @@ TEST(pprof_mappings_should_carry_build_ids_and_contain_their_locations)
 		const char *fn = str(&d, mp->filename);
 
 		CHECK(mp->has_functions);
+		CHECK(!mp->has_filenames && !mp->has_line_numbers);
 		if (!strcmp(fn, "/bin/app")) {
 			CHECK_STR(str(&d, mp->build_id), "abcd");
 			seen |= 1;
@@ -445,6 +511,247 @@ TEST(pprof_should_keep_huge_addresses_inside_their_mapping)
 				  (unsigned long long)d.maps[k].limit);
 		}
 	}
+	release(&d);
+	profile__free(p);
+}
+
+static const struct dec_map *map_of(const struct decoded *d, uint64_t id)
+{
+	for (int i = 0; i < d->nmaps; i++)
+		if (d->maps[i].id == id)
+			return &d->maps[i];
+	return NULL;
+}
+
+static const struct dec_label *label(const struct decoded *d, const struct dec_sample *s,
+				     const char *key)
+{
+	for (int i = 0; i < s->nlabels; i++)
+		if (!strcmp(str(d, s->labels[i].key), key))
+			return &s->labels[i];
+	return NULL;
+}
+
+/* Two processes of one PIE program at different bases, and libc. */
+static const struct profile_frame pie_frames[] = {
+	{ .name = "start_thread", .dso = "/lib/libc.so.6", .build_id = "c0", .rel_addr = 0x8a000,
+	  .pid = 100, .addr = 0x7f0000028000ull + 0x62000, .map_start = 0x7f0000028000ull,
+	  .map_end = 0x7f000017d000ull, .map_offset = 0x28000 },
+	{ .name = "main", .dso = "/bin/app", .build_id = "a1", .rel_addr = 0x1150, .pid = 100,
+	  .addr = 0x555555555150ull, .map_start = 0x555555555000ull, .map_end = 0x555555556000ull,
+	  .map_offset = 0x1000, .map_exec = 1 },
+	{ .dso = "/bin/app", .build_id = "a1", .rel_addr = 0x1200, .pid = 100,
+	  .addr = 0x555555555200ull, .map_start = 0x555555555000ull, .map_end = 0x555555556000ull,
+	  .map_offset = 0x1000, .map_exec = 1 },
+	{ .name = "main", .dso = "/bin/app", .build_id = "a1", .rel_addr = 0x1150, .pid = 200,
+	  .addr = 0x565555555150ull, .map_start = 0x565555555000ull, .map_end = 0x565555556000ull,
+	  .map_offset = 0x1000, .map_exec = 1 },
+};
+
+TEST(pprof_mappings_should_be_the_real_ranges_with_the_target_binary_first)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99, .target_pid = 200 };
+	struct profile *p = profile__new(&m);
+	struct decoded d;
+	int seen_app = 0;
+
+	/* libc is met first, and pid 100's app before the target's */
+	profile__add(p, NULL, &pie_frames[0], 3, 1);
+	profile__add(p, NULL, &pie_frames[3], 1, 1);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nmaps, 3);
+	CHECK_U64(d.maps[0].id, 1);
+	CHECK_STR(str(&d, d.maps[0].filename), "/bin/app");
+	CHECK_U64(d.maps[0].start, 0x565555555000ull);
+	for (int i = 0; i < d.nmaps; i++) {
+		const struct dec_map *mp = &d.maps[i];
+
+		if (!strcmp(str(&d, mp->filename), "/lib/libc.so.6")) {
+			CHECK_U64(mp->start, 0x7f0000028000ull);
+			CHECK_U64(mp->limit, 0x7f000017d000ull);
+			CHECK_U64(mp->offset, 0x28000);
+			CHECK_STR(str(&d, mp->build_id), "c0");
+			CHECK(mp->has_functions);
+		} else {
+			CHECK_STR(str(&d, mp->filename), "/bin/app");
+			CHECK_U64(mp->offset, 0x1000);
+			CHECK_U64(mp->limit - mp->start, 0x1000);
+			seen_app++;
+		}
+	}
+	CHECK_INT(seen_app, 2);
+	/* every location at its runtime address, inside its mapping */
+	for (int i = 0; i < d.nlocs; i++) {
+		const struct dec_loc *l = &d.locs[i];
+		const struct dec_map *mp = map_of(&d, l->mapping);
+
+		CHECK(mp);
+		if (!mp)
+			continue;
+		CHECK(l->address >= mp->start && l->address < mp->limit);
+		if (l->address == 0x555555555200ull) {
+			CHECK_INT(l->nlines, 0);
+			CHECK(!mp->has_functions); /* pid 100's app: one unnamed PC */
+		} else {
+			CHECK_INT(l->nlines, 1);
+		}
+	}
+	CHECK(loc(&d, 4) && loc(&d, 4)->address == 0x565555555150ull &&
+	      map_of(&d, loc(&d, 4)->mapping) == &d.maps[0]);
+	release(&d);
+	profile__free(p);
+}
+
+TEST(pprof_main_binary_should_be_the_first_targets_when_there_are_several)
+{
+	/* -p 100,200: no single target, the first one's executable first */
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99, .main_pid = 100 };
+	struct profile *p = profile__new(&m);
+	struct decoded d;
+
+	profile__add(p, NULL, &pie_frames[3], 1, 1); /* pid 200's app */
+	profile__add(p, NULL, &pie_frames[0], 2, 1); /* libc, pid 100's app */
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nmaps, 3);
+	CHECK_U64(d.maps[0].id, 1);
+	CHECK_STR(str(&d, d.maps[0].filename), "/bin/app");
+	CHECK_U64(d.maps[0].start, 0x555555555000ull);
+	release(&d);
+	profile__free(p);
+}
+
+TEST(pprof_samples_with_labels_should_carry_them_and_no_root_location)
+{
+	struct profile_meta m = { .kind = PROFILE_FUTEX };
+	struct profile *p = profile__new(&m);
+	struct profile_labels l1 = { .pid = 100, .tid = 101, .thread = "worker", .lock = "big_lock",
+				     .lock_addr = 0x555555558040ull };
+	struct profile_labels l2 = l1;
+	uint32_t ids[2];
+	struct decoded d;
+	char *folded = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ids[0] = (uint32_t)profile__frame_id(p, &pie_frames[1]);
+	ids[1] = (uint32_t)profile__frame_id(p, &pie_frames[0]);
+	l2.tid = 102;
+	CHECK_INT(profile__add_sample(p, "lock:big_lock", &l1, ids, 2, 1, 3000), 0);
+	CHECK_INT(profile__add_sample(p, "lock:big_lock", &l2, ids, 2, 2, 5000), 0);
+	CHECK_INT(profile__add_sample(p, "lock:big_lock", &l1, ids, 2, 1, 1000), 0);
+	CHECK_U64(profile__nr_stacks(p), 2);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nsamples, 2);
+	for (int i = 0; i < d.nsamples; i++) {
+		const struct dec_sample *s = &d.samples[i];
+		const struct dec_label *tid = label(&d, s, "tid");
+
+		CHECK_INT(s->nlocs, 2); /* no "lock:big_lock" location */
+		CHECK_STR(loc_name(&d, s->locs[0]), "start_thread");
+		CHECK(label(&d, s, "pid") && label(&d, s, "pid")->num == 100);
+		CHECK(label(&d, s, "thread") && !strcmp(str(&d, label(&d, s, "thread")->str), "worker"));
+		CHECK(label(&d, s, "lock") && !strcmp(str(&d, label(&d, s, "lock")->str), "big_lock"));
+		CHECK(label(&d, s, "lock_addr") && label(&d, s, "lock_addr")->num == 0x555555558040ull);
+		CHECK(tid);
+		if (tid && tid->num == 101) {
+			CHECK_U64(s->values[0], 2);
+			CHECK_U64(s->values[1], 4000);
+		} else {
+			CHECK(tid && tid->num == 102);
+			CHECK_U64(s->values[0], 2);
+			CHECK_U64(s->values[1], 5000);
+		}
+	}
+	/* folded keeps the root and merges the threads */
+	f = open_memstream(&folded, &len);
+	CHECK_INT(profile__write_folded(p, f), 0);
+	fclose(f);
+	CHECK_STR(folded, "lock:big_lock;main;start_thread 9\n");
+	free(folded);
+	release(&d);
+	profile__free(p);
+}
+
+static int write_bytes(const struct profile *p, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	err = profile__write_pprof(p, f);
+	fclose(f);
+	return err;
+}
+
+TEST(pprof_should_be_byte_identical_for_the_same_events)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99, .target_pid = 100 };
+	struct profile *a = profile__new(&m), *b = profile__new(&m);
+	struct profile_labels l = { .pid = 100, .tid = 100, .thread = "app" };
+	char *ba = NULL, *bb = NULL;
+	size_t la = 0, lb = 0;
+
+	for (int i = 0; i < 2; i++) {
+		struct profile *p = i ? b : a;
+		uint32_t ids[3];
+
+		for (int k = 0; k < 3; k++)
+			ids[k] = (uint32_t)profile__frame_id(p, &pie_frames[k]);
+		profile__add_sample(p, "app", &l, ids, 3, 4, 4);
+		profile__add_sample(p, "app", &l, ids, 2, 1, 1);
+	}
+	CHECK_INT(write_bytes(a, &ba, &la), 0);
+	CHECK_INT(write_bytes(b, &bb, &lb), 0);
+	CHECK(la == lb && la > 0 && !memcmp(ba, bb, la));
+	free(ba);
+	free(bb);
+	profile__free(a);
+	profile__free(b);
+}
+
+static const char *func_name(const struct decoded *d, uint64_t id)
+{
+	for (int i = 0; i < d->nfuncs; i++)
+		if (d->funcs[i].id == id)
+			return str(d, d->funcs[i].name);
+	return "<no function>";
+}
+
+TEST(pprof_inline_frames_at_one_pc_should_be_lines_of_one_location_innermost_first)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	/* outermost first: start_thread, then parse() with lex() inlined at
+	 * its PC (a frame of its own at the same address), then recursion
+	 * at one return address (same function twice: two locations) */
+	struct profile_frame fr[5] = { pie_frames[0], pie_frames[1], pie_frames[1], pie_frames[1],
+				       pie_frames[1] };
+	struct decoded d;
+
+	fr[1].name = "parse";
+	fr[2].name = "lex";
+	fr[3].name = "rec";
+	fr[3].addr += 0x40, fr[3].rel_addr += 0x40;
+	fr[4] = fr[3];
+	profile__add(p, NULL, fr, 5, 1);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nsamples, 1);
+	CHECK_INT(d.samples[0].nlocs, 4);
+	CHECK_STR(loc_name(&d, d.samples[0].locs[0]), "rec");
+	CHECK_STR(loc_name(&d, d.samples[0].locs[1]), "rec");
+	CHECK_U64(d.samples[0].locs[0], d.samples[0].locs[1]); /* one PC: one location */
+	{
+		const struct dec_loc *l = loc(&d, d.samples[0].locs[2]);
+
+		CHECK(l && l->nlines == 2);
+		if (l && l->nlines == 2) {
+			CHECK_STR(func_name(&d, l->functions[0]), "lex");   /* innermost */
+			CHECK_STR(func_name(&d, l->functions[1]), "parse"); /* its caller */
+			CHECK_U64(l->address, pie_frames[1].addr);
+		}
+	}
+	CHECK_STR(loc_name(&d, d.samples[0].locs[3]), "start_thread");
 	release(&d);
 	profile__free(p);
 }

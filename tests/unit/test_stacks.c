@@ -11,6 +11,7 @@
 
 #include "stacks.h"
 #include "testlib.h"
+#include "profile/profile_int.h" /* to see the profile's stacks and frames */
 
 static uint8_t evbuf[SFPROF_EVENT_HDR_SIZE + 16384] __attribute__((aligned(8)));
 
@@ -237,7 +238,55 @@ TEST(comm_root_should_end_at_its_nul_whatever_follows_and_keep_16_chars)
 		  "folded: %.400s", folded);
 	CHECK_MSG(strstr(folded, "\nabcdefghij;") != NULL, "folded: %.400s", folded);
 	CHECK_MSG(strstr(folded, "\nabcdefghijk;") != NULL, "folded: %.400s", folded);
-	CHECK_U64(profile__nr_events(x.prof), 4); /* distinct stacks handed over */
+	CHECK_U64(profile__nr_stacks(x.prof), 4); /* distinct stacks handed over */
+	CHECK_U64(profile__nr_events(x.prof), 5); /* with their sample counts */
+	fixture_free(&x);
+}
+
+TEST(cpu_samples_should_carry_thread_labels_counts_and_runtime_mappings)
+{
+	struct stacks_opts so = { .kind = PROFILE_CPU };
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+	const struct prof_stack *st;
+	const struct prof_frame *fr;
+	uint32_t tid = e->tid, nfr;
+	struct fixture x;
+	size_t nst;
+	int leaf_ok = 0;
+
+	CHECK_INT(fixture_new(&x, &so), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
+	e->tid = tid + 1; /* another thread, the same stack */
+	CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
+	CHECK_INT(stacks__flush(x.s), 0);
+	fold(x.prof);
+	CHECK_MSG(strchr(folded, '\n') == strrchr(folded, '\n') && strstr(folded, ";middle_frame 4\n"),
+		  "folded merges the threads: %.300s", folded);
+	st = prof__stacks(x.prof, &nst);
+	CHECK_U64(nst, 2);
+	for (size_t i = 0; i < nst; i++) {
+		CHECK(st[i].has_labels);
+		CHECK_U64(st[i].pid, e->pid);
+		CHECK_STR(prof__str(x.prof, st[i].thread), "test_stacks");
+		CHECK_U64(st[i].count, st[i].tid == tid ? 3 : 1);
+		CHECK(st[i].tid == tid || st[i].tid == tid + 1);
+	}
+	/* the leaf: its runtime PC in this binary's executable mapping */
+	fr = prof__frames(x.prof, &nfr);
+	for (uint32_t i = 0; i < nfr; i++) {
+		if (strstr(prof__str(x.prof, fr[i].dso), "/libc.so"))
+			CHECK_MSG(!fr[i].map_exec, "libc is a library: %s", prof__str(x.prof, fr[i].name));
+		if (strcmp(prof__str(x.prof, fr[i].name), "middle_frame"))
+			continue;
+		CHECK_U64(fr[i].addr, e->regs.ip);
+		CHECK_U64(fr[i].pid, e->pid);
+		CHECK(fr[i].map_start <= e->regs.ip && e->regs.ip < fr[i].map_end);
+		CHECK_U64(mapping_end(e->regs.ip), fr[i].map_end);
+		CHECK(fr[i].map_exec); /* a program, not a library */
+		leaf_ok = 1;
+	}
+	CHECK(leaf_ok);
 	fixture_free(&x);
 }
 
@@ -263,6 +312,31 @@ TEST(futex_wait_should_be_weighted_in_microseconds)
 
 	CHECK_INT(run(e, &so, &st), 0);
 	CHECK_MSG(strstr(folded, ";middle_frame 1500\n") != NULL, "folded: %.300s", folded);
+}
+
+static int test_lock_word; /* a global lock's futex word */
+
+TEST(futex_wait_should_carry_its_lock_as_a_label_without_by_lock)
+{
+	struct stacks_opts so = { .kind = PROFILE_FUTEX };
+	struct sfprof_event *e = middle_frame(SFPROF_EV_FUTEX, 2000);
+	const struct prof_stack *st;
+	struct fixture x;
+	size_t nst;
+
+	e->futex_addr = (uint64_t)(uintptr_t)&test_lock_word;
+	CHECK_INT(fixture_new(&x, &so), 0);
+	CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
+	fold(x.prof);
+	CHECK_MSG(strncmp(folded, "test_stacks;", 12) == 0, "root stays the comm: %.200s", folded);
+	st = prof__stacks(x.prof, &nst);
+	CHECK_U64(nst, 1);
+	CHECK_STR(prof__str(x.prof, st[0].lock), "test_lock_word");
+	CHECK_U64(st[0].lock_addr, e->futex_addr);
+	CHECK_U64(st[0].tid, e->tid);
+	CHECK_U64(st[0].count, 1);
+	CHECK_U64(st[0].weight, 2000);
+	fixture_free(&x);
 }
 
 TEST(events_of_the_other_kind_should_be_skipped_and_counted)

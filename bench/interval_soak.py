@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Memory in continuous mode: sfprof --interval 60 at 99 Hz on one process
+that dlopen()s a new library every second (a copy of libswapa.so with its
+own build-id, so every one is a new binary), runs in it for a fifth of the
+second (the machine is shared), and dlclose()s it, for MINUTES (default 60). Prints sfprof's RSS
+(VmRSS) every minute, then the profiles written and the binaries loaded
+and evicted: a flat curve means neither the profiles nor the binary cache
+grow with the run's length.
+  Usage: bench/interval_soak.py [MINUTES]
+"""
+import ctypes
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
+SFPROF = os.path.join(BUILD, "sfprof")
+LIB = os.path.join(BUILD, "workloads", "libswapa.so")
+
+
+def build_id_offset(image):
+    """File offset of the GNU build-id's bytes (ELF64 little-endian)."""
+    shoff, = struct.unpack_from("<Q", image, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", image, 0x3a)
+    for i in range(shnum):
+        _, typ, _, _, off, size = struct.unpack_from("<IIQQQQ", image, shoff + i * shentsize)
+        if typ != 7:  # SHT_NOTE
+            continue
+        p = off
+        while p < off + size:
+            namesz, descsz, ntype = struct.unpack_from("<III", image, p)
+            name_end = p + 12 + ((namesz + 3) & ~3)
+            if ntype == 3 and image[p + 12:p + 15] == b"GNU":  # NT_GNU_BUILD_ID
+                return name_end
+            p = name_end + ((descsz + 3) & ~3)
+    raise RuntimeError("no build-id in " + LIB)
+
+
+def target(secs, tmp):
+    """The profiled process: a new library every second."""
+    image = bytearray(open(LIB, "rb").read())
+    at = build_id_offset(image)
+    now = ctypes.CFUNCTYPE(ctypes.c_double)(time.monotonic)
+    end, i = time.monotonic() + secs, 0
+    while time.monotonic() < end:
+        i += 1
+        image[at:at + 8] = struct.pack("<Q", i)
+        path = os.path.join(tmp, "libsoak%d.so" % i)
+        open(path, "wb").write(image)
+        lib = ctypes.CDLL(path)
+        lib.swap_a_work.argtypes = [ctypes.c_double, ctypes.CFUNCTYPE(ctypes.c_double)]
+        lib.swap_a_work(0.2, now)
+        ctypes.CDLL("libc.so.6").dlclose(ctypes.c_void_p(lib._handle))
+        os.unlink(path)
+        time.sleep(0.8)
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--target":
+        target(float(sys.argv[2]), sys.argv[3])
+        return
+    mins = float(sys.argv[1]) if len(sys.argv) > 1 else 60
+    secs = mins * 60
+    tmp = tempfile.mkdtemp(prefix="sfprof-soak-")
+    try:
+        t = subprocess.Popen([sys.executable, __file__, "--target", str(secs + 5), tmp])
+        time.sleep(0.5)
+        s = subprocess.Popen([SFPROF, "--interval", "60", "-F", "99", "-d", str(secs),
+                              "--quiet", "--stats", "-p", str(t.pid), "-o",
+                              os.path.join(tmp, "cpu-%t.pb.gz")], stderr=subprocess.PIPE,
+                             text=True)
+        t0 = time.monotonic()
+        print("| minute | sfprof RSS MiB |")
+        print("|---|---|")
+        while s.poll() is None:
+            try:
+                print("| %.0f | %.1f |" % ((time.monotonic() - t0) / 60, rss_kib(s.pid) / 1024.0))
+                sys.stdout.flush()
+            except OSError:
+                break
+            time.sleep(60)
+        _, err = s.communicate()
+        t.kill()
+        t.wait()
+        profs = [f for f in os.listdir(tmp) if f.endswith(".pb.gz")]
+        print("    profiles written: %d" % len(profs))
+        for line in err.splitlines():
+            if line.split(":")[0] in ("intervals_written", "events_cpu", "dso_loads",
+                                      "dso_evicted", "procs", "changes_mappings"):
+                print("    " + line)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
