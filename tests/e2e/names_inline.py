@@ -29,13 +29,16 @@ def run(argv):
 
 def pprof_raw(path):
     """-> (samples [(count, [loc ids] leaf first)], {loc: (addr, mapping,
-    name)}, {mapping: (start, offset, file)})"""
+    [names] innermost first)}, {mapping: (start, offset, file)}).
+    By profile.proto a location's inline levels are several Lines of one
+    Location; pprof -raw prints the first after the address and each
+    further one on a continuation line."""
     env = dict(os.environ, HOME=tempfile.gettempdir())
     r = subprocess.run(["go", "tool", "pprof", "-raw", path], capture_output=True,
                        text=True, timeout=300, env=env)
     if r.returncode != 0:
         raise RuntimeError("go tool pprof -raw: " + r.stderr[-300:])
-    samples, locs, maps, sec = [], {}, {}, None
+    samples, locs, maps, sec, cur = [], {}, {}, None, None
     for line in r.stdout.splitlines():
         if line.startswith("Samples:"):
             sec = "s"
@@ -44,14 +47,18 @@ def pprof_raw(path):
         elif line.startswith("Mappings"):
             sec = "m"
         elif sec == "s":
-            m = re.match(r"^\s+(\d+): ([\d ]*?)\s*$", line)
+            m = re.match(r"^\s+(\d+)(?:\s+\d+)*: ([\d ]*?)\s*$", line)
             if m:
                 samples.append((int(m.group(1)), [int(x) for x in m.group(2).split()]))
         elif sec == "l":
-            m = re.match(r"^\s+(\d+): 0x([0-9a-f]+) (?:M=(\d+) )?(.*) :\d+ s=\d+$", line)
+            m = re.match(r"^\s+(\d+): 0x([0-9a-f]+) (?:M=(\d+) )?(.*?) \S*:\d+ s=\d+$",
+                         line)
+            c = re.match(r"^\s+(\S.*?) \S*:\d+ s=\d+$", line)
             if m:
-                locs[int(m.group(1))] = (int(m.group(2), 16), int(m.group(3) or 0),
-                                         m.group(4))
+                cur = int(m.group(1))
+                locs[cur] = (int(m.group(2), 16), int(m.group(3) or 0), [m.group(4)])
+            elif c and cur is not None:
+                locs[cur][2].append(c.group(1))
         elif sec == "m":
             m = re.match(r"^(\d+): 0x([0-9a-f]+)/0x[0-9a-f]+/0x([0-9a-f]+) (\S+)", line)
             if m:
@@ -109,17 +116,11 @@ def main():
         wl_map = [m for m, v in maps.items() if os.path.basename(v[2]) == "inlined-ehframe"]
         got = {}
         for _, ids in samples:
-            i = 0
-            while i < len(ids):
-                addr, m, _ = locs[ids[i]]
-                j = i
-                while j < len(ids) and locs[ids[j]][:2] == (addr, m):
-                    j += 1
+            for k in ids:
+                addr, m, names = locs[k]
                 if m in wl_map:
                     start, off, _ = maps[m]
-                    rel = addr - start + off
-                    got[rel] = [locs[k][2] for k in ids[i:j]]
-                i = j
+                    got[addr - start + off] = names
         want = addr2line(wl, sorted(got))
         bad, levels = [], 0
         for a, names in sorted(got.items()):
