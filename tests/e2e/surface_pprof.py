@@ -197,11 +197,17 @@ def check_by_the_spec(name, binary):
         if path.startswith("/") and not re.match(r"^[0-9a-f]{40}$", bid):
             return "mapping %s has no build-id: %r" % (path, bid)
     # -symbolize=force from the binaries by those ranges: sfprof's names
-    want = {}
+    # A sample in a PLT stub is "f@plt" to sfprof (and perf), while
+    # pprof's nm lookup can only name it after the symbol before .plt
+    # (_init): such stacks are compared by total, like unnamed ones.
+    want, plt = {}, set()
     for stack, c in folded.items():
         key = tuple(alias(n) for n in reversed(stack[1:]))  # leaf first, no comm root
         want[key] = want.get(key, 0) + c
-    unnamed = [k for k in want if any(re.search(r"\+0x[0-9a-f]+$", n) for n in k)]
+        if any(n.endswith("@plt") for n in stack):
+            plt.add(key)
+    unnamed = [k for k in want if k in plt or
+               any(re.search(r"\+0x[0-9a-f]+$", n) for n in k)]
     unnamed_total = sum(want.pop(k) for k in unnamed)  # pprof may find a name
     traces, err = ls.pprof_traces(pb, up, "-symbolize=force", "-sample_index=samples")
     if "fail" in err.lower():
