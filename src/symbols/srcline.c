@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarfimage.h"
 #include "elfread.h"
 #include "symbolize.h"
 #include "util.h"
@@ -42,6 +43,7 @@ struct srcline {
 	char *debug_root;
 	int opened;
 	struct elfread *dbg; /* separate debug file, when the DWARF is there */
+	struct dwarf_image *img; /* its sections inflated, when compressed */
 	Dwarf *dw;
 	struct sl_entry *tab;
 	size_t nr, cap; /* cap: a power of two (0 before the first insert) */
@@ -87,6 +89,7 @@ void srcline__free(struct srcline *s)
 	free(s->paths.v);
 	if (s->dw)
 		dwarf_end(s->dw);
+	dwarf_image__free(s->img);
 	elfread__free(s->dbg);
 	free(s->path);
 	free(s->debug_root);
@@ -106,6 +109,23 @@ static int has_debug_info(const struct elfread *e)
 	       sec.type != SHT_NOBITS /* stripped into a debug file */;
 }
 
+/* A Dwarf of elf: from an inflated image of its debug sections when they
+ * are compressed, else (or when the image cannot be made) from elf as it
+ * is, which libdw inflates itself. */
+static Dwarf *dwarf_of(struct srcline *s, Elf *elf)
+{
+	Dwarf *dw;
+
+	if (!dwarf_image__open(elf, &s->img)) {
+		dw = dwarf_begin_elf(dwarf_image__elf(s->img), DWARF_C_READ, NULL);
+		if (dw)
+			return dw;
+		dwarf_image__free(s->img);
+		s->img = NULL;
+	}
+	return dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+}
+
 /* The binary's own DWARF, else its debug file's. */
 static void srcline__open(struct srcline *s)
 {
@@ -114,7 +134,7 @@ static void srcline__open(struct srcline *s)
 
 	s->opened = 1;
 	if (has_debug_info(s->e)) {
-		s->dw = dwarf_begin_elf(elfread__libelf(s->e), DWARF_C_READ, NULL);
+		s->dw = dwarf_of(s, elfread__libelf(s->e));
 		if (s->dw)
 			return;
 	}
@@ -125,7 +145,7 @@ static void srcline__open(struct srcline *s)
 	s->dbg = elfread__open(dbg);
 	if (!s->dbg || !has_debug_info(s->dbg))
 		return;
-	s->dw = dwarf_begin_elf(elfread__libelf(s->dbg), DWARF_C_READ, NULL);
+	s->dw = dwarf_of(s, elfread__libelf(s->dbg));
 }
 
 static size_t ptr_hash(const void *p)

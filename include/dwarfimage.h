@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An uncompressed in-memory copy of the DWARF sections that source lines
+ * and inline frames need, for libdw to read instead of the file.
+ *
+ * Why: libdw 0.188's dwarf_begin_elf() inflates every compressed debug
+ * section with zlib when the Dwarf is made. libc6-dbg's debug file holds
+ * 10 MB of them; that cost about 60 ms of every report with a libc frame
+ * (BENCHMARKS.md, srcline). Here only the sections that dwarf_addrdie,
+ * dwarf_getscopes and the line table read are kept (not .debug_loclists,
+ * .debug_loc, .debug_macro, .debug_frame or the pubnames), and they are
+ * inflated with libdeflate, 2.5x faster than zlib on this data.
+ *
+ * dwarf_image__open() declines (-ENOTSUP) whatever it does not handle
+ * exactly, so the caller gives the ELF to libdw as before: nothing to
+ * gain (no kept section is compressed), a 32-bit or big-endian ELF, a
+ * relocatable object (libdw applies relocations to those), another
+ * compression than zlib, GNU .zdebug_ sections, or a dwz alt link.
+ *
+ * Every length in the ELF is checked: a compression header must fit its
+ * section, the inflated size must be what the header says and at most
+ * DWARF_IMAGE_MAX bytes in all; a bad stream is -EINVAL.
+ *
+ * Ownership: the image owns its memory and its Elf handle; the Elf lives
+ * until dwarf_image__free(), which must come after dwarf_end() of any
+ * Dwarf made from it. The source Elf is only read during the call.
+ */
+#ifndef SFPROF_DWARFIMAGE_H
+#define SFPROF_DWARFIMAGE_H
+
+#include <libelf.h>
+#include <stddef.h>
+
+#define DWARF_IMAGE_MAX (1ull << 31) /* bytes of sections, inflated */
+
+struct dwarf_image;
+
+/* 0 and *out; -ENOTSUP (use src as it is), -EINVAL, -ENOMEM. */
+int dwarf_image__open(Elf *src, struct dwarf_image **out);
+Elf *dwarf_image__elf(const struct dwarf_image *img);
+size_t dwarf_image__size(const struct dwarf_image *img); /* bytes mapped */
+void dwarf_image__free(struct dwarf_image *img);	 /* NULL is a no-op */
+
+#endif
