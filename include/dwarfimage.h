@@ -21,6 +21,16 @@
  * section, the inflated size must be what the header says and at most
  * DWARF_IMAGE_MAX bytes in all; a bad stream is -EINVAL.
  *
+ * A cache keeps images between runs (dwarf_image__open_cached), since
+ * inflating libc's is still ~20 ms: DIR/xx/yyyy/dwarf-LEN-vN, by the
+ * build-id and length of the file the sections were read from, like the
+ * build-id cache (directories 0700, files 0600, written to a temporary
+ * name and renamed, nothing followed through a symlink). An entry is used
+ * only when it is a regular file owned by this user, writable by no one
+ * else, and an ELF whose sections libdw takes as before; anything else is
+ * rebuilt from the source. DIR: $SFPROF_DWARF_CACHE ("" turns the cache
+ * off), else $XDG_CACHE_HOME/sfprof/dwarf, else $HOME/.cache/sfprof/dwarf.
+ *
  * Ownership: the image owns its memory and its Elf handle; the Elf lives
  * until dwarf_image__free(), which must come after dwarf_end() of any
  * Dwarf made from it. The source Elf is only read during the call.
@@ -30,6 +40,7 @@
 
 #include <libelf.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define DWARF_IMAGE_MAX (1ull << 31) /* bytes of sections, inflated */
 
@@ -37,6 +48,27 @@ struct dwarf_image;
 
 /* 0 and *out; -ENOTSUP (use src as it is), -EINVAL, -ENOMEM. */
 int dwarf_image__open(Elf *src, struct dwarf_image **out);
+/* Which file an image is of: its build-id and its length in bytes. */
+struct dwarf_image_key {
+	const uint8_t *id;
+	size_t id_len;
+	uint64_t file_len;
+};
+
+/* The default cache directory into buf: 0, -ENOENT (no cache: none of
+ * the variables set, or $SFPROF_DWARF_CACHE empty), -ENAMETOOLONG. */
+int dwarf_image__cache_dir(char *buf, size_t size);
+
+/*
+ * As dwarf_image__open, through the cache at dir (NULL: none): the
+ * stored image when there is a good one, else one made from src and
+ * stored (a failure to store only costs the next run its time).
+ */
+int dwarf_image__open_cached(Elf *src, const char *dir,
+			     const struct dwarf_image_key *key,
+			     struct dwarf_image **out);
+/* 1 when img was read from the cache, else 0. */
+int dwarf_image__from_cache(const struct dwarf_image *img);
 Elf *dwarf_image__elf(const struct dwarf_image *img);
 size_t dwarf_image__size(const struct dwarf_image *img); /* bytes mapped */
 void dwarf_image__free(struct dwarf_image *img);	 /* NULL is a no-op */

@@ -545,6 +545,8 @@ int dso__srcline(struct dso *d, uint64_t vaddr,
 	srcline__stats(d->srcline, &after);
 	c->st.srcline_lookups++;
 	c->st.srcline_resolved += after.resolved - before.resolved;
+	c->st.srcline_images += after.images - before.images;
+	c->st.srcline_images_cached += after.images_cached - before.images_cached;
 	if (!err)
 		c->st.srcline_found++;
 	return err;
@@ -581,4 +583,8 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 		(unsigned long long)st->srcline_resolved);
 	fprintf(f, "dso_srcline_found: %llu\n",
 		(unsigned long long)st->srcline_found);
+	fprintf(f, "dso_srcline_images: %llu\n",
+		(unsigned long long)st->srcline_images);
+	fprintf(f, "dso_srcline_images_cached: %llu\n",
+		(unsigned long long)st->srcline_images_cached);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* An uncompressed copy of the DWARF sections libdw needs. See include/dwarfimage.h. */
-#include "dwarfimage.h"
+#include "dwarfimage_int.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -10,12 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-
-struct dwarf_image {
-	void *map;
-	size_t size;
-	Elf *elf;
-};
 
 /* At most this many sections are kept (the DWARF 5 set is 14). */
 #define MAX_KEPT 32
@@ -253,6 +247,11 @@ err:
 Elf *dwarf_image__elf(const struct dwarf_image *img)
 {
 	return img->elf;
+}
+
+int dwarf_image__from_cache(const struct dwarf_image *img)
+{
+	return img->from_cache;
 }
 
 size_t dwarf_image__size(const struct dwarf_image *img)
