@@ -127,7 +127,8 @@ static int inflate_into(const struct kept *k, void *dst)
 	size_t got = 0;
 
 	if (!k->compressed) {
-		memcpy(dst, k->src, k->src_len);
+		if (k->src_len) /* (an empty section has no data at all) */
+			memcpy(dst, k->src, k->src_len);
 		return 0;
 	}
 	d = libdeflate_alloc_decompressor();
