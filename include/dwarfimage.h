@@ -28,7 +28,9 @@
  * name and renamed, nothing followed through a symlink). An entry is used
  * only when it is a regular file owned by this user, writable by no one
  * else, and an ELF whose sections libdw takes as before; anything else is
- * rebuilt from the source. DIR: $SFPROF_DWARF_CACHE ("" turns the cache
+ * rebuilt from the source. The cache holds at most
+ * $SFPROF_DWARF_CACHE_MB MiB (default 512): each store drops the least
+ * recently used images beyond it (an entry's mtime is its last use). DIR: $SFPROF_DWARF_CACHE ("" turns the cache
  * off), else $XDG_CACHE_HOME/sfprof/dwarf, else $HOME/.cache/sfprof/dwarf.
  *
  * Ownership: the image owns its memory and its Elf handle; the Elf lives
@@ -67,6 +69,13 @@ int dwarf_image__cache_dir(char *buf, size_t size);
 int dwarf_image__open_cached(Elf *src, const char *dir,
 			     const struct dwarf_image_key *key,
 			     struct dwarf_image **out);
+#define DWARF_CACHE_MAX_DEFAULT (512ull << 20)
+/*
+ * Removes the least recently used images below dir until the rest take at
+ * most max_bytes of disk; *removed (may be NULL) counts them. 0 or -errno
+ * (dir not openable). Temporary files of a store under way are left alone.
+ */
+int dwarf_image__cache_trim(const char *dir, uint64_t max_bytes, unsigned *removed);
 /* 1 when img was read from the cache, else 0. */
 int dwarf_image__from_cache(const struct dwarf_image *img);
 Elf *dwarf_image__elf(const struct dwarf_image *img);

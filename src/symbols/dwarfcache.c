@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,6 +129,8 @@ static int load(const char *dir, const struct dwarf_image_key *key, Elf *src,
 	}
 	img->size = (size_t)st.st_size;
 	img->map = mmap(NULL, img->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* its mtime is its last use: dwarf_image__cache_trim drops the oldest */
+	futimens(fd, NULL);
 	close(fd);
 	if (img->map == MAP_FAILED) {
 		free(img);
@@ -188,6 +191,131 @@ static int store(const char *dir, const struct dwarf_image_key *key,
 	return err;
 }
 
+/* One stored image, for dwarf_image__cache_trim. */
+struct entry {
+	char path[2 + 1 + 2 * ELFREAD_BUILD_ID_MAX + 1 + 64];
+	int64_t mtime;
+	uint64_t size;
+};
+
+static int older(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+}
+
+/* The images below base/sub (xx/yyyy levels) appended to *v. */
+static int list_level(int base, const char *sub, int depth, struct entry **v, size_t *n,
+		      size_t *cap)
+{
+	DIR *d;
+	struct dirent *de;
+	int fd = openat(base, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat ds;
+
+	/* only directories no one else can change: their entries cannot be
+	 * swapped under the unlinks below */
+	if (fd >= 0 && (fstat(fd, &ds) || ds.st_uid != geteuid() || (ds.st_mode & 022))) {
+		close(fd);
+		return 0;
+	}
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		char path[sizeof((*v)->path)];
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue; /* ., .. and another run's temporary file */
+		if (depth == 0 ? snprintf(path, sizeof(path), "%s", de->d_name) >= (int)sizeof(path)
+			       : snprintf(path, sizeof(path), "%s/%s", sub, de->d_name) >=
+					 (int)sizeof(path))
+			continue;
+		if (depth < 2) {
+			list_level(base, path, depth + 1, v, n, cap);
+			continue;
+		}
+		if (strncmp(de->d_name, "dwarf-", 6) ||
+		    fstatat(base, path, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (*n == *cap) {
+			size_t c = *cap ? 2 * *cap : 64;
+			struct entry *nv = realloc(*v, c * sizeof(**v));
+
+			if (!nv)
+				break;
+			*v = nv;
+			*cap = c;
+		}
+		snprintf((*v)[*n].path, sizeof((*v)[*n].path), "%s", path);
+		(*v)[*n].mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		(*v)[*n].size = (uint64_t)st.st_blocks * 512;
+		(*n)++;
+	}
+	closedir(d);
+	return 0;
+}
+
+int dwarf_image__cache_trim(const char *dir, uint64_t max_bytes, unsigned *removed)
+{
+	struct entry *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	int base;
+
+	if (removed)
+		*removed = 0;
+	base = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (base < 0)
+		return -errno;
+	list_level(base, ".", 0, &v, &n, &cap);
+	for (size_t i = 0; i < n; i++)
+		total += v[i].size;
+	if (total > max_bytes) {
+		qsort(v, n, sizeof(*v), older);
+		for (size_t i = 0; i < n && total > max_bytes; i++) {
+			if (unlinkat(base, v[i].path, 0) != 0)
+				continue;
+			total -= v[i].size;
+			if (removed)
+				(*removed)++;
+			/* and its directories, when that left them empty */
+			char *slash = strrchr(v[i].path, '/');
+
+			if (slash) {
+				*slash = 0;
+				if (!unlinkat(base, v[i].path, AT_REMOVEDIR) &&
+				    (slash = strrchr(v[i].path, '/'))) {
+					*slash = 0;
+					unlinkat(base, v[i].path, AT_REMOVEDIR);
+				}
+			}
+		}
+	}
+	free(v);
+	close(base);
+	return 0;
+}
+
+static uint64_t cache_max(void)
+{
+	const char *s = getenv("SFPROF_DWARF_CACHE_MB");
+	char *end;
+	unsigned long long mb;
+
+	if (!s || !*s)
+		return DWARF_CACHE_MAX_DEFAULT;
+	errno = 0;
+	mb = strtoull(s, &end, 10);
+	if (errno || *end || mb > (1ull << 40))
+		return DWARF_CACHE_MAX_DEFAULT;
+	return mb << 20;
+}
+
 int dwarf_image__open_cached(Elf *src, const char *dir,
 			     const struct dwarf_image_key *key,
 			     struct dwarf_image **out)
@@ -198,7 +326,7 @@ int dwarf_image__open_cached(Elf *src, const char *dir,
 	if (dir && key && !load(dir, key, src, out))
 		return 0;
 	err = dwarf_image__open(src, out);
-	if (!err && dir && key)
-		store(dir, key, *out);
+	if (!err && dir && key && !store(dir, key, *out))
+		dwarf_image__cache_trim(dir, cache_max(), NULL);
 	return err;
 }

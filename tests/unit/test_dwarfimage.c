@@ -289,6 +289,70 @@ TEST(dwarfimage_cache_should_give_back_the_same_image_and_refuse_a_foreign_file)
 	elfread__free(e);
 }
 
+TEST(dwarfimage_cache_trim_should_drop_the_least_recently_used_images_first)
+{
+	uint8_t id1[] = { 0x11, 0x22, 0x01 }, id2[] = { 0x11, 0x33, 0x02 }, id3[] = { 0x44, 0x55, 0x03 };
+	struct dwarf_image_key k1 = { .id = id1, .id_len = 3, .file_len = 1 },
+			       k2 = { .id = id2, .id_len = 3, .file_len = 2 },
+			       k3 = { .id = id3, .id_len = 3, .file_len = 3 };
+	struct dwarf_image *a = NULL, *b = NULL, *c = NULL;
+	char cache[512], e1[700], e2[700], e3[700];
+	struct timespec old[2] = { { .tv_sec = 1000 }, { .tv_sec = 1000 } };
+	struct elfread *e;
+	struct stat st;
+	unsigned removed = 99;
+	uint64_t one;
+
+	NEED_FIXTURES();
+	snprintf(cache, sizeof(cache), "%s/trim/dwarf", dir);
+	snprintf(e1, sizeof(e1), "%s/11/2201/dwarf-1-v1", cache);
+	snprintf(e2, sizeof(e2), "%s/11/3302/dwarf-2-v1", cache);
+	snprintf(e3, sizeof(e3), "%s/44/5503/dwarf-3-v1", cache);
+	e = open_in_dir("progz");
+	CHECK(e != NULL);
+	/* a roomy limit (the default) keeps all three */
+	CHECK_INT(dwarf_image__open_cached(elfread__libelf(e), cache, &k1, &a), 0);
+	CHECK_INT(dwarf_image__open_cached(elfread__libelf(e), cache, &k2, &b), 0);
+	CHECK_INT(dwarf_image__open_cached(elfread__libelf(e), cache, &k3, &c), 0);
+	CHECK_INT(stat(e1, &st), 0);
+	one = (uint64_t)st.st_blocks * 512;
+	CHECK_INT(stat(e2, &st) | stat(e3, &st), 0);
+	dwarf_image__free(a);
+	dwarf_image__free(b);
+	dwarf_image__free(c);
+	/* entry 2 unused for longest, then 1; loading 1 marks it used now */
+	CHECK_INT(utimensat(AT_FDCWD, e1, old, 0), 0);
+	old[0].tv_sec = old[1].tv_sec = 500;
+	CHECK_INT(utimensat(AT_FDCWD, e2, old, 0), 0);
+	a = NULL;
+	CHECK_INT(dwarf_image__open_cached(elfread__libelf(e), cache, &k1, &a), 0);
+	CHECK_INT(dwarf_image__from_cache(a), 1);
+	dwarf_image__free(a);
+	/* room for two: the least recently used (2) goes, with its directory */
+	CHECK_INT(dwarf_image__cache_trim(cache, 2 * one, &removed), 0);
+	CHECK_INT(removed, 1);
+	CHECK(stat(e2, &st) != 0);
+	CHECK_INT(stat(e1, &st) | stat(e3, &st), 0);
+	snprintf(e2, sizeof(e2), "%s/11/3302", cache);
+	CHECK(stat(e2, &st) != 0);
+	/* room for one: 3 (older than 1's use) goes */
+	CHECK_INT(dwarf_image__cache_trim(cache, one, &removed), 0);
+	CHECK_INT(removed, 1);
+	CHECK(stat(e3, &st) != 0);
+	CHECK_INT(stat(e1, &st), 0);
+	/* a cache directory others can write is left alone */
+	CHECK_INT(chmod(cache, 0777), 0);
+	CHECK_INT(dwarf_image__cache_trim(cache, 0, &removed), 0);
+	CHECK_INT(removed, 0);
+	CHECK_INT(stat(e1, &st), 0);
+	CHECK_INT(chmod(cache, 0700), 0);
+	CHECK_INT(dwarf_image__cache_trim(cache, 0, &removed), 0);
+	CHECK_INT(removed, 1);
+	CHECK(stat(e1, &st) != 0);
+	CHECK_INT(dwarf_image__cache_trim("/nonexistent-sfprof-dir", 0, &removed), -ENOENT);
+	elfread__free(e);
+}
+
 /* Levels at pc from two srclines agree: 1 = same, 0 = differ (printed). */
 static int same_levels(struct srcline *x, struct srcline *y, uint64_t pc)
 {
