@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal interface between the CFI interpreter (cfi_parse.c) and the
+ * Internal interface between the CFI walk (cfi_parse.c, cfi_exec.c) and the
  * SFrame row conversion (cfi_sframe.c). Not installed, not a contract.
  */
 #ifndef SFPROF_CFI_INT_H
