@@ -7,6 +7,7 @@
  * decoder on hand-encoded tables.
  */
 #include <errno.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "../fuzz/pymem_image.h"
 #include "elfread.h"
+#include "procmaps.h"
 #include "pyoffsets.h"
 #include "pyreader.h"
 #include "pyversion.h"
@@ -67,7 +69,7 @@ struct child {
 	FILE *out;
 };
 
-static int child_start(struct child *c, const char *script)
+static int child_start(struct child *c, const char *python, const char *script)
 {
 	int in[2], out[2];
 
@@ -81,7 +83,7 @@ static int child_start(struct child *c, const char *script)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl(PY311, PY311, "-c", script, (char *)NULL);
+		execl(python, python, "-c", script, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -115,43 +117,64 @@ static int unhex(const char *h, char *out, size_t len)
 	return 0;
 }
 
-TEST(live_python311_code_objects_named_with_every_line_as_co_positions_says)
+/* The CPython image of a live child, as sfprof would find it: the mapped
+ * file (the executable, or libpython) that pyversion_detect() accepts, and
+ * its load bias from /proc/PID/maps. */
+static int find_python_image(pid_t pid, struct pyversion_info *v, int64_t *bias)
+{
+	struct procmaps *m;
+	int ret = -ENOENT;
+
+	if (procmaps__read((uint32_t)pid, &m) < 0)
+		return -ESRCH;
+	for (size_t i = 0; i < m->nr && ret == -ENOENT; i++) {
+		const struct procmaps_entry *me = &m->entries[i];
+		struct elfread *e;
+
+		if (!me->path[0] || me->pseudo || !strstr(me->path, "python"))
+			continue;
+		e = elfread__open(me->path);
+		if (!e)
+			continue;
+		if (pyversion_detect(e, me->path, v) == 0 &&
+		    elfread__mapping_bias(e, me->start, me->offset, bias) == 0)
+			ret = 0;
+		elfread__free(e);
+	}
+	procmaps__free(m);
+	return ret;
+}
+
+static void live_check(const char *python, unsigned minor)
 {
 	struct child c = { 0 };
 	struct pyversion_info v;
-	struct elfread *e;
-	struct pyreader *r;
+	struct pyreader *r = NULL;
 	char line[65536];
 	uint64_t types[3] = { 0 };
+	int64_t bias = 0;
 	int ncode = 0, nlines = 0;
 	const char *want_qual[] = { "Cls.meth", "outer.<locals>.inner", "outer",
 				    "f\xc3\xbcnf", "\xe5\x87\xbd\xe6\x95\xb0" };
 
-	if (access(PY311, X_OK) != 0)
-		TEST__FAIL("%s missing: run 'make deps' (python3.11)", PY311);
-	e = elfread__open(PY311);
-	CHECK(e != NULL);
-	int dr = pyversion_detect(e, PY311, &v);
-	elfread__free(e);
-	CHECK_INT(dr, 0);
-	CHECK(!(v.flags & PYVERSION_F_EXECUTABLE) || v.code_type_addr != 0);
-	CHECK_INT(child_start(&c, child_py), 0);
-	r = pyreader__new(0, 0);
-	CHECK(r != NULL);
-	/* Debian's python3.11 is ET_EXEC: its load bias is 0 */
-	struct pyreader_target t = { .offsets = v.offsets, .code_type = v.code_type_addr,
-				     .unicode_type = v.unicode_type_addr,
-				     .bytes_type = v.bytes_type_addr };
-	CHECK_INT(pyreader__add_target(r, (uint32_t)c.pid, &t), 0);
+	CHECK_INT(child_start(&c, python, child_py), 0);
 	while (fgets(line, sizeof(line), c.out)) {
 		if (strncmp(line, "READY", 5) == 0)
 			break;
 		if (sscanf(line, "TYPES %" SCNu64 " %" SCNu64 " %" SCNu64, &types[0],
 			   &types[1], &types[2]) == 3) {
-			/* pyversion's symbol addresses are the live objects */
-			CHECK_U64(types[0], v.code_type_addr);
-			CHECK_U64(types[1], v.unicode_type_addr);
-			CHECK_U64(types[2], v.bytes_type_addr);
+			CHECK_INT(find_python_image(c.pid, &v, &bias), 0);
+			CHECK_INT(v.minor, minor);
+			/* pyversion's symbols + the bias are the live type objects */
+			CHECK_U64(types[0], v.code_type_addr + (uint64_t)bias);
+			CHECK_U64(types[1], v.unicode_type_addr + (uint64_t)bias);
+			CHECK_U64(types[2], v.bytes_type_addr + (uint64_t)bias);
+			r = pyreader__new(0, 0);
+			CHECK(r != NULL);
+			struct pyreader_target t = {
+				.offsets = v.offsets, .code_type = types[0],
+				.unicode_type = types[1], .bytes_type = types[2] };
+			CHECK_INT(pyreader__add_target(r, (uint32_t)c.pid, &t), 0);
 			continue;
 		}
 		uint64_t code;
@@ -161,6 +184,7 @@ TEST(live_python311_code_objects_named_with_every_line_as_co_positions_says)
 		if (sscanf(line, "CODE %" SCNu64 " %d %2047s %2047s %2047s %59999s", &code,
 			   &first, qh, nh, fh, lines) != 6)
 			continue;
+		CHECK(r != NULL);
 		CHECK(unhex(qh, q, sizeof(q)) == 0 && unhex(nh, n, sizeof(n)) == 0 &&
 		      unhex(fh, f, sizeof(f)) == 0);
 		CHECK(ncode < 5);
@@ -186,22 +210,77 @@ TEST(live_python311_code_objects_named_with_every_line_as_co_positions_says)
 	}
 	CHECK_INT(ncode, 5);
 	CHECK(nlines > 20);
-	CHECK_STR(want_qual[4], "\xe5\x87\xbd\xe6\x95\xb0"); /* UCS2 name */
 	struct pyreader_stats st;
 	pyreader__stats(r, &st);
 	CHECK_INT(st.misses, 5);
 	CHECK_INT(st.hits, (uint64_t)nlines);
 	CHECK_INT(st.err_read + st.err_type + st.err_string, 0);
-	/* gone: a cached name still stands (read when it ran), a new one fails */
 	child_stop(&c);
-	struct pycode_frame pf;
-	CHECK_INT(pycode_name(r, (uint32_t)c.pid, 0x7f0000001000ull, 0, &pf), -ESRCH);
-	pyreader__stats(r, &st);
-	CHECK_INT(st.err_read, 1);
-	pyreader__forget_pid(r, (uint32_t)c.pid);
-	CHECK_INT(pycode_name(r, (uint32_t)c.pid, 0x7f0000001000ull, 0, &pf), -ENOENT);
 	pyreader__free(r);
 }
+
+TEST(live_python311_code_objects_named_with_every_line_as_co_positions_says)
+{
+	if (access(PY311, X_OK) != 0)
+		TEST__FAIL("%s missing: run 'make deps' (python3.11)", PY311);
+	live_check(PY311, 11);
+}
+
+TEST(live_python311_after_exit_cached_names_stand_new_reads_fail)
+{
+	struct child c = { 0 };
+	struct pyversion_info v;
+	int64_t bias;
+	char line[512];
+	uint64_t code = 0;
+
+	if (access(PY311, X_OK) != 0)
+		TEST__FAIL("%s missing: run 'make deps' (python3.11)", PY311);
+	CHECK_INT(child_start(&c, PY311,
+			      "import sys\ndef f(): pass\nprint(id(f.__code__), flush=True)\n"
+			      "sys.stdin.read()\n"), 0);
+	CHECK(fgets(line, sizeof(line), c.out) != NULL);
+	code = strtoull(line, NULL, 10);
+	CHECK_INT(find_python_image(c.pid, &v, &bias), 0);
+	struct pyreader *r = pyreader__new(0, 0);
+	struct pyreader_target t = { .offsets = v.offsets };
+	CHECK_INT(pyreader__add_target(r, (uint32_t)c.pid, &t), 0);
+	struct pycode_frame pf;
+	CHECK_INT(pycode_name(r, (uint32_t)c.pid, code, 0, &pf), 0);
+	CHECK_STR(pf.qualname, "f");
+	uint32_t pid = (uint32_t)c.pid;
+	child_stop(&c);
+	CHECK_INT(pycode_name(r, pid, code, 0, &pf), 0); /* as read while it ran */
+	CHECK_STR(pf.qualname, "f");
+	CHECK_INT(pycode_name(r, pid, code + 64, 0, &pf), -ESRCH);
+	struct pyreader_stats st;
+	pyreader__stats(r, &st);
+	CHECK_INT(st.hits_unverified, 1);
+	CHECK_INT(st.err_read, 1);
+	pyreader__forget_pid(r, pid);
+	CHECK_INT(pycode_name(r, pid, code, 0, &pf), -ENOENT);
+	pyreader__free(r);
+}
+
+/* pyenv's (or any) 3.12 / 3.13 with a shared libpython: when present */
+static void live_other(unsigned minor)
+{
+	char pat[128];
+	glob_t g;
+
+	snprintf(pat, sizeof(pat), "/root/.pyenv/versions/3.%u.*/bin/python3.%u", minor, minor);
+	if (glob(pat, 0, NULL, &g) != 0) {
+		snprintf(pat, sizeof(pat), "/usr/bin/python3.%u", minor);
+		if (glob(pat, 0, NULL, &g) != 0)
+			SKIP("no CPython 3.%u on this machine", minor);
+	}
+	snprintf(pat, sizeof(pat), "%s", g.gl_pathv[0]);
+	globfree(&g);
+	live_check(pat, minor);
+}
+
+TEST(live_python312_code_objects_when_present) { live_other(12); }
+TEST(live_python313_code_objects_when_present) { live_other(13); }
 
 /* ---- committed images of real code objects ------------------------------ */
 
