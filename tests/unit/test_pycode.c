@@ -733,4 +733,11 @@ TEST(linetable_rejects_malformed_tables)
 	pylinetable_free(&t);
 }
 
+TEST(python311d_debug_build_named_too)
+{
+	if (access("/usr/bin/python3.11d", X_OK) != 0)
+		SKIP("no /usr/bin/python3.11d (python3.11-dbg)");
+	live_check("/usr/bin/python3.11d", 11);
+}
+
 TEST_MAIN()

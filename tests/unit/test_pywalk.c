@@ -254,4 +254,11 @@ static void walk_other(unsigned minor)
 TEST(python312_thread_walk_when_present) { walk_other(12); }
 TEST(python313_thread_walk_when_present) { walk_other(13); }
 
+TEST(python311d_debug_build_walked_too)
+{
+	if (access("/usr/bin/python3.11d", X_OK) != 0)
+		SKIP("no /usr/bin/python3.11d (python3.11-dbg)");
+	walk_check("/usr/bin/python3.11d", 11);
+}
+
 TEST_MAIN()
