@@ -111,8 +111,8 @@ static void walk_check(const char *python, unsigned minor)
 	struct frame_want want[MAX_FRAMES];
 	int nwant = 0;
 	uint64_t tid = 0, tp = 0;
-	struct pyversion_info v;
-	int64_t bias;
+	struct pyversion_info v = { 0 };
+	int64_t bias = 0;
 
 	CHECK(pipe(in) == 0 && pipe(out) == 0);
 	g_pid = fork();
