@@ -24,7 +24,9 @@
  *
  * instr_offset is the instruction's byte offset in the bytecode, as `dis`
  * and co_positions() count it: frame->prev_instr (3.11/3.12) or
- * ->instr_ptr (3.13) minus (code_ptr + pyoffsets.code_adaptive).
+ * ->instr_ptr (3.13) minus (code_ptr + pyoffsets.code_adaptive). A
+ * negative offset as int32 (-2: 3.11's "not started yet", prev_instr =
+ * first instruction - 1) gives co_firstlineno, as CPython does.
  *
  * Cache staleness: a code object freed and its address reused by another
  * one would be misnamed. So, unless PYREADER_F_TRUST_CACHE, a cache hit

@@ -509,6 +509,8 @@ TEST(hostile_pointers_cost_one_frame_and_are_counted)
 	CHECK_INT(pf.line, 6);
 	CHECK_INT(pycode_name(r, 1, good, 8, &pf), 0);
 	CHECK_INT(pf.line, 0); /* past the table */
+	CHECK_INT(pycode_name(r, 1, good, (uint32_t)-2, &pf), 0);
+	CHECK_INT(pf.line, 5); /* not started: co_firstlineno */
 	pyreader__free(r);
 }
 

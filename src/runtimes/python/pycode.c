@@ -501,7 +501,12 @@ static void fill_out(const struct entry *e, uint32_t instr_offset,
 	out->name = e->name;
 	out->filename = e->filename;
 	out->firstlineno = e->fp.firstlineno;
-	out->line = e->lines.nr_runs ? pylinetable_line(&e->lines, instr_offset) : 0;
+	/* a frame that has not started: 3.11 sets prev_instr to the first
+	 * instruction - 1, an offset of -2; CPython says co_firstlineno */
+	if ((int32_t)instr_offset < 0)
+		out->line = e->fp.firstlineno > 0 ? e->fp.firstlineno : 0;
+	else
+		out->line = e->lines.nr_runs ? pylinetable_line(&e->lines, instr_offset) : 0;
 	out->flags = e->flags;
 }
 
