@@ -68,6 +68,9 @@ struct pyreader_target {
 
 enum pyreader_flag {
 	PYREADER_F_TRUST_CACHE = 1u << 0, /* hits are not re-validated */
+	/* a hit is re-validated once per pyreader__tick() (e.g. once per
+	 * ring-buffer drain), not every time */
+	PYREADER_F_VERIFY_PER_TICK = 1u << 1,
 };
 
 enum pycode_frame_flag {
@@ -116,6 +119,10 @@ void pyreader__free(struct pyreader *r); /* NULL is a no-op */
  * (no offsets), -ENOSPC (PYREADER_TARGETS_MAX), -ENOMEM. */
 int pyreader__add_target(struct pyreader *r, uint32_t pid,
 			 const struct pyreader_target *t);
+/* PYREADER_F_VERIFY_PER_TICK: entries validated before this call are
+ * validated again on their next hit. */
+void pyreader__tick(struct pyreader *r);
+
 /* The process exited or exec'd: forget it and its cached code objects. */
 void pyreader__forget_pid(struct pyreader *r, uint32_t pid);
 

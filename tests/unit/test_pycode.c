@@ -681,6 +681,27 @@ TEST(cache_evicts_least_recent_revalidates_and_forgets)
 	CHECK_INT(pycode_name(r, 1, a, 2, &pf), 0);
 	CHECK_INT(F.reads, reads);
 	pyreader__free(r);
+
+	/* per tick: one re-validation per entry per tick */
+	r = pyreader__new(4, PYREADER_F_VERIFY_PER_TICK);
+	CHECK_INT(pyreader__add_target(r, 1, &t), 0);
+	CHECK_INT(pycode_name(r, 1, a, 0, &pf), 0);
+	reads = F.reads;
+	CHECK_INT(pycode_name(r, 1, a, 2, &pf), 0);
+	CHECK_INT(F.reads, reads); /* checked when decoded, this tick */
+	put64(&F, a, o->code_qualname, nc);
+	CHECK_INT(pycode_name(r, 1, a, 0, &pf), 0);
+	CHECK_STR(pf.qualname, "b"); /* not seen until the next tick */
+	pyreader__tick(r);
+	CHECK_INT(pycode_name(r, 1, a, 0, &pf), 0);
+	CHECK_STR(pf.qualname, "c");
+	reads = F.reads;
+	CHECK_INT(pycode_name(r, 1, a, 0, &pf), 0);
+	CHECK_INT(F.reads, reads);
+	pyreader__tick(r);
+	CHECK_INT(pycode_name(r, 1, a, 0, &pf), 0);
+	CHECK(F.reads > reads); /* re-validated */
+	pyreader__free(r);
 	CHECK(pyreader__new(1u << 30, 0) == NULL);
 }
 

@@ -37,6 +37,7 @@ struct entry {
 	uint32_t prev, next;	   /* LRU list */
 	uint32_t used;
 	uint32_t flags;		   /* enum pycode_frame_flag */
+	uint64_t checked_tick;	   /* last decoded or re-validated */
 	struct fingerprint fp;
 	char *strs;		   /* qualname, name, filename, one block */
 	const char *qualname, *name, *filename;
@@ -52,6 +53,7 @@ struct target {
 
 struct pyreader {
 	unsigned flags;
+	uint64_t tick;
 	uint32_t nr_entries, nr_buckets; /* nr_buckets: a power of 2 */
 	struct entry *entries;
 	uint32_t *buckets;
@@ -366,7 +368,8 @@ struct pyreader *pyreader__new(unsigned max_entries, unsigned flags)
 
 	if (!max_entries)
 		max_entries = PYREADER_ENTRIES_DEFAULT;
-	if (max_entries > (1u << 24) || (flags & ~PYREADER_F_TRUST_CACHE)) {
+	if (max_entries > (1u << 24) ||
+	    (flags & ~(PYREADER_F_TRUST_CACHE | PYREADER_F_VERIFY_PER_TICK))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -483,6 +486,12 @@ int pyreader__add_target(struct pyreader *r, uint32_t pid,
 	return 0;
 }
 
+void pyreader__tick(struct pyreader *r)
+{
+	if (r)
+		r->tick++;
+}
+
 void pyreader__forget_pid(struct pyreader *r, uint32_t pid)
 {
 	struct target *tg = r ? target_find(r, pid) : NULL;
@@ -532,7 +541,8 @@ int pycode_name(struct pyreader *r, uint32_t pid, uint64_t code_ptr,
 
 		lru_unlink(r, i);
 		lru_push_front(r, i);
-		if (r->flags & PYREADER_F_TRUST_CACHE) {
+		if ((r->flags & PYREADER_F_TRUST_CACHE) ||
+		    ((r->flags & PYREADER_F_VERIFY_PER_TICK) && e->checked_tick == r->tick)) {
 			r->st.hits++;
 			fill_out(e, instr_offset, out);
 			return 0;
@@ -545,6 +555,7 @@ int pycode_name(struct pyreader *r, uint32_t pid, uint64_t code_ptr,
 			return 0;
 		}
 		if (ret == 0 && memcmp(&fp, &e->fp, sizeof(fp)) == 0) {
+			e->checked_tick = r->tick;
 			r->st.hits++;
 			fill_out(e, instr_offset, out);
 			return 0;
@@ -577,6 +588,7 @@ int pycode_name(struct pyreader *r, uint32_t pid, uint64_t code_ptr,
 		return ret;
 	}
 	r->st.misses++;
+	r->entries[i].checked_tick = r->tick;
 	cache_insert(r, i);
 	fill_out(&r->entries[i], instr_offset, out);
 	return 0;
