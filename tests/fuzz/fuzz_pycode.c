@@ -79,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (pyoffsets_for_version(3, (int)m.minor, &o) < 0)
 		pyoffsets_for_version(3, 11, &o);
-	r = pyreader__new(2, (m.flags & 2) ? PYREADER_F_TRUST_CACHE : 0);
+	r = pyreader__new(2, ((m.flags & 2) ? PYREADER_F_TRUST_CACHE : 0) |
+				     ((m.flags & 4) ? PYREADER_F_VERIFY_PER_TICK : 0));
 	if (!r)
 		return 0;
 	struct pyreader_target t = { .offsets = o, .read = pymem_read, .read_ctx = &m };
@@ -92,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		name_one(r, m.code_ptr, m.instr_offset);
 		if (m.code_ptr2)
 			name_one(r, m.code_ptr2, m.instr_offset + 2);
+		pyreader__tick(r);
 		name_one(r, m.code_ptr, m.instr_offset); /* maybe evicted by now */
 		pyreader__stats(r, &st);
 		if (st.hits + st.misses + st.err_read + st.err_type + st.err_string +

@@ -8,7 +8,8 @@
  *   header (48 bytes)
  *     u8  'P'
  *     u8  minor            CPython 3.minor (the offset table)
- *     u16 flags            bit 0: check ob_types; bit 1: PYREADER_F_TRUST_CACHE
+ *     u16 flags            bit 0: check ob_types; bit 1: PYREADER_F_TRUST_CACHE;
+ *                          bit 2: PYREADER_F_VERIFY_PER_TICK (fuzz_pycode)
  *     u32 instr_offset     byte offset of the instruction to name
  *     u64 code_ptr         the code object to name
  *     u64 code_type, unicode_type, bytes_type   (used with flags bit 0)
