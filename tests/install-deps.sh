@@ -12,6 +12,8 @@ pkgs="$pkgs nodejs"
 pkgs="$pkgs chromium fonts-dejavu-core golang-go"
 # and by upstream pprof, built offline from its Debian source package
 pkgs="$pkgs golang-github-google-pprof-dev"
+# python reader tests: Debian's python3.11 and its DWARF (pyoffsets, pycode)
+pkgs="$pkgs python3.11 python3.11-dbg"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do
