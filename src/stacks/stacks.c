@@ -70,7 +70,9 @@ void stacks__free(struct stacks *s)
 	free(s->frames);
 	free(s->pids);
 	lockname__free(s->locks);
-	jitmaps__free(s->jit);
+	if (!s->jit_borrowed)
+		jitmaps__free(s->jit);
+	stacks_jit_free(s);
 	wakers__free(s->wakers);
 	free(s);
 }
@@ -280,7 +282,7 @@ struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *
 {
 	int stop;
 
-	unwind_event(s, e, &stop);
+	s->resolved_n = unwind_event(s, e, &stop);
 	return s->cur;
 }
 
