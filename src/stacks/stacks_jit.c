@@ -88,7 +88,9 @@ void stacks_jit_free(struct stacks *s)
 
 bool stacks_jit_code(struct stacks *s, const struct pc_entry *e)
 {
-	if (e->sym.has_elf || !e->sym.dso_path || strcmp(e->sym.dso_path, "[anon]"))
+	/* anonymous code; or, in a report, code in no mapping the capture
+	 * knows (it keeps file-backed ones only) */
+	if (e->sym.has_elf || (e->sym.dso_path && strcmp(e->sym.dso_path, "[anon]")))
 		return false;
 	if (s->jit)
 		return true;
