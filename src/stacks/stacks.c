@@ -234,7 +234,7 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 			   int *stop)
 {
 	const struct unwind_ops ops = { find_row_cb, stacks_is_sigtramp, s,
-					&s->ucache };
+					&s->ucache, stacks_is_exec };
 	unsigned slot = e->pid % 64;
 
 	caches_fit(s);

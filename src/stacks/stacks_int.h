@@ -149,6 +149,7 @@ struct pc_entry *stacks_symbolized(struct stacks *s, uint64_t pc);
 /* stacks_jit.c: whether e (an [anon] PC with no ELF) may have a JIT name,
  * s->jit then made if needed; and the record state's free */
 bool stacks_jit_code(struct stacks *s, const struct pc_entry *e);
+bool stacks_is_exec(void *ctx, uint64_t ra); /* unwind_ops.is_exec */
 void stacks_jit_free(struct stacks *s);
 
 /* stacks_names.c */

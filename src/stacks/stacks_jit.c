@@ -100,6 +100,32 @@ bool stacks_jit_code(struct stacks *s, const struct pc_entry *e)
 	return s->jit != NULL;
 }
 
+/*
+ * The frame-pointer fallback's check: ra's call in an executable mapping
+ * of the process, or in code a JIT named (a capture keeps no anonymous
+ * mappings, only the JIT entries its stacks used).
+ */
+bool stacks_is_exec(void *ctx, uint64_t ra)
+{
+	struct stacks *s = ctx;
+	struct sframe_row row;
+	struct sframe_func fn;
+	struct jitmap_hit hit;
+	int rc;
+
+	if (!s->cur || ra == 0)
+		return false;
+	rc = proc__find_row(s->cur, ra - 1, &row, &fn, NULL);
+	/* (a miss may have re-read the maps: the memo's tag follows them) */
+	if (proc__generation(s->cur) != s->cur_gen) {
+		s->cur_gen = proc__generation(s->cur);
+		s->ucache.tag = s->cur_gen;
+	}
+	if (rc != -ENOENT)
+		return true;
+	return s->jit && !jitmaps__lookup(s->jit, s->cur, proc__pid(s->cur), ra - 1, 0, &hit);
+}
+
 void stacks__set_jitmaps(struct stacks *s, struct jitmaps *j)
 {
 	if (!s->jit_borrowed)

@@ -440,10 +440,12 @@ static void step_signal(struct unwind_state *st)
 }
 
 /*
- * No row: assume a frame-pointer frame (push %rbp; mov %rsp,%rbp), but
- * only while FP points into the snapshot above SP, so garbage in a
- * register that -fomit-frame-pointer code uses freely cannot send the
- * walk anywhere.
+ * No row: assume a frame-pointer frame (push %rbp; mov %rsp,%rbp), as JIT
+ * code and trampolines keep (node, Python 3.12 -X perf), but only while
+ * FP points into the snapshot above SP and the return address is
+ * executable, so garbage in a register that -fomit-frame-pointer code
+ * uses freely cannot send the walk anywhere. Runs only where no row is
+ * found: the fast loop never gets here.
  */
 static void step_fp(struct unwind_state *st, int lookup_rc)
 {
@@ -459,6 +461,10 @@ static void step_fp(struct unwind_state *st, int lookup_rc)
 		return finish(st, nope);
 	if (ra == 0)
 		return finish(st, UNWIND_STOP_COMPLETE);
+	if (st->ops->is_exec && !st->ops->is_exec(st->ops->ctx, ra)) {
+		st->fp_rejected++;
+		return finish(st, nope);
+	}
 	st->regs[UNWIND_REG_RSP] = fp + 2 * WORD;
 	st->regs[UNWIND_REG_RBP] = caller_fp;
 	st->reg_known = BIT(UNWIND_REG_RSP) | BIT(UNWIND_REG_RBP) |
@@ -501,6 +507,7 @@ void unwind_start(struct unwind_state *st, const struct sfprof_regs *regs,
 	st->done = false;
 	st->outer_sp = 0;
 	st->fp_frames = 0;
+	st->fp_rejected = 0;
 	st->sig_frames = 0;
 	st->plan.have_lookup = false;
 	st->ops = ops;
@@ -788,6 +795,7 @@ void unwind_stats__add(struct unwind_stats *s, const struct unwind_state *st)
 	s->stacks++;
 	s->frames += st->depth;
 	s->fp_frames += st->fp_frames;
+	s->fp_rejected += st->fp_rejected;
 	s->signal_frames += st->sig_frames;
 	if (st->stop >= 0 && st->stop < UNWIND_STOP__NR)
 		s->stop[st->stop]++;
@@ -799,6 +807,7 @@ void unwind_stats__merge(struct unwind_stats *dst,
 	dst->stacks += src->stacks;
 	dst->frames += src->frames;
 	dst->fp_frames += src->fp_frames;
+	dst->fp_rejected += src->fp_rejected;
 	dst->signal_frames += src->signal_frames;
 	for (int i = 0; i < UNWIND_STOP__NR; i++)
 		dst->stop[i] += src->stop[i];
@@ -810,6 +819,8 @@ void unwind_stats__print(const struct unwind_stats *s, FILE *f)
 	fprintf(f, "unwind_frames: %llu\n", (unsigned long long)s->frames);
 	fprintf(f, "unwind_fp_fallback_frames: %llu\n",
 		(unsigned long long)s->fp_frames);
+	fprintf(f, "unwind_fp_fallback_rejected: %llu\n",
+		(unsigned long long)s->fp_rejected);
 	fprintf(f, "unwind_signal_frames: %llu\n",
 		(unsigned long long)s->signal_frames);
 	for (int i = UNWIND_STOP_COMPLETE; i < UNWIND_STOP__NR; i++)

@@ -62,7 +62,7 @@ def check_workload(stacks, what, errs):
             anon += n
     print("%s: %d samples, %d exactly %s[;sfjit_inner] (%d in sfjit_inner), "
           "%d with an [anon] or [truncated] frame" % (what, total, exact, WANT, inner, anon))
-    if total < 100:
+    if total < 50:
         errs.append("%s: only %d samples" % (what, total))
     elif exact < 0.97 * total or inner < 0.8 * total or anon > 0.01 * total:
         errs.append("%s: %d of %d samples exact (%d in sfjit_inner, %d unnamed)" % (

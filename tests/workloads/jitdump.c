@@ -84,7 +84,7 @@ static void rec_move(uint64_t from, uint64_t to, uint64_t size)
 	uint32_t pid = (uint32_t)getpid(), tid = pid;
 	uint64_t idx = 1;
 
-	rec_hdr(1, 16 + 40);
+	rec_hdr(1, 16 + 48);
 	put(&pid, 4);
 	put(&tid, 4);
 	put(&to, 8);

@@ -14,7 +14,7 @@
 
 #define REC_HDR 16u
 #define LOAD_FIXED (REC_HDR + 40u)  /* pid, tid, vma, code_addr, size, index */
-#define MOVE_SIZE (REC_HDR + 40u)   /* pid, tid, vma, old, new, size, index */
+#define MOVE_SIZE (REC_HDR + 48u)   /* pid, tid, vma, old, new, size, index */
 #define DEBUG_FIXED (REC_HDR + 16u) /* code_addr, nr_entry */
 #define DEBUG_ENTRY_MIN 17u	    /* addr, line, discrim, "" */
 #define UNWIND_FIXED (REC_HDR + 24u)
