@@ -91,6 +91,11 @@ struct stacks_stats {
 	uint64_t agg_flushes;	 /* raw-stack tables handed over early (STACKS_AGG_MAX) */
 	uint64_t wakers;	 /* WAKER records kept (offcpu --wakers) */
 	uint64_t wakers_joined;	 /* blocks joined to their waker's stack */
+	/* JIT names (jitmap.h): entries known, jitdumps opened, their loads,
+	 * records and perf map lines skipped as bad, dumps given up as
+	 * broken, and (record) the entries written to the capture */
+	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
+	uint64_t jit_written;
 	struct unwind_stats unwind;
 };
 

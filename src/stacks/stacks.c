@@ -794,6 +794,7 @@ void stacks__stats(const struct stacks *s, struct stacks_stats *out)
 	*out = s->st;
 	out->memo_hits = s->ucache.hits;
 	out->memo_misses = s->ucache.misses;
+	stacks_jit_stats(s, out);
 }
 
 void stacks_stats__print(const struct stacks_stats *st, FILE *f)
@@ -819,5 +820,6 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 		P("stacks_wakers_joined", st->wakers_joined);
 	}
 #undef P
+	stacks_jit_stats__print(st, f);
 	unwind_stats__print(&st->unwind, f);
 }

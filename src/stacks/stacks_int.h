@@ -150,6 +150,8 @@ struct pc_entry *stacks_symbolized(struct stacks *s, uint64_t pc);
  * s->jit then made if needed; and the record state's free */
 bool stacks_jit_code(struct stacks *s, const struct pc_entry *e);
 bool stacks_is_exec(void *ctx, uint64_t ra); /* unwind_ops.is_exec */
+void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
+void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
 void stacks_jit_free(struct stacks *s);
 
 /* stacks_names.c */

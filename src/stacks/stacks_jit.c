@@ -4,6 +4,7 @@
  * its stacks used to the capture; report names from what a capture holds.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,34 @@ static int set_add(struct jit_set *t, uint32_t pid, uint64_t addr)
 	t->k[i] = (struct jit_key){ addr, pid, 1 };
 	t->nr++;
 	return 0;
+}
+
+void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out)
+{
+	struct jitmap_stats js;
+
+	if (!s->jit)
+		return;
+	jitmaps__stats(s->jit, &js);
+	out->jit_entries = js.perfmap_entries;
+	out->jit_dumps = js.dumps_opened;
+	out->jit_dump_loads = js.dump_loads;
+	out->jit_bad = js.dump_bad + js.perfmap_bad_lines;
+	out->jit_dumps_broken = js.dumps_broken;
+	out->jit_written = s->jrec ? s->jrec->written.nr : 0;
+}
+
+void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f)
+{
+	if (!st->jit_entries && !st->jit_dumps)
+		return;
+	fprintf(f, "stacks_jit_entries: %llu\n", (unsigned long long)st->jit_entries);
+	fprintf(f, "stacks_jit_dumps: %llu\n", (unsigned long long)st->jit_dumps);
+	fprintf(f, "stacks_jit_dump_loads: %llu\n", (unsigned long long)st->jit_dump_loads);
+	fprintf(f, "stacks_jit_bad_records: %llu\n", (unsigned long long)st->jit_bad);
+	fprintf(f, "stacks_jit_dumps_broken: %llu\n", (unsigned long long)st->jit_dumps_broken);
+	if (st->jit_written)
+		fprintf(f, "stacks_jit_written: %llu\n", (unsigned long long)st->jit_written);
 }
 
 void stacks_jit_free(struct stacks *s)

@@ -474,7 +474,7 @@ int jitdump__read_fd(struct jitdump *d, int fd, uint64_t max_size)
 		size_t want = jitdump__want(d), got = 0;
 		long used;
 
-		if (d->skip) { /* code bytes: never read */
+		if (d->skip) { /* code past the bytes in hand: stepped over */
 			jitdump__skip(d, d->skip < left ? d->skip : left);
 			continue;
 		}
