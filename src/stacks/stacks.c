@@ -283,6 +283,7 @@ struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *
 	int stop;
 
 	s->resolved_n = unwind_event(s, e, &stop);
+	s->resolved_stop = stop;
 	return s->cur;
 }
 

@@ -138,6 +138,7 @@ struct stacks {
 	int jit_final;	     /* naming at flush: the maps' last chance */
 	bool jit_borrowed;   /* s->jit is the caller's (stacks__set_jitmaps) */
 	size_t resolved_n;   /* frames of the last stacks__resolve_event() */
+	int resolved_stop;   /* and how its walk ended */
 	struct stacks_jit_rec *jrec; /* jit_record: what was written (stacks_jit.c) */
 };
 

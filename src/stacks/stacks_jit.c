@@ -192,9 +192,17 @@ int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
 	for (size_t i = 0; i < s->resolved_n; i++) {
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
-		struct pc_entry *e = stacks_symbolized(s, look);
+		struct pc_entry *e;
 		int rc;
 
+		/* JIT code has no rows: only a frame whose caller was found by
+		 * its frame pointer, or the last one of a walk that found no
+		 * row, can be JIT code (the others are not even symbolized) */
+		if (i + 1 < s->resolved_n ? !(s->frames[i + 1].flags & UNWIND_FRAME_FP)
+					  : s->resolved_stop != UNWIND_STOP_NO_ROW &&
+						    s->resolved_stop != UNWIND_STOP_NO_MAPPING)
+			continue;
+		e = stacks_symbolized(s, look);
 		if (e->sym.name || !stacks_jit_code(s, e) || set_has(&s->jrec->pending, pid, look))
 			continue;
 		rc = record_one(s, s->cur, pid, look, 0, fn, ctx);

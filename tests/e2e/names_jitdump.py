@@ -134,7 +134,7 @@ def node(d, errs):
                 rooted += n
     print("node: %d samples, hot JS function named in %d (%.1f%%), %d of those rooted "
           "at _start" % (total, named, 100.0 * named / max(total, 1), rooted))
-    if total < 200:
+    if total < 100:
         errs.append("node: only %d samples" % total)
     elif named < 0.8 * total:
         errs.append("node: hot JS function named in %.1f%% of samples, want >= 80%%" %
