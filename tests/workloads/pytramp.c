@@ -2,7 +2,7 @@
 /*
  * Python 3.12 `-X perf`, emulated exactly: every "Python function" gets
  * its own copy of a trampoline in anonymous executable memory
- *     push %rbp; mov %rsp,%rbp; call *%rcx; pop %rbp; ret
+ *     endbr64; push %rbp; mov %rsp,%rbp; call *%rcx; pop %rbp; ret
  * (CPython's Python/asm_trampoline.S: _Py_trampoline_func_start(ts,
  * frame, throw, eval) calls eval(ts, frame, throw)), named in
  * /tmp/perf-PID.map as "py::NAME:FILE". The evaluator, py_eval(), is C
@@ -28,6 +28,7 @@ typedef uint64_t (*eval_fn)(uint64_t level, uint64_t x, uint64_t throwflag);
 typedef uint64_t (*tramp_fn)(uint64_t level, uint64_t x, uint64_t throwflag, eval_fn eval);
 
 static const uint8_t tramp_code[] = {
+	0xf3, 0x0f, 0x1e, 0xfa, /* endbr64 (CPython built with CET has it) */
 	0x55,		  /* push %rbp */
 	0x48, 0x89, 0xe5, /* mov %rsp,%rbp */
 	0xff, 0xd1,	  /* call *%rcx */
@@ -77,7 +78,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = 0; i <= LEVELS; i++) {
-		uint8_t *t = code + 0x7b0 + 0x20 * i; /* (CPython's are 16 bytes apart) */
+		uint8_t *t = code + 0x7b0 + 0x20 * i; /* one after another, as CPython places them */
 
 		memcpy(t, tramp_code, sizeof(tramp_code));
 		tramps[i] = (tramp_fn)(uintptr_t)t;
