@@ -7,7 +7,9 @@ executable mapping of the file that announces it.
    sample is in its two JIT functions (one of them moved halfway, a MOVE
    record), so the stacks are known exactly: _start ... main;drive;
    sfjit_outer[;sfjit_inner]. Profiled live, and recorded then reported
-   after its dump file is deleted (the capture carries the names).
+   after its dump file is deleted (the capture carries the names). The
+   loop's source line (sfjit.js:11, in the SVG) comes from the dump's
+   DEBUG_INFO.
 2. node --perf-prof --interpreted-frames-native-stack (V8 writes a jitdump,
    no perf map): the hot JS function named in >= 80% of the samples, and
    those stacks rooted at _start."""
@@ -78,6 +80,20 @@ def workload(d, errs):
         errs.append("live: sfprof exited %d: %s" % (r.returncode, r.stderr[-300:]))
         return
     check_workload(folded(out), "live", errs)
+    for f in glob.glob(os.path.join(d, "jit-*.dump")):
+        os.unlink(f)
+
+    # the dump's DEBUG_INFO gives sfjit_inner's loop its line: the SVG's
+    # tooltip shows it (file:line of the hottest PC)
+    svg = os.path.join(d, "live.svg")
+    r = subprocess.run([SFPROF, "-F", "199", "--quiet", "-o", svg, "--", exe, "1.5"],
+                       capture_output=True, text=True, timeout=120, cwd=d)
+    if r.returncode != 0:
+        errs.append("svg: sfprof exited %d: %s" % (r.returncode, r.stderr[-300:]))
+    elif "sfjit.js:11" not in open(svg).read():
+        errs.append("svg: no sfjit.js:11 (the jitdump's debug info) for sfjit_inner")
+    else:
+        print("svg: sfjit_inner at sfjit.js:11, from the dump's debug info")
     for f in glob.glob(os.path.join(d, "jit-*.dump")):
         os.unlink(f)
 
