@@ -126,9 +126,11 @@ def node(d, errs):
     with open(js, "w") as f:
         f.write(HOT_JS)
     maps_before = set(glob.glob("/tmp/perf-*.map"))
+    # 6 s of JS: node's start-up (OpenSSL, snapshot) is a fixed CPU cost
+    # that a loaded machine stretches into more of a shorter run
     out = os.path.join(d, "node.folded")
     r = subprocess.run([SFPROF, "-F", "199", "--quiet", "-o", out, "--",
-                        node, "--perf-prof", "--interpreted-frames-native-stack", js, "4"],
+                        node, "--perf-prof", "--interpreted-frames-native-stack", js, "6"],
                        capture_output=True, text=True, timeout=120, cwd=d)
     new_maps = set(glob.glob("/tmp/perf-*.map")) - maps_before
     for m in new_maps:
