@@ -38,6 +38,11 @@
  *   KSYM     kernel symbols for KSTACK frames: address, name.
  *   STATS    "key\0value\0" pairs: the counters of the run (lost_*, ...).
  *   END      record and event counts: present when record finished cleanly.
+ *   JIT      a JIT's name for code of a process (jitmap.h: its perf map or
+ *            jitdump) that a recorded stack ran in: pid, start, size, name.
+ *            Written when record first names such a frame (some only at
+ *            the end, where a JIT wrote its map late), so report names JIT
+ *            frames after the process and its map are gone.
  *
  * The file is created with mode 0600: raw stacks may hold secrets. While
  * record runs it is FILE.XXXXXX (six random characters) beside FILE, and
@@ -77,6 +82,8 @@ enum capfile_rec_type {
 	CAPFILE_REC_STATS = 6,
 	CAPFILE_REC_END = 7,
 	CAPFILE_REC_TASK = 8,
+	/* (16: apart from the numbers other additions take next) */
+	CAPFILE_REC_JIT = 16,
 	/* never written: what the reader returns for a stretch it skipped */
 	CAPFILE_REC_DAMAGED = 0x10000,
 };
@@ -135,6 +142,11 @@ struct capfile_record {
 			uint32_t pid, ppid; /* ppid: FORK only, else 0 */
 			uint64_t ts_ns;
 		} task;
+		struct { /* JIT: name NUL-terminated, 1..4096 bytes */
+			uint32_t pid;
+			uint64_t start, size; /* size > 0, no wrap */
+			const char *name;
+		} jit;
 		struct { /* END */
 			uint64_t nr_records, nr_events;
 		} end;
@@ -184,6 +196,9 @@ int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
 			 const char *name);
 int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
 			  size_t nr);
+/* A JIT record; -EINVAL for an empty range or name, a range that wraps. */
+int capfile_writer__jit(struct capfile_writer *w, uint32_t pid, uint64_t start,
+			uint64_t size, const char *name);
 /* Write END, flush and close; 0 or -errno (a write error anywhere before
  * is reported here too). Frees w in every case. */
 int capfile_writer__close(struct capfile_writer *w);

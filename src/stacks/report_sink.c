@@ -99,6 +99,7 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 		.no_inline = s->o.no_inline,
 		/* live: the pid is the process the map is for */
 		.perf_maps = !s->record,
+		.jit_record = s->record, /* the capture carries JIT names */
 	};
 
 	*prof = profile__new(meta);
@@ -464,6 +465,14 @@ static int record_kstack(struct report_sink *s, const struct sfprof_event *e)
 	return err;
 }
 
+/* stacks_jit_fn: a JIT name the capture carries */
+static int sink_jit(void *ctx, uint32_t pid, uint64_t start, uint64_t size, const char *name)
+{
+	int err = capfile_writer__jit(((struct report_sink *)ctx)->w, pid, start, size, name);
+
+	return err == -EINVAL ? 0 : err; /* (a name too long for a record) */
+}
+
 /* A process began (FORK) or ended (EXIT): its model follows. */
 static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 {
@@ -512,6 +521,8 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		stacks__resolve_event(stk, e);
 	}
 	err = s->werr;
+	if (!err)
+		err = stacks__record_jit(stk, sink_jit, s);
 	if (!err && want_k && s->cap && e->kstack_id >= 0)
 		err = record_kstack(s, e);
 	if (!err)
@@ -593,6 +604,9 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 		if (stacks__flush(s->stackss[i]))
 			return -ENOMEM;
 	}
+	for (int i = 0; i < SINK_EVENTS && s->record && !err; i++)
+		if (s->stackss[i])
+			err = stacks__record_jit_finish(s->stackss[i], sink_jit, s);
 	if (s->record) {
 		char v[SFPROF_CNT_MAX + 12][24];
 		struct capfile_kv kv[SFPROF_CNT_MAX + 12];

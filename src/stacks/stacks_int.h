@@ -136,12 +136,24 @@ struct stacks {
 	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
+	bool jit_borrowed;   /* s->jit is the caller's (stacks__set_jitmaps) */
+	size_t resolved_n;   /* frames of the last stacks__resolve_event() */
+	int resolved_stop;   /* and how its walk ended */
+	struct stacks_jit_rec *jrec; /* jit_record: what was written (stacks_jit.c) */
 };
 
 /* The PC cache's entry for (current proc, pc), reset when it held
  * another; and the same, symbolized (stacks.c). */
 struct pc_entry *stacks_cache_get(struct stacks *s, uint64_t pc);
 struct pc_entry *stacks_symbolized(struct stacks *s, uint64_t pc);
+
+/* stacks_jit.c: whether e (an [anon] PC with no ELF) may have a JIT name,
+ * s->jit then made if needed; and the record state's free */
+bool stacks_jit_code(struct stacks *s, const struct pc_entry *e);
+bool stacks_is_exec(void *ctx, uint64_t ra); /* unwind_ops.is_exec */
+void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
+void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
+void stacks_jit_free(struct stacks *s);
 
 /* stacks_names.c */
 bool stacks_is_sigtramp(void *ctx, uint64_t pc); /* unwind_ops.is_sigtramp */
