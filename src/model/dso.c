@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cfi.h"
+#include "goruntime.h"
 #include "sframe.h"
 #include "srcline.h"
 #include "symbolize.h"
@@ -453,6 +454,8 @@ int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 	int err;
 
 	c->st.row_lookups++;
+	if (dso__go(d) && go_runtime__special_row(dso__go(d), vaddr, row, fn))
+		return 0;
 	dso__load_table(d);
 	if (d->lazy) {
 		err = dso_lazy__find(d, vaddr, row, fn);

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "dso.h"
+#include "gopclntab.h"
 #include "sframe.h"
 
 #define HASH_BUCKETS 1024
@@ -48,6 +49,8 @@ struct dso {
 	int symtab_loaded;
 	struct symtab *symtab;
 	struct srcline *srcline; /* DWARF lines, made at first use */
+	int go_loaded;
+	struct gopclntab go; /* a Go binary's pclntab (data NULL if none) */
 
 	struct dso *next_all;
 	struct dso *next_bid; /* build-id hash chain */
@@ -75,5 +78,7 @@ int dso_lazy__find(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 		   struct sframe_func *fn);
 
 void dso_lazy__free(struct dso_lazy *z);
+/* A Go binary's pclntab (read on first call), or NULL. */
+const struct gopclntab *dso__go(struct dso *d);
 
 #endif

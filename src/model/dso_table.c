@@ -13,9 +13,20 @@
 
 #include "cfi.h"
 #include "dso_int.h"
+#include "goruntime.h"
 #include "sframe.h"
 #include "symbolize.h"
 #include "util.h"
+
+const struct gopclntab *dso__go(struct dso *d)
+{
+	if (!d->go_loaded) {
+		d->go_loaded = 1;
+		if (go_runtime__open(d->elf, &d->go))
+			memset(&d->go, 0, sizeof(d->go));
+	}
+	return d->go.data ? &d->go : NULL;
+}
 
 /* A table derived from .eh_frame/.debug_frame, or a negative error. */
 int dso__derive_table(struct dso *d, struct sframe_table **out)
@@ -68,6 +79,11 @@ int dso__derive_table(struct dso *d, struct sframe_table **out)
 	 * functions of binaries linked above 2 GiB.
 	 */
 	o.section_vaddr = in.eh_frame ? in.eh_frame_vaddr : 0;
+	if (err == -ENOENT && dso__go(d)) {
+		/* go build -ldflags=-s: no CFI, but Go's own SP deltas */
+		elfread__free(dbg);
+		return go_runtime__derive_table(dso__go(d), &o, out);
+	}
 	if (!err)
 		err = cfi_to_sframe(&in, &o, &sec, &len, NULL);
 	elfread__free(dbg); /* in's pointers die here: encoded already */
