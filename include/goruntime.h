@@ -14,7 +14,8 @@
  *    gives a row that ends the walk there (UNWIND_STOP_STACK_SWITCH, the
  *    stack marked truncated), as Go's own traceback stops at SPWRITE
  *    functions. TOPFRAME functions (goexit, mstart, rt0_go) are the
- *    outermost frame of their stack.
+ *    outermost frame of their stack (runtime.sigtramp, also TOPFRAME to
+ *    Go, is not: the signal frame is its caller).
  *  - Unwind rows: a binary with no .eh_frame/.debug_frame (go build
  *    -ldflags=-s) gets rows derived from each function's SP-delta table:
  *    CFA = SP + delta + 8, the return address at CFA - 8 (Go's own
@@ -43,6 +44,8 @@ int go_runtime__open(const struct elfread *e, struct gopclntab *t);
 
 /*
  * The rows the SP-delta table cannot give, at lookup address vaddr:
+ *  - in a TOPFRAME function but runtime.sigtramp (goexit, mstart,
+ *    rt0_go): an "RA undefined" row, the outermost frame;
  *  - in a stack-switching (SPWRITE, not TOPFRAME) function: a row flagged
  *    SFRAME_ROW_STACK_SWITCH;
  *  - one byte before runtime.sigreturn (a signal handler's return

@@ -45,6 +45,15 @@ static int is_sigreturn(const char *name)
 	       !strcmp(name, "runtime.sigreturn__sigaction");
 }
 
+/* The outermost frame of its stack. TOPFRAME stops Go's traceback; but
+ * runtime.sigtramp has a real caller, the kernel's signal frame (its
+ * return address is runtime.sigreturn). */
+static int is_topframe(const struct gopclntab_func *f)
+{
+	return (f->flag & GOPCLNTAB_FLAG_TOPFRAME) &&
+	       strcmp(f->name, "runtime.sigtramp") != 0;
+}
+
 int go_runtime__special_row(const struct gopclntab *t, uint64_t vaddr,
 			    struct sframe_row *row, struct sframe_func *fn)
 {
@@ -61,8 +70,17 @@ int go_runtime__special_row(const struct gopclntab *t, uint64_t vaddr,
 		func_of(&f, SFRAME_FUNC_SIGNAL, fn);
 		return 1;
 	}
-	if (!(f.flag & GOPCLNTAB_FLAG_SPWRITE) ||
-	    (f.flag & GOPCLNTAB_FLAG_TOPFRAME) || vaddr < f.start)
+	if (vaddr < f.start)
+		return 0;
+	if (is_topframe(&f)) {
+		/* .debug_frame gives goexit and mstart a row like any other,
+		 * and the word above them is no caller's: clone's, or 0 */
+		memset(row, 0, sizeof(*row));
+		row->ra = sframe_rule__make(SFRAME_RULE_UNDEFINED, 0, 0);
+		func_of(&f, 0, fn);
+		return 1;
+	}
+	if (!(f.flag & GOPCLNTAB_FLAG_SPWRITE))
 		return 0;
 	memset(row, 0, sizeof(*row));
 	row->start = (uint32_t)(vaddr - f.start);
@@ -111,11 +129,7 @@ static int func_rows(const struct gopclntab *t, const struct gopclntab_func *f,
 
 	if (f->end <= f->start || f->end - f->start > UINT32_MAX)
 		return 0;
-	/* TOPFRAME stops Go's traceback; but runtime.sigtramp has a real
-	 * caller, the kernel's signal frame (its return address is
-	 * runtime.sigreturn), so its SP deltas are kept */
-	if ((f->flag & GOPCLNTAB_FLAG_TOPFRAME) &&
-	    strcmp(f->name, "runtime.sigtramp") != 0) {
+	if (is_topframe(f)) {
 		if (grow((void **)&r->row, &r->caprow, r->nrow + 1, sizeof(*r->row)))
 			return -ENOMEM;
 		memset(&r->row[r->nrow], 0, sizeof(*r->row));
