@@ -61,8 +61,8 @@ def main():
         subprocess.run([tool] + bins + ["-n", "11"], check=True)
         print()
         print("report CPU per sample, median of %d (%s s at %s Hz, cpu)" % (RUNS, SECS, HZ))
-        print("%-10s %8s %8s %12s %s" % ("build", "samples", "frames", "us/sample",
-                                          "BASE us/sample" if BASE else ""))
+        print("%-10s %8s %8s %10s %12s %s" % ("build", "samples", "frames", "us/sample",
+                                                "--no-inline", "BASE us/sample" if BASE else ""))
         for b in (full, strip):
             wl = subprocess.Popen([b, str(int(SECS * 1000) + 3000)], stdout=subprocess.DEVNULL)
             time.sleep(0.3)
@@ -75,13 +75,15 @@ def main():
                                 capture_output=True, text=True).stderr
             n = int(re.search(r"unwind_stacks: (\d+)", st).group(1))
             fr = int(re.search(r"unwind_frames: (\d+)", st).group(1))
-            ours, base = [], []
+            ours, base, noinl = [], [], []
             for _ in range(RUNS):
                 ours.append(cpu_of([SF, "report", "-o", "/dev/null", cap]))
+                noinl.append(cpu_of([SF, "report", "--no-inline", "-o", "/dev/null", cap]))
                 if BASE:
                     base.append(cpu_of([BASE, "report", "-o", "/dev/null", cap]))
             o = 1e6 * statistics.median(ours) / n
-            line = "%-10s %8d %8.1f %12.1f" % (os.path.basename(b), n, fr / n, o)
+            line = "%-10s %8d %8.1f %10.1f %12.1f" % (os.path.basename(b), n, fr / n, o,
+                                                      1e6 * statistics.median(noinl) / n)
             if BASE:
                 bb = 1e6 * statistics.median(base) / n
                 line += " %14.1f (ratio %.2f)" % (bb, o / bb)
