@@ -6,7 +6,8 @@ stripped Go binaries are named from .gopclntab.
 tests/workloads/gowork.go (goroutines doing CPU work and allocating
 enough to run the GC, so stacks pass runtime.systemstack, mcall,
 morestack and gcBgMarkWorker) is built with Debian's go into a scratch
-directory, once as is and once with -ldflags=-s (no .symtab, no DWARF).
+directory as is, with -ldflags=-s (no .symtab, no DWARF, no CFI) and
+linked externally by gcc then stripped (CFI for the C start files only).
 
 1. Rows: sfprof's rows from .gopclntab's SP deltas equal the rows from the
    binary's .debug_frame at every PC (tests/e2e/go_rows.c).
@@ -18,8 +19,8 @@ directory, once as is and once with -ldflags=-s (no .symtab, no DWARF).
    function (systemstack, mcall, morestack, asmcgocall) is only ever the
    outermost frame of a [truncated] stack (before the fix, made-up frames
    followed it: "[unknown]+0x538bbf;runtime.newproc;runtime.mcall").
-3. The stripped build: the same checks, and its top functions (by self
-   samples) are the unstripped build's."""
+3. The stripped builds: the same checks, their top functions (by self
+   samples) are the unstripped build's, and as many stacks are rooted."""
 import os
 import re
 import subprocess
@@ -34,6 +35,9 @@ import libsurface as ls  # noqa: E402
 NAME = "names_go"
 SRC = os.path.join(ROOT, "tests", "workloads", "gowork.go")
 ROOTS = {"runtime.goexit", "runtime.mstart", "runtime.rt0_go"}
+# the workload's call edges: a skipped or made-up frame breaks one
+CALLERS = {"main.hash": {"main.worker"}, "main.churn": {"main.worker"},
+           "main.deep": {"main.deep", "main.worker"}, "main.worker": {"main.main.func1"}}
 SWITCH = {"runtime.systemstack", "runtime.mcall", "runtime.morestack",
           "runtime.asmcgocall"}
 
@@ -43,9 +47,9 @@ def fn(name):
     return name[:-5] if name.endswith(".abi0") else name
 
 
-def go_build(d, out, *flags):
+def go_build(d, out, *flags, cgo="0"):
     env = dict(os.environ, GOCACHE=os.path.join(d, "cache"), GOPATH=os.path.join(d, "gopath"),
-               GOFLAGS="", GO111MODULE="off", GOPROXY="off", CGO_ENABLED="0",
+               GOFLAGS="", GO111MODULE="off", GOPROXY="off", CGO_ENABLED=cgo,
                GOTOOLCHAIN="local")
     subprocess.run(["go", "build"] + list(flags) + ["-o", out, SRC], env=env, check=True,
                    capture_output=True, timeout=300)
@@ -113,7 +117,7 @@ def check_stacks(tag, folded, binname, errs, stats):
     unnamed = re.compile(r"^(\[unknown\]|%s\+0x[0-9a-f]+)" % re.escape(binname))
     selfc, seen = {}, set()
     rooted = trunc = switched = total = 0
-    bad_root, bad_switch, bad_name = [], [], []
+    bad_root, bad_switch, bad_name, bad_edge = [], [], [], []
     for stack, c in folded.items():
         frames = [fn(f) for f in stack[1:]]  # no comm
         total += c
@@ -138,6 +142,10 @@ def check_stacks(tag, folded, binname, errs, stats):
                 if i != 0 or frames[0] != "[truncated]":
                     bad_switch.append(";".join(frames))
                 break
+        for i, f in enumerate(real):
+            if f in CALLERS and i and real[i - 1] not in CALLERS[f]:
+                bad_edge.append(";".join(frames))
+                break
         if real:
             selfc[real[-1]] = selfc.get(real[-1], 0) + c
     print("%s: %d samples/us in %d stacks: %d rooted, %d [truncated], %d at a stack "
@@ -146,7 +154,8 @@ def check_stacks(tag, folded, binname, errs, stats):
         errs.append("%s: only %d samples" % (tag, total))
     for what, lst in (("unnamed or [unknown] frames", bad_name),
                       ("stacks neither rooted nor [truncated]", bad_root),
-                      ("frames above a stack switch", bad_switch)):
+                      ("frames above a stack switch", bad_switch),
+                      ("calls the workload does not make", bad_edge)):
         if lst:
             errs.append("%s: %d %s, e.g. %s" % (tag, len(lst), what, lst[0][:300]))
     stats.update(self=selfc, seen=seen, rooted=rooted, total=total, switched=switched)
@@ -194,6 +203,9 @@ def main():
         full, strip = os.path.join(d, "gowork"), os.path.join(d, "gowork-s")
         go_build(d, full)
         go_build(d, strip, "-ldflags=-s")
+        # linked by gcc, then stripped: .eh_frame for the C start files only
+        xstrip = os.path.join(d, "gowork-xs")
+        go_build(d, xstrip, "-ldflags=-linkmode=external -s", cgo="1")
         # 1. pcsp rows == .debug_frame rows
         helper = os.path.join(d, "go_rows")
         san = []
@@ -217,19 +229,23 @@ def main():
                     r.stdout[-400:], r.stderr[-200:]))
         # 2. and 3.
         a = profile(d, full, errs)
-        b = profile(d, strip, errs)
-        ta, tb = top(a["self"], 0.03), top(b["self"], 0.03)
-        print("top functions: unstripped %s; stripped %s" % (sorted(ta), sorted(tb)))
+        ta = top(a["self"], 0.03)
         if not ta:
             errs.append("no top function in the unstripped profile")
-        if ta - b["seen"] or tb - a["seen"]:
-            errs.append("top functions differ: only unstripped %s, only stripped %s" % (
-                sorted(ta - b["seen"]), sorted(tb - a["seen"])))
-        # the stripped build unwinds from pcsp as well as from .debug_frame
-        fa, fb = a["rooted"] / max(a["total"], 1), b["rooted"] / max(b["total"], 1)
-        print("rooted: unstripped %.1f%%, stripped %.1f%%" % (100 * fa, 100 * fb))
-        if fb < 0.8 * fa:
-            errs.append("stripped stacks rooted %.1f%%, unstripped %.1f%%" % (100 * fb, 100 * fa))
+        for other in (strip, xstrip):
+            b = profile(d, other, errs)
+            tag = os.path.basename(other)
+            tb = top(b["self"], 0.03)
+            print("top functions: unstripped %s; %s %s" % (sorted(ta), tag, sorted(tb)))
+            if ta - b["seen"] or tb - a["seen"]:
+                errs.append("top functions differ: only unstripped %s, only %s %s" % (
+                    sorted(ta - b["seen"]), tag, sorted(tb - a["seen"])))
+            # stripped builds unwind from pcsp as well as from .debug_frame
+            fa, fb = a["rooted"] / max(a["total"], 1), b["rooted"] / max(b["total"], 1)
+            print("rooted: unstripped %.1f%%, %s %.1f%%" % (100 * fa, tag, 100 * fb))
+            if fb < 0.8 * fa:
+                errs.append("%s stacks rooted %.1f%%, unstripped %.1f%%" % (
+                    tag, 100 * fb, 100 * fa))
     if errs:
         print("FAIL %s: %s" % (NAME, "; ".join(errs)))
         return 1
