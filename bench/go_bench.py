@@ -7,7 +7,8 @@
    `sfprof report -o /dev/null` CPU time (children's rusage; median of
    RUNS) over samples, for captures of the unstripped (.debug_frame rows)
    and stripped (pcsp rows) builds. BASE=/path/to/older/sfprof times it
-   too, interleaved, on the same captures.
+   too, interleaved, on the same captures. Also the in-process passes
+   (SFPROF_REPORT_REPEAT=6, no profile): pass 1 cold, passes 2-6 warm.
    bench/go_bench.py        (BUILD=build SECS=4 HZ=499 RUNS=7 BASE=)
 Needs root (BPF) and Debian's golang-go."""
 import os
@@ -35,6 +36,17 @@ def cpu_of(argv):
     if status:
         raise RuntimeError("%s exited %#x" % (argv, status))
     return ru.ru_utime + ru.ru_stime
+
+
+def passes(sf, cap):
+    """(cold, warm) ns per event inside one report process: pass 1, and
+    the median of passes 2-6 (SFPROF_REPORT_REPEAT, no profile built:
+    read + unwind + symbolize)"""
+    env = dict(os.environ, SFPROF_REPORT_REPEAT="6", SFPROF_REPORT_NO_PROFILE="1")
+    err = subprocess.run([sf, "report", "-o", "/dev/null", cap], env=env, capture_output=True,
+                         text=True).stderr
+    v = [float(x) for x in re.findall(r"report_pass_\d+_ns_per_event: (\d+)", err)]
+    return v[0], statistics.median(v[1:])
 
 
 def main():
@@ -81,12 +93,27 @@ def main():
                 noinl.append(cpu_of([SF, "report", "--no-inline", "-o", "/dev/null", cap]))
                 if BASE:
                     base.append(cpu_of([BASE, "report", "-o", "/dev/null", cap]))
+            pc, pw, bc, bw = [], [], [], []
+            for _ in range(5):
+                c, w = passes(SF, cap)
+                pc.append(c)
+                pw.append(w)
+                if BASE:
+                    c, w = passes(BASE, cap)
+                    bc.append(c)
+                    bw.append(w)
             o = 1e6 * statistics.median(ours) / n
             line = "%-10s %8d %8.1f %10.1f %12.1f" % (os.path.basename(b), n, fr / n, o,
                                                       1e6 * statistics.median(noinl) / n)
             if BASE:
                 bb = 1e6 * statistics.median(base) / n
                 line += " %14.1f (ratio %.2f)" % (bb, o / bb)
+            print(line)
+            line = "%-10s in-process ns/event: cold %.0f, warm %.0f" % (
+                "", statistics.median(pc), statistics.median(pw))
+            if BASE:
+                line += "; BASE cold %.0f, warm %.0f" % (statistics.median(bc),
+                                                        statistics.median(bw))
             print(line)
     return 0
 
