@@ -38,8 +38,10 @@ struct sframe_func;
 struct sframe_table;
 struct sframe_encode_opts;
 
-/* The pclntab of e (borrowing e's bytes): 0, -ENOENT (no .gopclntab, not
- * a Go binary) or a parse error (gopclntab__strerror). */
+/* The pclntab of e (borrowing e's bytes): .gopclntab, or in a PIE
+ * .data.rel.ro.gopclntab (whose textStart is left to a relocation: .text's
+ * address stands in). 0, -ENOENT (not a Go binary) or a parse error
+ * (gopclntab__strerror). */
 int go_runtime__open(const struct elfread *e, struct gopclntab *t);
 
 /*

@@ -7,7 +7,8 @@ tests/workloads/gowork.go (goroutines doing CPU work and allocating
 enough to run the GC, so stacks pass runtime.systemstack, mcall,
 morestack and gcBgMarkWorker) is built with Debian's go into a scratch
 directory as is, with -ldflags=-s (no .symtab, no DWARF, no CFI) and
-linked externally by gcc then stripped (CFI for the C start files only).
+linked externally by gcc then stripped (CFI for the C start files only),
+and as a stripped PIE.
 
 1. Rows: sfprof's rows from .gopclntab's SP deltas equal the rows from the
    binary's .debug_frame at every PC (tests/e2e/go_rows.c).
@@ -206,6 +207,9 @@ def main():
         # linked by gcc, then stripped: .eh_frame for the C start files only
         xstrip = os.path.join(d, "gowork-xs")
         go_build(d, xstrip, "-ldflags=-linkmode=external -s", cgo="1")
+        # position-independent: the table is .data.rel.ro.gopclntab
+        pie = os.path.join(d, "gowork-pie")
+        go_build(d, pie, "-buildmode=pie", "-ldflags=-s")
         # 1. pcsp rows == .debug_frame rows
         helper = os.path.join(d, "go_rows")
         san = []
@@ -232,7 +236,7 @@ def main():
         ta = top(a["self"], 0.03)
         if not ta:
             errs.append("no top function in the unstripped profile")
-        for other in (strip, xstrip):
+        for other in (strip, xstrip, pie):
             b = profile(d, other, errs)
             tag = os.path.basename(other)
             tb = top(b["self"], 0.03)

@@ -17,7 +17,9 @@ int go_runtime__open(const struct elfread *e, struct gopclntab *t)
 	struct elfread_section s, text;
 
 	memset(t, 0, sizeof(*t));
-	if (elfread__section(e, ".gopclntab", &s) || !s.data || !s.size)
+	/* -buildmode=pie puts it among the relocated read-only data */
+	if ((elfread__section(e, ".gopclntab", &s) || !s.data || !s.size) &&
+	    (elfread__section(e, ".data.rel.ro.gopclntab", &s) || !s.data || !s.size))
 		return -ENOENT;
 	if (elfread__section(e, ".text", &text))
 		text.vaddr = 0;
