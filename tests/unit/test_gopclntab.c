@@ -9,8 +9,10 @@
 
 #include "elfread.h"
 #include "goruntime.h"
+#include "sfprof_event.h"
 #include "sframe.h"
 #include "testlib.h"
+#include "unwind.h"
 
 TEST_MAIN();
 
@@ -297,4 +299,73 @@ TEST(goruntime_should_find_no_pclntab_in_a_c_binary)
 	CHECK_INT(go_runtime__open(e, &t), -ENOENT);
 	CHECK(!t.data);
 	elfread__free(e);
+}
+
+/* The walk over the synthetic table, as dso__find_row answers it: the
+ * special rows first, then the rows from the SP deltas. */
+struct walk_ctx {
+	const struct gopclntab *t;
+	const struct sframe_table *st;
+};
+
+static int walk_find_row(void *ctx, uint64_t pc, struct sframe_row *row,
+			 struct sframe_func *fn)
+{
+	struct walk_ctx *w = ctx;
+
+	if (go_runtime__special_row(w->t, pc, row, fn))
+		return 0;
+	return sframe_table__find(w->st, pc, row, fn) ? -ESRCH : 0;
+}
+
+static size_t walk(struct walk_ctx *w, uint64_t pc, const uint64_t *stack, size_t words,
+		   struct unwind_frame *frames, int *stop)
+{
+	const struct unwind_ops ops = { walk_find_row, NULL, w, NULL };
+	struct sfprof_regs regs;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.ip = pc;
+	regs.sp = 0x7ffc0000;
+	regs.bp = 0x1234; /* not a frame pointer into the stack */
+	return unwind_stack(&regs, stack, words * 8, &ops, frames, 8, stop, NULL, NULL);
+}
+
+TEST(goruntime_walk_should_end_truncated_at_systemstack_and_complete_at_goexit)
+{
+	struct sframe_encode_opts o = { .version = 3, .abi = SFRAME_ABI_AMD64_LE,
+					.fixed_ra_offset = -8 };
+	struct sframe_table *st = NULL;
+	struct unwind_frame f[8];
+	struct gopclntab t;
+	struct walk_ctx w;
+	size_t len, n;
+	uint8_t *b = load("go118.bin", &len);
+	int stop;
+	/* main.leaf at +0x20 (CFA = SP + 32), called from systemstack (on
+	 * g0: above it, a word of .bss, as the user saw) */
+	uint64_t s1[8] = { 0, 0, 0, TEXT + 0x50, 0x538bbf, TEXT + 0x1000, 0, 0 };
+	/* main.leaf called from goexit+5 (its frame: CFA = SP + 8) */
+	uint64_t s2[8] = { 0, 0, 0, TEXT + 0x85, 0x538bbf, 0, 0, 0 };
+	/* main.leaf called from main.big+0x10 (CFA = SP + 4112): the walk
+	 * needs 4 KiB more than the snapshot has */
+	uint64_t s3[8] = { 0, 0, 0, TEXT + 0xd0, 0, 0, 0, 0 };
+
+	CHECK_INT(gopclntab__parse(b, len, 0, &t), 0);
+	CHECK_INT(go_runtime__derive_table(&t, &o, &st), 0);
+	w.t = &t;
+	w.st = st;
+	n = walk(&w, TEXT + 0x20, s1, 8, f, &stop);
+	CHECK_INT(n, 2);
+	CHECK_U64(f[1].pc, TEXT + 0x50);
+	CHECK_INT(stop, UNWIND_STOP_STACK_SWITCH);
+	n = walk(&w, TEXT + 0x20, s2, 8, f, &stop);
+	CHECK_INT(n, 2);
+	CHECK_U64(f[1].pc, TEXT + 0x85);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	n = walk(&w, TEXT + 0x20, s3, 8, f, &stop);
+	CHECK_INT(n, 2);
+	CHECK_INT(stop, UNWIND_STOP_SNAPSHOT);
+	sframe_table__free(st);
+	free(b);
 }
