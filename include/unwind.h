@@ -49,6 +49,7 @@ enum unwind_stop {
 	UNWIND_STOP_BAD_RULE,	  /* rule names a register not known here */
 	UNWIND_STOP_MAX_DEPTH,	  /* frame limit reached */
 	UNWIND_STOP_NO_REGS,	  /* the event carried no user registers */
+	UNWIND_STOP_STACK_SWITCH, /* at a function that switched stacks (Go) */
 	UNWIND_STOP__NR,
 };
 

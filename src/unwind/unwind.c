@@ -45,6 +45,7 @@ static const char *const stop_names[UNWIND_STOP__NR] = {
 	[UNWIND_STOP_BAD_RULE] = "bad_rule",
 	[UNWIND_STOP_MAX_DEPTH] = "max_depth",
 	[UNWIND_STOP_NO_REGS] = "no_regs",
+	[UNWIND_STOP_STACK_SWITCH] = "stack_switch",
 };
 
 const char *unwind_stop__name(int stop)
@@ -309,6 +310,9 @@ static void step_row(struct unwind_state *st)
 	bool fp_known = reg_known(st, UNWIND_REG_RBP);
 	int rc;
 
+	/* the words above SP are another stack's (goruntime.h) */
+	if (row->flags & SFRAME_ROW_STACK_SWITCH)
+		return finish(st, UNWIND_STOP_STACK_SWITCH);
 	/* outermost frame: nothing else in the row matters */
 	if (row->ra.kind == SFRAME_RULE_UNDEFINED) {
 		st->outer_sp = st->regs[UNWIND_REG_RSP];
