@@ -164,6 +164,10 @@ fuzz-smoke: fuzz
 	  $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 $(BUILD)/fuzz/corpus-$$n tests/fuzz/corpus/$$n >$(BUILD)/fuzz/$$n.log 2>&1 \
 	  || { tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; done
 
+# The libraries a program linking $(BUILD)/libsfprof.a needs (bench/, e2e helpers).
+print-ldlibs:
+	@echo $(LDLIBS)
+
 bench: all
 	$(Q)./bench/run.sh
 

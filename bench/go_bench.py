@@ -64,8 +64,10 @@ def main():
                        cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         tool = os.path.join(d, "go_pclntab")
         subprocess.run(["gcc", "-std=gnu11", "-O2", "-g", "-D_GNU_SOURCE", "-Iinclude", "-o",
-                        tool, "bench/go_pclntab.c", os.path.join(BUILD, "libsfprof.a"),
-                        "-lelf", "-ldw", "-lz", "-llzma", "-lbz2", "-lstdc++"], cwd=ROOT,
+                        tool, "bench/go_pclntab.c", os.path.join(BUILD, "libsfprof.a")] +
+                       subprocess.run(["make", "-s", "--no-print-directory", "print-ldlibs"],
+                                      cwd=ROOT, capture_output=True, text=True,
+                                      check=True).stdout.split(), cwd=ROOT,
                        check=True)
         bins = [full, strip] + ([GO_BIN] if os.path.exists(GO_BIN) else [])
         print("$ %s %s -n 11" % (os.path.relpath(tool, d), " ".join(bins)))

@@ -13,7 +13,7 @@ command -v node >/dev/null || { echo "jitdump_bench: node missing"; exit 0; }
 make -s BUILD="$BUILD" "$BUILD/libsfprof.a" >/dev/null
 mkdir -p "$BUILD/bench"
 ${CC:-gcc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -o "$BUILD/bench/jitdump_bench" \
-	bench/jitdump_bench.c "$BUILD/libsfprof.a" -lelf -lz
+	bench/jitdump_bench.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # FUNCS distinct functions, each called until V8 compiles it (sparkplug,
 # then maglev/turbofan for some): one LOAD (+ unwinding info) per tier

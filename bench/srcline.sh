@@ -13,8 +13,7 @@ ROUNDS=${ROUNDS:-7}
 make -s BUILD="$BUILD" "$BUILD/libsfprof.a" "$BUILD/workloads/uwmix-sframe" >/dev/null
 mkdir -p "$BUILD/bench"
 ${CC:-gcc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -o "$BUILD/bench/srcline_bench" \
-	bench/srcline_bench.c "$BUILD/libsfprof.a" -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 \
-	-lstdc++ -lpthread
+	bench/srcline_bench.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs)
 libc=/lib/x86_64-linux-gnu/libc.so.6
 cache=$(mktemp -d); trap 'rm -rf "$cache"' EXIT
 echo "\$ SFPROF_DWARF_CACHE= $BUILD/bench/srcline_bench $libc $N $ROUNDS   (cache off)"

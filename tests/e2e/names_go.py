@@ -43,6 +43,12 @@ SWITCH = {"runtime.systemstack", "runtime.mcall", "runtime.morestack",
           "runtime.asmcgocall"}
 
 
+
+def ldlibs():
+    """The libraries a program linking libsfprof.a needs, as the Makefile says."""
+    return subprocess.run(["make", "-s", "--no-print-directory", "print-ldlibs"], cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout.split()
+
 def fn(name):
     """Go's ABI0 wrappers carry .abi0 in .symtab, not in .gopclntab"""
     return name[:-5] if name.endswith(".abi0") else name
@@ -219,8 +225,7 @@ def main():
         r = subprocess.run([os.environ.get("CC", "gcc"), "-std=gnu11", "-O2", "-g", "-Wall",
                             "-Wextra", "-Werror", "-D_GNU_SOURCE"] + san +
                            ["-Iinclude", "-o", helper, "tests/e2e/go_rows.c",
-                            os.path.join(BUILD, "libsfprof.a"), "-lelf", "-ldw", "-lz",
-                            "-llzma", "-lbz2", "-lstdc++"], cwd=ROOT, capture_output=True,
+                            os.path.join(BUILD, "libsfprof.a")] + ldlibs(), cwd=ROOT, capture_output=True,
                            text=True)
         if r.returncode != 0:
             errs.append("tests/e2e/go_rows.c does not build: %s" % r.stderr[:300])
