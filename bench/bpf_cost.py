@@ -9,6 +9,7 @@ every tick of every CPU, sys_enter/sys_exit on every syscall of the
 machine) and returns at the tgid filter. Those cheap invocations are
 measured on an idle target first (ns per filtered call) and subtracted:
   cost/event = (run_ns - filtered_ns * (run_cnt - target_calls)) / target_calls
+(bench/libbench.py)
 
   cpu sample: cpuwork at 999 Hz, running below 100 KiB of extra stack
               so the snapshot really copies --stack-size bytes
@@ -20,47 +21,16 @@ measured on an idle target first (ns per filtered call) and subtracted:
 """
 import os
 import statistics
-import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
-SFPROF = os.path.join(BUILD, "sfprof")
-WL = os.path.join(BUILD, "workloads")
-
-
-def stats_of(text):
-    st = {}
-    for line in text.splitlines():
-        k, sep, v = line.partition(": ")
-        if sep and v.strip().isdigit():
-            st[k] = int(v)
-    return st
-
-
-def sfprof(args, cmd):
-    r = subprocess.run([SFPROF, "--stats", "-o", "/dev/null"] + args + ["--"] + cmd,
-                       capture_output=True, text=True, timeout=300)
-    if r.returncode != 0:
-        sys.exit("sfprof failed (%d): %s" % (r.returncode, r.stderr))
-    return stats_of(r.stderr)
-
-
-def per_call(st, prog):
-    n = st.get("bpf_run_cnt_" + prog, 0)
-    return st.get("bpf_run_ns_" + prog, 0) / n if n else 0.0
+from libbench import WL, bpf_stats, need_root, per_call, sfprof
 
 
 def main():
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    if os.geteuid() != 0:
-        print("bpf_cost: SKIP: needs root")
+    if not need_root("bpf_cost"):
         return 0
-    with open("/proc/sys/kernel/bpf_stats_enabled") as f:
-        old = f.read().strip()
-    with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-        f.write("1")
-    try:
+    with bpf_stats():
         # filtered invocations: the target sleeps, nothing passes the filter
         base_cpu = sfprof(["-F", "999"], ["sleep", "3"])
         base_fx = sfprof(["-e", "futex", "--min-wait", "0"], ["sleep", "3"])
@@ -96,9 +66,6 @@ def main():
             print("| %s | %.2f us | %.0f | %.2f us | %.2f us | %.0f |" % (
                 size, c / 1e3, cb, f / 1e3, fe / 1e3, fb))
         print("(medians of %d runs; stack_copy_direct: %s)" % (reps, base_cpu.get("stack_copy_direct")))
-    finally:
-        with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-            f.write(old)
     return 0
 
 

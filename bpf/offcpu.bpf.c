@@ -73,27 +73,56 @@ static __always_inline __u32 offcpu_state(bool preempt, unsigned int prev_state)
 	return SFPROF_OFFCPU_OTHER;
 }
 
+/*
+ * A task's entry, if it has one. Most tasks of the machine have no task
+ * storage at all: for them this is one load of task->bpf_storage, not a
+ * helper call.
+ */
+static __always_inline struct offcpu_entry *offcpu_entry_of(struct task_struct *t)
+{
+	if (!t->bpf_storage)
+		return NULL;
+	return bpf_task_storage_get(&offcpu_start, t, NULL, 0);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sfprof_switch_out, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	struct offcpu_entry *ent;
+	unsigned int flags;
 	__u32 state;
 
 	/* the cheap tests first: this runs for every switch on the machine */
-	if (prev->flags & PF_KTHREAD)
+	flags = prev->flags;
+	if (flags & PF_KTHREAD)
 		return 0;
 	state = offcpu_state(preempt, prev_state);
 	if (!(cfg.offcpu_states & state))
 		return 0;
-	/* prev is current here; an exiting thread past exit_mm() has no
-	 * user stack left to copy */
-	if (!is_target(bpf_get_current_pid_tgid()) || !prev->mm)
+	/* an exiting thread past exit_mm() has no user stack left to copy */
+	if (!prev->mm)
 		return 0;
-	ent = bpf_task_storage_get(&offcpu_start, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!ent) {
-		count(SFPROF_CNT_LOST_OFFCPU_MAP, 1);
-		return 0;
+	/*
+	 * A thread with an entry was a target's when the entry was made, and
+	 * still is: a listed process leaves the targets map only when its
+	 * last thread exits (so an exiting thread is asked again), and a
+	 * tgid is not reused while one of its threads lives. Only a --cgroup
+	 * scope can be left by a live thread. This saves the targets lookup
+	 * at a target's every switch after its first.
+	 */
+	ent = offcpu_entry_of(prev);
+	if (!ent || cfg.use_cgroup || (flags & PF_EXITING)) {
+		/* prev is current here */
+		if (!is_target((__u64)prev->tgid << 32 | (__u32)prev->pid))
+			return 0;
+		if (!ent)
+			ent = bpf_task_storage_get(&offcpu_start, prev, NULL,
+						   BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!ent) {
+			count(SFPROF_CNT_LOST_OFFCPU_MAP, 1);
+			return 0;
+		}
 	}
 	ent->state = state;
 	ent->kstack_id = cfg.want_kstack ? bpf_get_stackid(ctx, &kstacks, SFPROF_KSTACK_SKIP_TP) : -1;
@@ -108,7 +137,7 @@ int BPF_PROG(sfprof_waking, struct task_struct *p)
 	__u64 ts_out;
 
 	/* the cheap test first: this runs for every wakeup on the machine */
-	ent = bpf_task_storage_get(&offcpu_start, p, NULL, 0);
+	ent = offcpu_entry_of(p);
 	if (!ent || !(ts_out = ent->ts_out))
 		return 0;
 	if (bpf_ktime_get_ns() - ts_out < cfg.min_block_ns)
@@ -129,17 +158,18 @@ int BPF_PROG(sfprof_switch_in, bool is_switch)
 	if (!is_switch)
 		return 0;
 	task = bpf_get_current_task_btf();
-	ent = bpf_task_storage_get(&offcpu_start, task, NULL, 0);
+	ent = offcpu_entry_of(task);
 	if (!ent || !ent->ts_out)
 		return 0;
 	now = bpf_ktime_get_ns();
 	off = now - ent->ts_out;
 	ent->ts_out = 0;
-	count(SFPROF_CNT_OFFCPU_SEEN, 1);
+	/* one counter a block: user space adds offcpu_short to offcpu_seen */
 	if (off < cfg.min_block_ns) {
 		count(SFPROF_CNT_OFFCPU_SHORT, 1);
 		return 0;
 	}
+	count(SFPROF_CNT_OFFCPU_SEEN, 1);
 	fill_common(e, bpf_get_current_pid_tgid(), SFPROF_EV_OFFCPU);
 	e->ts_ns = now;
 	e->weight = off;

@@ -164,7 +164,10 @@ enum sfprof_counter {
 	SFPROF_CNT_LOST_TARGET_MAP,  /* a new process not followed: targets map full */
 	SFPROF_CNT_FORKS,	     /* new processes of targets (followed) */
 	SFPROF_CNT_EXITS,	     /* targets that exited */
-	SFPROF_CNT_OFFCPU_SEEN,	     /* blocks of target threads (state kept) */
+	SFPROF_CNT_OFFCPU_SEEN,	     /* blocks of target threads (state kept); the
+				      * BPF side counts those of at least
+				      * --min-block, capture__stats adds
+				      * OFFCPU_SHORT (one atomic add a block) */
 	SFPROF_CNT_OFFCPU_SHORT,     /* blocks below --min-block (not sent) */
 	SFPROF_CNT_LOST_OFFCPU_MAP,  /* block not timed: no task storage */
 	SFPROF_CNT_WAKERS,	     /* WAKER records made (sent, or lost) */

@@ -557,6 +557,9 @@ int capture__stats(struct capture *c, struct capture_stats *st)
 		st->bpf[k] = sum;
 	}
 	free(vals);
+	/* the BPF side counts each block once: as short, or as seen */
+	if (!ret)
+		st->bpf[SFPROF_CNT_OFFCPU_SEEN] += st->bpf[SFPROF_CNT_OFFCPU_SHORT];
 	memset(&st->prog_cpu, 0, sizeof(st->prog_cpu));
 	memset(&st->prog_sys_enter, 0, sizeof(st->prog_sys_enter));
 	memset(&st->prog_sys_exit, 0, sizeof(st->prog_sys_exit));

@@ -21,13 +21,15 @@ class Run:
     pass
 
 
-def run_offcpu(d, tag, extra, secs="4", wl_args=(), dump=True, env=None):
-    """sfprof -e offcpu --per-thread EXTRA -- offcpu-sframe SECS WL_ARGS."""
+def run_offcpu(d, tag, extra, secs="4", wl_args=(), dump=True, env=None, wrap=()):
+    """WRAP sfprof -e offcpu --per-thread EXTRA -- offcpu-sframe SECS WL_ARGS
+    (WRAP: e.g. taskset -c 0, which sfprof and the workload inherit)."""
     r = Run()
     r.folded = os.path.join(d, tag + ".folded")
     raw = os.path.join(d, tag + ".raw")
     wl_out = os.path.join(d, tag + ".wl")
-    cmd = [SFPROF, "-e", "offcpu", "--per-thread", "--stats", "-o", r.folded] + list(extra)
+    cmd = list(wrap) + [SFPROF, "-e", "offcpu", "--per-thread", "--stats", "-o", r.folded] + \
+        list(extra)
     if dump:
         cmd += ["--dump-events", raw]
     cmd += ["--", os.path.join(WL, "offcpu-sframe"), secs] + list(wl_args)

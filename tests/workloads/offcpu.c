@@ -4,10 +4,15 @@
  *   offcpu SECONDS            the four blockers below, for SECONDS each
  *   offcpu SECONDS mixed      the same, plus oc-burn, on CPU all along in
  *                             burn_loop (for runs of several events)
- *   offcpu SECONDS storm [KB] a pipe ping-pong between two threads, as
+ *   offcpu SECONDS storm [KB [WORK]]
+ *                             a pipe ping-pong between two threads, as
  *                             fast as they go (a context-switch storm),
  *                             the pinger KB below its entry frame (touched
- *                             stack, so each snapshot has that to copy)
+ *                             stack, so each snapshot has that to copy);
+ *                             with WORK, each side runs WORK steps of a
+ *                             dependent multiply-add chain between its
+ *                             read and its write (bench/offcpu_cost.py
+ *                             calibrates WORK to a given switch rate)
  *
  *   oc-sleep  clock_nanosleep, 100 ms at a time      (S)   sleep_block
  *   oc-pipe   read() on a pipe fed every 20 ms       (S)   pipe_block
@@ -18,8 +23,9 @@
  * condvar's), which sleep between their writes and signals.
  *
  * Prints "tid NAME TID" for every thread as it starts, "ran NAME SECONDS"
- * as it ends (its own clock), "cpu oc-burn SECONDS" (its CPU time), and in storm mode "rate R cpu_ns_per_rt C"
- * (round trips a second, CPU time per round trip) every second, then "round_trips N" and "round_trips_per_s R".
+ * as it ends (its own clock), "cpu oc-burn SECONDS" (its CPU time), and in storm mode "rate R cpu_ns_per_rt C
+ * csw_per_s S" (round trips a second, CPU time per round trip, the
+ * process's context switches a second) every second, then "round_trips N" and "round_trips_per_s R".
  */
 #include <pthread.h>
 #include <sched.h>
@@ -27,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -234,25 +241,49 @@ static double cpu_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* the process's context switches so far, voluntary or not */
+static long csw(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
 static int ping[2], pong[2];
-static volatile int storm_stop;
+static unsigned long storm_work;
+static volatile unsigned long storm_sink;
+
+/* `n` steps of a dependent chain: a fixed amount of CPU per message */
+__attribute__((noinline)) static unsigned long storm_spin(unsigned long n, unsigned long x)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		x = x * 2862933555777941757ul + 3037000493ul;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
 
 __attribute__((noinline)) static void *storm_ponger(void *arg)
 {
+	unsigned long x = 1;
 	char c;
 
 	(void)arg;
 	say_tid("oc-pong");
-	while (read(ping[0], &c, 1) == 1 && c == 'x')
+	while (read(ping[0], &c, 1) == 1 && c == 'x') {
+		x = storm_spin(storm_work, x);
 		if (write(pong[1], &c, 1) != 1)
 			break;
-	return NULL;
+	}
+	return (void *)x;
 }
 
 __attribute__((noinline)) static int storm_pinger(void)
 {
-	unsigned long n = 0, n_sec = 0;
+	unsigned long n = 0, n_sec = 0, x = 1;
 	double t0, t, t_sec, cpu_sec = cpu_s();
+	long csw_sec = csw();
 	char c = 'x';
 
 	t0 = t_sec = now_s();
@@ -263,14 +294,19 @@ __attribute__((noinline)) static int storm_pinger(void)
 		 * machine the rate depends on the neighbours, this much less */
 		if (t - t_sec >= 1.0) {
 			double cpu = cpu_s();
+			long sw = csw();
 
-			printf("rate %.0f cpu_ns_per_rt %.0f\n", (n - n_sec) / (t - t_sec),
-			       (cpu - cpu_sec) * 1e9 / (double)(n - n_sec));
+			printf("rate %.0f cpu_ns_per_rt %.0f csw_per_s %.0f\n",
+			       (n - n_sec) / (t - t_sec),
+			       (cpu - cpu_sec) * 1e9 / (double)(n - n_sec),
+			       (sw - csw_sec) / (t - t_sec));
 			n_sec = n;
 			t_sec = t;
 			cpu_sec = cpu;
+			csw_sec = sw;
 		}
 		for (int i = 0; i < 100; i++, n++) {
+			x = storm_spin(storm_work, x);
 			if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
 				return 1;
 		}
@@ -279,6 +315,7 @@ __attribute__((noinline)) static int storm_pinger(void)
 	if (write(ping[1], &c, 1) != 1)
 		return 1;
 	printf("round_trips %lu\nround_trips_per_s %.0f\n", n, n / (now_s() - t0));
+	storm_sink = x;
 	return 0;
 }
 
@@ -310,8 +347,10 @@ int main(int argc, char **argv)
 	secs = argc > 1 ? atof(argv[1]) : 4;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("pid %d\n", getpid());
-	if (argc > 2 && !strcmp(argv[2], "storm"))
+	if (argc > 2 && !strcmp(argv[2], "storm")) {
+		storm_work = argc > 4 ? strtoul(argv[4], NULL, 10) : 0;
 		return storm(argc > 3 ? (size_t)atol(argv[3]) * 1024 : 0);
+	}
 	if (argc > 2 && !strcmp(argv[2], "mixed"))
 		nr++;
 	if (pipe(feed_pipe))
