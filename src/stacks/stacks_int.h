@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "stacks.h"
 #include "srcline.h"
@@ -142,6 +143,23 @@ struct stacks {
  * another; and the same, symbolized (stacks.c). */
 struct pc_entry *stacks_cache_get(struct stacks *s, uint64_t pc);
 struct pc_entry *stacks_symbolized(struct stacks *s, uint64_t pc);
+
+/* stacks.c: frames[0..n) symbolized and named (see stacks.c) */
+uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop, const uint64_t *kips, size_t nk,
+			   bool ids, size_t *np_out, struct agg_entry *acc);
+
+static inline void stacks_copy_comm(char *dst, const char *comm)
+{
+	size_t n = strnlen(comm, SFPROF_COMM_LEN);
+
+	memcpy(dst, comm, n);
+	dst[n] = 0;
+}
+
+/* stacks_agg.c */
+void stacks_count_sample(struct stacks *s, const struct agg_entry *a);
+int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips, size_t nk,
+		   int stop, struct agg_entry *acc, bool comm_root, char *root);
 
 /* stacks_names.c */
 bool stacks_is_sigtramp(void *ctx, uint64_t pc); /* unwind_ops.is_sigtramp */
