@@ -78,6 +78,31 @@ void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx
 	s->thread_top_ctx = ctx;
 }
 
+void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx)
+{
+	s->pyname = fn;
+	s->pyname_ctx = ctx;
+}
+
+/* The event's Python section when its frames are to be merged, else NULL. */
+static const struct sfprof_py_section *event_python(struct stacks *s, const struct sfprof_event *e)
+{
+	const struct sfprof_py_section *sec;
+	int bad = 0;
+
+	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python || !s->pyname)
+		return NULL;
+	sec = pymerge__section(e, &bad);
+	s->pyst.bad_sections += bad;
+	if (!sec)
+		return NULL;
+	s->pyst.sections++;
+	s->pyst.cut += !!(sec->flags & SFPROF_PYS_CUT);
+	s->pyst.read_failed += !!(sec->flags & SFPROF_PYS_READ_FAILED);
+	s->py_pid = e->pid;
+	return sec;
+}
+
 void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx)
 {
 	s->ksym = fn;
@@ -275,6 +300,48 @@ struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *
 }
 
 /*
+ * How the current section's groups go onto the stack's eval frames: nev
+ * native eval frames, ng groups (starts[], innermost first). Only the ng
+ * innermost eval frames take groups (when nev > ng); seen counts eval
+ * frames met from the outermost. 1 when the section has frames.
+ */
+struct py_plan {
+	uint32_t starts[SFPROF_PY_FRAMES_MAX];
+	uint32_t ng, nev, seen, skip;
+};
+
+static int py_plan(struct stacks *s, size_t n, struct py_plan *p)
+{
+	p->ng = (uint32_t)pymerge__groups(s->py, p->starts, SFPROF_PY_FRAMES_MAX);
+	if (!p->ng)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct unwind_frame *f = &s->frames[i];
+		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
+
+		p->nev += pymerge__is_eval(stacks_symbolized(s, look)->sym.name);
+	}
+	if (p->nev == 0)
+		s->pyst.no_eval++;
+	else if (p->nev < p->ng)
+		s->pyst.unmatched += p->ng - p->nev;
+	/* (nev > ng: the outer eval frames, past the walk, stay native) */
+	p->skip = p->nev > p->ng ? p->nev - p->ng : 0;
+	return 1;
+}
+
+/* Groups [g, last) of the plan: their frames' ids, oldest first. */
+static int py_ids(struct stacks *s, const struct py_plan *p, uint32_t g, uint32_t last,
+		  uint32_t *out, size_t room)
+{
+	struct pymerge_ctx c = { s->prof, s->pyname, s->pyname_ctx, s->py_pid, &s->pyst };
+	uint32_t to = last < p->ng ? p->starts[last] : s->py->nframes;
+	int cut = last >= p->ng && (s->py->flags & (SFPROF_PYS_CUT | SFPROF_PYS_READ_FAILED));
+
+	return pymerge__ids(&c, s->py, p->starts[g], to, cut, out, room);
+}
+
+/*
  * Symbolize frames[0..n), name the kernel PCs, and fill the entry's
  * accounting fields. With `ids`, also put the stack's profile frame ids
  * (outermost first, the marker and kernel frames included) into s->pids
@@ -292,14 +359,36 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 	size_t np = 0;
 	int complete;
 
+	struct py_plan py = { 0 };
+
 	s->jit_missed = 0;
+	if (ids && s->py && py_plan(s, n, &py) && py.nev == 0) {
+		/* no native eval frame: the Python frames go at the root */
+		int k = py_ids(s, &py, 0, py.ng, out, USER_FRAMES_MAX - n);
+
+		if (k < 0)
+			return NULL;
+		np += (size_t)k;
+	}
 	/* frames[n-1] is the outermost: it goes first */
 	for (size_t i = n; i-- > 0;) {
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct pc_entry *e = stacks_symbolized(s, look);
 
-		if (ids) {
+		if (ids && py.ng && pymerge__is_eval(e->sym.name) && py.seen++ >= py.skip) {
+			/* eval frame g (innermost first) runs group g; the
+			 * outermost matched one also the groups left over */
+			uint32_t g = py.nev - py.seen, last = g + 1;
+			int k;
+
+			if (py.nev < py.ng && py.seen == 1)
+				last = py.ng;
+			k = py_ids(s, &py, g, last, out + np, USER_FRAMES_MAX - np - i);
+			if (k < 0)
+				return NULL;
+			np += (size_t)k;
+		} else if (ids) {
 			int k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
 
 			if (k < 0)
@@ -415,7 +504,9 @@ int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint
 	memset(&acc, 0, sizeof(acc));
 	if (user && !(e->flags & SFPROF_EVF_NO_USER_REGS))
 		n = unwind_event(s, e, &stop);
+	s->py = user ? event_python(s, e) : NULL;
 	*ids = stacks_build_ids(s, n, stop, kips, nk > 128 ? 128 : nk, true, &np, &acc);
+	s->py = NULL;
 	return *ids ? (int)np : -ENOMEM;
 }
 
@@ -497,10 +588,16 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	acc.nk = (uint32_t)nk;
 	acc.stop = stop;
 
-	if (s->opts.kind == PROFILE_CPU && !s->opts.no_profile)
-		return stacks_agg_add(s, e, kips, nk, stop, &acc, comm_root, root);
+	s->py = event_python(s, e);
+	if (s->opts.kind == PROFILE_CPU && !s->opts.no_profile) {
+		int err = stacks_agg_add(s, e, kips, nk, stop, &acc, comm_root, root);
+
+		s->py = NULL;
+		return err;
+	}
 
 	ids = stacks_build_ids(s, n, stop, kips, nk, !s->opts.no_profile, &np, &acc);
+	s->py = NULL;
 	stacks_count_sample(s, &acc);
 	if (s->opts.no_profile)
 		return 0;
@@ -534,6 +631,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 void stacks__stats(const struct stacks *s, struct stacks_stats *out)
 {
 	*out = s->st;
+	out->python = s->pyst;
 	out->memo_hits = s->ucache.hits;
 	out->memo_misses = s->ucache.misses;
 }
@@ -561,5 +659,7 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 		P("stacks_wakers_joined", st->wakers_joined);
 	}
 #undef P
+	if (st->python.sections || st->python.bad_sections)
+		pymerge_stats__print(&st->python, f);
 	unwind_stats__print(&st->unwind, f);
 }

@@ -118,7 +118,7 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 		      struct agg_entry *tmpl)
 {
 	struct agg_entry *a;
-	size_t j, nkey = 2 * (size_t)tmpl->n + tmpl->nk;
+	size_t j, nkey = 2 * (size_t)tmpl->n + tmpl->nk + 2 * (size_t)tmpl->npy;
 
 	if (agg_reserve(s))
 		return -ENOMEM;
@@ -141,6 +141,9 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 	memcpy(a->key, s->frames, (size_t)tmpl->n * sizeof(*s->frames));
 	if (tmpl->nk)
 		memcpy(a->key + 2 * tmpl->n, kips, tmpl->nk * sizeof(*kips));
+	if (tmpl->npy)
+		memcpy(a->key + 2 * tmpl->n + tmpl->nk, s->py->frames,
+		       tmpl->npy * sizeof(*s->py->frames));
 	memcpy(a->ids, ids, np * sizeof(*ids));
 	s->agg_slots[j] = (uint32_t)(s->agg_nr + 1);
 	s->agg_nr++;
@@ -151,17 +154,28 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips, size_t nk,
 		   int stop, struct agg_entry *acc, bool comm_root, char *root)
 {
-	size_t n = acc->n, np, nkey;
+	size_t n = acc->n, np, nkey, npy = 0;
+	const struct sfprof_py_frame *pyf = NULL;
 	const uint32_t *ids;
 	uint64_t h;
+
+	_Static_assert(sizeof(struct sfprof_py_frame) == 16, "a Python frame is two key words");
+	if (s->py) {
+		npy = s->py->nframes;
+		pyf = s->py->frames;
+		acc->npy = (uint32_t)npy;
+		/* (a section with no frames still differs from none) */
+		acc->pyflags = s->py->flags | 0x80000000u;
+	}
 
 	/* (a generation names one proc's maps: see proc__generation) */
 	h = mix(s->cur_gen, (uint64_t)n | (uint64_t)nk << 32 |
 				    (uint64_t)stop << 48);
 	h = mix(h, (uint64_t)e->pid << 32 | e->tid);
 	/* The key is the frames as they are (pc, then flags and a zero
-	 * pad: two words each), then the kernel PCs. */
-	nkey = 2 * n + nk;
+	 * pad: two words each), then the kernel PCs, then the Python
+	 * frames (code, then instruction and flags). */
+	nkey = 2 * n + nk + 2 * npy;
 #if defined(__x86_64__)
 	if (s->crc32)
 		h = frames_hash_crc(h, s->frames, n);
@@ -170,6 +184,10 @@ int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_
 		h = frames_hash(h, s->frames, n);
 	for (size_t i = 0; i < nk; i++)
 		h = ROTL(h, 29) ^ (kips[i] * HASH_K);
+	for (size_t i = 0; i < npy; i++)
+		h = ROTL(h, 29) ^ ((pyf[i].code ^ ((uint64_t)(uint32_t)pyf[i].instr << 40) ^
+				    ((uint64_t)pyf[i].flags << 36)) * HASH_K);
+	h = mix(h, acc->pyflags);
 	/* the root a word at a time (its NUL and what follows it in
 	 * the last word are left out) */
 	h = ROTL(h, 7) ^ (acc->comm[0] * HASH_K);
@@ -191,6 +209,8 @@ int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_
 		    a->n == acc->n && a->nk == acc->nk && a->stop == stop &&
 		    !memcmp(a->key, s->frames, n * sizeof(*s->frames)) &&
 		    (!nk || !memcmp(a->key + 2 * n, kips, nk * sizeof(*kips))) &&
+		    a->npy == acc->npy && a->pyflags == acc->pyflags &&
+		    (!npy || !memcmp(a->key + 2 * n + nk, pyf, npy * sizeof(*pyf))) &&
 		    a->pid == acc->pid && a->tid == acc->tid &&
 		    a->comm[0] == acc->comm[0] && a->comm[1] == acc->comm[1] &&
 		    (comm_root || !strcmp(a->root, root))) {
@@ -237,9 +257,20 @@ static void agg_rename(struct stacks *s, struct agg_entry *a)
 	s->cur = (struct proc *)a->proc; /* (the cache's, alive until it is freed) */
 	s->cur_gen = a->gen;
 	memcpy(s->frames, a->key, (size_t)a->n * sizeof(*s->frames));
+	s->py = NULL;
+	if (a->pyflags) {
+		struct sfprof_py_section *sec = (struct sfprof_py_section *)s->pybuf;
+
+		sec->nframes = a->npy;
+		sec->flags = a->pyflags & ~0x80000000u;
+		memcpy(sec->frames, a->key + 2 * (size_t)a->n + a->nk, a->npy * sizeof(*sec->frames));
+		s->py = sec;
+		s->py_pid = a->pid;
+	}
 	s->jit_final = 1;
 	ids = stacks_build_ids(s, a->n, a->stop, a->key + 2 * (size_t)a->n, a->nk, true, &np, &tmp);
 	s->jit_final = 0;
+	s->py = NULL;
 	if (ids && np == a->np)
 		memcpy(a->ids, ids, np * sizeof(*ids));
 }

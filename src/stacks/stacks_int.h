@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pymerge.h"
 #include "stacks.h"
 #include "srcline.h"
 
@@ -87,6 +88,8 @@ struct agg_entry {
 	char *root;	    /* (in key's block, after ids) */
 	uint64_t comm[2];   /* the comm (comm_words()): the root, or a label */
 	uint32_t pid, tid;  /* labels (profile_labels) */
+	uint32_t npy;	    /* Python frames (in the key, after the kernel PCs) */
+	uint32_t pyflags;   /* the section's flags | 1 << 31; 0: no section */
 	uint64_t *key;	    /* the n unwind_frames (pc, flags + zero pad:
 			       two words each), then nk kernel PCs */
 	uint32_t *ids;	    /* the np profile frames, by profile__frame_id()
@@ -137,6 +140,14 @@ struct stacks {
 	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
+	/* Python frames (pymerge.h): the namer, and the section of the
+	 * stack being named (NULL: none), of process py_pid */
+	pyname_fn pyname;
+	void *pyname_ctx;
+	const struct sfprof_py_section *py;
+	uint32_t py_pid;
+	uint64_t pybuf[1 + 2 * SFPROF_PY_FRAMES_MAX]; /* a section rebuilt from a key */
+	struct pymerge_stats pyst;
 };
 
 /* The PC cache's entry for (current proc, pc), reset when it held
