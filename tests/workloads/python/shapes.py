@@ -1,17 +1,21 @@
 # SPDX-License-Identifier: MIT
-"""One thread per shape of Python code, for argv[1] seconds: a generator
-consumed by a loop, a class method (qualname Worker.compute), an async
-function run by asyncio, a 500-deep recursion spinning at its bottom, and
-json.dumps of a large object (the _json C encoder under its caller)."""
+"""One shape of Python code, argv[1], for argv[2] seconds: gen (a
+generator consumed by a loop), method (a class method, qualname
+Worker.compute), async (an async function run by asyncio), recursion (500
+deep, spinning at its bottom) or json (json.dumps of a large object: the
+_json C encoder under its caller)."""
 import asyncio, json, sys, threading, time
-STOP = time.time() + float(sys.argv[1] if len(sys.argv) > 1 else 3)
+STOP = time.time() + float(sys.argv[2])
 def gen_values(n):
     for i in range(n):
-        yield i * i
+        x = 0
+        for j in range(100):
+            x += i * j
+        yield x
 def consume_gen():
     while time.time() < STOP:
         s = 0
-        for v in gen_values(10000):
+        for v in gen_values(1000):
             s += v
 class Worker:
     def compute(self):
@@ -34,7 +38,12 @@ def recurse(n):
 def dump_it(obj):
     while time.time() < STOP:
         json.dumps(obj)
-BIG = [{"k%d" % i: [i, str(i), i * 0.5, None, True]} for i in range(20000)]
-ts = [threading.Thread(target=f) for f in (consume_gen, Worker().compute, run_async, lambda: recurse(500), lambda: dump_it(BIG))]
-for t in ts: t.start()
-for t in ts: t.join()
+SHAPES = {
+    "gen": consume_gen,
+    "method": lambda: Worker().compute(),
+    "async": run_async,
+    "recursion": lambda: recurse(500),
+    "json": lambda: dump_it([{"k%d" % i: [i, str(i), i * 0.5, None, True]}
+                             for i in range(20000)]),
+}
+SHAPES[sys.argv[1]]()
