@@ -49,7 +49,7 @@ def main():
                    if has_chain(s.split(";"), ["outer", "middle", "leaf"], "late_threads.py"))
         print("-p: %d samples of threads started after attach, %d (%.1f%%) carry the chain" % (
             total, good, 100.0 * good / max(total, 1)))
-        if total < 100:
+        if total < 60:
             errs.append("only %d samples of the new threads" % total)
         elif good < 0.8 * total:
             errs.append("chain in %.1f%% of their samples" % (100.0 * good / total))

@@ -6,8 +6,12 @@ it after the process has exited. The capture carries the names record
 read (PYFRAME records), so report names the chain in at least 80% of the
 worker threads' samples, as live would; the live profile record makes of
 the same events (SFPROF_RECORD_PROFILE) must equal report's byte for
-byte; report --no-python keeps the native eval frames."""
+byte; report --no-python keeps the native eval frames. In pprof (read
+by go tool pprof -raw) each Python frame is a Function with its file and
+a Line: leaf, chain.py, at a line of leaf's body."""
 import os
+import re
+import shutil
 import subprocess
 import sys
 
@@ -27,7 +31,7 @@ def main():
         live = os.path.join(d, "live.folded")
         env = dict(os.environ, SFPROF_RECORD_PROFILE=live)
         r = subprocess.run([SFPROF, "record", "-F", "199", "-e", "cpu", "--quiet", "-o", cap,
-                            "--", PY, script("chain.py"), "3"],
+                            "--", PY, script("chain.py"), "4"],
                            capture_output=True, text=True, timeout=180, env=env)
         if r.returncode != 0:
             print("FAIL %s: record exited %d: %s" % (NAME, r.returncode, r.stderr[-400:]))
@@ -47,7 +51,7 @@ def main():
                    if has_chain(s.split(";"), ["outer", "middle", "leaf"], "chain.py"))
         print("report: %d worker samples, %d (%.1f%%) carry outer;middle;leaf" % (
             total, good, 100.0 * good / max(total, 1)))
-        if total < 100:
+        if total < 60:
             errs.append("only %d worker samples" % total)
         elif good < 0.8 * total:
             errs.append("chain in %.1f%% of worker samples" % (100.0 * good / total))
@@ -64,6 +68,20 @@ def main():
                 not any(EVAL in s.split(";") for s in nat):
             errs.append("report --no-python: exit %d, or Python frames, or no %s" % (
                 r.returncode, EVAL))
+        if shutil.which("go"):
+            pb = os.path.join(d, "py.pb.gz")
+            r = subprocess.run([SFPROF, "report", "-o", pb, cap], capture_output=True,
+                               text=True, timeout=180)
+            from libsurface import pprof_raw
+            samples, text = pprof_raw(pb)
+            lines = [int(m.group(1)) for m in re.finditer(
+                r"^\s+\d+: 0x0 leaf \S*/chain\.py:(\d+) s=\d+$", text, re.M)]
+            with_leaf = sum(v for v, names in samples if "leaf" in names)
+            print("pprof: leaf at chain.py lines %s, in %d samples" % (sorted(set(lines)),
+                                                                       with_leaf))
+            if r.returncode != 0 or not lines or not all(9 <= ln <= 12 for ln in lines) or \
+                    with_leaf < 0.5 * total:
+                errs.append("pprof: leaf's Function/Line wrong or missing (%s)" % lines)
     if errs:
         print("FAIL %s: %s" % (NAME, "; ".join(errs)))
         return 1

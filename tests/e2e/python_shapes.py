@@ -73,7 +73,7 @@ def main():
             tot, mk, good = share(folded_counts(out), marker, ok)
             print("%s: %d samples, %d with %s, %d (%.1f%%) of those right" % (
                 what, tot, mk, marker, good, 100.0 * good / max(mk, 1)))
-            if tot < 80:
+            if tot < 50:
                 errs.append("%s: only %d samples" % (what, tot))
             elif mk < 0.5 * tot or good < 0.8 * mk:
                 errs.append("%s: %s in %d of %d samples, right in %d" % (

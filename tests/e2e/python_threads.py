@@ -51,7 +51,7 @@ def main():
               "python_walks %d, python_frames_read %d, python_frames_failed %d" % (
                   total, good, 100.0 * good / max(total, 1), st.get("python_walks", 0),
                   st.get("python_frames_read", 0), st.get("python_frames_failed", 0)))
-        if total < 150:
+        if total < 80:
             errs.append("only %d worker samples" % total)
         elif good < 0.8 * total:
             errs.append("chain in %.1f%% of worker samples, want >= 80%%" % (100.0 * good / total))
