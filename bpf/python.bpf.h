@@ -22,6 +22,13 @@
  * section cut; an unreadable frame marks it failed (frames read so far
  * are kept).
  *
+ * A code object seen for the first time (per process, in an LRU set) is
+ * also sent, as a struct sfprof_py_code, through a small ring of its own,
+ * py_new, which a thread of sfprof drains at once: it names the code
+ * object while the process lives, even when the main consumer is busy
+ * (loading debug info) and the process exits before its events are
+ * handled.
+ *
  * The frames are built in a per-CPU buffer per program kind (as the
  * stack's scratch slots: a futex program can be preempted, and the perf
  * program can interrupt it) and copied behind the stack by emit().
@@ -37,6 +44,18 @@ struct {
 	__type(key, __u32); /* tgid */
 	__type(value, struct sfprof_py_proc);
 } py_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct sfprof_py_code);
+	__type(value, __u8);
+} py_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} py_new SEC(".maps");
 
 struct py_buf {
 	__u64 busy;
@@ -58,7 +77,20 @@ struct py_walk {
 	struct py_buf *b;
 	const struct sfprof_py_proc *p;
 	__u64 frame;
+	__u32 tgid;
 };
+
+/* A code object not seen before in this process goes to py_new. */
+static __always_inline void py_note_code(__u32 tgid, __u64 code)
+{
+	struct sfprof_py_code k = { .tgid = tgid, .code = code };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&py_seen, &k))
+		return;
+	if (!bpf_map_update_elem(&py_seen, &k, &one, BPF_NOEXIST))
+		bpf_ringbuf_output(&py_new, &k, sizeof(k), 0);
+}
 
 static __always_inline __u64 py_win64(const struct py_buf *b, __u32 off)
 {
@@ -105,6 +137,7 @@ static long py_frame(__u64 i, void *data)
 	b->frames[n].instr = (__s32)(instr - code - p->code_adaptive);
 	b->frames[n].flags = fl;
 	b->nframes = n + 1;
+	py_note_code(w->tgid, code);
 	return 0;
 }
 
@@ -176,6 +209,7 @@ static __always_inline struct py_buf *py_walk(struct sfprof_event *h, __u32 kind
 		b->flags |= SFPROF_PYS_READ_FAILED;
 	w.b = b;
 	w.p = p;
+	w.tgid = tgid;
 	if (w.frame)
 		bpf_loop(SFPROF_PY_FRAMES_MAX + 1, py_frame, &w, 0);
 	count(SFPROF_CNT_PY_WALKS, 1);

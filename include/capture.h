@@ -171,6 +171,13 @@ int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp);
  */
 int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p);
 
+/*
+ * The fd of the py_new ring (struct sfprof_py_code records: a code object
+ * a process ran for the first time), for a consumer of its own; -ENOENT
+ * without capture_opts.python. The fd is the capture's: dup() it to keep.
+ */
+int capture__python_ring(struct capture *c);
+
 /* Drain everything pending without waiting; same returns as capture__poll.
  * After capture__detach() it also delivers the rest of the side-band. */
 int capture__drain(struct capture *c);

@@ -9,7 +9,7 @@
  * the PYFRAME record, written before the event that needs it).
  *
  * Ownership: returned strings live until pynames__forget_pid() of their
- * pid or pynames__free(). Single-threaded.
+ * pid or pynames__free(). Single-threaded but for pynames__prefetch().
  */
 #ifndef SFPROF_PYNAMES_H
 #define SFPROF_PYNAMES_H
@@ -33,6 +33,16 @@ int pynames__name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const c
 /* Set (or replace) a name. 0 or -ENOMEM. */
 int pynames__put(struct pynames *n, uint32_t pid, uint64_t code, int32_t instr, uint32_t line,
 		 const char *qualname, const char *file);
+/*
+ * Another thread (pysession's prefetch): have the reader read and cache
+ * code object `code` of pid now, so that later names of it survive the
+ * process. Takes the reader's lock; 0 or the reader's -errno.
+ */
+int pynames__prefetch(struct pynames *n, uint32_t pid, uint64_t code);
+/* The reader's lock, for other calls into it while a prefetch thread runs. */
+void pynames__lock(struct pynames *n);
+void pynames__unlock(struct pynames *n);
+
 /* pid exec'd or is reused: its names are gone. */
 void pynames__forget_pid(struct pynames *n, uint32_t pid);
 

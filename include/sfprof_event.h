@@ -187,6 +187,13 @@ struct sfprof_py_section {
 	struct sfprof_py_frame frames[];
 };
 
+/* A code object seen for the first time in a process (the py_new ring). */
+struct sfprof_py_code {
+	__u32 tgid;
+	__u32 pad;
+	__u64 code;
+};
+
 /*
  * What the BPF walk needs of one CPython process (py_procs map, by tgid),
  * filled by user space (src/runtimes/python/) from the interpreter's

@@ -688,6 +688,11 @@ int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py
 	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
 }
 
+int capture__python_ring(struct capture *c)
+{
+	return c->task->rodata->cfg.python ? bpf_map__fd(c->task->maps.py_new) : -ENOENT;
+}
+
 int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max)
 {
 	uint64_t buf[CAPTURE_KSTACK_DEPTH];

@@ -14,7 +14,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 from libcapture import ROOT, SFPROF, folded_counts, parse_stats, privileged  # noqa: E402,F401
 
-PY = shutil.which("python3.11")
+# Debian's interpreter, not whatever python3.11 comes first in PATH (a
+# pyenv shim is a shell script running another build)
+PY = "/usr/bin/python3.11" if os.access("/usr/bin/python3.11", os.X_OK) else None
 WORKLOADS = os.path.join(ROOT, "tests", "workloads", "python")
 PYFRAME = re.compile(r"^(.+) \(([^():]+):(\d+)\)$")
 EVAL = "_PyEval_EvalFrameDefault"

@@ -4,6 +4,7 @@
  * by (pid, code, instr), grown at half full, its strings malloc()ed.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ struct pynames {
 	struct pyname *t;
 	size_t cap, nr; /* cap a power of two */
 	struct pyreader *r;
+	pthread_mutex_t lock; /* the reader's: the prefetch thread uses it too */
 	pynames_new_fn fn;
 	void *fn_ctx;
 };
@@ -35,7 +37,31 @@ struct pynames *pynames__new(struct pyreader *r)
 	if (!n)
 		return NULL;
 	n->r = r;
+	pthread_mutex_init(&n->lock, NULL);
 	return n;
+}
+
+void pynames__lock(struct pynames *n)
+{
+	pthread_mutex_lock(&n->lock);
+}
+
+void pynames__unlock(struct pynames *n)
+{
+	pthread_mutex_unlock(&n->lock);
+}
+
+int pynames__prefetch(struct pynames *n, uint32_t pid, uint64_t code)
+{
+	struct pycode_frame f;
+	int rc;
+
+	if (!n->r)
+		return -ENOENT;
+	pthread_mutex_lock(&n->lock);
+	rc = pycode_name(n->r, pid, code, 0, &f);
+	pthread_mutex_unlock(&n->lock);
+	return rc;
 }
 
 static void entry_free(struct pyname *e)
@@ -53,6 +79,7 @@ void pynames__free(struct pynames *n)
 		if (n->t[i].used)
 			entry_free(&n->t[i]);
 	free(n->t);
+	pthread_mutex_destroy(&n->lock);
 	free(n);
 }
 
@@ -157,10 +184,19 @@ int pynames__name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const c
 	if (!e && n->r) {
 		struct pycode_frame f;
 		/* a frame that has not started yet (-2 in 3.11): its first line */
-		int rc = pycode_name(n->r, pid, code, instr < 0 ? 0 : (uint32_t)instr, &f);
+		int rc;
 
+		pthread_mutex_lock(&n->lock);
+		rc = pycode_name(n->r, pid, code, instr < 0 ? 0 : (uint32_t)instr, &f);
+		/* (the strings live in the reader until its next call: copied
+		 * by put() before the lock is let go) */
+		if (rc) {
+			pthread_mutex_unlock(&n->lock);
+		}
 		e = put(n, pid, code, instr, rc ? 0 : (uint32_t)(f.line > 0 ? f.line : f.firstlineno),
 			rc ? NULL : f.qualname, rc ? NULL : f.filename);
+		if (!rc)
+			pthread_mutex_unlock(&n->lock);
 		if (e && e->qualname && n->fn)
 			n->fn(n->fn_ctx, pid, code, instr, e->line, e->qualname, e->file);
 	}

@@ -2,9 +2,14 @@
 /*
  * CPython support for one run (include/pysession.h).
  */
+#include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "capfile.h"
 #include "capture.h"
@@ -20,7 +25,52 @@ struct pysession {
 	struct capture *cap;
 	struct capfile_writer *w;
 	uint64_t written, write_errors, reader_errors;
+	/* the prefetch thread: drains py_new (its own dup of the fd) */
+	pthread_t thread;
+	int thread_on, ring_fd;
+	struct ring_buffer *rb;
+	atomic_int stop;
+	atomic_ullong prefetched, prefetch_failed;
 };
+
+/* A code object a process ran for the first time: read it now. */
+static int on_new_code(void *ctx, void *data, size_t len)
+{
+	struct pysession *ps = ctx;
+	const struct sfprof_py_code *k = data;
+
+	if (len < sizeof(*k))
+		return 0;
+	if (pynames__prefetch(ps->names, k->tgid, k->code))
+		ps->prefetch_failed++;
+	else
+		ps->prefetched++;
+	return 0;
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct pysession *ps = arg;
+
+	while (!ps->stop)
+		if (ring_buffer__poll(ps->rb, 20) < 0 && errno != EINTR)
+			break;
+	return NULL;
+}
+
+static void prefetch_stop(struct pysession *ps)
+{
+	if (ps->thread_on) {
+		ps->stop = 1;
+		pthread_join(ps->thread, NULL);
+		ps->thread_on = 0;
+	}
+	ring_buffer__free(ps->rb);
+	ps->rb = NULL;
+	if (ps->ring_fd >= 0)
+		close(ps->ring_fd);
+	ps->ring_fd = -1;
+}
 
 static int set_bpf(void *ctx, uint32_t tgid, const struct sfprof_py_proc *p)
 {
@@ -49,6 +99,7 @@ struct pysession *pysession__new(int live)
 
 	if (!ps)
 		return NULL;
+	ps->ring_fd = -1;
 	if (live && (!(ps->procs = pyprocs__new(set_bpf, ps)) ||
 		     !(ps->reader = pyreader__new(0, 0))))
 		goto err;
@@ -66,6 +117,7 @@ void pysession__free(struct pysession *ps)
 {
 	if (!ps)
 		return;
+	prefetch_stop(ps);
 	pynames__free(ps->names);
 	pyreader__free(ps->reader);
 	pyprocs__free(ps->procs);
@@ -74,7 +126,22 @@ void pysession__free(struct pysession *ps)
 
 void pysession__set_capture(struct pysession *ps, struct capture *c)
 {
+	int fd;
+
+	prefetch_stop(ps);
 	ps->cap = c;
+	if (!c || !ps->procs || (fd = capture__python_ring(c)) < 0)
+		return;
+	/* a dup: the ring stays valid for the thread whatever the capture does */
+	ps->ring_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (ps->ring_fd < 0 || !(ps->rb = ring_buffer__new(ps->ring_fd, on_new_code, ps, NULL))) {
+		prefetch_stop(ps);
+		return;
+	}
+	ps->stop = 0;
+	ps->thread_on = !pthread_create(&ps->thread, NULL, prefetch_main, ps);
+	if (!ps->thread_on)
+		prefetch_stop(ps);
 }
 
 void pysession__set_writer(struct pysession *ps, struct capfile_writer *w)
@@ -98,8 +165,10 @@ static void learn(struct pysession *ps, uint32_t pid, const struct pyproc_info *
 		.bytes_type = pi->v.bytes_type_addr ? pi->v.bytes_type_addr + (uint64_t)pi->bias : 0,
 	};
 
+	pynames__lock(ps->names);
 	if (pyreader__add_target(ps->reader, pid, &t))
 		ps->reader_errors++;
+	pynames__unlock(ps->names);
 }
 
 void pysession__attach(struct pysession *ps, uint32_t pid)
@@ -138,7 +207,9 @@ void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid)
 	pynames__forget_pid(ps->names, pid);
 	if (!ps->procs)
 		return;
+	pynames__lock(ps->names);
 	pyreader__forget_pid(ps->reader, pid);
+	pynames__unlock(ps->names);
 	pyprocs__fork(ps->procs, ppid, pid);
 	if ((pi = pyprocs__info(ps->procs, pid)))
 		learn(ps, pid, pi);
@@ -149,7 +220,9 @@ void pysession__exec(struct pysession *ps, uint32_t pid)
 	pynames__forget_pid(ps->names, pid);
 	if (!ps->procs)
 		return;
+	pynames__lock(ps->names);
 	pyreader__forget_pid(ps->reader, pid);
+	pynames__unlock(ps->names);
 	pyprocs__exec(ps->procs, pid);
 }
 
@@ -179,10 +252,15 @@ void pysession__print_stats(const struct pysession *ps, FILE *f)
 		if (!st.python && !st.unsupported)
 			return;
 		pyprocs_stats__print(&st, f);
+		pynames__lock(ps->names);
 		pyreader__stats(ps->reader, &rs);
+		pynames__unlock(ps->names);
 		fprintf(f, "python_code_lookups: %" PRIu64 "\n", rs.lookups);
 		fprintf(f, "python_code_read_errors: %" PRIu64 "\n",
 			rs.err_read + rs.err_type + rs.err_string + rs.err_nomem + rs.err_no_target);
+		fprintf(f, "python_code_prefetched: %llu\n", (unsigned long long)ps->prefetched);
+		fprintf(f, "python_code_prefetch_failed: %llu\n",
+			(unsigned long long)ps->prefetch_failed);
 	}
 	fprintf(f, "python_names: %" PRIu64 "\n", pynames__count(ps->names));
 	if (ps->w)
