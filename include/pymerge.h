@@ -19,7 +19,9 @@
  *
  * A Python frame is a profile frame of kind PROFILE_FRAME_PYTHON: name
  * its qualname, file its co_filename, line the line of its instruction
- * (the namer's answer, pyname_fn).
+ * (the namer's answer, pyname_fn). Functions inlined into the eval loop
+ * at the frame's PC (C code it runs for the Python frame) stay, above the
+ * group's frames, as for any other native frame.
  */
 #ifndef SFPROF_PYMERGE_H
 #define SFPROF_PYMERGE_H
@@ -69,7 +71,8 @@ const struct sfprof_py_section *pymerge__section(const struct sfprof_event *e, i
  */
 size_t pymerge__groups(const struct sfprof_py_section *sec, uint32_t *starts, size_t max);
 
-/* Whether a native symbol is the eval loop. */
+/* Whether a native symbol is the eval loop (or a part of it the compiler
+ * split off, "_PyEval_EvalFrameDefault.cold"). */
 int pymerge__is_eval(const char *name);
 
 struct pymerge_ctx {

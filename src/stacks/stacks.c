@@ -388,6 +388,12 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 			if (k < 0)
 				return NULL;
 			np += (size_t)k;
+			/* the eval frame's own id goes, its inlined callees stay */
+			k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
+			if (k < 0)
+				return NULL;
+			memmove(out + np, out + np + 1, (size_t)(k - 1) * sizeof(*out));
+			np += (size_t)(k - 1);
 		} else if (ids) {
 			int k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
 

@@ -43,6 +43,12 @@ def run(args, timeout=180):
     return r.returncode, r.stderr, parse_stats(r.stderr)
 
 
+def base(frame):
+    """A native frame's name without the suffixes of compiler-made copies
+    (Debian's LTO build: take_gil.lto_priv.0, x.constprop.0, x.cold)."""
+    return frame.split(".")[0] if not frame.startswith(".") else frame
+
+
 def py_name(frame):
     """The qualname of a Python frame ("f (x.py:3)"), or None."""
     m = PYFRAME.match(frame)

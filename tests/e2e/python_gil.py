@@ -9,7 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from libpython import PY, TempDir, folded_counts, py_name, ready, run, script  # noqa: E402
+from libpython import PY, TempDir, base, folded_counts, py_name, ready, run, script  # noqa: E402
 
 NAME = "python_gil"
 
@@ -26,12 +26,12 @@ def main():
             print("FAIL %s: sfprof exited %d: %s" % (NAME, rc, err[-400:]))
             return 1
         stacks = folded_counts(out)
-        gil = {s: n for s, n in stacks.items() if "take_gil" in s.split(";")}
+        gil = {s: n for s, n in stacks.items() if "take_gil" in map(base, s.split(";"))}
         total = sum(gil.values())
         named = spin = 0
         for s, n in gil.items():
             f = s.split(";")
-            k = f.index("take_gil")
+            k = [base(x) for x in f].index("take_gil")
             below = [x for x in f[:k] if py_name(x)]
             # the innermost Python frame under take_gil is the function
             # that waited (none for a new thread's first wait, in

@@ -3,7 +3,7 @@
 """Shapes of Python code (tests/workloads/python/shapes.py), each in an
 on-CPU profile of its own python3.11 process:
   - a generator: consume_gen above gen_values, with the native resume
-    (gen_send_ex2) between them;
+    (gen_iternext, gen_send_ex2) between them;
   - a class method, by its qualname Worker.compute;
   - an async function run by asyncio: acompute above the event loop's
     frames (BaseEventLoop.run_forever);
@@ -18,7 +18,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from libpython import CUT, PY, TempDir, folded_counts, has_chain, py_name, ready, run, script  # noqa: E402
+from libpython import CUT, PY, TempDir, base, folded_counts, has_chain, py_name, ready, run, \
+    script  # noqa: E402
 
 NAME = "python_shapes"
 
@@ -55,7 +56,8 @@ def main():
         checks = [
             ("gen", "gen_values",
              lambda f: has_chain(f, ["consume_gen", "gen_values"], "shapes.py") and
-             "gen_send_ex2" in f),
+             any(base(x) in ("gen_iternext", "gen_send_ex2") for x in
+                 f[f.index(next(x for x in f if x.startswith("consume_gen ("))):])),
             ("method", "Worker.compute", lambda f: True),
             ("async", "acompute", lambda f: any(
                 x.startswith("BaseEventLoop.run_forever (") for x in f[:f.index(next(

@@ -46,7 +46,10 @@ size_t pymerge__groups(const struct sfprof_py_section *sec, uint32_t *starts, si
 
 int pymerge__is_eval(const char *name)
 {
-	return name && !strcmp(name, PYMERGE_EVAL_FRAME);
+	size_t n = sizeof(PYMERGE_EVAL_FRAME) - 1;
+
+	/* and its parts a compiler split off: ".cold", ".lto_priv.0"... */
+	return name && !strncmp(name, PYMERGE_EVAL_FRAME, n) && (!name[n] || name[n] == '.');
 }
 
 static int64_t marker(struct profile *prof, const char *name)
