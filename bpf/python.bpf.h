@@ -116,7 +116,11 @@ static long py_frame(__u64 i, void *data)
 		b->flags |= SFPROF_PYS_CUT;
 		return 1;
 	}
-	if (bpf_probe_read_user(b->win, SFPROF_PY_WIN, (void *)(w->frame + p->win_base))) {
+	__u32 len = p->win_len;
+
+	if (len > SFPROF_PY_WIN || len < 8)
+		len = SFPROF_PY_WIN;
+	if (bpf_probe_read_user(b->win, len, (void *)(w->frame + p->win_base))) {
 		b->flags |= SFPROF_PYS_READ_FAILED;
 		return 1;
 	}

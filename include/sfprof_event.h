@@ -198,9 +198,10 @@ struct sfprof_py_code {
  * What the BPF walk needs of one CPython process (py_procs map, by tgid),
  * filled by user space (src/runtimes/python/) from the interpreter's
  * version and symbols. Frame fields are read through one window of
- * SFPROF_PY_WIN bytes at frame + win_base; w_* are offsets in it.
+ * win_len (<= SFPROF_PY_WIN) bytes at frame + win_base; w_* are offsets
+ * in it.
  */
-#define SFPROF_PY_WIN 64u
+#define SFPROF_PY_WIN 96u
 #define SFPROF_PY_NONE 0xffffu
 struct sfprof_py_proc {
 	__u64 tss_addr;	    /* &_PyRuntime.gilstate.autoTSSkey (_is_initialized, _key) */
@@ -216,7 +217,7 @@ struct sfprof_py_proc {
 	__u16 w_entry;	    /* is_entry (u8), or SFPROF_PY_NONE */
 	__u16 w_owner;	    /* owner (u8), or SFPROF_PY_NONE */
 	__u16 owner_cstack; /* owner of a C call's shim frame (3.12+), or SFPROF_PY_NONE */
-	__u16 pad;
+	__u16 win_len;	    /* bytes of the window, 8..SFPROF_PY_WIN */
 };
 
 /* Per-CPU loss and activity counters kept by the BPF side. */

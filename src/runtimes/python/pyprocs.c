@@ -166,6 +166,7 @@ int pyprocs__bpf_config(const struct pyoffsets *o, uint64_t runtime, struct sfpr
 	out->cframe_current = (o->flags & PYOFF_F_CFRAME) ? o->cframe_current_frame : SFPROF_PY_NONE;
 	out->code_adaptive = o->code_adaptive;
 	out->win_base = (uint16_t)lo;
+	out->win_len = (uint16_t)((hi - lo + 7) & ~7u);
 	out->w_code = (uint16_t)(o->frame_code - lo);
 	out->w_previous = (uint16_t)(o->frame_previous - lo);
 	out->w_instr = (uint16_t)(o->frame_instr - lo);
