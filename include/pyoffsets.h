@@ -27,6 +27,8 @@
  *       else: two-level: blk = *(u64 *)(tp + glibc_specific + (key/32)*8),
  *         tstate = *(u64 *)(blk + (key%32) * key_data_size + key_data_data)
  *       (CPython allocates its key at startup: in practice key < 32.)
+ *     tests/unit/test_pywalk.c checks this against method c on live 3.11,
+ *     3.12 and 3.13 threads (threading.Thread), with tp = pthread_self().
  *
  *  b) 3.12+: _Py_tss_tstate, a __thread PyThreadState * in libpython or
  *     the executable (a LOCAL TLS symbol: only in .symtab, so only when the
@@ -43,7 +45,9 @@
  *     PyInterpreterState; + interp_threads_head -> first PyThreadState;
  *     follow ts_next; pick the one whose ts_native_thread_id == tid.
  *
- * The current frame of a PyThreadState:
+ * The current frame of a PyThreadState (the whole walk below, methods a
+ * and c, is done from user space on live interpreters by test_pywalk.c,
+ * frame by frame against the child's sys._current_frames()):
  *   flags & PYOFF_F_CFRAME (3.11, 3.12):
  *     cf = *(u64 *)(ts + ts_frame); frame = *(u64 *)(cf + cframe_current_frame)
  *   else (3.13): frame = *(u64 *)(ts + ts_frame)

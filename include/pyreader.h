@@ -24,7 +24,9 @@
  *
  * instr_offset is the instruction's byte offset in the bytecode, as `dis`
  * and co_positions() count it: frame->prev_instr (3.11/3.12) or
- * ->instr_ptr (3.13) minus (code_ptr + pyoffsets.code_adaptive).
+ * ->instr_ptr (3.13) minus (code_ptr + pyoffsets.code_adaptive). A
+ * negative offset as int32 (-2: 3.11's "not started yet", prev_instr =
+ * first instruction - 1) gives co_firstlineno, as CPython does.
  *
  * Cache staleness: a code object freed and its address reused by another
  * one would be misnamed. So, unless PYREADER_F_TRUST_CACHE, a cache hit
@@ -66,6 +68,9 @@ struct pyreader_target {
 
 enum pyreader_flag {
 	PYREADER_F_TRUST_CACHE = 1u << 0, /* hits are not re-validated */
+	/* a hit is re-validated once per pyreader__tick() (e.g. once per
+	 * ring-buffer drain), not every time */
+	PYREADER_F_VERIFY_PER_TICK = 1u << 1,
 };
 
 enum pycode_frame_flag {
@@ -114,6 +119,10 @@ void pyreader__free(struct pyreader *r); /* NULL is a no-op */
  * (no offsets), -ENOSPC (PYREADER_TARGETS_MAX), -ENOMEM. */
 int pyreader__add_target(struct pyreader *r, uint32_t pid,
 			 const struct pyreader_target *t);
+/* PYREADER_F_VERIFY_PER_TICK: entries validated before this call are
+ * validated again on their next hit. */
+void pyreader__tick(struct pyreader *r);
+
 /* The process exited or exec'd: forget it and its cached code objects. */
 void pyreader__forget_pid(struct pyreader *r, uint32_t pid);
 

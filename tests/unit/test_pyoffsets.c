@@ -495,6 +495,7 @@ static void check_other_version(int minor)
 	static const char *const patterns[] = {
 		"/usr/lib/x86_64-linux-gnu/libpython3.%d.so.1.0",
 		"/usr/bin/python3.%d",
+		"/usr/bin/python3.%dd", /* Debian's debug build (python3.X-dbg) */
 		"/usr/local/lib/libpython3.%d.so.1.0",
 		"/root/.pyenv/versions/3.%d.*/lib/libpython3.%d.so.1.0",
 	};
@@ -545,6 +546,8 @@ static void check_other_version(int minor)
 		SKIP("no CPython 3.%d with DWARF on this machine", minor);
 }
 
+/* 3.11 again: Debian's debug build python3.11d shares the layouts */
+TEST(python311_every_build_with_dwarf_matches) { check_other_version(11); }
 TEST(python312_offsets_match_dwarf_when_present) { check_other_version(12); }
 TEST(python313_offsets_match_dwarf_when_present) { check_other_version(13); }
 
@@ -579,6 +582,79 @@ TEST(pyversion_reports_unsupported_versions)
 	CHECK(v.offsets == NULL);
 	char buf[64];
 	CHECK_STR(pyversion_describe(&v, r, buf, sizeof(buf)), "CPython 3.10");
+}
+
+/* A made-up "interpreter": the symbols pyversion looks for, and a
+ * _Py_tss_tstate among other TLS with a large alignment. It prints where
+ * its thread finds the variable, from the thread pointer (%fs:0). */
+static const char fake_py_c[] =
+	"#include <stdio.h>\n"
+	"__thread int pad1[3] = {1, 2, 3};\n"
+	"__thread __attribute__((aligned(64))) char pad2[100];\n"
+	"static __thread void *_Py_tss_tstate;\n"
+	"char _PyRuntime[64];\n"
+	"const unsigned long Py_Version = 0x030c01f0; /* 3.12.1 final */\n"
+	"int main(void)\n"
+	"{\n"
+	"  char *tp;\n"
+	"  __asm__(\"mov %%fs:0, %0\" : \"=r\"(tp));\n"
+	"  _Py_tss_tstate = pad2;\n"
+	"  printf(\"%ld\\n\", (long)((char *)&_Py_tss_tstate - tp));\n"
+	"  return pad1[0] - 1;\n"
+	"}\n";
+
+static int tls_case(const char *dir, const char *cflags, int64_t *want, struct pyversion_info *v)
+{
+	char cmd[1024], bin[300];
+	FILE *p;
+	long off;
+	int r;
+
+	snprintf(bin, sizeof(bin), "%s/fake%s", dir, cflags[0] ? "-nopie" : "");
+	snprintf(cmd, sizeof(cmd), "gcc -O1 %s -o %s %s/fake_py.c", cflags, bin, dir);
+	if (system(cmd) != 0)
+		return -EIO;
+	p = popen(bin, "r");
+	if (!p)
+		return -EIO;
+	r = fscanf(p, "%ld", &off);
+	pclose(p);
+	if (r != 1)
+		return -EIO;
+	*want = off;
+	return detect(bin, v);
+}
+
+TEST(pyversion_tls_offset_of_an_executable_is_where_its_thread_finds_it)
+{
+	char dir[] = "/tmp/sfprof-pyver-XXXXXX", path[300], cmd[400];
+	struct pyversion_info v;
+	int64_t want = 0;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/fake_py.c", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	fputs(fake_py_c, f);
+	fclose(f);
+	static const char *const flags[] = { "", "-fno-pie -no-pie" };
+	int bad = 0;
+	for (unsigned i = 0; i < 2 && !bad; i++) {
+		int r = tls_case(dir, flags[i], &want, &v);
+		if (r != 0 || v.minor != 12 || v.micro != 1 || !(v.flags & PYVERSION_F_TLS_STATIC) ||
+		    v.tls_tp_offset != want || v.tls_align != 64) {
+			fprintf(stderr, "%s: detect %d, 3.%u.%u, flags 0x%x, tls_tp_offset %lld, want %lld, align %llu\n",
+				flags[i], r, v.minor, v.micro, v.flags, (long long)v.tls_tp_offset,
+				(long long)want, (unsigned long long)v.tls_align);
+			bad = 1;
+		}
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	CHECK_MSG(!bad, "the TLS offset disagrees with the thread's (stderr)");
+	CHECK(v.offsets != NULL);
+	CHECK_INT(v.hexversion, 0x030c01f0);
 }
 
 TEST_MAIN()

@@ -37,6 +37,7 @@ struct entry {
 	uint32_t prev, next;	   /* LRU list */
 	uint32_t used;
 	uint32_t flags;		   /* enum pycode_frame_flag */
+	uint64_t checked_tick;	   /* last decoded or re-validated */
 	struct fingerprint fp;
 	char *strs;		   /* qualname, name, filename, one block */
 	const char *qualname, *name, *filename;
@@ -52,6 +53,7 @@ struct target {
 
 struct pyreader {
 	unsigned flags;
+	uint64_t tick;
 	uint32_t nr_entries, nr_buckets; /* nr_buckets: a power of 2 */
 	struct entry *entries;
 	uint32_t *buckets;
@@ -83,8 +85,11 @@ static int mem_read(const struct target *tg, uint64_t addr, void *buf, size_t le
 		return -EFAULT;
 	if (!len)
 		return 0;
-	if (tg->t.read)
-		return tg->t.read(tg->t.read_ctx, addr, buf, len) < 0 ? -EFAULT : 0;
+	if (tg->t.read) {
+		int ret = tg->t.read(tg->t.read_ctx, addr, buf, len);
+
+		return ret == 0 ? 0 : ret == -ESRCH ? -ESRCH : -EFAULT;
+	}
 	return vm_read(tg->pid, addr, buf, len);
 }
 
@@ -118,8 +123,8 @@ static int read_str(struct pyreader *r, const struct target *tg, uint64_t addr,
 		return -EFAULT;
 	if (o->unicode_compact_data > sizeof(hdr) || o->unicode_ascii_data > o->unicode_compact_data)
 		return -EINVAL;
-	if (mem_read(tg, addr, hdr, o->unicode_ascii_data) < 0)
-		return -EFAULT;
+	if ((n = mem_read(tg, addr, hdr, o->unicode_ascii_data)) < 0)
+		return n;
 	if (tg->t.unicode_type && get_u64(hdr, o->obj_type) != tg->t.unicode_type) {
 		*type_bad = 1;
 		return -EINVAL;
@@ -127,13 +132,13 @@ static int read_str(struct pyreader *r, const struct target *tg, uint64_t addr,
 	if (pystr_shape(o, hdr, o->unicode_ascii_data, &sh) < 0)
 		return -EINVAL;
 	if (!sh.ascii &&
-	    mem_read(tg, addr + o->unicode_ascii_data, hdr + o->unicode_ascii_data,
-		     o->unicode_compact_data - o->unicode_ascii_data) < 0)
-		return -EFAULT;
+	    (n = mem_read(tg, addr + o->unicode_ascii_data, hdr + o->unicode_ascii_data,
+			  o->unicode_compact_data - o->unicode_ascii_data)) < 0)
+		return n;
 	/* each code point is at least one byte of UTF-8: more cannot fit */
 	uint64_t nchars = sh.length < PYREADER_STR_MAX - 1 ? sh.length : PYREADER_STR_MAX - 1;
-	if (mem_read(tg, addr + sh.data_off, r->chars, nchars * sh.kind) < 0)
-		return -EFAULT;
+	if ((n = mem_read(tg, addr + sh.data_off, r->chars, nchars * sh.kind)) < 0)
+		return n;
 	n = pystr_utf8(r->chars, nchars, sh.kind, (int)sh.ascii, buf, PYREADER_STR_MAX, &trunc);
 	if (n < 0)
 		return -EINVAL;
@@ -187,11 +192,12 @@ static int read_fingerprint(const struct target *tg, uint64_t code,
 	const struct pyoffsets *o = &tg->off;
 	uint8_t hdr[HDR_MAX];
 	int32_t first;
+	int ret;
 
 	if (!obj_ptr_ok(code))
 		return -EFAULT;
-	if (mem_read(tg, code, hdr, tg->hdr_len) < 0)
-		return -EFAULT;
+	if ((ret = mem_read(tg, code, hdr, tg->hdr_len)) < 0)
+		return ret;
 	memset(fp, 0, sizeof(*fp));
 	fp->type = get_u64(hdr, o->obj_type);
 	fp->filename = get_u64(hdr, o->code_filename);
@@ -229,7 +235,7 @@ static int decode(struct pyreader *r, const struct target *tg, uint64_t code,
 	if (!ret)
 		ret = read_str(r, tg, fp->filename, f, &flags, &type_bad);
 	if (ret) {
-		if (ret == -EFAULT)
+		if (ret == -EFAULT || ret == -ESRCH)
 			r->st.err_read++;
 		else if (type_bad)
 			r->st.err_type++;
@@ -362,7 +368,8 @@ struct pyreader *pyreader__new(unsigned max_entries, unsigned flags)
 
 	if (!max_entries)
 		max_entries = PYREADER_ENTRIES_DEFAULT;
-	if (max_entries > (1u << 24) || (flags & ~PYREADER_F_TRUST_CACHE)) {
+	if (max_entries > (1u << 24) ||
+	    (flags & ~(PYREADER_F_TRUST_CACHE | PYREADER_F_VERIFY_PER_TICK))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -479,6 +486,12 @@ int pyreader__add_target(struct pyreader *r, uint32_t pid,
 	return 0;
 }
 
+void pyreader__tick(struct pyreader *r)
+{
+	if (r)
+		r->tick++;
+}
+
 void pyreader__forget_pid(struct pyreader *r, uint32_t pid)
 {
 	struct target *tg = r ? target_find(r, pid) : NULL;
@@ -497,7 +510,12 @@ static void fill_out(const struct entry *e, uint32_t instr_offset,
 	out->name = e->name;
 	out->filename = e->filename;
 	out->firstlineno = e->fp.firstlineno;
-	out->line = e->lines.nr_runs ? pylinetable_line(&e->lines, instr_offset) : 0;
+	/* a frame that has not started: 3.11 sets prev_instr to the first
+	 * instruction - 1, an offset of -2; CPython says co_firstlineno */
+	if ((int32_t)instr_offset < 0)
+		out->line = e->fp.firstlineno > 0 ? e->fp.firstlineno : 0;
+	else
+		out->line = e->lines.nr_runs ? pylinetable_line(&e->lines, instr_offset) : 0;
 	out->flags = e->flags;
 }
 
@@ -523,19 +541,21 @@ int pycode_name(struct pyreader *r, uint32_t pid, uint64_t code_ptr,
 
 		lru_unlink(r, i);
 		lru_push_front(r, i);
-		if (r->flags & PYREADER_F_TRUST_CACHE) {
+		if ((r->flags & PYREADER_F_TRUST_CACHE) ||
+		    ((r->flags & PYREADER_F_VERIFY_PER_TICK) && e->checked_tick == r->tick)) {
 			r->st.hits++;
 			fill_out(e, instr_offset, out);
 			return 0;
 		}
 		ret = read_fingerprint(tg, code_ptr, &fp);
-		if (ret == -EFAULT) { /* gone: what we read while it ran stands */
+		if (ret == -EFAULT || ret == -ESRCH) { /* gone: what we read while it ran stands */
 			r->st.hits++;
 			r->st.hits_unverified++;
 			fill_out(e, instr_offset, out);
 			return 0;
 		}
 		if (ret == 0 && memcmp(&fp, &e->fp, sizeof(fp)) == 0) {
+			e->checked_tick = r->tick;
 			r->st.hits++;
 			fill_out(e, instr_offset, out);
 			return 0;
@@ -550,14 +570,13 @@ int pycode_name(struct pyreader *r, uint32_t pid, uint64_t code_ptr,
 	} else {
 		ret = read_fingerprint(tg, code_ptr, &fp);
 		if (ret < 0) {
-			if (ret == -EFAULT)
+			if (ret == -EFAULT || ret == -ESRCH)
 				r->st.err_read++;
 			else
 				r->st.err_type++;
 			return ret;
 		}
 	}
-	r->st.misses++;
 	i = cache_take(r);
 	ret = decode(r, tg, code_ptr, &fp, &r->entries[i]);
 	if (ret < 0) {
@@ -568,6 +587,8 @@ int pycode_name(struct pyreader *r, uint32_t pid, uint64_t code_ptr,
 		r->free_head = i;
 		return ret;
 	}
+	r->st.misses++;
+	r->entries[i].checked_tick = r->tick;
 	cache_insert(r, i);
 	fill_out(&r->entries[i], instr_offset, out);
 	return 0;
