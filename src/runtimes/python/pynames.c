@@ -183,11 +183,12 @@ int pynames__name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const c
 
 	if (!e && n->r) {
 		struct pycode_frame f;
-		/* a frame that has not started yet (-2 in 3.11): its first line */
+		/* (a frame not started yet, -2 in 3.11: the reader answers
+		 * co_firstlineno) */
 		int rc;
 
 		pthread_mutex_lock(&n->lock);
-		rc = pycode_name(n->r, pid, code, instr < 0 ? 0 : (uint32_t)instr, &f);
+		rc = pycode_name(n->r, pid, code, (uint32_t)instr, &f);
 		/* (the strings live in the reader until its next call: copied
 		 * by put() before the lock is let go) */
 		if (rc) {
