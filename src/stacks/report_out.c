@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What report.h says of outputs and events, for the live, record and
+ * report paths alike: output names per event (-o prof.svg ->
+ * prof.cpu.svg), the profile kind and name of each event, writing a
+ * profile, checking an output path, problems about paths.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buildid_cache.h"
+#include "output.h"
+#include "report.h"
+#include "util.h"
+
+/* Paths from a capture or /proc: escaped, they may hold any byte. */
+void report__print_problem(void *ctx, const char *path, const char *what,
+			  const char *detail)
+{
+	char p[1024], d[1024];
+
+	(void)ctx;
+	fprintf(stderr, "sfprof: %s: %s%s%s\n", util__escape(p, sizeof(p), path),
+		what, detail && *detail ? ": " : "",
+		util__escape(d, sizeof(d), detail ? detail : ""));
+}
+
+int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
+{
+	struct profile_render r = { o->title, o->inverted, o->reverse };
+	int err = profile__set_render(prof, &r);
+
+	if (!err)
+		err = profile__write(prof, o->format, o->output);
+
+	if (err)
+		fprintf(stderr, "sfprof: writing %s: %s\n",
+			o->output ? o->output : "stdout", util__strerror(err));
+	return err;
+}
+
+int report_output__check(const char *path)
+{
+	int err;
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	err = util__out_check(path);
+	if (err)
+		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
+	return err;
+}
+
+const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t size)
+{
+	if (o->no_buildid_cache)
+		return NULL;
+	if (o->buildid_dir)
+		return o->buildid_dir;
+	return buildid_cache__default_dir(buf, size) ? NULL : buf;
+}
+
+/* Known output extensions, longest first (".pb.gz" before ".gz"). */
+static const char *const out_exts[] = { ".pb.gz", ".folded", ".pprof", ".svg", ".txt", ".pb" };
+
+int report__event_path(char *buf, size_t size, const char *path, const char *event)
+{
+	size_t len = strlen(path), base = len;
+	int n;
+
+	for (size_t i = 0; i < sizeof(out_exts) / sizeof(out_exts[0]); i++) {
+		size_t el = strlen(out_exts[i]);
+		const char *slash = strrchr(path, '/');
+
+		/* an extension, not the whole file name */
+		if (len > el && !strcmp(path + len - el, out_exts[i]) &&
+		    (!slash || (size_t)(slash - path) + 1 < len - el)) {
+			base = len - el;
+			break;
+		}
+	}
+	n = snprintf(buf, size, "%.*s.%s%s", (int)base, path, event, path + base);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : n;
+}
+
+int report__write_event_profile(struct profile *prof, const struct sfprof_opts *o,
+				uint32_t sel)
+{
+	struct sfprof_opts one = *o;
+	char path[4096];
+	int err;
+
+	/* one event: -o as given; several: one file each, named after -o */
+	if (o->event & (o->event - 1)) {
+		err = report__event_path(path, sizeof(path), o->output, report__event_name(sel));
+		if (err < 0) {
+			fprintf(stderr, "sfprof: -o %s: name too long\n", o->output);
+			return err;
+		}
+		if (one.format == PROFILE_FMT_AUTO)
+			one.format = profile_format__from_path(o->output);
+		one.output = path;
+	}
+	return report__write_profile(prof, &one);
+}
+
+
+uint32_t report__profile_kind(uint32_t sel)
+{
+	return sel == SFPROF_SEL_FUTEX ? PROFILE_FUTEX :
+	       sel == SFPROF_SEL_OFFCPU ? PROFILE_OFFCPU :
+	       sel == SFPROF_SEL_WALL ? PROFILE_WALL : PROFILE_CPU;
+}
+
+const char *report__event_name(uint32_t sel)
+{
+	return sel == SFPROF_SEL_FUTEX ? "futex" : sel == SFPROF_SEL_OFFCPU ? "offcpu" :
+	       sel == SFPROF_SEL_WALL ? "wall" : "cpu";
+}
+
+uint32_t report__event_sel(const char *name)
+{
+	static const char *const names[] = { "cpu", "futex", "offcpu", "wall" };
+	uint32_t sel = 0;
+
+	while (*name) {
+		size_t len = strcspn(name, ","), i;
+
+		for (i = 0; i < 4; i++)
+			if (strlen(names[i]) == len && !strncmp(name, names[i], len))
+				break;
+		if (i == 4)
+			return 0;
+		sel |= 1u << i;
+		name += len + (name[len] == ',');
+	}
+	return sel;
+}
+
+int report__event_index(const struct sfprof_event *e, uint32_t sel)
+{
+	/* a waker belongs with the block it ended */
+	uint32_t kind = e->kind == SFPROF_EV_WAKER ? e->futex_op : e->kind;
+
+	if (sel == SFPROF_SEL_WALL)
+		return 3;
+	return kind == SFPROF_EV_FUTEX ? 1 : kind == SFPROF_EV_OFFCPU ? 2 : 0;
+}
