@@ -17,13 +17,15 @@
    1.0.1, when it can read the interpreter), side by side: the target's
    own CPU time and wall time around its work, medians of per-round ratios
    to the unprofiled run of the same round (runs interleaved). The target
-   runs on CPU 1 (taskset).
+   runs SCHED_FIFO on CPU 1 (chrt -f 10 taskset -c 1, as
+   bench/capture_slowdown.py), so other processes of a shared machine do
+   not take its CPU.
 3. Python stacks compared: the share of work_a and work_b among sfprof's
    samples against the workload's own thread CPU time per function (and
    austin's, when it runs).
 
   Usage: bench/python_cost.py [ROUNDS [REPEATS]]   (defaults 5 rounds of
-  slowdown runs, 3 repeats of the BPF cost runs)
+  slowdown runs, 3 repeats of the BPF cost runs; REPEATS 0: no BPF cost)
 """
 import os
 import shutil
@@ -118,7 +120,8 @@ def austin_works():
 
 
 def slowdown(rounds):
-    work = ["taskset", "-c", "1", PY, os.path.join(PYW, "cpubound.py"), "40"]
+    work = ["chrt", "-f", "10", "taskset", "-c", "1", PY, os.path.join(PYW, "cpubound.py"),
+            "30"]
     ok, why, rc = austin_works()
     if not ok:
         print("austin %s cannot read python3.11: exit %d, \"%s\" (Austin 1.0.1 predates "
@@ -137,7 +140,7 @@ def slowdown(rounds):
                  perf_env())]
         if ok:
             cfgs.append(("austin", ["austin", "-i", str(1000000 // hz), "-o",
-                                    os.path.join(tmp, "a.out"), "--"] + work[3:], None))
+                                    os.path.join(tmp, "a.out"), "--"] + work[6:], None))
         ratios = {n: ([], []) for n, _, _ in cfgs}
         for _ in range(rounds):
             base, _ = run_timed(work)
@@ -194,7 +197,8 @@ def main():
     with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
         f.write("1")
     try:
-        bpf_cost(reps)
+        if reps:
+            bpf_cost(reps)
     finally:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write(old)
