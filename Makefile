@@ -37,11 +37,11 @@ endif
 WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) -MMD -MP
-LDLIBS   := -lbpf -ldw -lelf -lz -llzma -lbz2 -lstdc++ -lpthread
+LDLIBS   := -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 -lstdc++ -lpthread
 # sfprof itself links these statically (libc stays shared): loading them
 # cost 0.6 ms of every run (BENCHMARKS.md, unwind). Sanitizer builds and
 # the test programs keep them shared.
-SFPROF_LDLIBS = $(if $(SAN),$(LDLIBS),-Wl,-Bstatic -lbpf -ldw -lelf -lz -llzma -lbz2 \
+SFPROF_LDLIBS = $(if $(SAN),$(LDLIBS),-Wl,-Bstatic -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 \
 	-lstdc++ -Wl,-Bdynamic -lm -lpthread -static-libgcc)
 
 LIB_SRCS := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
@@ -163,6 +163,10 @@ fuzz-smoke: fuzz
 	  echo "fuzz $$n: $(FUZZ_SECONDS)s"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 $(BUILD)/fuzz/corpus-$$n tests/fuzz/corpus/$$n >$(BUILD)/fuzz/$$n.log 2>&1 \
 	  || { tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; done
+
+# The libraries a program linking $(BUILD)/libsfprof.a needs (bench/, e2e helpers).
+print-ldlibs:
+	@echo $(LDLIBS)
 
 bench: all
 	$(Q)./bench/run.sh

@@ -9,6 +9,6 @@ BUILD=${BUILD:-build}
 make -s BUILD="$BUILD" "$BUILD/libsfprof.a" >/dev/null
 mkdir -p "$BUILD/bench"
 ${CC:-gcc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -o "$BUILD/bench/pycode_bench" \
-	bench/pycode_bench.c "$BUILD/libsfprof.a" -lbpf -ldw -lelf -lz -llzma -lbz2 -lpthread
+	bench/pycode_bench.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs)
 echo "\$ $BUILD/bench/pycode_bench ${ROUNDS:-5}"
 "$BUILD/bench/pycode_bench" "${ROUNDS:-5}"

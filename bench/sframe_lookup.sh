@@ -15,7 +15,7 @@ out=$BUILD/bench
 mkdir -p "$out"
 make -s BUILD="$BUILD" "$BUILD/libsfprof.a" >/dev/null
 ${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -o "$out/sframe_lookup" \
-	bench/sframe_lookup.c "$BUILD/libsfprof.a" -lelf -lm
+	bench/sframe_lookup.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs) -lm
 
 big=$out/sframe_big_$NFUNCS
 if [ ! -x "$big" ]; then

@@ -124,7 +124,9 @@ for cfg in sframe:chain,recurse,qsort,signal,dlopen ehframe:chain,recurse,qsort,
 "
 	done
 	perf script --no-inline --max-stack 1024 -i "$tmp/perf.data" -F comm,tid,ip,sym,dso > "$tmp/perf.txt" 2>/dev/null
-	ov=$(python3 - "$tmp/sf.folded" "$tmp/perf.txt" <<'PY'
+	# the overlap compares functions without inline frames on both sides
+	"$SF" report --no-inline -o "$tmp/sf-noinline.folded" "$tmp/cap.sfp" 2>/dev/null
+	ov=$(python3 - "$tmp/sf-noinline.folded" "$tmp/perf.txt" <<'PY'
 import sys
 sys.path.insert(0, "tests/e2e")
 from libunwind import fold_perf_script, overlap, read_folded

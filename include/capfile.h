@@ -42,6 +42,11 @@
  *            pid, instruction offset, code object address, line, then
  *            qualname NUL filename. Written before the first event that
  *            needs it; a later one for the same frame replaces it (exec).
+ *   JIT      a JIT's name for code of a process (jitmap.h: its perf map or
+ *            jitdump) that a recorded stack ran in: pid, start, size, name.
+ *            Written when record first names such a frame (some only at
+ *            the end, where a JIT wrote its map late), so report names JIT
+ *            frames after the process and its map are gone.
  *
  * The file is created with mode 0600: raw stacks may hold secrets. While
  * record runs it is FILE.XXXXXX (six random characters) beside FILE, and
@@ -83,6 +88,8 @@ enum capfile_rec_type {
 	CAPFILE_REC_TASK = 8,
 	/* (9-11: left for other runtimes' records) */
 	CAPFILE_REC_PYFRAME = 12,
+	/* (16: apart from the numbers other additions take next) */
+	CAPFILE_REC_JIT = 16,
 	/* never written: what the reader returns for a stretch it skipped */
 	CAPFILE_REC_DAMAGED = 0x10000,
 };
@@ -147,6 +154,11 @@ struct capfile_record {
 			uint64_t code;
 			const char *qualname, *file;
 		} pyframe;
+		struct { /* JIT: name NUL-terminated, 1..4096 bytes */
+			uint32_t pid;
+			uint64_t start, size; /* size > 0, no wrap */
+			const char *name;
+		} jit;
 		struct { /* END */
 			uint64_t nr_records, nr_events;
 		} end;
@@ -199,6 +211,9 @@ int capfile_writer__pyframe(struct capfile_writer *w, uint32_t pid, uint64_t cod
 			    uint32_t line, const char *qualname, const char *file);
 int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
 			  size_t nr);
+/* A JIT record; -EINVAL for an empty range or name, a range that wraps. */
+int capfile_writer__jit(struct capfile_writer *w, uint32_t pid, uint64_t start,
+			uint64_t size, const char *name);
 /* Write END, flush and close; 0 or -errno (a write error anywhere before
  * is reported here too). Frees w in every case. */
 int capfile_writer__close(struct capfile_writer *w);

@@ -75,6 +75,8 @@ struct dso_stats {
 	uint64_t srcline_lookups;  /* dso__srcline calls */
 	uint64_t srcline_resolved; /* ... resolved through libdw (not cached) */
 	uint64_t srcline_found;	   /* ... with DWARF levels */
+	uint64_t srcline_images;   /* DWARF opened from an inflated image */
+	uint64_t srcline_images_cached; /* ... read from the DWARF cache */
 };
 
 struct dso_cache *dso_cache__new(const struct dso_cache_opts *opts);

@@ -1,37 +1,77 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * JIT maps of live processes: per process, its perf map (perfmap.h)
- * found in its mount namespace, tmp/perf-PID.map resolved inside
- * /proc/PID/root (openat2 RESOLVE_IN_ROOT, where the kernel has it), and
- * read as it grows: on a lookup that misses, at most every
- * JITMAP_REREAD_NS, only the bytes appended, at most JITMAP_MAX_SIZE in
- * all. The file stays open once found, so what the JIT writes last (V8
- * buffers its map: entries reach the file late, some only at exit) is
- * still read after the process is gone. A few processes at a time (a
- * slot per pid, by pid).
+ * JIT names of processes, from the sources a JIT writes, all feeding one
+ * lookup table per process (perfmap.h):
+ *  - its perf map, tmp/perf-PID.map resolved inside /proc/PID/root (the
+ *    target's mount namespace; openat2 RESOLVE_IN_ROOT where the kernel
+ *    has it);
+ *  - its jitdumps (jitdump.h): a JIT announces one by mmap()ing it
+ *    executable, so a file named jit-N.dump among the process's mappings
+ *    (proc.h: /proc/PID/maps and the side-band's MMAP2 records) is opened
+ *    by that path inside /proc/PID/root, safely as the perf map is
+ *    (O_NOFOLLOW, a regular file, no FIFO), at most JITMAP_DUMPS of them;
+ *  - or, offline (report), the JIT records a capture carries
+ *    (jitmaps__add()): then no file is ever opened.
+ * Files are read as they grow: on a lookup that misses, at most every
+ * JITMAP_REREAD_NS, only the bytes appended, at most JITMAP_MAX_SIZE of
+ * each. A file stays open once found, so what the JIT writes last (V8
+ * buffers its perf map: entries reach the file late, some only at exit)
+ * is still read after the process is gone. Live, a few processes at a
+ * time (JITMAP_LIVE_PROCS; the oldest makes room); offline, every process
+ * with records.
  *
- * Only for processes that are live and are the pid's current owner: the
- * map of a recycled pid belongs to another process.
+ * Live lookups are only for processes that are live and are the pid's
+ * current owner: the map of a recycled pid belongs to another process.
  *
- * Ownership: names returned live until jitmaps__free() or until the
- * slot is taken by another pid. Not thread-safe.
+ * Ownership: strings returned live until jitmaps__free() (live: or until
+ * the process's slot is reused). Not thread-safe.
  */
 #ifndef SFPROF_JITMAP_H
 #define SFPROF_JITMAP_H
 
 #include <stdint.h>
 
+#include "proc.h"
+
 #define JITMAP_REREAD_NS 100000000ull /* 100 ms */
 #define JITMAP_MAX_SIZE (256ull << 20)
+#define JITMAP_DUMPS 4u
+#define JITMAP_LIVE_PROCS 16u
 
 struct jitmaps;
 
-struct jitmaps *jitmaps__new(void); /* NULL + errno */
-void jitmaps__free(struct jitmaps *j); /* NULL is a no-op */
+/* A JIT name: the code [start, end) holding the address, and its
+ * source line when a jitdump's debug info gives one (file NULL if not). */
+struct jitmap_hit {
+	const char *name;
+	uint64_t start, end;
+	const char *file;
+	uint32_t line;
+};
 
-/* The JIT's name for runtime address pc of process pid, or NULL.
- * now_or_never: read the file on a miss whenever it was last read (the
- * last chance, at the end of a profile). */
-const char *jitmaps__name(struct jitmaps *j, uint32_t pid, uint64_t pc, int now_or_never);
+struct jitmap_stats {
+	uint64_t perfmap_entries, perfmap_bad_lines;
+	uint64_t dumps_opened, dump_loads, dump_moves, dump_lines, dump_bad;
+	uint64_t dumps_broken; /* dumps no longer read: bad header or size */
+};
+
+struct jitmaps *jitmaps__new(void);	    /* live; NULL + errno */
+struct jitmaps *jitmaps__new_offline(void); /* from a capture's records */
+void jitmaps__free(struct jitmaps *j);	    /* NULL is a no-op */
+
+/*
+ * The JIT's name for runtime address pc of process pid: 0 with *hit, or
+ * -ENOENT. p (may be NULL) is pid's address-space model, where its
+ * jitdumps are found. now_or_never: read the files on a miss whenever
+ * they were last read (the last chance, at the end of a profile).
+ */
+int jitmaps__lookup(struct jitmaps *j, struct proc *p, uint32_t pid, uint64_t pc,
+		    int now_or_never, struct jitmap_hit *hit);
+
+/* Offline: an entry a capture carries. 0, -EINVAL, -ENOMEM. */
+int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
+		 const char *name);
+
+void jitmaps__stats(const struct jitmaps *j, struct jitmap_stats *out);
 
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The writers above the profile (src/output/): an SVG flame graph and
- * pprof from one profile, and a profile written to a file in the format
- * a path or -f names (folded through profile.h, the others here),
- * compressed when the name says so. The caller picks the format; the
- * profile (profile.h) knows none of them.
+ * The writers above the profile (src/output/): an SVG flame graph, pprof
+ * and the folded diff of sfprof diff from one profile, and a profile
+ * written to a file in the format a path or -f names (folded through
+ * profile.h, the others here), compressed when the name says so. The
+ * caller picks the writer; the profile (profile.h) knows none of them.
  */
 #ifndef SFPROF_OUTPUT_H
 #define SFPROF_OUTPUT_H
@@ -18,6 +18,22 @@ int profile__write_svg(const struct profile *p, FILE *f);
 
 /* gzip-compressed profile.proto (src/output/pprof.c). */
 int profile__write_pprof(const struct profile *p, FILE *f);
+
+/*
+ * sfprof diff's folded form (src/output/diff.c), for a profile whose
+ * render.diff_base is set: "stack BASE NEW" per stack of either, BASE
+ * scaled to p's total (flamegraph.pl's difffolded.pl -n). profile__write
+ * picks it for folded output. 0 or -errno.
+ */
+int profile__write_folded_diff(const struct profile *p, FILE *f);
+
+/*
+ * What pprof writes for such a profile (src/output/diff.c): one new
+ * profile, the caller's to free, holding both, BASE's stacks rooted at
+ * PROF_DIFF_BASE_MARK + root. NULL + errno.
+ */
+#define PROF_DIFF_BASE_MARK "\x01"
+struct profile *prof__diff_merged(const struct profile *p);
 
 enum profile_format {
 	PROFILE_FMT_AUTO = 0, /* by the output path's extension, else folded */

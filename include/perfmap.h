@@ -52,6 +52,19 @@ uint64_t perfmap__bad_lines(const struct perfmap *m); /* lines skipped */
  */
 int perfmap__lookup(struct perfmap *m, uint64_t addr, const char **name,
 		    uint64_t *start);
+/* The same with the entry's end (exclusive; may be NULL). */
+int perfmap__lookup_range(struct perfmap *m, uint64_t addr, const char **name,
+			  uint64_t *start, uint64_t *end);
+
+/*
+ * Add one entry [start, start + size) named name[0..len) (not
+ * NUL-terminated; copied), as a parsed line would be: for the other
+ * sources of JIT names (jitdump.h, a capture's JIT records). 0, -EINVAL
+ * (size 0, a range that wraps, an empty name, a NUL in it, longer than
+ * PERFMAP_LINE_MAX), -ENOMEM.
+ */
+int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *name,
+		 size_t len);
 
 /*
  * Open a map file: O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC (a target cannot make

@@ -176,8 +176,10 @@ struct profile_render {
 	int reverse;	   /* stacks reversed (leaf first) before merging */
 	/* sfprof diff: the profile this one is compared with (not copied:
 	 * it must outlive the writes). SVG: widths from this profile,
-	 * colour by the change; folded: "stack BASE NEW" with BASE scaled
-	 * to this total; pprof: BASE's samples negated (pprof -diff_base). */
+	 * colour by the change; folded (profile__write picks
+	 * profile__write_folded_diff, output.h): "stack BASE NEW" with BASE
+	 * scaled to this total; pprof: BASE's samples negated (pprof
+	 * -diff_base). profile__write_folded ignores it. */
 	const struct profile *diff_base;
 };
 

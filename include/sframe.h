@@ -82,6 +82,9 @@ static inline struct sframe_rule sframe_rule__make(unsigned kind, unsigned reg,
 /* sframe_row.flags */
 enum {
 	SFRAME_ROW_MANGLED_RA = 1u << 0, /* AArch64 PAC-signed RA (B key: see func) */
+	/* never encoded: a lookup's answer for a function that switches
+	 * stacks (goruntime.h); the walk ends there, truncated */
+	SFRAME_ROW_STACK_SWITCH = 1u << 1,
 };
 
 /*

@@ -42,6 +42,9 @@ struct srcline_opts {
 	const char *debug_root; /* for separate debug files; NULL = "/" */
 	int no_debug_files;	/* only the binary's own DWARF */
 	int full_names;		/* C++ names with their signatures */
+	int libdw_scopes;	/* tests: scopes by dwarf_getscopes() and
+				 * dwarf_getscopes_die(), the reference for
+				 * the one-walk path srcline takes */
 };
 
 /*
@@ -64,6 +67,8 @@ struct srcline_stats {
 	uint64_t lookups;  /* srcline__lookup calls */
 	uint64_t resolved; /* addresses resolved through libdw (cache misses) */
 	uint64_t misses;   /* ... that found no line */
+	uint64_t images;   /* DWARF read from an inflated image (dwarfimage.h) */
+	uint64_t images_cached; /* ... that came from the DWARF cache */
 };
 void srcline__stats(const struct srcline *s, struct srcline_stats *out);
 

@@ -71,6 +71,7 @@ struct stacks_opts {
 	unsigned agg_max;   /* 0 = STACKS_AGG_MAX (tests set a small one) */
 	int no_inline;	    /* --no-inline: no inline frames, no source lines */
 	int perf_maps;	    /* live: name [anon] code from /tmp/perf-PID.map */
+	int jit_record;	    /* record: find JIT names for stacks__record_jit() */
 	uint64_t period_ns; /* PROFILE_WALL: the weight of a cpu sample */
 	int no_python;	    /* --no-python: Python sections are ignored */
 };
@@ -92,6 +93,11 @@ struct stacks_stats {
 	uint64_t agg_flushes;	 /* raw-stack tables handed over early (STACKS_AGG_MAX) */
 	uint64_t wakers;	 /* WAKER records kept (offcpu --wakers) */
 	uint64_t wakers_joined;	 /* blocks joined to their waker's stack */
+	/* JIT names (jitmap.h): entries known, jitdumps opened, their loads,
+	 * records and perf map lines skipped as bad, dumps given up as
+	 * broken, and (record) the entries written to the capture */
+	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
+	uint64_t jit_written;
 	struct unwind_stats unwind;
 	struct pymerge_stats python;
 };
@@ -152,6 +158,24 @@ struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *
  */
 int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips,
 		      size_t nk, int user, const uint32_t **ids);
+
+/*
+ * JIT names for captures (stacks_jit.c). stacks__record_jit(), after
+ * stacks__resolve_event() with jit_record: every JIT entry (jitmap.h)
+ * that names a frame of that stack and was not handed over before goes
+ * to fn (pid, start, size, name); frames not named yet are kept (at most
+ * STACKS_JIT_PENDING_MAX) and asked again, a last time, by
+ * stacks__record_jit_finish(). fn's error stops and is returned, else 0.
+ * stacks__set_jitmaps(): report names [anon] frames from j (offline, a
+ * capture's JIT records; borrowed, it must outlive s).
+ */
+#define STACKS_JIT_PENDING_MAX 65536u
+struct jitmaps;
+typedef int (*stacks_jit_fn)(void *ctx, uint32_t pid, uint64_t start, uint64_t size,
+			     const char *name);
+int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx);
+int stacks__record_jit_finish(struct stacks *s, stacks_jit_fn fn, void *ctx);
+void stacks__set_jitmaps(struct stacks *s, struct jitmaps *j);
 
 void stacks__stats(const struct stacks *s, struct stacks_stats *out);
 /* "name: value" lines (stacks_*, unwind_*). */

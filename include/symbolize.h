@@ -22,6 +22,7 @@
  *   .gnu_debuglink (next to the binary, in its .debug/ directory, or under
  *   <root>/usr/lib/debug/<dir>/; CRC32 or build-id checked);
  *   MiniDebugInfo (.gnu_debugdata, xz, as Fedora ships it);
+ *   a Go binary's .gopclntab, when none of these had a .symtab;
  *   and always .dynsym (MiniDebugInfo omits what .dynsym has);
  *   and "name@plt" for x86-64 PLT stubs (.plt, .plt.sec, .plt.got), as
  *   perf and objdump name them.
@@ -52,6 +53,7 @@ enum {
 	SYMSRC_MINIDEBUG = 1u << 3,	/* .gnu_debugdata */
 	SYMSRC_DYNSYM = 1u << 4,	/* .dynsym */
 	SYMSRC_PLT = 1u << 5,		/* synthesized "name@plt" */
+	SYMSRC_GOPCLNTAB = 1u << 6,	/* Go's .gopclntab (goruntime.h) */
 };
 
 struct symtab_opts {

@@ -20,8 +20,11 @@
  *    when the row tracks it, else unchanged; the caller's SP = CFA;
  *  - signal frames (SFRAME_FUNC_SIGNAL, or is_sigtramp() says PC is
  *    __restore_rt): every register comes from the rt_sigframe's ucontext;
- *  - where no row exists: frame-pointer fallback (RA = *(FP + 8), caller
- *    FP = *FP, SP = FP + 16), only while FP lies in the snapshot and grows;
+ *  - where no row exists (JIT code, trampolines in anonymous memory, a
+ *    binary without tables): frame-pointer fallback (CFA = FP + 16, RA =
+ *    *(CFA - 8), caller FP = *(CFA - 16)), only while FP lies in the
+ *    snapshot above SP, and (with is_exec) only to a return address in
+ *    executable memory: otherwise the walk stops as it would without it;
  *  - outermost: RA rule UNDEFINED, or RA == 0.
  */
 #ifndef SFPROF_UNWIND_H
@@ -46,6 +49,7 @@ enum unwind_stop {
 	UNWIND_STOP_BAD_RULE,	  /* rule names a register not known here */
 	UNWIND_STOP_MAX_DEPTH,	  /* frame limit reached */
 	UNWIND_STOP_NO_REGS,	  /* the event carried no user registers */
+	UNWIND_STOP_STACK_SWITCH, /* at a function that switched stacks (Go) */
 	UNWIND_STOP__NR,
 };
 
@@ -95,6 +99,13 @@ typedef int (*unwind_find_row_fn)(void *ctx, uint64_t pc,
  * lookup found nothing usable, so it may be slow-ish (symbolization).
  */
 typedef bool (*unwind_is_sigtramp_fn)(void *ctx, uint64_t pc);
+/*
+ * Optional: does return address `ra` (its call, ra - 1) lie in executable
+ * memory? Asked only by the frame-pointer fallback, for the return
+ * address it found: a frame pointer that -fomit-frame-pointer code used
+ * for data must not make up a frame.
+ */
+typedef bool (*unwind_is_exec_fn)(void *ctx, uint64_t ra);
 
 /*
  * A memo of find_row()'s found rows, owned by the caller and shared by its
@@ -129,6 +140,7 @@ struct unwind_ops {
 	unwind_is_sigtramp_fn is_sigtramp; /* may be NULL */
 	void *ctx;
 	struct unwind_cache *cache; /* may be NULL */
+	unwind_is_exec_fn is_exec; /* may be NULL: every return address goes */
 };
 
 /* How the caller of the current frame will be found (private). */
@@ -178,6 +190,7 @@ struct unwind_state {
 	const struct unwind_ops *ops;
 	unsigned max_depth;
 	uint32_t fp_frames, sig_frames;
+	uint32_t fp_rejected; /* FP fallbacks refused: RA not executable */
 	struct unwind_plan plan; /* of the current frame */
 };
 
@@ -213,6 +226,7 @@ struct unwind_stats {
 	uint64_t stacks;
 	uint64_t frames;
 	uint64_t fp_frames;	/* frames found by the FP fallback */
+	uint64_t fp_rejected;	/* FP fallbacks refused (RA not executable) */
 	uint64_t signal_frames; /* signal trampolines crossed */
 	uint64_t stop[UNWIND_STOP__NR];
 };

@@ -5,7 +5,7 @@
 set -eu
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libdw-dev
       linux-perf binutils python3 liblzma-dev duktape-dev util-linux procps
-      libclang-rt-14-dev libstdc++-12-dev libc6-dbg libbz2-dev"
+      libclang-rt-14-dev libstdc++-12-dev libc6-dbg libbz2-dev libdeflate-dev"
 # names test: JIT code named from node --perf-basic-prof's perf map
 pkgs="$pkgs nodejs"
 # surface tests: the SVG rendered by a real browser, pprof read by go tool pprof

@@ -692,6 +692,22 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 		case CAPFILE_REC_PYFRAME:
 			rc = parse_pyframe(r, len, off, rec);
 			break;
+		case CAPFILE_REC_JIT:
+			if (len <= JIT_FIXED || len - JIT_FIXED > PATH_MAX_LEN ||
+			    memchr(r->buf + JIT_FIXED, '\0', len - JIT_FIXED)) {
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off, "bad JIT record");
+				break;
+			}
+			rec->jit.pid = util__get32(r->buf);
+			rec->jit.start = util__get64(r->buf + 8);
+			rec->jit.size = util__get64(r->buf + 16);
+			rec->jit.name = (const char *)r->buf + JIT_FIXED;
+			if (!rec->jit.pid || !rec->jit.size ||
+			    rec->jit.start + rec->jit.size < rec->jit.start)
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off,
+					    "JIT record of process %u: an empty or wrapping range",
+					    rec->jit.pid);
+			break;
 		case CAPFILE_REC_STATS:
 			if (kv_parse((const char *)r->buf, len, rec->kv.kv,
 				     &rec->kv.nr_kv))

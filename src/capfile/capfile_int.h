@@ -9,6 +9,7 @@
 #define MAPPING_FIXED 64u  /* MAPPING: bytes before the build-id */
 #define PATH_MAX_LEN 4096u /* MAPPING path, KSYM name */
 #define TASK_SIZE 24u     /* TASK payload */
+#define JIT_FIXED 24u     /* JIT: pid, 0, start, size, then the name */
 
 /* Zero bytes that pad a record of n bytes to a multiple of 8. */
 static inline size_t pad8(size_t n)

@@ -285,6 +285,21 @@ int capfile_writer__pyframe(struct capfile_writer *w, uint32_t pid, uint64_t cod
 	return w->err;
 }
 
+int capfile_writer__jit(struct capfile_writer *w, uint32_t pid, uint64_t start,
+			uint64_t size, const char *name)
+{
+	uint8_t a[JIT_FIXED] = { 0 };
+	size_t n = strlen(name);
+
+	if (n == 0 || n > PATH_MAX_LEN || !size || start + size < start)
+		return -EINVAL;
+	util__put32(a, pid);
+	util__put64(a + 8, start);
+	util__put64(a + 16, size);
+	w_record(w, CAPFILE_REC_JIT, a, sizeof(a), name, n, NULL, 0);
+	return w->err;
+}
+
 int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
 			  size_t nr)
 {

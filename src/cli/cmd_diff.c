@@ -4,8 +4,8 @@
  * captures (a capture goes through report's pipeline). Widths follow NEW;
  * the SVG colours growth red and shrinkage blue with BASE scaled to NEW's
  * total (flamegraph.pl's difffolded.pl -n); folded writes "stack BASE NEW";
- * pprof holds NEW plus BASE negated (pprof -diff_base). src/diff.c and
- * src/svg.c write them.
+ * pprof holds NEW plus BASE negated (pprof -diff_base). src/output/diff.c,
+ * svg.c and pprof.c write them.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
 
 #include "buildid_cache.h"
 #include "capfile.h"
+#include "jitmap.h"
 #include "cmd.h"
 #include "ksyms.h"
 #include "pysession.h"
@@ -126,7 +127,7 @@ static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof
 static int report_stacks_all(struct proc_cache *pc, struct profile **prof, struct stacks **stk,
 			     const struct sfprof_opts *o, const struct stacks_opts *base,
 			     const struct capfile_reader *r, const struct sfprof_event *e,
-			     struct ksyms *ksyms)
+			     struct ksyms *ksyms, struct jitmaps *jit)
 {
 	const struct capfile_meta *meta = capfile_reader__meta(r);
 
@@ -142,6 +143,7 @@ static int report_stacks_all(struct proc_cache *pc, struct profile **prof, struc
 		stk[i] = report_stacks(pc, &prof[i], &so, r, e, ksyms, o->keep_cmdline);
 		if (!stk[i])
 			return -ENOMEM;
+		stacks__set_jitmaps(stk[i], jit); /* the capture's JIT names */
 	}
 	return 0;
 }
@@ -157,6 +159,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 	struct stacks *stk[REPORT_EVENTS] = { NULL };
 	struct kstacks ks = { 0 };
 	struct ksyms ksyms = { 0 };
+	struct jitmaps *jit = NULL;
 	const struct capfile_meta *meta;
 	struct stacks_opts so = { 0 };
 	uint64_t first_ts = 0, last_ts = 0, events = 0, problems = 0;
@@ -205,7 +208,8 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				      .full_names = o.full_names,
 				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
-	if (!pc || (!o.no_python && !(py = pysession__new(0)))) {
+	jit = jitmaps__new_offline();
+	if (!pc || !jit || (!o.no_python && !(py = pysession__new(0)))) {
 		fprintf(stderr, "sfprof: out of memory\n");
 		goto out;
 	}
@@ -238,6 +242,11 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 			if (ksyms__add(&ksyms, rec.ksym.addr, rec.ksym.name))
 				goto out_err;
 			break;
+		case CAPFILE_REC_JIT:
+			if (jitmaps__add(jit, rec.jit.pid, rec.jit.start, rec.jit.size,
+					 rec.jit.name) == -ENOMEM)
+				goto out_err;
+			break;
 		case CAPFILE_REC_STATS:
 			if (o.stats)
 				for (size_t i = 0; i < rec.kv.nr_kv; i++) {
@@ -266,7 +275,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 			break;
 		case CAPFILE_REC_EVENT:
 			if (!events && report_stacks_all(pc, prof, stk, &o, &so, r, rec.event.e,
-							  &ksyms))
+							  &ksyms, jit))
 				goto out_err;
 			for (int i = 0; !events && py && i < REPORT_EVENTS; i++) {
 				void *pctx;
@@ -329,7 +338,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 			"interrupted?); the report covers its %" PRIu64 " events\n",
 			o.input, events);
 	}
-	if (report_stacks_all(pc, prof, stk, &o, &so, r, NULL, &ksyms))
+	if (report_stacks_all(pc, prof, stk, &o, &so, r, NULL, &ksyms, jit))
 		goto out_err;
 	for (int i = 0; i < REPORT_EVENTS; i++) {
 		if (!stk[i])
@@ -370,6 +379,7 @@ out:
 		profile__free(prof[i]);
 	}
 	proc_cache__free(pc);
+	jitmaps__free(jit); /* (after the stacks that borrowed it) */
 	pysession__free(py);
 	capfile_reader__free(r);
 	ksyms__free(&ksyms);

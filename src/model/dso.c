@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cfi.h"
+#include "goruntime.h"
 #include "sframe.h"
 #include "srcline.h"
 #include "symbolize.h"
@@ -56,6 +57,7 @@ static void dso__free(struct dso *d)
 	dso_lazy__free(d->lazy);
 	sframe_table__free(d->table);
 	sframe_table__free(d->fallback);
+	sframe_table__free(d->go_table);
 	symtab__free(d->symtab);
 	srcline__free(d->srcline);
 	elfread__free(d->elf);
@@ -446,30 +448,26 @@ int dso__table_error(const struct dso *d)
 	return d->table_err;
 }
 
-int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
-		  struct sframe_func *fn)
+/* The row from the binary's table: 0 or -ESRCH. */
+static int find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
+		    struct sframe_func *fn)
 {
 	struct dso_cache *c = d->cache;
 	int err;
 
-	c->st.row_lookups++;
 	dso__load_table(d);
 	if (d->lazy) {
 		err = dso_lazy__find(d, vaddr, row, fn);
 		if (err == 1) {
 			dso__derive_whole(d);
 		} else {
-			if (err) {
-				c->st.row_misses++;
+			if (err)
 				return -ESRCH;
-			}
 			return 0;
 		}
 	}
-	if (!d->table) {
-		c->st.row_misses++;
+	if (!d->table)
 		return -ESRCH;
-	}
 	err = sframe_table__find(d->table, vaddr, row, fn);
 	if (err == -ENOENT && d->table_src == DSO_TABLE_OWN &&
 	    !c->opts.no_derive) {
@@ -481,11 +479,25 @@ int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 		if (d->fallback)
 			err = sframe_table__find(d->fallback, vaddr, row, fn);
 	}
-	if (err) {
-		c->st.row_misses++;
-		return -ESRCH;
-	}
-	return 0;
+	return err ? -ESRCH : 0;
+}
+
+int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
+		  struct sframe_func *fn)
+{
+	const struct gopclntab *go = dso__go(d);
+
+	d->cache->st.row_lookups++;
+	if (go && go_runtime__special_row(go, vaddr, row, fn))
+		return 0;
+	if (!find_row(d, vaddr, row, fn))
+		return 0;
+	/* Go code in a binary whose CFI is only its C code's (external
+	 * linking, then strip) */
+	if (go && !dso__go_find_row(d, vaddr, row, fn))
+		return 0;
+	d->cache->st.row_misses++;
+	return -ESRCH;
 }
 
 struct symtab *dso__symtab(struct dso *d)
@@ -545,6 +557,8 @@ int dso__srcline(struct dso *d, uint64_t vaddr,
 	srcline__stats(d->srcline, &after);
 	c->st.srcline_lookups++;
 	c->st.srcline_resolved += after.resolved - before.resolved;
+	c->st.srcline_images += after.images - before.images;
+	c->st.srcline_images_cached += after.images_cached - before.images_cached;
 	if (!err)
 		c->st.srcline_found++;
 	return err;
@@ -581,4 +595,8 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 		(unsigned long long)st->srcline_resolved);
 	fprintf(f, "dso_srcline_found: %llu\n",
 		(unsigned long long)st->srcline_found);
+	fprintf(f, "dso_srcline_images: %llu\n",
+		(unsigned long long)st->srcline_images);
+	fprintf(f, "dso_srcline_images_cached: %llu\n",
+		(unsigned long long)st->srcline_images_cached);
 }

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * Differential profiles (sfprof diff, src/cmd_diff.c): a profile whose
+ * Differential profiles (sfprof diff, src/cli/cmd_diff.c): a profile whose
  * render.diff_base is set writes folded as "stack BASE NEW" (flamegraph.pl's
  * difffolded.pl -n: BASE scaled to NEW's total), and pprof as NEW's samples
  * plus BASE's negated and labelled pprof::base=true, which is what
- * `pprof -diff_base BASE NEW` builds. The SVG is src/svg.c's.
+ * `pprof -diff_base BASE NEW` builds. The SVG is src/output/svg.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "profile.h"
 #include "profile/profile_int.h"
 
@@ -41,7 +42,7 @@ static void put_stack(FILE *f, const struct profile *p, const struct prof_named 
 	}
 }
 
-int prof__write_folded_diff(const struct profile *p, FILE *f)
+int profile__write_folded_diff(const struct profile *p, FILE *f)
 {
 	const struct profile *base = profile__render(p)->diff_base;
 	struct prof_named nn, nb;

@@ -205,6 +205,8 @@ static int write_fmt(const struct profile *p, enum profile_format fmt, FILE *f)
 		return profile__write_pprof(p, f);
 	case PROFILE_FMT_FOLDED:
 	case PROFILE_FMT_AUTO:
+		if (profile__render(p)->diff_base)
+			return profile__write_folded_diff(p, f);
 		return profile__write_folded(p, f);
 	}
 	return -EINVAL;
@@ -223,7 +225,7 @@ int profile__write(const struct profile *p, enum profile_format fmt, const char 
 	if (!path || !strcmp(path, "-")) {
 		/* a terminal gets control bytes (a comm, a path) escaped */
 		if ((fmt == PROFILE_FMT_FOLDED || fmt == PROFILE_FMT_AUTO) &&
-		    isatty(STDOUT_FILENO))
+		    !profile__render(p)->diff_base && isatty(STDOUT_FILENO))
 			return profile__write_folded_escaped(p, stdout);
 		return write_fmt(p, fmt, stdout);
 	}

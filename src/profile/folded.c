@@ -27,8 +27,6 @@ static int write_folded(const struct profile *p, FILE *f, int esc)
 	struct prof_named nm;
 	int err;
 
-	if (profile__render(p)->diff_base)
-		return prof__write_folded_diff(p, f);
 	err = prof__named(p, &nm);
 	if (err)
 		return err;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals shared by the profile writers (profile.c, svg.c, pprof.c).
- * Not a public interface: only the writers (and src/diff.c) include it.
+ * Internals shared by the profile (profile.c, folded.c) and the writers
+ * above it (src/output/: svg.c, pprof.c, diff.c). Not a public interface.
  */
 #ifndef SFPROF_PROFILE_INT_H
 #define SFPROF_PROFILE_INT_H
@@ -92,15 +92,6 @@ int prof__named(const struct profile *p, struct prof_named *out);
  * element 0), for the SVG's --reverse. */
 int prof__named_rev(const struct profile *p, int reverse, struct prof_named *out);
 void prof_named__release(struct prof_named *nm);
-
-/*
- * sfprof diff (src/diff.c), for a profile whose render.diff_base is set:
- * folded "stack BASE NEW" lines, and for pprof one profile holding both,
- * BASE's stacks rooted at PROF_DIFF_BASE_MARK + root (NULL + errno).
- */
-#define PROF_DIFF_BASE_MARK "\x01"
-int prof__write_folded_diff(const struct profile *p, FILE *f);
-struct profile *prof__diff_merged(const struct profile *p);
 
 /* Weight in the folded unit: samples, or microseconds (>= 1 if ns > 0). */
 uint64_t prof__folded_count(const struct profile *p, uint64_t weight);

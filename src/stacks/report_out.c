@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * What report.h says of outputs and events, for the live, record and
- * report paths alike: output names per event (-o prof.svg ->
- * prof.cpu.svg), the profile kind and name of each event, writing a
- * profile, checking an output path, problems about paths.
+ * What a report writes and where (include/report.h): output paths, one
+ * per event kind; event names and selections; the profile written to its
+ * file; problems printed. Used by `report` and by the live/record sink
+ * (report_sink.c) alike, and independent of the sink's state.
  */
 #include <errno.h>
-#include <stdio.h>
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buildid_cache.h"
 #include "output.h"
 #include "report.h"
 #include "util.h"
-
 /* Paths from a capture or /proc: escaped, they may hold any byte. */
 void report__print_problem(void *ctx, const char *path, const char *what,
 			  const char *detail)
@@ -59,6 +60,31 @@ const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t s
 	if (o->buildid_dir)
 		return o->buildid_dir;
 	return buildid_cache__default_dir(buf, size) ? NULL : buf;
+}
+
+/* The comm of a single target: COMMAND's as exec will set it (the base
+ * name, at most 15 bytes), or -p PID's from /proc. "" when there is none. */
+void report__target_comm(const struct sfprof_opts *o, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = 0;
+	if (o->command) {
+		const char *b = strrchr(o->command[0], '/');
+
+		snprintf(buf, size, "%.15s", b ? b + 1 : o->command[0]);
+	} else if (o->nr_pids == 1 && !o->all && !o->cgroup) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)o->pids[0]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(buf, (int)size, f))
+				buf[strcspn(buf, "\n")] = 0;
+			else
+				buf[0] = 0;
+			fclose(f);
+		}
+	}
 }
 
 /* Known output extensions, longest first (".pb.gz" before ".gz"). */

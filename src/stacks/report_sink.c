@@ -31,7 +31,6 @@
 
 volatile sig_atomic_t report_sink_cut_requested;
 
-
 /* argv joined by spaces into buf (truncated to fit); returns buf. */
 static const char *join_argv(char *buf, size_t size, char **argv, int argc)
 {
@@ -42,32 +41,6 @@ static const char *join_argv(char *buf, size_t size, char **argv, int argc)
 		snprintf(buf + l, size - l, "%s%s", i ? " " : "", argv[i]);
 	}
 	return buf;
-}
-
-
-/* The comm of a single target: COMMAND's as exec will set it (the base
- * name, at most 15 bytes), or -p PID's from /proc. "" when there is none. */
-void report__target_comm(const struct sfprof_opts *o, char *buf, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	buf[0] = 0;
-	if (o->command) {
-		const char *b = strrchr(o->command[0], '/');
-
-		snprintf(buf, size, "%.15s", b ? b + 1 : o->command[0]);
-	} else if (o->nr_pids == 1 && !o->all && !o->cgroup) {
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)o->pids[0]);
-		f = fopen(path, "re");
-		if (f) {
-			if (fgets(buf, (int)size, f))
-				buf[strcspn(buf, "\n")] = 0;
-			else
-				buf[0] = 0;
-			fclose(f);
-		}
-	}
 }
 
 /* The events of a run, one profile each: SFPROF_SEL_* is 1 << index. */
@@ -128,6 +101,7 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 		.no_inline = s->o.no_inline,
 		/* live: the pid is the process the map is for */
 		.perf_maps = !s->record,
+		.jit_record = s->record, /* the capture carries JIT names */
 	};
 
 	*prof = profile__new(meta);
@@ -509,6 +483,14 @@ static int record_kstack(struct report_sink *s, const struct sfprof_event *e)
 	return err;
 }
 
+/* stacks_jit_fn: a JIT name the capture carries */
+static int sink_jit(void *ctx, uint32_t pid, uint64_t start, uint64_t size, const char *name)
+{
+	int err = capfile_writer__jit(((struct report_sink *)ctx)->w, pid, start, size, name);
+
+	return err == -EINVAL ? 0 : err; /* (a name too long for a record) */
+}
+
 /* A process began (FORK) or ended (EXIT): its model follows. */
 static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 {
@@ -563,6 +545,8 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		stacks__resolve_event(stk, e);
 	}
 	err = s->werr;
+	if (!err)
+		err = stacks__record_jit(stk, sink_jit, s);
 	if (!err && want_k && s->cap && e->kstack_id >= 0)
 		err = record_kstack(s, e);
 	if (!err)
@@ -646,6 +630,9 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 		if (stacks__flush(s->stackss[i]))
 			return -ENOMEM;
 	}
+	for (int i = 0; i < SINK_EVENTS && s->record && !err; i++)
+		if (s->stackss[i])
+			err = stacks__record_jit_finish(s->stackss[i], sink_jit, s);
 	if (s->record) {
 		char v[SFPROF_CNT_MAX + 12][24];
 		struct capfile_kv kv[SFPROF_CNT_MAX + 12];

@@ -67,7 +67,9 @@ void stacks__free(struct stacks *s)
 	free(s->frames);
 	free(s->pids);
 	lockname__free(s->locks);
-	jitmaps__free(s->jit);
+	if (!s->jit_borrowed)
+		jitmaps__free(s->jit);
+	stacks_jit_free(s);
 	wakers__free(s->wakers);
 	free(s);
 }
@@ -247,7 +249,7 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 			   int *stop)
 {
 	const struct unwind_ops ops = { find_row_cb, stacks_is_sigtramp, s,
-					&s->ucache };
+					&s->ucache, stacks_is_exec };
 	unsigned slot = e->pid % 64;
 
 	caches_fit(s);
@@ -295,7 +297,8 @@ struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *
 {
 	int stop;
 
-	unwind_event(s, e, &stop);
+	s->resolved_n = unwind_event(s, e, &stop);
+	s->resolved_stop = stop;
 	return s->cur;
 }
 
@@ -640,6 +643,7 @@ void stacks__stats(const struct stacks *s, struct stacks_stats *out)
 	out->python = s->pyst;
 	out->memo_hits = s->ucache.hits;
 	out->memo_misses = s->ucache.misses;
+	stacks_jit_stats(s, out);
 }
 
 void stacks_stats__print(const struct stacks_stats *st, FILE *f)
@@ -667,5 +671,6 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 #undef P
 	if (st->python.sections || st->python.bad_sections)
 		pymerge_stats__print(&st->python, f);
+	stacks_jit_stats__print(st, f);
 	unwind_stats__print(&st->unwind, f);
 }

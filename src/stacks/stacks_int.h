@@ -148,6 +148,11 @@ struct stacks {
 	uint32_t py_pid;
 	uint64_t pybuf[1 + 2 * SFPROF_PY_FRAMES_MAX]; /* a section rebuilt from a key */
 	struct pymerge_stats pyst;
+
+	bool jit_borrowed;   /* s->jit is the caller's (stacks__set_jitmaps) */
+	size_t resolved_n;   /* frames of the last stacks__resolve_event() */
+	int resolved_stop;   /* and how its walk ended */
+	struct stacks_jit_rec *jrec; /* jit_record: what was written (stacks_jit.c) */
 };
 
 /* The PC cache's entry for (current proc, pc), reset when it held
@@ -171,6 +176,14 @@ static inline void stacks_copy_comm(char *dst, const char *comm)
 void stacks_count_sample(struct stacks *s, const struct agg_entry *a);
 int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips, size_t nk,
 		   int stop, struct agg_entry *acc, bool comm_root, char *root);
+
+/* stacks_jit.c: whether e (an [anon] PC with no ELF) may have a JIT name,
+ * s->jit then made if needed; and the record state's free */
+bool stacks_jit_code(struct stacks *s, const struct pc_entry *e);
+bool stacks_is_exec(void *ctx, uint64_t ra); /* unwind_ops.is_exec */
+void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
+void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
+void stacks_jit_free(struct stacks *s);
 
 /* stacks_names.c */
 bool stacks_is_sigtramp(void *ctx, uint64_t pc); /* unwind_ops.is_sigtramp */

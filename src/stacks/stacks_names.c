@@ -173,15 +173,21 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 
 		/* JIT code: named by the process's perf map; where it does not
 		 * say yet, asked again for the next stack and at flush */
-		if (!pf.name && s->opts.perf_maps && !e->sym.has_elf && e->sym.dso_path &&
-		    !strcmp(e->sym.dso_path, "[anon]") && (s->jit || (s->jit = jitmaps__new()))) {
-			pf.name = jitmaps__name(s->jit, proc__pid(s->cur), look, s->jit_final);
+		if (!pf.name && stacks_jit_code(s, e)) {
+			struct jitmap_hit hit;
+
+			if (!jitmaps__lookup(s->jit, s->cur, proc__pid(s->cur), look, s->jit_final,
+					     &hit)) {
+				pf.name = hit.name;
+				pf.file = hit.file;
+				pf.line = hit.line;
+			}
 			jit = !pf.name;
 			s->jit_missed |= jit;
 		}
 		if (!pf.name && function_name(s, look, &e->sym, fname, sizeof(fname)))
 			pf.name = fname;
-		if ((e->have & HAVE_LINES) && e->nlv) {
+		if ((e->have & HAVE_LINES) && e->nlv && !pf.file) {
 			pf.file = e->lv[e->nlv - 1].file;
 			pf.line = e->lv[e->nlv - 1].line;
 		}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "elfread.h"
+#include "goruntime.h"
 
 /* MiniDebugInfo images are small (symbols only); refuse bombs. */
 #define MINIDEBUG_MAX (64u << 20)
@@ -686,6 +687,14 @@ struct symtab *symtab__load(const struct elfread *e, const char *path,
 			if (n > 0)
 				s->sources |= SYMSRC_MINIDEBUG;
 		}
+	}
+	if (!have_full) {
+		/* a Go binary linked with -s still names its functions */
+		n = go_runtime__add_symbols(s, e);
+		if (n == -ENOMEM)
+			goto err_out;
+		if (n > 0)
+			s->sources |= SYMSRC_GOPCLNTAB;
 	}
 	n = symtab__add_elf(s, e, SHT_DYNSYM);
 	if (n == -ENOMEM)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal interface between the CFI interpreter (cfi_parse.c) and the
- * SFrame row conversion (cfi_sframe.c). Not installed, not a contract.
+ * Internal interface between the CFI walk (cfi_parse.c, cfi_exec.c) and the
+ * SFrame conversion (cfi_row.c, cfi_sframe.c). Not installed, not a contract.
  */
 #ifndef SFPROF_CFI_INT_H
 #define SFPROF_CFI_INT_H

@@ -1,48 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * DWARF CFI rows -> SFrame rows (x86-64), then sframe_encode().
+ * DWARF CFI -> an SFrame table (x86-64), then sframe_encode().
  *
- * What a plain SFrame row says on AMD64: CFA = rsp|rbp + off, RA at the
- * fixed CFA-8, rbp saved at CFA+off or unchanged. What it cannot say
- * becomes a v3 flexible rule where one fits (CFA from another register,
- * RA saved elsewhere than CFA-8,
- * `DW_OP_bregN off [; DW_OP_deref]` expressions: DRAP realignment, signal
- * frames; RA or rbp kept in another register), the x86-64 PLT CFA
- * expression becomes a PCMASK function, and
- * everything else a NO_RULE row that leaves its range to the unwinder's
- * fallback. Rows start where gas would start them (see cfi_parse.c), so a
- * table derived from gas's .eh_frame equals gas's own .sframe.
+ * cfi__walk (cfi_parse.c) hands over each FDE's rows; each becomes one
+ * SFrame row (cfi_row.c) and is staged until the FDE ends, when its runs
+ * of rows become functions: PCINC for ordinary rows, PCMASK for the PLT
+ * expression. PLT sections no FDE covers get their known rows. Rows start
+ * where gas would start them (see cfi_exec.c), so a table derived from
+ * gas's .eh_frame equals gas's own .sframe. Also the names of the
+ * counters and their printing.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gelf.h>
-#include <libelf.h>
-
-#include "cfi_int.h"
+#include "cfi_row.h"
 #include "util.h"
-
-#define REG_FP SFRAME_REG_AMD64_BP
-#define REG_SP SFRAME_REG_AMD64_SP
-#define REG_RA SFRAME_REG_AMD64_RA
-/* Highest DWARF register a flexible rule may name: the 16 GPRs. */
-#define REG_FLEX_MAX 15
-
-/* DW_OP_* used by the expression shapes recognised here. */
-enum {
-	OP_deref = 0x06,
-	OP_const1u = 0x08,
-	OP_and = 0x1a,
-	OP_plus = 0x22,
-	OP_shl = 0x24,
-	OP_ge = 0x2a,
-	OP_lit0 = 0x30,
-	OP_lit31 = 0x4f,
-	OP_breg0 = 0x70,
-	OP_breg31 = 0x8f,
-	OP_bregx = 0x92,
-};
 
 static const char *const reject_names[CFI_REJ__COUNT] = {
 	[CFI_REJ_TRUNCATED] = "reject_truncated",
@@ -118,284 +91,6 @@ void cfi_stats__print(const struct cfi_stats *st, FILE *f)
 				(unsigned long long)st->no_rule[i]);
 }
 
-/* ---- expression shapes ------------------------------------------------ */
-
-struct xr {
-	const uint8_t *p, *end;
-};
-
-static bool xr_uleb(struct xr *r, uint64_t *v)
-{
-	return cfi__uleb(&r->p, r->end, v);
-}
-
-static bool xr_sleb(struct xr *r, int64_t *v)
-{
-	return cfi__sleb(&r->p, r->end, v);
-}
-
-/* DW_OP_bregN off / DW_OP_bregx N off. */
-static bool xr_breg(struct xr *r, uint64_t *reg, int64_t *off)
-{
-	if (r->p >= r->end)
-		return false;
-	uint8_t op = *r->p++;
-	if (op >= OP_breg0 && op <= OP_breg31)
-		*reg = op - OP_breg0;
-	else if (op != OP_bregx || !xr_uleb(r, reg))
-		return false;
-	return xr_sleb(r, off);
-}
-
-/* DW_OP_litN or DW_OP_const1u N. */
-static bool xr_small(struct xr *r, unsigned *v)
-{
-	if (r->p >= r->end)
-		return false;
-	uint8_t op = *r->p++;
-	if (op >= OP_lit0 && op <= OP_lit31) {
-		*v = op - OP_lit0;
-		return true;
-	}
-	if (op == OP_const1u && r->p < r->end) {
-		*v = *r->p++;
-		return true;
-	}
-	return false;
-}
-
-static bool xr_op(struct xr *r, uint8_t op)
-{
-	if (r->p >= r->end || *r->p != op)
-		return false;
-	r->p++;
-	return true;
-}
-
-/*
- * `DW_OP_bregN off` (*deref false) or `DW_OP_bregN off; DW_OP_deref`
- * (*deref true), nothing else.
- */
-static bool expr_breg(const uint8_t *e, uint32_t n, uint64_t *reg, int64_t *off,
-		      bool *deref)
-{
-	struct xr r = { e, e + n };
-	if (!e || !xr_breg(&r, reg, off))
-		return false;
-	*deref = xr_op(&r, OP_deref);
-	return r.p == r.end;
-}
-
-struct plt_shape {
-	int64_t base;	  /* CFA = sp + base ...          */
-	unsigned rep;	  /* ... + add when pc % rep >= at */
-	unsigned at, add;
-};
-
-/*
- * The x86-64 PLT CFA expression ld writes (bfd/elf64-x86-64.c):
- * DW_OP_breg7 8; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_lit11
- * (10 or 9 in other PLT layouts); DW_OP_ge; DW_OP_lit3; DW_OP_shl;
- * DW_OP_plus: CFA = rsp + 8 + ((rip & 15) >= 11 ? 8 : 0).
- */
-static bool expr_plt(const uint8_t *e, uint32_t n, struct plt_shape *ps)
-{
-	struct xr r = { e, e + n };
-	uint64_t reg;
-	int64_t off, rip_off;
-	unsigned mask, at, sh;
-
-	if (!e || !xr_breg(&r, &reg, &off) || reg != REG_SP)
-		return false;
-	if (!xr_breg(&r, &reg, &rip_off) || reg != REG_RA || rip_off != 0)
-		return false;
-	if (!xr_small(&r, &mask) || !xr_op(&r, OP_and) || !xr_small(&r, &at) ||
-	    !xr_op(&r, OP_ge) || !xr_small(&r, &sh) || !xr_op(&r, OP_shl) ||
-	    !xr_op(&r, OP_plus) || r.p != r.end)
-		return false;
-	/* rep_size is one byte in SFrame; the mask must be 2^k - 1. */
-	if (mask == 0 || mask > 127 || (mask & (mask + 1)) || at > mask ||
-	    sh > 7 || off < 0 || off > INT32_MAX - 256)
-		return false;
-	*ps = (struct plt_shape){ off, mask + 1, at, 1u << sh };
-	return true;
-}
-
-/* ---- one DWARF row -> one SFrame row ---------------------------------- */
-
-enum { ROW_NORMAL = 0, ROW_PLT = 1 };
-
-static bool fits32(int64_t v)
-{
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-
-static struct sframe_rule rule(uint8_t kind, uint64_t reg, int64_t off)
-{
-	return (struct sframe_rule){ .kind = kind, .reg = (uint8_t)reg,
-				     .off = (int32_t)off };
-}
-
-/*
- * RA or rbp kept in another register (glibc's __longjmp/setcontext: rip in
- * rdx), saved at bregN+off, or whose value is *(bregN+off): SFrame v3
- * flexible rules. False for any rule not of these forms, or out of range.
- */
-static bool flex_rule(const struct cfi_reg_state *r, struct sframe_rule *out)
-{
-	uint64_t reg;
-	int64_t off;
-	bool deref;
-
-	switch (r->rule) {
-	case CFI_RULE_REGISTER:
-		if (r->reg > REG_FLEX_MAX)
-			return false;
-		*out = rule(SFRAME_RULE_REG, r->reg, 0);
-		return true;
-	case CFI_RULE_EXPR:
-	case CFI_RULE_VAL_EXPR:
-		/* saved at bregN+off, or value *(bregN+off): both REG_DEREF */
-		if (!expr_breg(r->expr, r->expr_len, &reg, &off, &deref) ||
-		    deref != (r->rule == CFI_RULE_VAL_EXPR) ||
-		    reg > REG_FLEX_MAX || !fits32(off))
-			return false;
-		*out = rule(SFRAME_RULE_REG_DEREF, reg, off);
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
- * Convert g into *out. Returns ROW_NORMAL or ROW_PLT (with *ps), and sets
- * *nr to a CFI_NR_* reason (out all NO_RULE) or -1.
- */
-static int row_convert(const struct cfi_fde_info *fde, const struct cfi_regs *g,
-		       struct sframe_row *out, struct plt_shape *ps, int *nr)
-{
-	uint64_t reg;
-	int64_t off;
-	bool deref;
-	int kind = ROW_NORMAL;
-
-	*nr = -1;
-	memset(out, 0, sizeof(*out));
-
-	/* CFA */
-	switch (g->cfa.kind) {
-	case CFI_CFA_REG:
-		if (g->cfa.reg > REG_FLEX_MAX) {
-			*nr = CFI_NR_CFA_REGISTER;
-			goto no_rule;
-		}
-		if (!fits32(g->cfa.off)) {
-			*nr = CFI_NR_OFFSET_RANGE;
-			goto no_rule;
-		}
-		out->cfa = rule(SFRAME_RULE_REG, g->cfa.reg, g->cfa.off);
-		break;
-	case CFI_CFA_EXPR:
-		if (expr_plt(g->cfa.expr, g->cfa.expr_len, ps)) {
-			kind = ROW_PLT;
-			out->cfa = rule(SFRAME_RULE_REG, REG_SP, ps->base);
-			break;
-		}
-		if (expr_breg(g->cfa.expr, g->cfa.expr_len, &reg, &off, &deref) &&
-		    reg <= REG_FLEX_MAX) {
-			if (!fits32(off)) {
-				*nr = CFI_NR_OFFSET_RANGE;
-				goto no_rule;
-			}
-			out->cfa = rule(deref ? SFRAME_RULE_REG_DEREF : SFRAME_RULE_REG,
-					reg, off);
-			break;
-		}
-		*nr = CFI_NR_CFA_EXPRESSION;
-		goto no_rule;
-	default:
-		*nr = CFI_NR_CFA_UNDEFINED;
-		goto no_rule;
-	}
-
-	/* RA: SFrame's AMD64 RA is at the fixed CFA-8. */
-	if (fde->ra_column != REG_RA) {
-		*nr = CFI_NR_RA_COLUMN;
-		goto no_rule;
-	}
-	switch (g->ra.rule) {
-	case CFI_RULE_OFFSET:
-		/* Not at the fixed CFA-8 (glibc's setcontext: CFA+168): v3 flexible. */
-		if (!fits32(g->ra.off)) {
-			*nr = CFI_NR_RA_OFFSET;
-			goto no_rule;
-		}
-		out->ra = rule(SFRAME_RULE_CFA_DEREF, 0, g->ra.off);
-		break;
-	case CFI_RULE_UNDEFINED:
-		out->ra = rule(SFRAME_RULE_UNDEFINED, 0, 0);
-		break;
-	default:
-		if (!flex_rule(&g->ra, &out->ra)) {
-			*nr = CFI_NR_RA_RULE;
-			goto no_rule;
-		}
-		break;
-	}
-
-	/* FP */
-	switch (g->fp.rule) {
-	case CFI_RULE_UNSET:
-	case CFI_RULE_SAME:
-	case CFI_RULE_UNDEFINED: /* outermost frames: nothing to restore */
-		out->fp = rule(SFRAME_RULE_NONE, 0, 0);
-		break;
-	case CFI_RULE_OFFSET:
-		if (!fits32(g->fp.off)) {
-			*nr = CFI_NR_OFFSET_RANGE;
-			goto no_rule;
-		}
-		out->fp = rule(SFRAME_RULE_CFA_DEREF, 0, g->fp.off);
-		break;
-	default:
-		if (!flex_rule(&g->fp, &out->fp)) {
-			*nr = CFI_NR_FP_RULE;
-			goto no_rule;
-		}
-		break;
-	}
-	/*
-	 * An outermost frame: SFrame's "RA undefined" row carries no offsets
-	 * at all, so nothing else of the row survives encoding either.
-	 */
-	if (out->ra.kind == SFRAME_RULE_UNDEFINED) {
-		uint32_t start = out->start;
-		memset(out, 0, sizeof(*out));
-		out->start = start;
-		out->ra.kind = SFRAME_RULE_UNDEFINED;
-		return ROW_NORMAL;
-	}
-	return kind;
-
-no_rule:
-	out->cfa = rule(SFRAME_RULE_NO_RULE, 0, 0);
-	out->ra = out->cfa;
-	out->fp = out->cfa;
-	return ROW_NORMAL;
-}
-
-static bool row_is_flex(const struct sframe_row *r)
-{
-	if (r->cfa.kind == SFRAME_RULE_NO_RULE)
-		return false;
-	return (r->cfa.kind == SFRAME_RULE_REG && r->cfa.reg != REG_SP &&
-		r->cfa.reg != REG_FP) ||
-	       r->cfa.kind == SFRAME_RULE_REG_DEREF ||
-	       r->ra.kind == SFRAME_RULE_REG_DEREF ||
-	       r->fp.kind == SFRAME_RULE_REG_DEREF ||
-	       r->ra.kind == SFRAME_RULE_REG || r->fp.kind == SFRAME_RULE_REG ||
-	       (r->ra.kind == SFRAME_RULE_CFA_DEREF && r->ra.off != -8);
-}
 
 /* ---- collecting functions --------------------------------------------- */
 
@@ -445,7 +140,7 @@ static int conv_add_fn(struct conv *c, uint64_t start, uint64_t size,
 	f->f.rep_size = rep;
 	f->f.flags = signal ? SFRAME_FUNC_SIGNAL : 0;
 	for (size_t i = first; i < c->nr_rows; i++)
-		if (row_is_flex(&c->rows[i]))
+		if (cfi_row__is_flex(&c->rows[i]))
 			f->f.flags |= SFRAME_FUNC_FLEX;
 	f->first = first;
 	f->seq = c->nr_fns;
@@ -466,7 +161,7 @@ static int cb_row(void *ctx, uint64_t loc, const struct cfi_regs *regs)
 	struct conv *c = ctx;
 	struct staged s;
 
-	s.kind = row_convert(&c->fde, regs, &s.row, &s.ps, &s.nr);
+	s.kind = cfi_row__convert(&c->fde, regs, &s.row, &s.ps, &s.nr);
 	s.row.start = (uint32_t)loc; /* loc < pc_range <= UINT32_MAX */
 	/* A zero advance: the later row wins at that address. */
 	if (c->nr_stage && c->stage[c->nr_stage - 1].row.start == s.row.start) {
@@ -488,7 +183,7 @@ static void count_row(struct cfi_stats *st, const struct staged *s)
 		st->no_rule[s->nr]++;
 		return;
 	}
-	if (row_is_flex(&s->row))
+	if (cfi_row__is_flex(&s->row))
 		st->rows_flex++;
 	if (s->row.ra.kind == SFRAME_RULE_UNDEFINED)
 		st->rows_ra_undefined++;
@@ -790,7 +485,7 @@ int cfi_to_sframe(const struct cfi_input *in,
 			t.funcs[i].flags &= (uint8_t)~SFRAME_FUNC_FLEX;
 			for (size_t j = r; j < r + t.funcs[i].num_rows; j++) {
 				struct sframe_row *w = &t.rows[j];
-				if (!row_is_flex(w))
+				if (!cfi_row__is_flex(w))
 					continue;
 				w->cfa = rule(SFRAME_RULE_NO_RULE, 0, 0);
 				w->ra = w->fp = w->cfa;
@@ -809,80 +504,4 @@ int cfi_to_sframe(const struct cfi_input *in,
 				    out, out_len);
 	cfi_table__release(&t);
 	return err;
-}
-
-/* ---- ELF glue ---------------------------------------------------------- */
-
-int cfi_input_from_elf(Elf *e, struct cfi_input *in)
-{
-	GElf_Ehdr eh;
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	struct cfi_plt *plt = NULL, *plt_sec = NULL;
-
-	if (!e || !in)
-		return -EINVAL;
-	memset(in, 0, sizeof(*in));
-	if (!gelf_getehdr(e, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_machine != EM_X86_64 || elf_getshdrstrndx(e, &shstrndx))
-		return -EINVAL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
-		/* A separate debug file keeps the addresses, not the bytes. */
-		if (sh.sh_type == SHT_NOBITS) {
-			if (!strcmp(name, ".got"))
-				in->got_vaddr = sh.sh_addr;
-			else if (!strcmp(name, ".text"))
-				in->text_vaddr = sh.sh_addr;
-			continue;
-		}
-		bool is_eh = !strcmp(name, ".eh_frame");
-		bool is_dbg = !strcmp(name, ".debug_frame");
-		bool is_hdr = !strcmp(name, ".eh_frame_hdr");
-		if (!strcmp(name, ".got"))
-			in->got_vaddr = sh.sh_addr;
-		else if (!strcmp(name, ".text"))
-			in->text_vaddr = sh.sh_addr;
-		else if ((!strcmp(name, ".plt") || !strcmp(name, ".plt.sec") ||
-			  !strcmp(name, ".plt.got")) && in->nr_plt < 4) {
-			struct cfi_plt *p = &in->plt[in->nr_plt++];
-			p->vaddr = sh.sh_addr;
-			p->size = sh.sh_size;
-			p->entsize = (uint32_t)sh.sh_entsize;
-			p->kind = name[4] ? CFI_PLT_DIRECT : CFI_PLT_LAZY;
-			if (!name[4])
-				plt = p;
-			if (!strcmp(name, ".plt.sec"))
-				plt_sec = p;
-		}
-		if (!is_eh && !is_dbg && !is_hdr)
-			continue;
-		if (is_dbg && (sh.sh_flags & SHF_COMPRESSED) &&
-		    elf_compress(scn, 0, 0) < 0)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || !d->d_size)
-			continue;
-		if (is_eh) {
-			in->eh_frame = d->d_buf;
-			in->eh_frame_len = d->d_size;
-			in->eh_frame_vaddr = sh.sh_addr;
-		} else if (is_dbg) {
-			in->debug_frame = d->d_buf;
-			in->debug_frame_len = d->d_size;
-		} else {
-			in->eh_frame_hdr = d->d_buf;
-			in->eh_frame_hdr_len = d->d_size;
-			in->eh_frame_hdr_vaddr = sh.sh_addr;
-		}
-	}
-	/* With IBT, .plt entries start with endbr64 and .plt.sec holds the jumps. */
-	if (plt && plt_sec)
-		plt->kind = CFI_PLT_LAZY_IBT;
-	return in->eh_frame || in->debug_frame ? 0 : -ENOENT;
 }

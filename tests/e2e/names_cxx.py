@@ -58,21 +58,24 @@ def main():
         # perf's own build-id cache under a fresh HOME: a damaged
         # ~/.debug makes perf record abort
         env = dict(os.environ, HOME=d)
-        wl = start_ready([os.path.join(WL, "cxxwork-ehframe"), str(SECS + 3)])
+        # runs until killed below: a loaded machine can take seconds to attach twice
+        wl = start_ready([os.path.join(WL, "cxxwork-ehframe"), str(SECS + 120)])
         data, out, full = (os.path.join(d, x) for x in ("p.data", "s.folded", "f.folded"))
-        perf = subprocess.Popen(["perf", "record", "-q", "-F", "499", "--call-graph",
-                                 "dwarf", "-p", str(wl.pid), "-o", data, "--", "sleep",
-                                 str(SECS)], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, env=env)
-        sf = subprocess.run([SFPROF, "-F", "499", "-d", str(SECS), "--no-inline", "--quiet",
-                             "-o", out, "-p", str(wl.pid)], capture_output=True, text=True,
-                            timeout=120)
-        perf.wait(timeout=120)
-        sf2 = subprocess.run([SFPROF, "-F", "199", "-d", "1", "--full-names", "--quiet",
-                              "-o", full, "-p", str(wl.pid)], capture_output=True, text=True,
-                             timeout=120)
-        wl.kill()
-        wl.wait()
+        try:
+            perf = subprocess.Popen(["perf", "record", "-q", "-F", "499", "--call-graph",
+                                     "dwarf", "-p", str(wl.pid), "-o", data, "--", "sleep",
+                                     str(SECS)], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, env=env)
+            sf = subprocess.run([SFPROF, "-F", "499", "-d", str(SECS), "--no-inline", "--quiet",
+                                 "-o", out, "-p", str(wl.pid)], capture_output=True, text=True,
+                                timeout=120)
+            perf.wait(timeout=120)
+            sf2 = subprocess.run([SFPROF, "-F", "199", "-d", "1", "--full-names", "--quiet",
+                                  "-o", full, "-p", str(wl.pid)], capture_output=True, text=True,
+                                 timeout=120)
+        finally:
+            wl.kill()
+            wl.wait()
         if sf.returncode or sf2.returncode:
             print("FAIL %s: sfprof exited %d/%d: %s" % (NAME, sf.returncode, sf2.returncode,
                                                        (sf.stderr + sf2.stderr)[-300:]))

@@ -66,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!e)
 		return 0;
+	setenv("SFPROF_DWARF_CACHE", "", 1); /* no cache entries for fuzz inputs */
 	s = srcline__new(e, NULL, &(struct srcline_opts){ .no_debug_files = 1 });
 	if (s) {
 		for (size_t i = 0; i < elfread__nr_sections(e) && i < 256; i++) {

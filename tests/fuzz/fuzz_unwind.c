@@ -6,7 +6,10 @@
  * must stay inside the snapshot and end within max_depth frames, with the
  * frames and stop the plain state iterator gives. Walked again through a
  * memo of rows (struct unwind_cache), cold and warm, it must give the same
- * frames and stop.
+ * frames and stop. Walked again with is_exec (ranges flagged 0x80 are not
+ * executable): the frame-pointer fallback may then only stop earlier,
+ * never make another frame, every frame it found lands in executable
+ * memory, and the fast loops still match the iterator.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -55,6 +58,16 @@ static int fz_find(void *ctx, uint64_t pc, struct sframe_row *row,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+static bool fz_is_exec(void *ctx, uint64_t ra)
+{
+	(void)ctx;
+	for (int i = 0; i < NR_RANGES; i++)
+		if ((ranges[i].flags & 0x80) && ra - 1 >= ranges[i].lo &&
+		    ra - 1 - ranges[i].lo < ranges[i].len)
+			return false;
+	return true;
 }
 
 static bool fz_sigtramp(void *ctx, uint64_t pc)
@@ -118,6 +131,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (m != n || stop2 != stop || memcmp(again, frames, n * sizeof(*frames)))
 			abort();
 	}
+
+	/* the executable-memory check of the frame-pointer fallback */
+	struct unwind_ops xops = ops;
+	struct unwind_stats xs = { 0 };
+	int xstop;
+	size_t x;
+
+	xops.is_exec = fz_is_exec;
+	x = unwind_stack(&regs, stack, len, &xops, again, 256, &xstop, &xs, NULL);
+	if (x > n || memcmp(again, frames, x * sizeof(*frames)))
+		abort(); /* only ever a prefix of the walk without it */
+	if (x < n && (!xs.fp_rejected || !(frames[x].flags & UNWIND_FRAME_FP)))
+		abort(); /* and only shorter where it refused an FP frame */
+	if (x == n && xstop != stop && !(xs.fp_rejected && stop == UNWIND_STOP_MAX_DEPTH))
+		abort(); /* (a refusal where the other walk hit max_depth) */
+	for (size_t i = 0; i < x; i++)
+		if ((again[i].flags & UNWIND_FRAME_FP) && !fz_is_exec(NULL, again[i].pc))
+			abort();
+	r = 0;
+	unwind_for_each_frame(&st, &regs, stack, len, &xops, 256) {
+		if (st.pc != again[r].pc || st.frame_flags != again[r].flags)
+			abort();
+		r++;
+	}
+	if (r != x || st.stop != xstop)
+		abort();
 	free(stack);
 	return 0;
 }

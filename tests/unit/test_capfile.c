@@ -499,3 +499,58 @@ TEST(writer_should_refuse_an_event_whose_lengths_disagree)
 }
 
 TEST_MAIN()
+
+TEST(jit_records_should_round_trip_and_bad_ones_be_refused)
+{
+	const char *path = tmp_path("jit.cap");
+	struct capfile_meta meta = { .event = "cpu" };
+	struct capfile_writer *w = capfile_writer__create(path, &meta);
+	struct capfile_record rec;
+	struct capfile_reader *r;
+	int err = 0, rc, n = 0;
+
+	CHECK(w);
+	CHECK_INT(capfile_writer__jit(w, 42, 0x7f0000001000, 0x1e0, "JS:*hot /a.js:1:2"), 0);
+	CHECK_INT(capfile_writer__jit(w, 42, 0x1000, 0, "empty"), -EINVAL);
+	CHECK_INT(capfile_writer__jit(w, 42, UINT64_MAX - 1, 4, "wraps"), -EINVAL);
+	CHECK_INT(capfile_writer__jit(w, 42, 0x1000, 4, ""), -EINVAL);
+	CHECK_INT(capfile_writer__close(w), 0);
+	r = capfile_reader__open(path, &err);
+	CHECK(r);
+	while ((rc = capfile_reader__next(r, &rec)) == 1) {
+		if (rec.type != CAPFILE_REC_JIT)
+			continue;
+		n++;
+		CHECK_INT(rec.jit.pid, 42);
+		CHECK_U64(rec.jit.start, 0x7f0000001000);
+		CHECK_U64(rec.jit.size, 0x1e0);
+		CHECK_STR(rec.jit.name, "JS:*hot /a.js:1:2");
+	}
+	CHECK_INT(rc, 0);
+	CHECK_INT(n, 1);
+	capfile_reader__free(r);
+
+	/* a JIT record whose range wraps (checksums fixed up) is corrupt */
+	size_t len;
+	uint8_t *buf = slurp(path, &len);
+	size_t at = CAPFILE_HDR_SIZE;
+	for (;;) {
+		uint32_t type, rlen;
+
+		memcpy(&type, buf + at, 4);
+		memcpy(&rlen, buf + at + 4, 4);
+		if (type == CAPFILE_REC_JIT)
+			break;
+		at += CAPFILE_REC_HDR + rlen + ((8 - (rlen & 7)) & 7);
+		CHECK(at < len);
+	}
+	memset(buf + at + CAPFILE_REC_HDR + 8, 0xff, 8);
+	fix_crcs(buf, len);
+	r = capfile_reader__new_mem(buf, len, &err);
+	CHECK(r);
+	while ((rc = capfile_reader__next(r, &rec)) == 1)
+		;
+	CHECK_INT(rc, -CAPFILE_E_CORRUPT);
+	CHECK(strstr(capfile_reader__error(r), "JIT"));
+	capfile_reader__free(r);
+}

@@ -7,28 +7,12 @@
 #include <string.h>
 
 #include "options.h"
+#include "opts_parse.h"
 #include "profile.h"
 #include "report.h"
 #include "sfprof_event.h"
 #include "testlib.h"
 #include "wakers.h"
-
-static char err_buf[512];
-
-static int parse(struct sfprof_opts *o, enum sfprof_subcmd cmd, char **argv)
-{
-	int argc = 0, ret;
-	FILE *err = fmemopen(err_buf, sizeof(err_buf), "w");
-	FILE *out = fopen("/dev/null", "w");
-
-	while (argv[argc])
-		argc++;
-	sfprof_opts__init(o, cmd);
-	ret = sfprof_opts__parse(o, argc, argv, out, err);
-	fclose(err);
-	fclose(out);
-	return ret;
-}
 
 TEST(offcpu_options_should_default_to_10us_every_state_no_wakers)
 {

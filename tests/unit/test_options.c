@@ -5,26 +5,9 @@
 #include <string.h>
 
 #include "options.h"
+#include "opts_parse.h"
 #include "sfprof_event.h"
 #include "testlib.h"
-
-/* Parse a NULL-terminated argv; the error line (if any) lands in err_buf. */
-static char err_buf[512];
-
-static int parse(struct sfprof_opts *o, enum sfprof_subcmd cmd, char **argv)
-{
-	int argc = 0, ret;
-	FILE *err = fmemopen(err_buf, sizeof(err_buf), "w");
-	FILE *out = fopen("/dev/null", "w");
-
-	while (argv[argc])
-		argc++;
-	sfprof_opts__init(o, cmd);
-	ret = sfprof_opts__parse(o, argc, argv, out, err);
-	fclose(err);
-	fclose(out);
-	return ret;
-}
 
 TEST(defaults_should_be_cpu_at_99hz_with_16k_stacks)
 {

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <sys/auxv.h>
 #include <sys/wait.h>
@@ -21,42 +20,19 @@
 #include "sframe.h"
 #include "testlib.h"
 
-static char dir[256];
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-static void cleanup(void)
-{
-	if (dir[0])
-		sh("rm -rf '%s'", dir);
-}
-
 /* A shared library built for this run: path in buf. */
 static int build_lib(const char *name, char *buf, size_t cap)
 {
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/sfprof-proctest.XXXXXX");
-		if (!mkdtemp(dir)) {
-			dir[0] = 0;
-			return -1;
-		}
-		atexit(cleanup);
-	}
+	const char *dir = test_tmpdir("proctest");
+
+	if (!dir)
+		return -1;
 	snprintf(buf, cap, "%s/%s", dir, name);
-	return sh("printf '%%s\\n' "
-		  "'__attribute__((noinline)) int sfprof_dl_fn(int x) "
-		  "{ return x * 5 + 3; }' > '%s.c' && "
-		  "gcc -O1 -shared -fPIC -o '%s' '%s.c'",
-		  buf, buf, buf);
+	return test_sh("printf '%%s\\n' "
+		       "'__attribute__((noinline)) int sfprof_dl_fn(int x) "
+		       "{ return x * 5 + 3; }' > '%s.c' && "
+		       "gcc -O1 -shared -fPIC -o '%s' '%s.c'",
+		       buf, buf, buf);
 }
 
 __attribute__((noinline)) int sfprof_test_target(int x)
@@ -494,7 +470,8 @@ TEST(offline_should_use_a_sysroot_and_match_the_vdso_by_build_id)
 	struct proc_cache *live = new_cache(0), *off;
 	struct proc_mapping_rec *recs = NULL, *mine = NULL, *vdso = NULL;
 	uint64_t addr = (uintptr_t)&sfprof_test_target, va;
-	char root[300], lib[200];
+	const char *dir = test_tmpdir("proctest");
+	char root[300];
 	struct sym_result r, lr;
 	struct proc *p, *q;
 	size_t nr = 0, i;
@@ -512,9 +489,9 @@ TEST(offline_should_use_a_sysroot_and_match_the_vdso_by_build_id)
 	CHECK(mine);
 	/* Recorded under a path that exists only in the sysroot. */
 	mine->path = "/sfprof-sysroot-only/bin/test_proc";
-	CHECK_INT(build_lib("unused.so", lib, sizeof(lib)), 0);
+	CHECK(dir);
 	snprintf(root, sizeof(root), "%s/sysroot", dir);
-	CHECK_INT(sh("mkdir -p '%s'\"$(dirname '%s')\" && cp /proc/%d/exe '%s%s'",
+	CHECK_INT(test_sh("mkdir -p '%s'\"$(dirname '%s')\" && cp /proc/%d/exe '%s%s'",
 		     root, mine->path, getpid(), root, mine->path), 0);
 	off = proc_cache__new(&(struct proc_cache_opts){
 		.offline = 1, .quiet = 1, .sysroot = root });
@@ -562,12 +539,13 @@ TEST(dso_with_own_sframe_should_fill_gaps_from_eh_frame)
 	struct sframe_func fn;
 	struct sframe_row row;
 	struct dso_stats ds;
+	const char *dir = test_tmpdir("proctest");
 	char exe[300];
 	struct dso *d;
 
-	CHECK_INT(build_lib("unused2.so", exe, 200), 0);
+	CHECK(dir);
 	snprintf(exe, sizeof(exe), "%s/gsframe", dir);
-	if (sh("printf 'int main(void) { return 0; }\\n' > '%s.c' && "
+	if (test_sh("printf 'int main(void) { return 0; }\\n' > '%s.c' && "
 	       "gcc -O2 -Wa,--gsframe -o '%s' '%s.c' 2>/dev/null",
 	       exe, exe, exe))
 		SKIP("this assembler cannot emit .sframe (-Wa,--gsframe)");
@@ -655,14 +633,15 @@ TEST(plt_rows_should_be_derived_lazily_as_the_whole_table_gives_them)
 		"-fcf-protection=full -Wl,-z,ibtplt",	   /* .plt + .plt.sec */
 		"-fcf-protection=full -Wl,-z,ibtplt -Wl,--no-ld-generated-unwind-info",
 	};
-	char lib[300], exe[300];
+	const char *dir = test_tmpdir("proctest");
+	char exe[300];
 	uint64_t bad;
 	int rows, whole;
 
-	CHECK_INT(build_lib("unused3.so", lib, 200), 0);
+	CHECK(dir);
 	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
 		snprintf(exe, sizeof(exe), "%s/plt%zu", dir, i);
-		if (sh("printf '#include <stdio.h>\\n#include <stdlib.h>\\n"
+		if (test_sh("printf '#include <stdio.h>\\n#include <stdlib.h>\\n"
 		       "int main(int c, char **v) { printf(\"%%d\", atoi(v[0]) + c); "
 		       "puts(v[0]); return 0; }\\n' > '%s.c' && "
 		       "gcc -O2 %s -o '%s' '%s.c' 2>/dev/null",
@@ -687,6 +666,7 @@ TEST(plt_rows_should_be_derived_lazily_as_the_whole_table_gives_them)
 TEST(dso_should_derive_rows_from_debug_frame_in_a_debug_file)
 {
 	struct find_sym fs = { "sfprof_nounwind" };
+	const char *dir = test_tmpdir("proctest");
 	char exe[300], root[300];
 	int rc;
 	struct sframe_func fn;
@@ -694,11 +674,11 @@ TEST(dso_should_derive_rows_from_debug_frame_in_a_debug_file)
 	struct dso_cache *dc;
 	struct dso *d;
 
-	CHECK_INT(build_lib("unused3.so", exe, 200), 0);
+	CHECK(dir);
 	snprintf(exe, sizeof(exe), "%s/nounwind", dir);
 	snprintf(root, sizeof(root), "%s/dbgroot", dir);
 	/* CFI only in .debug_frame for this function; strip moves it out. */
-	rc = sh("cd '%s' && printf '%%s\\n' "
+	rc = test_sh("cd '%s' && printf '%%s\\n' "
 		     "'int sfprof_nounwind(int x) { return x + 1; }' > nu.c && "
 		     "printf '%%s\\n' 'int sfprof_nounwind(int);' "
 		     "'int main(int c, char **v) { (void)v; return sfprof_nounwind(c); }' > nm.c && "

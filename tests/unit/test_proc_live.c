@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -20,40 +19,17 @@
 #include "sideband.h"
 #include "testlib.h"
 
-static char dir[256];
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-static void cleanup(void)
-{
-	if (dir[0])
-		sh("rm -rf '%s'", dir);
-}
-
 /* lib_NAME.so with a function NAME_fn, built for this run. */
 static int build_lib(const char *name, char *buf, size_t cap)
 {
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/sfprof-livetest.XXXXXX");
-		if (!mkdtemp(dir)) {
-			dir[0] = 0;
-			return -1;
-		}
-		atexit(cleanup);
-	}
+	const char *dir = test_tmpdir("livetest");
+
+	if (!dir)
+		return -1;
 	snprintf(buf, cap, "%s/lib_%s.so", dir, name);
-	return sh("printf 'int %s_fn(int x) { return x * 3 + %d; }\\n' > '%s.c' && "
-		  "gcc -O1 -shared -fPIC -Wl,--build-id -o '%s' '%s.c'",
-		  name, (int)name[0], buf, buf, buf);
+	return test_sh("printf 'int %s_fn(int x) { return x * 3 + %d; }\\n' > '%s.c' && "
+		       "gcc -O1 -shared -fPIC -Wl,--build-id -o '%s' '%s.c'",
+		       name, (int)name[0], buf, buf, buf);
 }
 
 static struct proc_mapping_rec rec_for(const char *path, uint64_t start)

@@ -413,6 +413,50 @@ TEST(write_should_choose_the_format_by_extension_and_leave_no_temp_file)
 	profile__free(p);
 }
 
+static struct profile *cpu_profile_of(const char *folded_text)
+{
+	struct profile *p = cpu_profile();
+	FILE *f = fmemopen((void *)folded_text, strlen(folded_text), "r");
+
+	if (!p || !f || profile__read_folded(p, f, NULL)) {
+		if (f)
+			fclose(f);
+		profile__free(p);
+		return NULL;
+	}
+	fclose(f);
+	return p;
+}
+
+/* The writer is the caller's pick (output.h): the profile's own folded
+ * writer knows nothing of sfprof diff. */
+TEST(write_should_pick_the_folded_diff_writer_for_a_diff_profile)
+{
+	/* "stack BASE NEW", BASE scaled to NEW's total (6 of 12: half) */
+	static const char want[] = "app;main;gc 2 0\napp;main;io 0 3\napp;main;work 4 3\n";
+	char dir[] = "/tmp/sfprof-test-XXXXXX", path[256];
+	struct profile *base = cpu_profile_of("app;main;work 8\napp;main;gc 4\n");
+	struct profile *cur = cpu_profile_of("app;main;work 3\napp;main;io 3\n");
+	struct profile_render r = { .diff_base = base };
+	struct stat st;
+	char *s;
+
+	CHECK(base && cur);
+	CHECK(mkdtemp(dir));
+	CHECK_INT(profile__set_render(cur, &r), 0);
+	snprintf(path, sizeof(path), "%s/out.folded", dir);
+	CHECK_INT(profile__write(cur, PROFILE_FMT_AUTO, path), 0);
+	CHECK(stat(path, &st) == 0 && (size_t)st.st_size == strlen(want));
+	CHECK_MSG(file_starts_with(path, want, strlen(want)), "%s is not: %s", path, want);
+	unlink(path);
+	rmdir(dir);
+	s = folded(cur);
+	CHECK_STR(s, "app;main;io 3\napp;main;work 3\n");
+	free(s);
+	profile__free(cur);
+	profile__free(base);
+}
+
 TEST(profile_add_should_copy_names_so_callers_may_reuse_their_buffers)
 {
 	struct profile *p = cpu_profile();

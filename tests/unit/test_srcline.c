@@ -7,7 +7,6 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -17,29 +16,8 @@
 
 #define BUILD_ID_HEX "11112233445566778899aabbccddeeff01234567"
 
-static char dir[256];
-static int fixtures_ok = -1;
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
-
-static void cleanup(void)
-{
-	if (dir[0])
-		sh("rm -rf '%s'", dir);
-}
+/* The fixtures' directory (test_tmpdir), once NEED_FIXTURES() passed. */
+static const char *dir = "";
 
 static const char prog_c[] =
 	"#include <stdlib.h>\n"
@@ -79,53 +57,24 @@ static const char inl_h[] =
 	"  return (x << 7) | (x >> 57);\n"
 	"}\n";
 
-static int write_file(const char *name, const char *text)
+/* Every fixture, once (test_fixtures). 0 when all were built. */
+static int build_fixtures(const char *d)
 {
-	char p[512];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	if (!f)
+	dir = d;
+	if (test_write_file(dir, "prog.c", prog_c) || test_write_file(dir, "inl.h", inl_h))
 		return -1;
-	fputs(text, f);
-	return fclose(f);
-}
-
-static int fixtures(void)
-{
-	if (fixtures_ok >= 0)
-		return fixtures_ok;
-	fixtures_ok = 0;
-	snprintf(dir, sizeof(dir), "/tmp/sfprof-srcline.XXXXXX");
-	if (!mkdtemp(dir)) {
-		dir[0] = 0;
-		return 0;
-	}
-	atexit(cleanup);
-	if (write_file("prog.c", prog_c) || write_file("inl.h", inl_h))
-		return 0;
-	if (sh("cd '%s' && gcc -O2 -g -Wl,--build-id=0x%s -o prog prog.c", dir, BUILD_ID_HEX) ||
-	    sh("cd '%s' && gcc -O2 -gdwarf-4 -o prog4 prog.c", dir) ||
-	    sh("cd '%s' && gcc -O2 -o nodwarf prog.c", dir) ||
+	if (test_sh("cd '%s' && gcc -O2 -g -Wl,--build-id=0x%s -o prog prog.c", dir, BUILD_ID_HEX) ||
+	    test_sh("cd '%s' && gcc -O2 -gdwarf-4 -o prog4 prog.c", dir) ||
+	    test_sh("cd '%s' && gcc -O2 -o nodwarf prog.c", dir) ||
 	    /* a relative source path: the line table's paths are relative */
-	    sh("cd '%s' && mkdir -p src && cp prog.c inl.h src/ && "
-	       "gcc -O2 -g -o progrel src/prog.c", dir) ||
-	    sh("cd '%s' && objcopy --only-keep-debug prog prog.debug && "
-	       "cp prog prog-stripped && strip -s prog-stripped && "
-	       "mkdir -p root/usr/lib/debug/.build-id/11 && "
-	       "cp prog.debug root/usr/lib/debug/.build-id/11/%s.debug",
-	       dir, &BUILD_ID_HEX[2]))
-		return 0;
-	fixtures_ok = 1;
-	return 1;
+	    test_sh("cd '%s' && mkdir -p src && cp prog.c inl.h src/ && "
+		    "gcc -O2 -g -o progrel src/prog.c", dir) ||
+	    test_split_debug_by_build_id(dir, "prog", BUILD_ID_HEX))
+		return -1;
+	return 0;
 }
 
-#define NEED_FIXTURES()                                                     \
-	do {                                                                \
-		if (!fixtures())                                            \
-			TEST__FAIL("could not build fixtures in %s", dir);  \
-	} while (0)
+#define NEED_FIXTURES() NEED_FIXTURES_OF("srcline", build_fixtures)
 
 /* The sized functions of a binary's .symtab. */
 struct funcs {

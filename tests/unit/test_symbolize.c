@@ -8,7 +8,6 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,29 +19,8 @@
 
 #define BUILD_ID_HEX "00112233445566778899aabbccddeeff01234567"
 
-static char dir[256];
-static int fixtures_ok = -1;
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
-
-static void cleanup(void)
-{
-	if (dir[0])
-		sh("rm -rf '%s'", dir);
-}
+/* The fixtures' directory (test_tmpdir), once NEED_FIXTURES() passed. */
+static const char *dir = "";
 
 static const char prog_c[] =
 	"#include <stdio.h>\n"
@@ -72,65 +50,35 @@ static const char cxx_cc[] =
 	"__attribute__((noinline)) int Box::get(int k) const { return v + k; } }\n"
 	"int main(int argc, char **) { sfprof::Box b{argc}; return b.get(1); }\n";
 
-static int write_file(const char *path, const char *text)
+/* Every fixture, once (test_fixtures). 0 when all were built. */
+static int build_fixtures(const char *d)
 {
-	FILE *f = fopen(path, "w");
-
-	if (!f)
+	dir = d;
+	if (test_write_file(dir, "prog.c", prog_c) || test_write_file(dir, "lib.c", lib_c) ||
+	    test_write_file(dir, "cxx.cc", cxx_cc))
 		return -1;
-	fputs(text, f);
-	return fclose(f);
-}
-
-/* Build every fixture once into a scratch directory. */
-static int fixtures(void)
-{
-	char p[512];
-
-	if (fixtures_ok >= 0)
-		return fixtures_ok;
-	fixtures_ok = 0;
-	snprintf(dir, sizeof(dir), "/tmp/sfprof-symtest.XXXXXX");
-	if (!mkdtemp(dir)) {
-		dir[0] = 0;
-		return 0;
-	}
-	atexit(cleanup);
-	snprintf(p, sizeof(p), "%s/prog.c", dir);
-	if (write_file(p, prog_c))
-		return 0;
-	snprintf(p, sizeof(p), "%s/lib.c", dir);
-	if (write_file(p, lib_c))
-		return 0;
-	snprintf(p, sizeof(p), "%s/cxx.cc", dir);
-	if (write_file(p, cxx_cc))
-		return 0;
-	if (sh("cd '%s' && gcc -O1 -fPIE -pie -Wl,--build-id=0x%s -o pie prog.c",
+	if (test_sh("cd '%s' && gcc -O1 -fPIE -pie -Wl,--build-id=0x%s -o pie prog.c",
 	       dir, BUILD_ID_HEX) ||
-	    sh("cd '%s' && gcc -O1 -fno-pie -no-pie -o nopie prog.c", dir) ||
-	    sh("cd '%s' && gcc -O1 -shared -fPIC -o libfix.so lib.c", dir) ||
-	    sh("cd '%s' && g++ -O1 -o cxx cxx.cc", dir) ||
-	    sh("cd '%s' && gcc -O1 -fcf-protection=full -Wl,-z,ibtplt "
-	       "-Wl,-z,lazy -o ibt prog.c", dir))
-		return 0;
+	    test_sh("cd '%s' && gcc -O1 -fno-pie -no-pie -o nopie prog.c", dir) ||
+	    test_sh("cd '%s' && gcc -O1 -shared -fPIC -o libfix.so lib.c", dir) ||
+	    test_sh("cd '%s' && g++ -O1 -o cxx cxx.cc", dir) ||
+	    test_sh("cd '%s' && gcc -O1 -fcf-protection=full -Wl,-z,ibtplt "
+		    "-Wl,-z,lazy -o ibt prog.c", dir))
+		return -1;
 	/* Separate debug file by build-id under a test root. */
-	if (sh("cd '%s' && objcopy --only-keep-debug pie pie.debug && "
-	       "cp pie pie-stripped && strip -s pie-stripped && "
-	       "mkdir -p root/usr/lib/debug/.build-id/00 && "
-	       "cp pie.debug root/usr/lib/debug/.build-id/00/%s.debug",
-	       dir, &BUILD_ID_HEX[2]))
-		return 0;
+	if (test_split_debug_by_build_id(dir, "pie", BUILD_ID_HEX))
+		return -1;
 	/* .gnu_debuglink, with no build-id (CRC checked), debug file in
 	 * .debug/ next to the binary. */
-	if (sh("cd '%s' && mkdir -p dl/.debug && cd dl && "
+	if (test_sh("cd '%s' && mkdir -p dl/.debug && cd dl && "
 	       "gcc -O1 -Wl,--build-id=none -o prog ../prog.c && "
 	       "objcopy --only-keep-debug prog .debug/prog.dbg && "
 	       "strip -s prog && "
 	       "objcopy --add-gnu-debuglink=.debug/prog.dbg prog",
 	       dir))
-		return 0;
+		return -1;
 	/* A wrong debug file with the right name: must be refused. */
-	if (sh("cd '%s' && mkdir -p bad/.debug && "
+	if (test_sh("cd '%s' && mkdir -p bad/.debug && "
 	       "gcc -O1 -Wl,--build-id=none -o bad/prog prog.c && "
 	       "objcopy --only-keep-debug bad/prog bad/.debug/prog.dbg && "
 	       "strip -s bad/prog && "
@@ -138,9 +86,9 @@ static int fixtures(void)
 	       "gcc -O1 -Wl,--build-id=none -DX=1 -o bad/other lib.c -shared -fPIC && "
 	       "objcopy --only-keep-debug bad/other bad/.debug/prog.dbg",
 	       dir))
-		return 0;
+		return -1;
 	/* MiniDebugInfo the way Fedora makes it (find-debuginfo.sh). */
-	if (sh("cd '%s' && cp nopie mini && "
+	if (test_sh("cd '%s' && cp nopie mini && "
 	       "nm -D mini --format=posix --defined-only | awk '{print $1}' | sort > dynsyms && "
 	       "nm mini --format=posix --defined-only | awk '$2 == \"T\" || $2 == \"t\" {print $1}' | sort > funcsyms && "
 	       "comm -13 dynsyms funcsyms > keep && "
@@ -151,16 +99,11 @@ static int fixtures(void)
 	       "xz -f mini_debuginfo && "
 	       "objcopy --add-section .gnu_debugdata=mini_debuginfo.xz mini",
 	       dir))
-		return 0;
-	fixtures_ok = 1;
-	return 1;
+		return -1;
+	return 0;
 }
 
-#define NEED_FIXTURES()                                                     \
-	do {                                                                \
-		if (!fixtures())                                            \
-			TEST__FAIL("could not build fixtures in %s", dir);  \
-	} while (0)
+#define NEED_FIXTURES() NEED_FIXTURES_OF("symtest", build_fixtures)
 
 static struct elfread *open_fix(const char *name)
 {
@@ -716,15 +659,13 @@ static const char labels_s[] =
 
 TEST(symtab_should_name_code_labels_up_to_the_next_symbol)
 {
-	char p[512];
 	struct symtab *s;
 	uint64_t a, b, z, in, off;
 	const char *name;
 
 	NEED_FIXTURES();
-	snprintf(p, sizeof(p), "%s/labels.s", dir);
-	CHECK(!write_file(p, labels_s));
-	CHECK(!sh("cd '%s' && gcc -no-pie -o labels labels.s", dir));
+	CHECK(!test_write_file(dir, "labels.s", labels_s));
+	CHECK(!test_sh("cd '%s' && gcc -no-pie -o labels labels.s", dir));
 	a = sym_value("labels", "sfprof_label_a", NULL);
 	b = sym_value("labels", "sfprof_label_b", NULL);
 	z = sym_value("labels", "sfprof_sized", NULL);

@@ -822,3 +822,62 @@ TEST(memo_should_leave_every_walk_as_the_state_iterator_makes_it)
 }
 
 TEST_MAIN()
+
+/* is_exec for the tests: return addresses in [0x1000, 0x7000) are code */
+static bool fake_is_exec(void *ctx, uint64_t ra)
+{
+	(void)ctx;
+	return ra - 1 >= 0x1000 && ra - 1 < 0x7000;
+}
+
+TEST(fp_fallback_should_refuse_a_return_address_outside_executable_memory)
+{
+	/* a JIT frame (no row) whose frame pointer holds data, as
+	 * -fomit-frame-pointer code leaves it: the word above it is no return
+	 * address, and no frame may be made of it */
+	struct unwind_ops ops = OPS;
+	struct unwind_stats st = { 0 };
+	int stop;
+
+	ops.is_exec = fake_is_exec;
+	fake_reset(4096);
+	add_range(0x6000, 0x6100, -ESRCH);
+	put(BASE + 0x40, BASE + 0x80);
+	put(BASE + 0x48, 0x7fff12345678); /* a stack or heap address */
+	struct sfprof_regs r = regs_at(0x6010, BASE, BASE + 0x40);
+	size_t n = unwind_stack(&r, F.mem, F.len, &ops, FR, 16, &stop, &st, NULL);
+	CHECK_INT(stop, UNWIND_STOP_NO_ROW);
+	CHECK_INT(n, 1);
+	CHECK_U64(st.fp_rejected, 1);
+	CHECK_U64(st.fp_frames, 0);
+	/* without the check, the same bytes made up a frame */
+	n = unwind_stack(&r, F.mem, F.len, &OPS, FR, 16, &stop, NULL, NULL);
+	CHECK_INT(n, 2);
+	CHECK_U64(FR[1].pc, 0x7fff12345678);
+}
+
+TEST(fp_fallback_should_walk_jit_frames_whose_return_addresses_are_code)
+{
+	/* JIT -> JIT -> C, as the trampolines of Python 3.12 -X perf chain */
+	struct unwind_ops ops = OPS;
+	struct unwind_stats st = { 0 };
+	uint64_t fp1 = BASE + 0x40, fp2 = BASE + 0x80;
+	int stop;
+
+	ops.is_exec = fake_is_exec;
+	fake_reset(4096);
+	add_range(0x6000, 0x6100, -ENOENT); /* (a capture: no mapping known) */
+	add_root(0x3000, 0x3100);
+	put(fp1, fp2);
+	put(fp1 + 8, 0x6050);
+	put(fp2, 0);
+	put(fp2 + 8, 0x3010);
+	struct sfprof_regs r = regs_at(0x6010, BASE, fp1);
+	size_t n = unwind_stack(&r, F.mem, F.len, &ops, FR, 16, &stop, &st, NULL);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 3);
+	CHECK_U64(FR[1].pc, 0x6050);
+	CHECK_U64(FR[2].pc, 0x3010);
+	CHECK_U64(st.fp_frames, 2);
+	CHECK_U64(st.fp_rejected, 0);
+}

@@ -1,94 +1,286 @@
 // SPDX-License-Identifier: MIT
-/* Per-process JIT perf maps, read as they grow (include/jitmap.h). */
+/* Per-process JIT names from perf maps, jitdumps or a capture (include/jitmap.h). */
 #include "jitmap.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "jitdump.h"
 #include "perfmap.h"
 #include "util.h"
 
-#define SLOTS 16
-
-struct jitmaps {
-	struct {
-		uint32_t pid;
-		int fd;		  /* the map file, once opened (else -1) */
-		uint64_t try_ns;  /* last open or read attempt, 0 = never */
-		struct perfmap *map;
-	} slot[SLOTS];
+struct jit_dump {
+	int fd;
+	char *path; /* as the mapping names it */
+	struct jitdump *d;
+	bool broken;
 };
 
-struct jitmaps *jitmaps__new(void)
+struct jit_proc {
+	uint32_t pid;
+	int fd;		  /* the perf map file, once opened (else -1) */
+	uint64_t try_ns;  /* last open or read attempt, 0 = never */
+	uint64_t used;	  /* last lookup (live: the oldest is reused) */
+	struct perfmap *map;
+	struct jit_dump dump[JITMAP_DUMPS];
+	unsigned nr_dumps;
+};
+
+struct jitmaps {
+	bool offline;
+	struct jit_proc *procs;
+	size_t nr, cap;
+	size_t last; /* the proc of the last lookup */
+	uint64_t clock;
+	struct jitmap_stats st; /* of procs since released */
+};
+
+static struct jitmaps *jitmaps_new(bool offline)
 {
 	struct jitmaps *j = calloc(1, sizeof(*j));
 
 	if (j)
-		for (unsigned i = 0; i < SLOTS; i++)
-			j->slot[i].fd = -1;
+		j->offline = offline;
 	return j;
+}
+
+struct jitmaps *jitmaps__new(void)
+{
+	return jitmaps_new(false);
+}
+
+struct jitmaps *jitmaps__new_offline(void)
+{
+	return jitmaps_new(true);
+}
+
+static void proc_stats_add(const struct jit_proc *jp, struct jitmap_stats *st)
+{
+	if (jp->map) {
+		st->perfmap_bad_lines += perfmap__bad_lines(jp->map);
+		st->perfmap_entries += perfmap__nr(jp->map);
+	}
+	for (unsigned i = 0; i < jp->nr_dumps; i++) {
+		struct jitdump_stats ds;
+
+		jitdump__stats(jp->dump[i].d, &ds);
+		st->dumps_opened++;
+		st->dump_loads += ds.loads;
+		st->dump_moves += ds.moves;
+		st->dump_lines += ds.lines;
+		st->dump_bad += ds.bad;
+		st->dumps_broken += jp->dump[i].broken;
+	}
+}
+
+static void proc_release(struct jitmaps *j, struct jit_proc *jp)
+{
+	proc_stats_add(jp, &j->st);
+	for (unsigned i = 0; i < jp->nr_dumps; i++) {
+		jitdump__free(jp->dump[i].d);
+		free(jp->dump[i].path);
+		close(jp->dump[i].fd);
+	}
+	perfmap__free(jp->map);
+	if (jp->fd >= 0)
+		close(jp->fd);
+	memset(jp, 0, sizeof(*jp));
+	jp->fd = -1;
 }
 
 void jitmaps__free(struct jitmaps *j)
 {
 	if (!j)
 		return;
-	for (unsigned i = 0; i < SLOTS; i++) {
-		perfmap__free(j->slot[i].map);
-		if (j->slot[i].fd >= 0)
-			close(j->slot[i].fd);
-	}
+	for (size_t i = 0; i < j->nr; i++)
+		proc_release(j, &j->procs[i]);
+	free(j->procs);
 	free(j);
 }
 
-/* The map file of pid, in its mount namespace. fd or -errno. */
-static int open_map(uint32_t pid)
+void jitmaps__stats(const struct jitmaps *j, struct jitmap_stats *out)
 {
-	char root[48], rel[48], path[96];
+	*out = j->st;
+	for (size_t i = 0; i < j->nr; i++)
+		proc_stats_add(&j->procs[i], out);
+}
+
+/* pid's entry, made (live: maybe in the place of the least recently
+ * used) when `make`; NULL when none or no memory. */
+static struct jit_proc *proc_get(struct jitmaps *j, uint32_t pid, bool make)
+{
+	struct jit_proc *jp;
+	size_t k;
+
+	if (j->last < j->nr && j->procs[j->last].pid == pid && j->procs[j->last].map)
+		return &j->procs[j->last];
+	for (k = 0; k < j->nr; k++)
+		if (j->procs[k].pid == pid && j->procs[k].map) {
+			j->last = k;
+			return &j->procs[k];
+		}
+	if (!make)
+		return NULL;
+	if (!j->offline && j->nr >= JITMAP_LIVE_PROCS) {
+		size_t old = 0;
+
+		for (k = 1; k < j->nr; k++)
+			if (j->procs[k].used < j->procs[old].used)
+				old = k;
+		proc_release(j, &j->procs[old]);
+		k = old;
+	} else {
+		if (j->nr == j->cap &&
+		    util__grow((void **)&j->procs, &j->cap, j->nr + 1, sizeof(*j->procs)))
+			return NULL;
+		k = j->nr++;
+	}
+	jp = &j->procs[k];
+	memset(jp, 0, sizeof(*jp));
+	jp->fd = -1;
+	jp->pid = pid;
+	jp->map = perfmap__new();
+	if (!jp->map)
+		return NULL; /* (an empty slot: found by no pid) */
+	j->last = k;
+	return jp;
+}
+
+/* `rel` (a path inside the target's root, "/" first or not) opened in
+ * pid's mount namespace. fd or -errno. */
+static int open_in_root(uint32_t pid, const char *rel)
+{
+	char root[48], path[4200];
 	int fd;
 
+	while (*rel == '/')
+		rel++;
 	snprintf(root, sizeof(root), "/proc/%u/root", pid);
-	snprintf(rel, sizeof(rel), "tmp/perf-%u.map", pid);
 	fd = perfmap__open_file_in(root, rel);
 	if (fd != -EOPNOTSUPP)
 		return fd;
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >= sizeof(path))
+		return -ENAMETOOLONG;
 	return perfmap__open_file(path);
 }
 
-const char *jitmaps__name(struct jitmaps *j, uint32_t pid, uint64_t pc, int now_or_never)
+/* Whether path's last component is jit-DIGITS.dump. */
+static bool is_jitdump_path(const char *path)
 {
-	unsigned k = pid % SLOTS;
-	const char *name;
+	const char *b = strrchr(path, '/'), *p;
+
+	b = b ? b + 1 : path;
+	if (strncmp(b, "jit-", 4))
+		return false;
+	for (p = b + 4; *p >= '0' && *p <= '9'; p++)
+		;
+	return p > b + 4 && !strcmp(p, ".dump");
+}
+
+/* Open the jitdumps p has mapped that are not open yet. */
+static void find_dumps(struct jit_proc *jp, struct proc *p)
+{
+	struct proc_mapping_rec *recs = NULL;
+	size_t nr = 0;
+
+	if (!p || jp->nr_dumps >= JITMAP_DUMPS || proc__snapshot_maps(p, &recs, &nr))
+		return;
+	for (size_t i = 0; i < nr && jp->nr_dumps < JITMAP_DUMPS; i++) {
+		struct jit_dump *jd = &jp->dump[jp->nr_dumps];
+		bool known = false;
+		int fd;
+
+		if (!recs[i].path || !is_jitdump_path(recs[i].path))
+			continue;
+		for (unsigned k = 0; k < jp->nr_dumps; k++)
+			known |= !strcmp(jp->dump[k].path, recs[i].path);
+		if (known)
+			continue;
+		fd = open_in_root(jp->pid, recs[i].path);
+		if (fd < 0)
+			continue;
+		jd->path = strdup(recs[i].path);
+		jd->d = jitdump__new(jp->map);
+		if (!jd->path || !jd->d) {
+			free(jd->path);
+			jitdump__free(jd->d);
+			close(fd);
+			break;
+		}
+		jd->fd = fd;
+		jd->broken = false;
+		jp->nr_dumps++;
+	}
+	free(recs);
+}
+
+/* Read what every source appended (an error keeps what was read). */
+static void reread(struct jit_proc *jp, struct proc *p)
+{
+	if (jp->fd < 0) {
+		char rel[48];
+
+		snprintf(rel, sizeof(rel), "tmp/perf-%u.map", jp->pid);
+		jp->fd = open_in_root(jp->pid, rel);
+	}
+	find_dumps(jp, p);
+	for (unsigned i = 0; i < jp->nr_dumps; i++) {
+		struct jit_dump *jd = &jp->dump[i];
+
+		if (!jd->broken && jitdump__read_fd(jd->d, jd->fd, JITMAP_MAX_SIZE) == -EINVAL &&
+		    jitdump__error(jd->d))
+			jd->broken = true;
+	}
+	if (jp->fd >= 0)
+		perfmap__read_fd(jp->map, jp->fd, JITMAP_MAX_SIZE);
+}
+
+static int hit_of(struct jit_proc *jp, uint64_t pc, struct jitmap_hit *hit)
+{
+	if (perfmap__lookup_range(jp->map, pc, &hit->name, &hit->start, &hit->end))
+		return -ENOENT;
+	hit->file = NULL;
+	hit->line = 0;
+	for (unsigned i = 0; i < jp->nr_dumps; i++)
+		if (!jitdump__line(jp->dump[i].d, pc, &hit->file, &hit->line))
+			break;
+	return 0;
+}
+
+int jitmaps__lookup(struct jitmaps *j, struct proc *p, uint32_t pid, uint64_t pc,
+		    int now_or_never, struct jitmap_hit *hit)
+{
+	struct jit_proc *jp = proc_get(j, pid, !j->offline);
 	uint64_t now;
 
-	if (j->slot[k].pid != pid || !j->slot[k].map) {
-		perfmap__free(j->slot[k].map);
-		if (j->slot[k].fd >= 0)
-			close(j->slot[k].fd);
-		j->slot[k].fd = -1;
-		j->slot[k].map = perfmap__new();
-		j->slot[k].pid = pid;
-		j->slot[k].try_ns = 0;
-		if (!j->slot[k].map)
-			return NULL;
-	}
-	if (!perfmap__lookup(j->slot[k].map, pc, &name, NULL))
-		return name;
+	if (!jp)
+		return -ENOENT;
+	jp->used = ++j->clock;
+	if (!hit_of(jp, pc, hit))
+		return 0;
+	if (j->offline)
+		return -ENOENT;
 	now = util__now_ns();
-	if (!now_or_never && j->slot[k].try_ns && now - j->slot[k].try_ns < JITMAP_REREAD_NS)
-		return NULL;
-	j->slot[k].try_ns = now;
-	if (j->slot[k].fd < 0) {
-		int fd = open_map(pid);
+	if (!now_or_never && jp->try_ns && now - jp->try_ns < JITMAP_REREAD_NS)
+		return -ENOENT;
+	jp->try_ns = now;
+	reread(jp, p);
+	return hit_of(jp, pc, hit);
+}
 
-		if (fd < 0)
-			return NULL; /* not written yet, usually */
-		j->slot[k].fd = fd;
-	}
-	/* (an error keeps what was read) */
-	perfmap__read_fd(j->slot[k].map, j->slot[k].fd, JITMAP_MAX_SIZE);
-	return perfmap__lookup(j->slot[k].map, pc, &name, NULL) ? NULL : name;
+int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
+		 const char *name)
+{
+	struct jit_proc *jp;
+
+	if (!j->offline)
+		return -EINVAL;
+	jp = proc_get(j, pid, true);
+	if (!jp)
+		return -ENOMEM;
+	return perfmap__add(jp->map, start, size, name, strlen(name));
 }

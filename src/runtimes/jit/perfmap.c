@@ -127,25 +127,37 @@ static int hex_field(const char *s, size_t len, size_t *pos, uint64_t *out)
 static int parse_line(struct perfmap *m, const char *s, size_t len)
 {
 	uint64_t start, size;
-	const char *name;
 	size_t pos = 0;
+	int rc;
 
 	if (len && s[len - 1] == '\r')
 		len--;
 	if (memchr(s, 0, len) || hex_field(s, len, &pos, &start) ||
 	    hex_field(s, len, &pos, &size))
 		return 0;
-	if (!size || start + size < start || pos >= len)
+	if (pos >= len)
 		return 0;
+	rc = perfmap__add(m, start, size, s + pos, len - pos);
+	return rc == -EINVAL ? 0 : rc < 0 ? rc : 1;
+}
+
+int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *name,
+		 size_t len)
+{
+	const char *copy;
+
+	if (!size || start + size < start || !len || len > PERFMAP_LINE_MAX ||
+	    memchr(name, 0, len))
+		return -EINVAL;
 	if (m->nr == m->cap &&
 	    util__grow((void **)&m->e, &m->cap, m->nr + 1, sizeof(*m->e)))
 		return -ENOMEM;
-	name = name_copy(m, s + pos, len - pos);
-	if (!name)
+	copy = name_copy(m, name, len);
+	if (!copy)
 		return -ENOMEM;
 	m->e[m->nr++] = (struct pm_entry){ .start = start, .end = start + size,
-					   .name = name };
-	return 1;
+					   .name = copy };
+	return 0;
 }
 
 long perfmap__feed(struct perfmap *m, const char *data, size_t len)
@@ -231,6 +243,12 @@ static int reindex(struct perfmap *m)
 int perfmap__lookup(struct perfmap *m, uint64_t addr, const char **name,
 		    uint64_t *start)
 {
+	return perfmap__lookup_range(m, addr, name, start, NULL);
+}
+
+int perfmap__lookup_range(struct perfmap *m, uint64_t addr, const char **name,
+			  uint64_t *start, uint64_t *end)
+{
 	size_t lo = 0, hi, k;
 	const struct pm_entry *best = NULL;
 	uint32_t best_i = 0;
@@ -260,5 +278,7 @@ int perfmap__lookup(struct perfmap *m, uint64_t addr, const char **name,
 	*name = best->name;
 	if (start)
 		*start = best->start;
+	if (end)
+		*end = best->end;
 	return 0;
 }

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/*
+ * JIT names and captures (include/stacks.h): record hands the entries
+ * its stacks used to the capture; report names from what a capture holds.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jitmap.h"
+#include "stacks_int.h"
+#include "util.h"
+
+/* A set of (pid, address) pairs: open addressing, power-of-two size. */
+struct jit_set {
+	struct jit_key {
+		uint64_t addr;
+		uint32_t pid;
+		uint32_t used;
+	} *k;
+	size_t nr, size;
+};
+
+struct stacks_jit_rec {
+	struct jit_set written; /* (pid, entry start) handed to fn */
+	struct jit_set pending; /* (pid, pc) not named yet */
+};
+
+static size_t set_slot(const struct jit_set *t, uint32_t pid, uint64_t addr)
+{
+	uint64_t h = (addr ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 20) & (t->size - 1);
+}
+
+static bool set_has(const struct jit_set *t, uint32_t pid, uint64_t addr)
+{
+	if (!t->size)
+		return false;
+	for (size_t i = set_slot(t, pid, addr);; i = (i + 1) & (t->size - 1)) {
+		if (!t->k[i].used)
+			return false;
+		if (t->k[i].pid == pid && t->k[i].addr == addr)
+			return true;
+	}
+}
+
+/* 0 (added, or there already), -ENOMEM. */
+static int set_add(struct jit_set *t, uint32_t pid, uint64_t addr)
+{
+	size_t i;
+
+	if (set_has(t, pid, addr))
+		return 0;
+	if ((t->nr + 1) * 2 > t->size) {
+		struct jit_set n = { .size = t->size ? t->size * 2 : 256 };
+
+		n.k = calloc(n.size, sizeof(*n.k));
+		if (!n.k)
+			return -ENOMEM;
+		for (size_t j = 0; j < t->size; j++)
+			if (t->k[j].used) {
+				for (i = set_slot(&n, t->k[j].pid, t->k[j].addr); n.k[i].used;
+				     i = (i + 1) & (n.size - 1))
+					;
+				n.k[i] = t->k[j];
+			}
+		n.nr = t->nr;
+		free(t->k);
+		*t = n;
+	}
+	for (i = set_slot(t, pid, addr); t->k[i].used; i = (i + 1) & (t->size - 1))
+		;
+	t->k[i] = (struct jit_key){ addr, pid, 1 };
+	t->nr++;
+	return 0;
+}
+
+void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out)
+{
+	struct jitmap_stats js;
+
+	if (!s->jit)
+		return;
+	jitmaps__stats(s->jit, &js);
+	out->jit_entries = js.perfmap_entries;
+	out->jit_dumps = js.dumps_opened;
+	out->jit_dump_loads = js.dump_loads;
+	out->jit_bad = js.dump_bad + js.perfmap_bad_lines;
+	out->jit_dumps_broken = js.dumps_broken;
+	out->jit_written = s->jrec ? s->jrec->written.nr : 0;
+}
+
+void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f)
+{
+	if (!st->jit_entries && !st->jit_dumps)
+		return;
+	fprintf(f, "stacks_jit_entries: %llu\n", (unsigned long long)st->jit_entries);
+	fprintf(f, "stacks_jit_dumps: %llu\n", (unsigned long long)st->jit_dumps);
+	fprintf(f, "stacks_jit_dump_loads: %llu\n", (unsigned long long)st->jit_dump_loads);
+	fprintf(f, "stacks_jit_bad_records: %llu\n", (unsigned long long)st->jit_bad);
+	fprintf(f, "stacks_jit_dumps_broken: %llu\n", (unsigned long long)st->jit_dumps_broken);
+	if (st->jit_written)
+		fprintf(f, "stacks_jit_written: %llu\n", (unsigned long long)st->jit_written);
+}
+
+void stacks_jit_free(struct stacks *s)
+{
+	if (!s->jrec)
+		return;
+	free(s->jrec->written.k);
+	free(s->jrec->pending.k);
+	free(s->jrec);
+	s->jrec = NULL;
+}
+
+bool stacks_jit_code(struct stacks *s, const struct pc_entry *e)
+{
+	/* anonymous code; or, in a report, code in no mapping the capture
+	 * knows (it keeps file-backed ones only) */
+	if (e->sym.has_elf || (e->sym.dso_path && strcmp(e->sym.dso_path, "[anon]")))
+		return false;
+	if (s->jit)
+		return true;
+	if (!s->opts.perf_maps && !s->opts.jit_record)
+		return false;
+	s->jit = jitmaps__new();
+	return s->jit != NULL;
+}
+
+/*
+ * The frame-pointer fallback's check: ra's call in an executable mapping
+ * of the process, or in code a JIT named (a capture keeps no anonymous
+ * mappings, only the JIT entries its stacks used).
+ */
+bool stacks_is_exec(void *ctx, uint64_t ra)
+{
+	struct stacks *s = ctx;
+	struct sframe_row row;
+	struct sframe_func fn;
+	struct jitmap_hit hit;
+	int rc;
+
+	if (!s->cur || ra == 0)
+		return false;
+	rc = proc__find_row(s->cur, ra - 1, &row, &fn, NULL);
+	/* (a miss may have re-read the maps: the memo's tag follows them) */
+	if (proc__generation(s->cur) != s->cur_gen) {
+		s->cur_gen = proc__generation(s->cur);
+		s->ucache.tag = s->cur_gen;
+	}
+	if (rc != -ENOENT)
+		return true;
+	return s->jit && !jitmaps__lookup(s->jit, s->cur, proc__pid(s->cur), ra - 1, 0, &hit);
+}
+
+void stacks__set_jitmaps(struct stacks *s, struct jitmaps *j)
+{
+	if (!s->jit_borrowed)
+		jitmaps__free(s->jit);
+	s->jit = j;
+	s->jit_borrowed = j != NULL;
+}
+
+/* pc of process pid: written (or already) 1, not known 0, or fn's error. */
+static int record_one(struct stacks *s, struct proc *p, uint32_t pid, uint64_t pc,
+		      int final, stacks_jit_fn fn, void *ctx)
+{
+	struct jitmap_hit hit;
+	int err;
+
+	if (jitmaps__lookup(s->jit, p, pid, pc, final, &hit))
+		return 0;
+	if (set_has(&s->jrec->written, pid, hit.start))
+		return 1;
+	err = fn(ctx, pid, hit.start, hit.end - hit.start, hit.name);
+	if (err)
+		return err;
+	return set_add(&s->jrec->written, pid, hit.start) ? -ENOMEM : 1;
+}
+
+int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
+{
+	uint32_t pid;
+
+	if (!s->opts.jit_record || !s->cur || !s->resolved_n)
+		return 0;
+	if (!s->jrec && !(s->jrec = calloc(1, sizeof(*s->jrec))))
+		return -ENOMEM;
+	pid = proc__pid(s->cur);
+	for (size_t i = 0; i < s->resolved_n; i++) {
+		const struct unwind_frame *f = &s->frames[i];
+		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
+		struct pc_entry *e;
+		int rc;
+
+		/* JIT code has no rows: only a frame whose caller was found by
+		 * its frame pointer, or the last one of a walk that found no
+		 * row, can be JIT code (the others are not even symbolized) */
+		if (i + 1 < s->resolved_n ? !(s->frames[i + 1].flags & UNWIND_FRAME_FP)
+					  : s->resolved_stop != UNWIND_STOP_NO_ROW &&
+						    s->resolved_stop != UNWIND_STOP_NO_MAPPING)
+			continue;
+		e = stacks_symbolized(s, look);
+		if (e->sym.name || !stacks_jit_code(s, e) || set_has(&s->jrec->pending, pid, look))
+			continue;
+		rc = record_one(s, s->cur, pid, look, 0, fn, ctx);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 && s->jrec->pending.nr < STACKS_JIT_PENDING_MAX &&
+		    set_add(&s->jrec->pending, pid, look))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int stacks__record_jit_finish(struct stacks *s, stacks_jit_fn fn, void *ctx)
+{
+	struct jit_set *t;
+
+	if (!s->jrec || !s->jit)
+		return 0;
+	t = &s->jrec->pending;
+	for (size_t i = 0; i < t->size; i++) {
+		int rc;
+
+		if (!t->k[i].used)
+			continue;
+		/* (the process may be gone: the files found stay open) */
+		rc = record_one(s, NULL, t->k[i].pid, t->k[i].addr, 1, fn, ctx);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

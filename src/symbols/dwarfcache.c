@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/* DWARF images kept between runs. See include/dwarfimage.h. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dwarfimage_int.h"
+#include "elfread.h"
+
+/* Bumped when what an image holds changes (the set of sections kept). */
+#define DWARF_IMAGE_VERSION 1
+
+int dwarf_image__cache_dir(char *buf, size_t size)
+{
+	const char *env = getenv("SFPROF_DWARF_CACHE");
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (env && !env[0])
+		return -ENOENT;
+	if (env)
+		n = snprintf(buf, size, "%s", env);
+	else if (xdg && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/sfprof/dwarf", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(buf, size, "%s/.cache/sfprof/dwarf", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* mkdir -p, each directory it makes 0700. */
+static int make_dirs(const char *dir)
+{
+	char p[4096];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != 0)
+			continue;
+		p[i] = 0;
+		if (mkdir(p, 0700) != 0 && errno != EEXIST)
+			return -errno;
+		p[i] = i < n ? '/' : 0;
+	}
+	return 0;
+}
+
+/* name below dirfd, a directory and no symlink: its fd, or -errno. */
+static int sub_dir(int dirfd, const char *name, int create)
+{
+	int fd;
+
+	if (create && mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* DIR/xx/yyyy as an fd and the entry's name into name, or -errno. */
+static int entry_dir(const char *dir, const struct dwarf_image_key *key, int create,
+		     char *name, size_t size)
+{
+	char hex[2 * ELFREAD_BUILD_ID_MAX + 1], xx[3];
+	int base, a, b, err, n;
+
+	if (!dir || !key || key->id_len < 2 || key->id_len > ELFREAD_BUILD_ID_MAX)
+		return -EINVAL;
+	n = snprintf(name, size, "dwarf-%" PRIu64 "-v%d", key->file_len, DWARF_IMAGE_VERSION);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	elfread__hex(key->id, key->id_len, hex);
+	memcpy(xx, hex, 2);
+	xx[2] = 0;
+	if (create && (err = make_dirs(dir)))
+		return err;
+	base = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* as the user gave it */
+	if (base < 0)
+		return -errno;
+	a = sub_dir(base, xx, create);
+	close(base);
+	if (a < 0)
+		return a;
+	b = sub_dir(a, hex + 2, create);
+	close(a);
+	return b;
+}
+
+/* The stored image, checked: 0 and *out, or -errno (rebuild it). */
+static int load(const char *dir, const struct dwarf_image_key *key, Elf *src,
+		struct dwarf_image **out)
+{
+	char name[64];
+	struct dwarf_image *img;
+	struct stat st;
+	GElf_Ehdr eh, sh;
+	int d, fd;
+
+	d = entry_dir(dir, key, 0, name, sizeof(name));
+	if (d < 0)
+		return d;
+	fd = openat(d, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(d);
+	if (fd < 0)
+		return -errno;
+	/* ours alone: another user's file could say anything */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || st.st_size < (off_t)sizeof(Elf64_Ehdr) ||
+	    (uint64_t)st.st_size > DWARF_IMAGE_MAX + (1u << 20)) {
+		close(fd);
+		return -EPERM;
+	}
+	img = calloc(1, sizeof(*img));
+	if (!img) {
+		close(fd);
+		return -ENOMEM;
+	}
+	img->size = (size_t)st.st_size;
+	img->map = mmap(NULL, img->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* its mtime is its last use: dwarf_image__cache_trim drops the oldest */
+	futimens(fd, NULL);
+	close(fd);
+	if (img->map == MAP_FAILED) {
+		free(img);
+		return -ENOMEM;
+	}
+	img->from_cache = 1;
+	img->elf = elf_memory(img->map, img->size);
+	/* the same kind of ELF as the source, or it is not this image */
+	if (!img->elf || elf_kind(img->elf) != ELF_K_ELF || !gelf_getehdr(img->elf, &eh) ||
+	    !gelf_getehdr(src, &sh) || eh.e_machine != sh.e_machine ||
+	    memcmp(eh.e_ident, sh.e_ident, EI_NIDENT) || eh.e_type != sh.e_type) {
+		dwarf_image__free(img);
+		return -EINVAL;
+	}
+	*out = img;
+	return 0;
+}
+
+/* img written to the cache under a temporary name, then renamed. */
+static int store(const char *dir, const struct dwarf_image_key *key,
+		 const struct dwarf_image *img)
+{
+	static unsigned seq;
+	char name[64], tmp[96];
+	const char *p = img->map;
+	size_t left = img->size;
+	int d, t, err = 0;
+
+	d = entry_dir(dir, key, 1, name, sizeof(name));
+	if (d < 0)
+		return d;
+	snprintf(tmp, sizeof(tmp), ".%s.%d.%u", name, (int)getpid(), seq++);
+	t = openat(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (t < 0) {
+		err = -errno;
+		close(d);
+		return err;
+	}
+	while (left) {
+		ssize_t n = write(t, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (close(t) != 0 && !err)
+		err = -errno;
+	if (!err && renameat(d, tmp, d, name) != 0)
+		err = -errno;
+	if (err)
+		unlinkat(d, tmp, 0);
+	close(d);
+	return err;
+}
+
+/* One stored image, for dwarf_image__cache_trim. */
+struct entry {
+	char path[2 + 1 + 2 * ELFREAD_BUILD_ID_MAX + 1 + 64];
+	int64_t mtime;
+	uint64_t size;
+};
+
+static int older(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+}
+
+/* The images below base/sub (xx/yyyy levels) appended to *v. */
+static int list_level(int base, const char *sub, int depth, struct entry **v, size_t *n,
+		      size_t *cap)
+{
+	DIR *d;
+	struct dirent *de;
+	int fd = openat(base, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat ds;
+
+	/* only directories no one else can change: their entries cannot be
+	 * swapped under the unlinks below */
+	if (fd >= 0 && (fstat(fd, &ds) || ds.st_uid != geteuid() || (ds.st_mode & 022))) {
+		close(fd);
+		return 0;
+	}
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		char path[sizeof((*v)->path)];
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue; /* ., .. and another run's temporary file */
+		if (depth == 0 ? snprintf(path, sizeof(path), "%s", de->d_name) >= (int)sizeof(path)
+			       : snprintf(path, sizeof(path), "%s/%s", sub, de->d_name) >=
+					 (int)sizeof(path))
+			continue;
+		if (depth < 2) {
+			list_level(base, path, depth + 1, v, n, cap);
+			continue;
+		}
+		if (strncmp(de->d_name, "dwarf-", 6) ||
+		    fstatat(base, path, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (*n == *cap) {
+			size_t c = *cap ? 2 * *cap : 64;
+			struct entry *nv = realloc(*v, c * sizeof(**v));
+
+			if (!nv)
+				break;
+			*v = nv;
+			*cap = c;
+		}
+		snprintf((*v)[*n].path, sizeof((*v)[*n].path), "%s", path);
+		(*v)[*n].mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		(*v)[*n].size = (uint64_t)st.st_blocks * 512;
+		(*n)++;
+	}
+	closedir(d);
+	return 0;
+}
+
+int dwarf_image__cache_trim(const char *dir, uint64_t max_bytes, unsigned *removed)
+{
+	struct entry *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	int base;
+
+	if (removed)
+		*removed = 0;
+	base = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (base < 0)
+		return -errno;
+	list_level(base, ".", 0, &v, &n, &cap);
+	for (size_t i = 0; i < n; i++)
+		total += v[i].size;
+	if (total > max_bytes) {
+		qsort(v, n, sizeof(*v), older);
+		for (size_t i = 0; i < n && total > max_bytes; i++) {
+			if (unlinkat(base, v[i].path, 0) != 0)
+				continue;
+			total -= v[i].size;
+			if (removed)
+				(*removed)++;
+			/* and its directories, when that left them empty */
+			char *slash = strrchr(v[i].path, '/');
+
+			if (slash) {
+				*slash = 0;
+				if (!unlinkat(base, v[i].path, AT_REMOVEDIR) &&
+				    (slash = strrchr(v[i].path, '/'))) {
+					*slash = 0;
+					unlinkat(base, v[i].path, AT_REMOVEDIR);
+				}
+			}
+		}
+	}
+	free(v);
+	close(base);
+	return 0;
+}
+
+static uint64_t cache_max(void)
+{
+	const char *s = getenv("SFPROF_DWARF_CACHE_MB");
+	char *end;
+	unsigned long long mb;
+
+	if (!s || !*s)
+		return DWARF_CACHE_MAX_DEFAULT;
+	errno = 0;
+	mb = strtoull(s, &end, 10);
+	if (errno || *end || mb > (1ull << 40))
+		return DWARF_CACHE_MAX_DEFAULT;
+	return mb << 20;
+}
+
+int dwarf_image__open_cached(Elf *src, const char *dir,
+			     const struct dwarf_image_key *key,
+			     struct dwarf_image **out)
+{
+	int err;
+
+	*out = NULL;
+	if (dir && key && !load(dir, key, src, out))
+		return 0;
+	err = dwarf_image__open(src, out);
+	if (!err && dir && key && !store(dir, key, *out))
+		dwarf_image__cache_trim(dir, cache_max(), NULL);
+	return err;
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Python 3.12 `-X perf`, emulated (tests/workloads/pytramp.c): the
+evaluator (C without frame pointers, unwound by its SFrame or .eh_frame
+rows) calls each level through its own trampoline in anonymous
+executable memory, which has no unwind rows, only a frame pointer; the
+trampolines are named in /tmp/perf-PID.map. The stacks must be rooted
+through all five trampolines, each named from the map, never
+[truncated]: profiled live, and recorded then reported after the map is
+deleted (the capture carries the names, and they vouch for the
+trampolines' return addresses in the frame-pointer fallback)."""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from libunwind import SFPROF, WL  # noqa: E402
+
+NAME = "names_pytramp"
+CHAIN = ["_start", "__libc_start_main", "__libc_start_call_main", "main", "run"]
+for lv in range(5):
+    CHAIN += ["py::level%d:/srv/app.py" % lv, "py_eval"]
+
+
+def check(path, what, errs):
+    total = full = trunc = unnamed = fp = 0
+    for line in open(path):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        frames, n = stack.split(";")[1:], int(n)
+        total += n
+        if frames[:len(CHAIN)] == CHAIN and frames[len(CHAIN):] in ([], ["burn"]):
+            full += n
+        if "[truncated]" in frames:
+            trunc += n
+        if any("+0x" in f for f in frames):
+            unnamed += n
+    print("%s: %d samples, %d through all 5 named trampolines to py_eval[;burn], "
+          "%d [truncated], %d with an unnamed frame" % (what, total, full, trunc, unnamed))
+    if total < 50:
+        errs.append("%s: only %d samples" % (what, total))
+    elif full < 0.9 * total or trunc or unnamed > 0.02 * total:
+        errs.append("%s: %d of %d samples through the trampolines, %d truncated, %d unnamed"
+                    % (what, full, total, trunc, unnamed))
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP %s: needs root to load BPF programs" % NAME)
+        return 0
+    errs = []
+    before = set(glob.glob("/tmp/perf-*.map"))
+    with tempfile.TemporaryDirectory() as d:
+        for build in ("sframe", "ehframe"):
+            exe = os.path.join(WL, "pytramp-" + build)
+            out = os.path.join(d, build + ".folded")
+            r = subprocess.run([SFPROF, "-F", "199", "--quiet", "--stats", "-o", out, "--",
+                                exe, "3"], capture_output=True, text=True, timeout=120)
+            if r.returncode != 0:
+                errs.append("%s: sfprof exited %d: %s" % (build, r.returncode, r.stderr[-300:]))
+                continue
+            check(out, build + " live", errs)
+            if "unwind_fp_fallback_frames: 0\n" in r.stderr:
+                errs.append("%s: --stats counts no frame-pointer fallback" % build)
+
+            cap = os.path.join(d, build + ".sfcap")
+            # the workload removes its map at exit; a map left by a crash too
+            r = subprocess.run([SFPROF, "record", "-F", "199", "--quiet", "-o", cap, "--",
+                                exe, "3"], capture_output=True, text=True, timeout=120)
+            for m in set(glob.glob("/tmp/perf-*.map")) - before:
+                os.unlink(m)
+            if r.returncode != 0:
+                errs.append("%s: record exited %d: %s" % (build, r.returncode, r.stderr[-300:]))
+                continue
+            out = os.path.join(d, build + "-report.folded")
+            r = subprocess.run([SFPROF, "report", "-o", out, cap], capture_output=True,
+                               text=True, timeout=120)
+            if r.returncode != 0:
+                errs.append("%s: report exited %d: %s" % (build, r.returncode, r.stderr[-300:]))
+                continue
+            check(out, build + " record+report, map gone", errs)
+    if errs:
+        print("FAIL %s: %s" % (NAME, "; ".join(errs)))
+        return 1
+    print("PASS %s" % NAME)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
