@@ -42,10 +42,12 @@ enum sfprof_slot_kind {
 };
 
 /* One record under construction: a struct sfprof_event and its stack
- * (plus a page of slack the verifier needs for the last page copy). */
+ * (plus a page of slack the verifier needs for the last page copy), and
+ * room for a Python section behind it. */
 struct sfprof_scratch {
 	__u64 busy;
-	__u8 rec[SFPROF_EVENT_HDR_SIZE + SFPROF_STACK_MAX + SFPROF_PAGE_SIZE + 8];
+	__u8 rec[SFPROF_EVENT_HDR_SIZE + SFPROF_STACK_MAX + SFPROF_PAGE_SIZE + 8 +
+		 SFPROF_PY_SECTION_SIZE(SFPROF_PY_FRAMES_MAX)];
 };
 
 #endif

@@ -9,6 +9,7 @@
 #define SFPROF_STACK_COPY_BPF_H
 
 #include "target.bpf.h"
+#include "python.bpf.h"
 
 /* Linux 6.16: copy user memory straight into a ring buffer record. */
 extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 size,
@@ -215,13 +216,18 @@ static long dcopy_page(__u64 i, void *data)
 }
 
 static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u32 at_top,
-					__u64 flags)
+					__u64 flags, struct py_buf *py)
 {
 	struct dcopy_state c = {
 		.sp = h->regs.sp,
 		.want = span,
 	};
-	__u32 rsize = (SFPROF_EVENT_HDR_SIZE + span + 7) & ~7u;
+	__u32 rsize = (SFPROF_EVENT_HDR_SIZE + span + 7) & ~7u, pysize = 0;
+
+	if (py) {
+		pysize = py_section_size(py);
+		rsize += pysize;
+	}
 
 	if (bpf_ringbuf_reserve_dynptr(&events, rsize, 0, &c.dp)) {
 		bpf_ringbuf_discard_dynptr(&c.dp, 0);
@@ -237,6 +243,13 @@ static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u3
 			bpf_loop(SFPROF_STACK_PAGES, dcopy_page, &c, 0);
 	}
 	stack_done(h, c.off, span, at_top);
+	/* the Python section right behind the stack bytes copied */
+	if (py && pysize <= SFPROF_PY_SECTION_SIZE(SFPROF_PY_FRAMES_MAX)) {
+		if (bpf_dynptr_write(&c.dp, h->size, &py->nframes, pysize, 0))
+			h->flags &= ~SFPROF_EVF_PYTHON;
+		else
+			h->size += pysize;
+	}
 	bpf_dynptr_write(&c.dp, 0, h, SFPROF_EVENT_HDR_SIZE, 0);
 	bpf_ringbuf_submit_dynptr(&c.dp, flags);
 }
@@ -267,10 +280,10 @@ static __always_inline void slot_put(struct sfprof_scratch *s)
 }
 
 static __always_inline void emit_scratch(struct sfprof_event *h, __u32 span, __u32 at_top,
-					 __u64 flags, __u32 kind)
+					 __u64 flags, __u32 kind, struct py_buf *py)
 {
 	struct sfprof_scratch *s = slot_get(kind);
-	__u32 len = 0;
+	__u32 len = 0, off, pysize;
 	__u64 size;
 
 	if (!s)
@@ -278,6 +291,17 @@ static __always_inline void emit_scratch(struct sfprof_event *h, __u32 span, __u
 	if (span)
 		len = copy_user_stack(s->rec + SFPROF_EVENT_HDR_SIZE, h->regs.sp, span);
 	stack_done(h, len, span, at_top);
+	if (py) {
+		off = h->size;
+		pysize = py_section_size(py);
+		asm volatile("" : "+r"(off));
+		if (off <= SFPROF_EVENT_HDR_SIZE + SFPROF_STACK_MAX + 8 &&
+		    pysize <= SFPROF_PY_SECTION_SIZE(SFPROF_PY_FRAMES_MAX) &&
+		    !bpf_probe_read_kernel(s->rec + off, pysize, &py->nframes))
+			h->size += pysize;
+		else
+			h->flags &= ~SFPROF_EVF_PYTHON;
+	}
 	__builtin_memcpy(s->rec, h, SFPROF_EVENT_HDR_SIZE);
 	/* re-read and clamp right before the call, opaque to clang, so the
 	 * register the helper gets carries the bound the verifier needs */
@@ -295,6 +319,7 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 {
 	__u32 want = cfg.stack_size, span = 0, at_top = 0;
 	__u64 flags = BPF_RB_NO_WAKEUP;
+	struct py_buf *py = py_walk(h, kind);
 
 	if (want > SFPROF_STACK_MAX)
 		want = SFPROF_STACK_MAX;
@@ -307,9 +332,11 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= cfg.wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	if (!cfg.force_scratch && have_direct_copy())
-		emit_direct(h, span, at_top, flags);
+		emit_direct(h, span, at_top, flags, py);
 	else
-		emit_scratch(h, span, at_top, flags, kind);
+		emit_scratch(h, span, at_top, flags, kind, py);
+	if (py)
+		py_put(py);
 }
 
 static __always_inline void fill_common(struct sfprof_event *e, __u64 pid_tgid, __u16 kind)

@@ -38,6 +38,10 @@
  *   KSYM     kernel symbols for KSTACK frames: address, name.
  *   STATS    "key\0value\0" pairs: the counters of the run (lost_*, ...).
  *   END      record and event counts: present when record finished cleanly.
+ *   PYFRAME  the name record gave a Python frame (pymerge.h) of a process:
+ *            pid, instruction offset, code object address, line, then
+ *            qualname NUL filename. Written before the first event that
+ *            needs it; a later one for the same frame replaces it (exec).
  *   JIT      a JIT's name for code of a process (jitmap.h: its perf map or
  *            jitdump) that a recorded stack ran in: pid, start, size, name.
  *            Written when record first names such a frame (some only at
@@ -82,6 +86,8 @@ enum capfile_rec_type {
 	CAPFILE_REC_STATS = 6,
 	CAPFILE_REC_END = 7,
 	CAPFILE_REC_TASK = 8,
+	/* (9-11: left for other runtimes' records) */
+	CAPFILE_REC_PYFRAME = 12,
 	/* (16: apart from the numbers other additions take next) */
 	CAPFILE_REC_JIT = 16,
 	/* never written: what the reader returns for a stretch it skipped */
@@ -142,6 +148,12 @@ struct capfile_record {
 			uint32_t pid, ppid; /* ppid: FORK only, else 0 */
 			uint64_t ts_ns;
 		} task;
+		struct { /* PYFRAME: strings NUL-terminated, non-empty qualname */
+			uint32_t pid, line;
+			int32_t instr;
+			uint64_t code;
+			const char *qualname, *file;
+		} pyframe;
 		struct { /* JIT: name NUL-terminated, 1..4096 bytes */
 			uint32_t pid;
 			uint64_t start, size; /* size > 0, no wrap */
@@ -194,6 +206,9 @@ int capfile_writer__kstack(struct capfile_writer *w, int32_t id,
 			   const uint64_t *ips, uint32_t nr);
 int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
 			 const char *name);
+/* A PYFRAME record; -EINVAL for an empty or oversized name. */
+int capfile_writer__pyframe(struct capfile_writer *w, uint32_t pid, uint64_t code, int32_t instr,
+			    uint32_t line, const char *qualname, const char *file);
 int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
 			  size_t nr);
 /* A JIT record; -EINVAL for an empty range or name, a range that wraps. */

@@ -94,6 +94,7 @@ struct capture_opts {
 				   futex and offcpu where the thread blocked */
 	int wait_exec;		/* pids[0] is a target only from its exec (-- COMMAND) */
 	capture_sideband_fn on_sideband; /* mapping changes; NULL: no side-band */
+	int python;		/* walk CPython frames of processes capture__set_python names */
 };
 
 /* Totals: BPF per-CPU counters summed, plus what user space saw. */
@@ -162,6 +163,20 @@ int capture__poll(struct capture *c, int timeout_ms);
  * 0, or a negative errno.
  */
 int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp);
+
+/*
+ * Process `tgid` runs CPython as p says (bpf/python.bpf.h): its events
+ * carry its Python frames from now on; p NULL: no more. A no-op without
+ * capture_opts.python. 0, or a negative errno.
+ */
+int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p);
+
+/*
+ * The fd of the py_new ring (struct sfprof_py_code records: a code object
+ * a process ran for the first time), for a consumer of its own; -ENOENT
+ * without capture_opts.python. The fd is the capture's: dup() it to keep.
+ */
+int capture__python_ring(struct capture *c);
 
 /* Drain everything pending without waiting; same returns as capture__poll.
  * After capture__detach() it also delivers the rest of the side-band. */

@@ -81,6 +81,7 @@ struct sfprof_opts {
 	int no_demangle;		/* --no-demangle */
 	int full_names;			/* --full-names: C++ signatures */
 	int no_inline;			/* --no-inline: no inline frames or lines */
+	int no_python;			/* --no-python: native eval frames, no Python ones */
 	int by_lock;			/* --by-lock (futex) */
 	int per_thread;			/* --per-thread: root comm-pid/tid */
 	int per_process;		/* --per-process: root comm-pid */

@@ -54,6 +54,10 @@ enum profile_frame_kind {
 	PROFILE_FRAME_USER = 0,
 	PROFILE_FRAME_KERNEL = 1, /* folded/SVG print NAME_[k] (flamegraph.pl) */
 	PROFILE_FRAME_MARKER = 2, /* synthetic: "[truncated]", "lock:x"...; name only */
+	/* a Python function (name: its qualname; file, line: where it runs):
+	 * folded/SVG print "NAME (BASENAME(FILE):LINE)", pprof a Function
+	 * with the file and a Line */
+	PROFILE_FRAME_PYTHON = 3,
 };
 
 /*

@@ -40,6 +40,8 @@ struct sfprof_config {
 	__u64 min_block_ns;  /* offcpu: shorter blocks are only counted */
 	__u32 offcpu_states; /* offcpu: enum sfprof_offcpu_state bits kept */
 	__u32 wakers;	     /* offcpu, futex: WAKER records (--wakers) */
+	__u32 python;	     /* walk CPython frames of processes in py_procs */
+	__u32 pad2;
 };
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
@@ -107,6 +109,9 @@ enum sfprof_event_flag {
 	 * SP, or a glibc/musl thread's descriptor): no frame lies above
 	 */
 	SFPROF_EVF_STACK_TOP = 1u << 4,
+	/* a Python section (struct sfprof_py_section) follows the stack, at
+	 * SFPROF_PY_SECTION_OFF(stack_len), within `size` */
+	SFPROF_EVF_PYTHON = 1u << 5,
 };
 
 /*
@@ -149,6 +154,72 @@ struct sfprof_event {
 
 #define SFPROF_EVENT_HDR_SIZE 248
 
+/*
+ * CPython frames (bpf/python.bpf.h): the optional trailing section of a
+ * record of a thread in a CPython process, innermost frame first. A
+ * record without SFPROF_EVF_PYTHON ends with its stack as before.
+ */
+#define SFPROF_PY_FRAMES_MAX 128u
+#define SFPROF_PY_SECTION_OFF(stack_len) (SFPROF_EVENT_HDR_SIZE + (((stack_len) + 7u) & ~7u))
+#define SFPROF_PY_SECTION_SIZE(n) (8u + 16u * (n))
+
+enum sfprof_py_frame_flag {
+	/* the first frame of a C-level _PyEval_EvalFrameDefault call (3.11
+	 * is_entry): this frame and the newer ones up to the previous entry
+	 * frame were run by one native eval frame */
+	SFPROF_PYF_ENTRY = 1u << 0,
+};
+
+enum sfprof_py_section_flag {
+	SFPROF_PYS_CUT = 1u << 0,	  /* older frames exist: the depth bound cut them */
+	SFPROF_PYS_READ_FAILED = 1u << 1, /* a frame could not be read: older ones are missing */
+};
+
+struct sfprof_py_frame {
+	__u64 code;  /* PyCodeObject * in the target */
+	__s32 instr; /* bytes from co_code_adaptive to the last instruction started */
+	__u32 flags; /* enum sfprof_py_frame_flag */
+};
+
+struct sfprof_py_section {
+	__u32 nframes; /* <= SFPROF_PY_FRAMES_MAX */
+	__u32 flags;   /* enum sfprof_py_section_flag */
+	struct sfprof_py_frame frames[];
+};
+
+/* A code object seen for the first time in a process (the py_new ring). */
+struct sfprof_py_code {
+	__u32 tgid;
+	__u32 pad;
+	__u64 code;
+};
+
+/*
+ * What the BPF walk needs of one CPython process (py_procs map, by tgid),
+ * filled by user space (src/runtimes/python/) from the interpreter's
+ * version and symbols. Frame fields are read through one window of
+ * win_len (<= SFPROF_PY_WIN) bytes at frame + win_base; w_* are offsets
+ * in it.
+ */
+#define SFPROF_PY_WIN 96u
+#define SFPROF_PY_NONE 0xffffu
+struct sfprof_py_proc {
+	__u64 tss_addr;	    /* &_PyRuntime.gilstate.autoTSSkey (_is_initialized, _key) */
+	__u32 tss_key_off;  /* _key - _is_initialized */
+	__u32 specific;	    /* struct pthread: specific_1stblock[0].data */
+	__u32 key_data_size; /* sizeof(struct pthread_key_data) */
+	__u32 key_max;	    /* keys below this live in specific_1stblock */
+	__u32 ts_frame;	    /* PyThreadState: cframe */
+	__u32 cframe_current; /* _PyCFrame: current_frame; SFPROF_PY_NONE: ts_frame is the frame */
+	__u32 code_adaptive; /* PyCodeObject: co_code_adaptive */
+	__u16 win_base;	    /* window start in _PyInterpreterFrame */
+	__u16 w_code, w_previous, w_instr; /* f_code, previous, prev_instr */
+	__u16 w_entry;	    /* is_entry (u8), or SFPROF_PY_NONE */
+	__u16 w_owner;	    /* owner (u8), or SFPROF_PY_NONE */
+	__u16 owner_cstack; /* owner of a C call's shim frame (3.12+), or SFPROF_PY_NONE */
+	__u16 win_len;	    /* bytes of the window, 8..SFPROF_PY_WIN */
+};
+
 /* Per-CPU loss and activity counters kept by the BPF side. */
 enum sfprof_counter {
 	SFPROF_CNT_LOST_RINGBUF = 0, /* ring buffer full: record dropped */
@@ -171,6 +242,11 @@ enum sfprof_counter {
 	SFPROF_CNT_OFFCPU_SHORT,     /* blocks below --min-block (not sent) */
 	SFPROF_CNT_LOST_OFFCPU_MAP,  /* block not timed: no task storage */
 	SFPROF_CNT_WAKERS,	     /* WAKER records made (sent, or lost) */
+	SFPROF_CNT_PY_WALKS,	     /* records with a Python section */
+	SFPROF_CNT_PY_FRAMES,	     /* Python frames read */
+	SFPROF_CNT_PY_FAILED,	     /* walks that stopped at an unreadable frame or state */
+	SFPROF_CNT_PY_CUT,	     /* walks cut at SFPROF_PY_FRAMES_MAX */
+	SFPROF_CNT_PY_LOST_BUSY,     /* Python buffer in use (preempted): no frames */
 	SFPROF_CNT_MAX
 };
 

@@ -50,6 +50,7 @@
 
 #include "proc.h"
 #include "profile.h"
+#include "pymerge.h"
 #include "sfprof_event.h"
 #include "unwind.h"
 
@@ -72,6 +73,7 @@ struct stacks_opts {
 	int perf_maps;	    /* live: name [anon] code from /tmp/perf-PID.map */
 	int jit_record;	    /* record: find JIT names for stacks__record_jit() */
 	uint64_t period_ns; /* PROFILE_WALL: the weight of a cpu sample */
+	int no_python;	    /* --no-python: Python sections are ignored */
 };
 
 struct stacks_stats {
@@ -97,6 +99,7 @@ struct stacks_stats {
 	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
 	uint64_t jit_written;
 	struct unwind_stats unwind;
+	struct pymerge_stats python;
 };
 
 struct stacks;
@@ -117,6 +120,13 @@ void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx);
  */
 typedef void (*stacks_thread_top_fn)(void *ctx, uint32_t tid, uint64_t sp);
 void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx);
+
+/*
+ * The namer of Python code objects (pymerge.h): with one set (and not
+ * no_python), an event's Python frames replace its native
+ * _PyEval_EvalFrameDefault frames (pymerge.h says how).
+ */
+void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx);
 
 /*
  * Unwind, symbolize and add one event. kips[0..nk) is its kernel stack,

@@ -14,6 +14,8 @@ pkgs="$pkgs chromium fonts-dejavu-core golang-go"
 pkgs="$pkgs golang-github-google-pprof-dev"
 # python reader tests: Debian's python3.11 and its DWARF (pyoffsets, pycode)
 pkgs="$pkgs python3.11 python3.11-dbg"
+# the python benchmark compares with austin (bench/python_cost.py)
+pkgs="$pkgs austin"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do

@@ -529,6 +529,29 @@ static int parse_event(struct capfile_reader *r, uint32_t len, uint64_t off,
 	return 0;
 }
 
+/* PYFRAME: 24 fixed bytes, qualname NUL, file (NUL at buf[len]). */
+static int parse_pyframe(struct capfile_reader *r, uint32_t len, uint64_t off,
+			 struct capfile_record *rec)
+{
+	const char *str = (const char *)r->buf + 24;
+	uint32_t ql, sl;
+
+	if (len < 26)
+		return r_fail(r, -CAPFILE_E_CORRUPT, off, "PYFRAME of %u bytes", len);
+	sl = len - 24;
+	ql = util__get32(r->buf + 20);
+	if (ql == 0 || ql >= sl || str[ql] != 0 || memchr(str, 0, ql) ||
+	    memchr(str + ql + 1, 0, sl - ql - 1))
+		return r_fail(r, -CAPFILE_E_CORRUPT, off, "PYFRAME names are malformed");
+	rec->pyframe.pid = util__get32(r->buf);
+	rec->pyframe.instr = (int32_t)util__get32(r->buf + 4);
+	rec->pyframe.code = util__get64(r->buf + 8);
+	rec->pyframe.line = util__get32(r->buf + 16);
+	rec->pyframe.qualname = str;
+	rec->pyframe.file = str + ql + 1;
+	return 0;
+}
+
 /*
  * The next record when it is an event that lies whole and aligned in the
  * mapping (nearly every record of a report): read in place, checked as
@@ -665,6 +688,9 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 			}
 			rec->ksym.addr = util__get64(r->buf);
 			rec->ksym.name = (const char *)r->buf + 8;
+			break;
+		case CAPFILE_REC_PYFRAME:
+			rc = parse_pyframe(r, len, off, rec);
 			break;
 		case CAPFILE_REC_JIT:
 			if (len <= JIT_FIXED || len - JIT_FIXED > PATH_MAX_LEN ||

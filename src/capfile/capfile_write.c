@@ -267,6 +267,24 @@ int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
 	return w->err;
 }
 
+int capfile_writer__pyframe(struct capfile_writer *w, uint32_t pid, uint64_t code, int32_t instr,
+			    uint32_t line, const char *qualname, const char *file)
+{
+	size_t ql = strlen(qualname), fl = strlen(file);
+	uint8_t a[24];
+
+	if (ql == 0 || ql > PATH_MAX_LEN || fl > PATH_MAX_LEN)
+		return -EINVAL;
+	util__put32(a, pid);
+	util__put32(a + 4, (uint32_t)instr);
+	util__put64(a + 8, code);
+	util__put32(a + 16, line);
+	util__put32(a + 20, (uint32_t)ql);
+	/* qualname with its NUL, then file (the reader ends it) */
+	w_record(w, CAPFILE_REC_PYFRAME, a, sizeof(a), qualname, ql + 1, file, fl);
+	return w->err;
+}
+
 int capfile_writer__jit(struct capfile_writer *w, uint32_t pid, uint64_t start,
 			uint64_t size, const char *name)
 {

@@ -60,6 +60,11 @@ static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_OFFCPU_SHORT] = "offcpu_short",
 	[SFPROF_CNT_LOST_OFFCPU_MAP] = "lost_offcpu_map",
 	[SFPROF_CNT_WAKERS] = "wakers_seen",
+	[SFPROF_CNT_PY_WALKS] = "python_walks",
+	[SFPROF_CNT_PY_FRAMES] = "python_frames_read",
+	[SFPROF_CNT_PY_FAILED] = "python_walks_failed",
+	[SFPROF_CNT_PY_CUT] = "python_walks_cut",
+	[SFPROF_CNT_PY_LOST_BUSY] = "python_lost_busy",
 };
 
 const char *capture_counter__name(enum sfprof_counter c)
@@ -243,6 +248,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	cfg.offcpu_states = o->offcpu_states ? o->offcpu_states : SFPROF_OFFCPU_ALL;
 	cfg.want_kstack = !!o->kernel_stacks;
 	cfg.wakers = (o->kind & (CAPTURE_OFFCPU | CAPTURE_FUTEX)) && o->wakers;
+	cfg.python = !!o->python;
 	/* a forced wakeup only as a safety net when half the ring is pending;
 	 * the timer drains long before that at any sane rate */
 	cfg.wakeup_bytes = ring / 2;
@@ -672,6 +678,22 @@ int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp)
 		return errno == EEXIST ? 0 : -errno;
 	c->st.thread_tops_learned++;
 	return 0;
+}
+
+int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p)
+{
+	int fd = bpf_map__fd(c->task->maps.py_procs);
+
+	if (!c->task->rodata->cfg.python)
+		return 0;
+	if (!p)
+		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+}
+
+int capture__python_ring(struct capture *c)
+{
+	return c->task->rodata->cfg.python ? bpf_map__fd(c->task->maps.py_new) : -ENOENT;
 }
 
 int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max)

@@ -12,6 +12,7 @@
 #include "jitmap.h"
 #include "cmd.h"
 #include "ksyms.h"
+#include "pysession.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
@@ -164,6 +165,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 	uint64_t first_ts = 0, last_ts = 0, events = 0, problems = 0;
 	uint64_t t0, pass_ns[16] = { 0 };
 	int err = 0, rc, status = 1, repeat;
+	struct pysession *py = NULL; /* the capture's Python frame names */
 
 	memset(out, 0, sizeof(*out) * REPORT_EVENTS);
 	*sel = 0;
@@ -207,7 +209,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
 	jit = jitmaps__new_offline();
-	if (!pc || !jit) {
+	if (!pc || !jit || (!o.no_python && !(py = pysession__new(0)))) {
 		fprintf(stderr, "sfprof: out of memory\n");
 		goto out;
 	}
@@ -267,10 +269,21 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				fprintf(stderr, "sfprof: %s: more damage, not listed\n",
 					o.input);
 			break;
+		case CAPFILE_REC_PYFRAME:
+			if (py && pysession__record(py, &rec))
+				goto out_err;
+			break;
 		case CAPFILE_REC_EVENT:
 			if (!events && report_stacks_all(pc, prof, stk, &o, &so, r, rec.event.e,
 							  &ksyms, jit))
 				goto out_err;
+			for (int i = 0; !events && py && i < REPORT_EVENTS; i++) {
+				void *pctx;
+				pyname_fn fn = pysession__namer(py, &pctx);
+
+				if (stk[i])
+					stacks__set_python(stk[i], fn, pctx);
+			}
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;
 			last_ts = rec.event.e->ts_ns;
@@ -367,6 +380,7 @@ out:
 	}
 	proc_cache__free(pc);
 	jitmaps__free(jit); /* (after the stacks that borrowed it) */
+	pysession__free(py);
 	capfile_reader__free(r);
 	ksyms__free(&ksyms);
 	free(ks.v);

@@ -307,6 +307,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.ring_bytes = o->ring_mb << 20,
 		.kernel_stacks = o->kernel,
 		.on_sideband = sink->on_sideband,
+		.python = !o->no_python,
 	};
 	struct capture_run_opts ro = {
 		.duration_ns = o->duration_ns,

@@ -403,9 +403,14 @@ static int64_t frame_display(struct profile *p, const struct profile_frame *f)
 	size_t need;
 	int64_t id;
 
-	if (f->name && *f->name && f->kind != PROFILE_FRAME_KERNEL)
+	if (f->name && *f->name && f->kind == PROFILE_FRAME_PYTHON && f->file && *f->file) {
+		need = strlen(f->name) + strlen(f->file) + sizeof(" (:)") + 10;
+		if (need > sizeof(small) && !(buf = malloc(need)))
+			return -ENOMEM;
+		snprintf(buf, need, "%s (%s:%u)", f->name, base_name(f->file), f->line);
+	} else if (f->name && *f->name && f->kind != PROFILE_FRAME_KERNEL) {
 		return intern_display(p, f->name);
-	if (f->name && *f->name) {
+	} else if (f->name && *f->name) {
 		need = strlen(f->name) + sizeof("_[k]");
 		if (need > sizeof(small) && !(buf = malloc(need)))
 			return -ENOMEM;

@@ -16,6 +16,7 @@
 #include "interval.h"
 #include "ksyms.h"
 #include "output.h"
+#include "pysession.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
@@ -62,6 +63,7 @@ struct report_sink {
 	int werr;	  /* record: the first write error of an observed change */
 	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
 	struct buildid_keeper *keeper; /* record: binaries for report */
+	struct pysession *py;	       /* CPython processes (not --no-python) */
 	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
 	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
 	 * stamped later go to the next one, made when the first arrives,
@@ -112,6 +114,12 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 		return -ENOMEM;
 	}
 	stacks__set_ksym(*stacks, ksyms__name, &s->ksyms);
+	if (s->py) {
+		void *pctx;
+		pyname_fn fn = pysession__namer(s->py, &pctx);
+
+		stacks__set_python(*stacks, fn, pctx);
+	}
 	if (s->cap)
 		stacks__set_thread_top(*stacks, report_sink__thread_top, s->cap);
 	return 0;
@@ -192,7 +200,7 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->iv_start = s->start_mono;
 	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
-	if (!s->pc)
+	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))))
 		goto err_out;
 	if (s->record) {
 		char cmd[512] = "", events[64] = "";
@@ -233,6 +241,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		if (bd && !(s->keeper = buildid_keeper__new(bd)))
 			goto err_out;
 		proc_cache__set_observer(s->pc, record_change, s);
+		if (s->py)
+			pysession__set_writer(s->py, s->w);
 	}
 	return s;
 
@@ -244,6 +254,8 @@ err_out:
 void report_sink__set_capture(struct report_sink *s, struct capture *c)
 {
 	s->cap = c;
+	if (s->py)
+		pysession__set_capture(s->py, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
 		if (s->stackss[i] && c)
 			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
@@ -261,9 +273,12 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 		s->iv_start = util__now_ns();
 		s->iv_end = s->iv_start + s->o.interval_ns;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (!proc_cache__get(s->pc, (uint32_t)pids[i]))
 			return -ENOMEM;
+		if (s->py)
+			pysession__attach(s->py, (uint32_t)pids[i]);
+	}
 	return s->werr;
 }
 
@@ -288,6 +303,8 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 		break;
 	case SIDEBAND_EXEC:
 		err = proc_cache__reset(s->pc, r->pid, r->ts_ns, s->create_procs);
+		if (s->py)
+			pysession__exec(s->py, r->pid);
 		break;
 	case SIDEBAND_LOST:
 		proc_cache__changes_lost(s->pc, r->lost);
@@ -436,6 +453,7 @@ void report_sink__free(struct report_sink *s)
 	if (s->w)
 		capfile_writer__close(s->w);
 	buildid_keeper__free(s->keeper);
+	pysession__free(s->py);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
@@ -476,6 +494,10 @@ static int sink_jit(void *ctx, uint32_t pid, uint64_t start, uint64_t size, cons
 /* A process began (FORK) or ended (EXIT): its model follows. */
 static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 {
+	if (s->py && e->kind == SFPROF_EV_FORK)
+		pysession__fork(s->py, e->ppid, e->pid);
+	else if (s->py)
+		pysession__exit(s->py, e->pid);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
@@ -492,6 +514,8 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 	(void)len;
 	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT)
 		return sink_task(s, e);
+	if (s->py)
+		pysession__event(s->py, e);
 	if (!(stk = sink_stacks(s, sink_index(e, s->o.event), e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
@@ -553,6 +577,8 @@ static void print_stats(struct report_sink *s)
 	}
 	proc_cache__stats(s->pc, &ps);
 	proc_stats__print(&ps, stderr);
+	if (s->py)
+		pysession__print_stats(s->py, stderr);
 }
 
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,

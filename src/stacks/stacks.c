@@ -5,9 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__)
-#include <nmmintrin.h>
-#endif
 
 #include "stacks.h"
 #include "stacks_int.h"
@@ -81,6 +78,31 @@ void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx
 {
 	s->thread_top = fn;
 	s->thread_top_ctx = ctx;
+}
+
+void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx)
+{
+	s->pyname = fn;
+	s->pyname_ctx = ctx;
+}
+
+/* The event's Python section when its frames are to be merged, else NULL. */
+static const struct sfprof_py_section *event_python(struct stacks *s, const struct sfprof_event *e)
+{
+	const struct sfprof_py_section *sec;
+	int bad = 0;
+
+	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python || !s->pyname)
+		return NULL;
+	sec = pymerge__section(e, &bad);
+	s->pyst.bad_sections += bad;
+	if (!sec)
+		return NULL;
+	s->pyst.sections++;
+	s->pyst.cut += !!(sec->flags & SFPROF_PYS_CUT);
+	s->pyst.read_failed += !!(sec->flags & SFPROF_PYS_READ_FAILED);
+	s->py_pid = e->pid;
+	return sec;
 }
 
 void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx)
@@ -199,16 +221,9 @@ struct pc_entry *stacks_symbolized(struct stacks *s, uint64_t pc)
 	return e;
 }
 
-static void copy_comm(char *dst, const char *comm)
-{
-	size_t n = strnlen(comm, SFPROF_COMM_LEN);
-	memcpy(dst, comm, n);
-	dst[n] = 0;
-}
-
 /*
  * The comm's bytes up to its first NUL in two words, the rest zeroed: the
- * usual root (copy_comm()'s string), hashed and compared without a copy.
+ * usual root (stacks_copy_comm()'s string), hashed and compared without a copy.
  */
 static void comm_words(const char *comm, uint64_t w[2])
 {
@@ -287,100 +302,46 @@ struct proc *stacks__resolve_event(struct stacks *s, const struct sfprof_event *
 	return s->cur;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + HASH_K + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdull;
-}
-
-/* Make room for one more entry: the array, and an index at most half full. */
-static int agg_reserve(struct stacks *s)
-{
-	size_t n, j;
-	uint32_t *slots;
-
-	if (s->agg_nr >= UINT32_MAX - 1 ||
-	    util__grow((void **)&s->agg, &s->agg_cap, s->agg_nr + 1, sizeof(*s->agg)))
-		return -ENOMEM;
-	if ((s->agg_nr + 1) * 2 <= s->agg_nslots)
-		return 0;
-	n = s->agg_nslots ? s->agg_nslots * 2 : 1024;
-	slots = calloc(n, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->agg_nr; i++) {
-		for (j = s->agg[i].hash & (n - 1); slots[j]; j = (j + 1) & (n - 1))
-			;
-		slots[j] = (uint32_t)(i + 1);
-	}
-	free(s->agg_slots);
-	s->agg_slots = slots;
-	s->agg_nslots = n;
-	return 0;
-}
-
-#define FRAME_WORD(f) (((f).pc ^ ((uint64_t)(f).flags << 59)) * HASH_K)
-
-#if defined(__x86_64__)
 /*
- * frames_hash()'s job with the CPU's CRC32C, one instruction a word (pc, then
- * flags and pad) in four lanes, where the CPU has it (SSE4.2: every x86-64
- * CPU since 2008). A CRC is linear, so the lanes are mixed at the end;
- * equal keys are still compared in full.
+ * How the current section's groups go onto the stack's eval frames: nev
+ * native eval frames, ng groups (starts[], innermost first). Only the ng
+ * innermost eval frames take groups (when nev > ng); seen counts eval
+ * frames met from the outermost. 1 when the section has frames.
  */
-__attribute__((target("sse4.2")))
-static uint64_t frames_hash_crc(uint64_t h, const struct unwind_frame *f, size_t n)
+struct py_plan {
+	uint32_t starts[SFPROF_PY_FRAMES_MAX];
+	uint32_t ng, nev, seen, skip;
+};
+
+static int py_plan(struct stacks *s, size_t n, struct py_plan *p)
 {
-	uint64_t c0 = h, c1 = 0x6a09e667f3bcc908ull, c2 = 0xbb67ae8584caa73bull;
-	uint64_t c3 = 0x3c6ef372fe94f82bull;
-	typedef uint64_t __attribute__((may_alias)) word;
-	const word *w = (const word *)f; /* two words a frame */
-	size_t i = 0;
+	p->ng = (uint32_t)pymerge__groups(s->py, p->starts, SFPROF_PY_FRAMES_MAX);
+	if (!p->ng)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct unwind_frame *f = &s->frames[i];
+		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 
-	for (; i + 2 <= n; i += 2, w += 4) {
-		c0 = _mm_crc32_u64(c0, w[0]);
-		c1 = _mm_crc32_u64(c1, w[1]);
-		c2 = _mm_crc32_u64(c2, w[2]);
-		c3 = _mm_crc32_u64(c3, w[3]);
+		p->nev += pymerge__is_eval(stacks_symbolized(s, look)->sym.name);
 	}
-	if (i < n) {
-		c0 = _mm_crc32_u64(c0, w[0]);
-		c1 = _mm_crc32_u64(c1, w[1]);
-	}
-	return mix(mix(mix(mix(h, c0), c1), c2), c3);
-}
-#endif
-
-/* The key's frames, one multiply a frame (flags are 3 bits, PCs 47), in
- * four lanes: each step waits for the one before in its lane only. */
-static uint64_t frames_hash(uint64_t h, const struct unwind_frame *f, size_t n)
-{
-	uint64_t h1 = 0x6a09e667f3bcc908ull, h2 = 0xbb67ae8584caa73bull;
-	uint64_t h3 = 0x3c6ef372fe94f82bull;
-	size_t i = 0;
-
-	for (; i + 4 <= n; i += 4) {
-		h = ROTL(h, 29) ^ FRAME_WORD(f[i]);
-		h1 = ROTL(h1, 29) ^ FRAME_WORD(f[i + 1]);
-		h2 = ROTL(h2, 29) ^ FRAME_WORD(f[i + 2]);
-		h3 = ROTL(h3, 29) ^ FRAME_WORD(f[i + 3]);
-	}
-	for (; i < n; i++)
-		h = ROTL(h, 29) ^ FRAME_WORD(f[i]);
-	return mix(mix(mix(h, h1), h2), h3);
+	if (p->nev == 0)
+		s->pyst.no_eval++;
+	else if (p->nev < p->ng)
+		s->pyst.unmatched += p->ng - p->nev;
+	/* (nev > ng: the outer eval frames, past the walk, stay native) */
+	p->skip = p->nev > p->ng ? p->nev - p->ng : 0;
+	return 1;
 }
 
-/* Count the stats of one sample of an aggregated stack. */
-static void count_sample(struct stacks *s, const struct agg_entry *a)
+/* Groups [g, last) of the plan: their frames' ids, oldest first. */
+static int py_ids(struct stacks *s, const struct py_plan *p, uint32_t g, uint32_t last,
+		  uint32_t *out, size_t room)
 {
-	s->st.frames += a->n;
-	s->st.frames_unnamed += a->unnamed;
-	if (a->complete)
-		s->st.complete++;
-	else
-		s->st.truncated++;
-	if (a->at_entry)
-		s->st.entry_by_symbol++;
+	struct pymerge_ctx c = { s->prof, s->pyname, s->pyname_ctx, s->py_pid, &s->pyst };
+	uint32_t to = last < p->ng ? p->starts[last] : s->py->nframes;
+	int cut = last >= p->ng && (s->py->flags & (SFPROF_PYS_CUT | SFPROF_PYS_READ_FAILED));
+
+	return pymerge__ids(&c, s->py, p->starts[g], to, cut, out, room);
 }
 
 /*
@@ -390,7 +351,7 @@ static void count_sample(struct stacks *s, const struct agg_entry *a)
  * and return them with their count in *np_out; NULL then means no memory.
  * Without, returns s->pids untouched.
  */
-static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
+uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 			   const uint64_t *kips, size_t nk, bool ids,
 			   size_t *np_out, struct agg_entry *acc)
 {
@@ -401,14 +362,42 @@ static uint32_t *build_ids(struct stacks *s, size_t n, int stop,
 	size_t np = 0;
 	int complete;
 
+	struct py_plan py = { 0 };
+
 	s->jit_missed = 0;
+	if (ids && s->py && py_plan(s, n, &py) && py.nev == 0) {
+		/* no native eval frame: the Python frames go at the root */
+		int k = py_ids(s, &py, 0, py.ng, out, USER_FRAMES_MAX - n);
+
+		if (k < 0)
+			return NULL;
+		np += (size_t)k;
+	}
 	/* frames[n-1] is the outermost: it goes first */
 	for (size_t i = n; i-- > 0;) {
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct pc_entry *e = stacks_symbolized(s, look);
 
-		if (ids) {
+		if (ids && py.ng && pymerge__is_eval(e->sym.name) && py.seen++ >= py.skip) {
+			/* eval frame g (innermost first) runs group g; the
+			 * outermost matched one also the groups left over */
+			uint32_t g = py.nev - py.seen, last = g + 1;
+			int k;
+
+			if (py.nev < py.ng && py.seen == 1)
+				last = py.ng;
+			k = py_ids(s, &py, g, last, out + np, USER_FRAMES_MAX - np - i);
+			if (k < 0)
+				return NULL;
+			np += (size_t)k;
+			/* the eval frame's own id goes, its inlined callees stay */
+			k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
+			if (k < 0)
+				return NULL;
+			memmove(out + np, out + np + 1, (size_t)(k - 1) * sizeof(*out));
+			np += (size_t)(k - 1);
+		} else if (ids) {
 			int k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
 
 			if (k < 0)
@@ -500,10 +489,10 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, const char
 
 	if (!s->opts.per_thread && !s->opts.per_process &&
 	    !(s->opts.by_lock && e->kind == SFPROF_EV_FUTEX)) {
-		copy_comm(root, e->comm); /* size > comm's 17 */
+		stacks_copy_comm(root, e->comm); /* size > comm's 17 */
 		return;
 	}
-	copy_comm(comm, e->comm);
+	stacks_copy_comm(comm, e->comm);
 	if (s->opts.by_lock && e->kind == SFPROF_EV_FUTEX && s->cur)
 		snprintf(root, size, "lock:%s", lock);
 	else if (s->opts.per_thread)
@@ -512,41 +501,6 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, const char
 		profile_root__process(root, size, comm, e->pid);
 	else
 		memcpy(root, comm, strlen(comm) + 1); /* (by_lock, no proc) */
-}
-
-/* Keep a new distinct stack: its key and root copied, its profile ids. */
-static int agg_insert(struct stacks *s, uint64_t h, const char *root,
-		      const uint64_t *kips, const uint32_t *ids, size_t np,
-		      struct agg_entry *tmpl)
-{
-	struct agg_entry *a;
-	size_t j, nkey = 2 * (size_t)tmpl->n + tmpl->nk;
-
-	if (agg_reserve(s))
-		return -ENOMEM;
-	for (j = h & (s->agg_nslots - 1); s->agg_slots[j]; j = (j + 1) & (s->agg_nslots - 1))
-		;
-	a = &s->agg[s->agg_nr];
-	*a = *tmpl;
-	a->hash = h;
-	a->np = (uint32_t)np;
-	/* one block: the key, the ids, the root */
-	a->key = malloc(nkey * sizeof(*a->key) + np * sizeof(*a->ids) +
-			strlen(root) + 1);
-	if (!a->key) {
-		memset(a, 0, sizeof(*a));
-		return -ENOMEM;
-	}
-	a->ids = (uint32_t *)(a->key + nkey);
-	a->root = (char *)(a->ids + np);
-	strcpy(a->root, root);
-	memcpy(a->key, s->frames, (size_t)tmpl->n * sizeof(*s->frames));
-	if (tmpl->nk)
-		memcpy(a->key + 2 * tmpl->n, kips, tmpl->nk * sizeof(*kips));
-	memcpy(a->ids, ids, np * sizeof(*ids));
-	s->agg_slots[j] = (uint32_t)(s->agg_nr + 1);
-	s->agg_nr++;
-	return 0;
 }
 
 int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips,
@@ -559,7 +513,9 @@ int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint
 	memset(&acc, 0, sizeof(acc));
 	if (user && !(e->flags & SFPROF_EVF_NO_USER_REGS))
 		n = unwind_event(s, e, &stop);
-	*ids = build_ids(s, n, stop, kips, nk > 128 ? 128 : nk, true, &np, &acc);
+	s->py = user ? event_python(s, e) : NULL;
+	*ids = stacks_build_ids(s, n, stop, kips, nk > 128 ? 128 : nk, true, &np, &acc);
+	s->py = NULL;
 	return *ids ? (int)np : -ENOMEM;
 }
 
@@ -596,10 +552,9 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	struct profile_labels labels;
 	const uint32_t *ids;
 	struct agg_entry acc;
-	size_t n, np, nkey = 0;
+	size_t n, np;
 	int stop = UNWIND_STOP_NONE;
 	bool comm_root;
-	uint64_t h;
 
 	s->st.events++;
 	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT) {
@@ -642,84 +597,24 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	acc.nk = (uint32_t)nk;
 	acc.stop = stop;
 
+	s->py = event_python(s, e);
 	if (s->opts.kind == PROFILE_CPU && !s->opts.no_profile) {
-		/* (a generation names one proc's maps: see proc__generation) */
-		h = mix(s->cur_gen, (uint64_t)n | (uint64_t)nk << 32 |
-					    (uint64_t)stop << 48);
-		h = mix(h, (uint64_t)e->pid << 32 | e->tid);
-		/* The key is the frames as they are (pc, then flags and a zero
-		 * pad: two words each), then the kernel PCs. */
-		nkey = 2 * n + nk;
-#if defined(__x86_64__)
-		if (s->crc32)
-			h = frames_hash_crc(h, s->frames, n);
-		else
-#endif
-			h = frames_hash(h, s->frames, n);
-		for (size_t i = 0; i < nk; i++)
-			h = ROTL(h, 29) ^ (kips[i] * HASH_K);
-		/* the root a word at a time (its NUL and what follows it in
-		 * the last word are left out) */
-		h = ROTL(h, 7) ^ (acc.comm[0] * HASH_K);
-		h = ROTL(h, 7) ^ (acc.comm[1] * HASH_K);
-		if (!comm_root) {
-			for (size_t i = 0, len = strlen(root); i < len; i += 8) {
-				uint64_t w = 0;
+		int err = stacks_agg_add(s, e, kips, nk, stop, &acc, comm_root, root);
 
-				memcpy(&w, root + i, len - i < 8 ? len - i : 8);
-				h = ROTL(h, 7) ^ (w * HASH_K);
-			}
-		}
-		h = mix(h, nkey);
-		for (size_t j = s->agg_nslots ? h & (s->agg_nslots - 1) : 0;
-		     s->agg_nslots && s->agg_slots[j]; j = (j + 1) & (s->agg_nslots - 1)) {
-			struct agg_entry *a = &s->agg[s->agg_slots[j] - 1];
-
-			if (a->hash == h && a->proc == acc.proc && a->gen == acc.gen &&
-			    a->n == acc.n && a->nk == acc.nk && a->stop == stop &&
-			    !memcmp(a->key, s->frames, n * sizeof(*s->frames)) &&
-			    (!nk || !memcmp(a->key + 2 * n, kips, nk * sizeof(*kips))) &&
-			    a->pid == acc.pid && a->tid == acc.tid &&
-			    a->comm[0] == acc.comm[0] && a->comm[1] == acc.comm[1] &&
-			    (comm_root || !strcmp(a->root, root))) {
-				a->weight += e->weight;
-				a->samples++;
-				count_sample(s, a);
-				return 0;
-			}
-		}
-		if (comm_root)
-			copy_comm(root, e->comm);
-		ids = build_ids(s, n, stop, kips, nk, true, &np, &acc);
-		acc.weight = e->weight;
-		acc.samples = 1;
-		count_sample(s, &acc);
-		if (!ids || agg_insert(s, h, root, kips, ids, np, &acc)) {
-			s->st.add_errors++;
-			return -ENOMEM;
-		}
-		/*
-		 * A raw stack is kept per address-space version, so a churn of
-		 * short processes adds entries that will never be seen again:
-		 * past a bound they go to the profile (which merges them by
-		 * name) and the table starts afresh.
-		 */
-		if (s->agg_nr >= (s->opts.agg_max ? s->opts.agg_max : STACKS_AGG_MAX)) {
-			s->st.agg_flushes++;
-			return stacks__flush(s);
-		}
-		return 0;
+		s->py = NULL;
+		return err;
 	}
 
-	ids = build_ids(s, n, stop, kips, nk, !s->opts.no_profile, &np, &acc);
-	count_sample(s, &acc);
+	ids = stacks_build_ids(s, n, stop, kips, nk, !s->opts.no_profile, &np, &acc);
+	s->py = NULL;
+	stacks_count_sample(s, &acc);
 	if (s->opts.no_profile)
 		return 0;
 	/* after the frames: naming the lock may re-read the maps */
 	if (e->kind == SFPROF_EV_FUTEX)
 		lock_label(s, e, lock, sizeof(lock));
 	make_root(s, e, lock, root, sizeof(root));
-	copy_comm(comm, e->comm);
+	stacks_copy_comm(comm, e->comm);
 	labels = (struct profile_labels){ .pid = e->pid, .tid = e->tid, .thread = comm };
 	if (e->kind == SFPROF_EV_FUTEX) {
 		labels.lock = lock;
@@ -742,57 +637,10 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	return 0;
 }
 
-/*
- * Name a kept stack's JIT frames again, from the maps as they are now: a
- * JIT writes its map late (V8 buffers it), so a stack first seen before
- * its code's entry reached the file is named at the end.
- */
-static void agg_rename(struct stacks *s, struct agg_entry *a)
-{
-	struct agg_entry tmp = { 0 };
-	const uint32_t *ids;
-	size_t np = 0;
-
-	s->cur = (struct proc *)a->proc; /* (the cache's, alive until it is freed) */
-	s->cur_gen = a->gen;
-	memcpy(s->frames, a->key, (size_t)a->n * sizeof(*s->frames));
-	s->jit_final = 1;
-	ids = build_ids(s, a->n, a->stop, a->key + 2 * (size_t)a->n, a->nk, true, &np, &tmp);
-	s->jit_final = 0;
-	if (ids && np == a->np)
-		memcpy(a->ids, ids, np * sizeof(*ids));
-}
-
-int stacks__flush(struct stacks *s)
-{
-	int err = 0;
-
-	for (size_t i = 0; i < s->agg_nr; i++) {
-		struct agg_entry *a = &s->agg[i];
-		char comm[sizeof(a->comm) + 1];
-		struct profile_labels labels = { .pid = a->pid, .tid = a->tid, .thread = comm };
-
-		if (a->jit_pending)
-			agg_rename(s, a);
-		memcpy(comm, a->comm, sizeof(a->comm));
-		comm[sizeof(a->comm)] = 0;
-		if (!err && profile__add_sample(s->prof, a->root, &labels, a->ids, a->np, a->samples,
-						a->weight))
-			err = -ENOMEM;
-		free(a->key); /* (and its ids and root) */
-		memset(a, 0, sizeof(*a));
-	}
-	s->agg_nr = 0;
-	if (s->agg_slots)
-		memset(s->agg_slots, 0, s->agg_nslots * sizeof(*s->agg_slots));
-	if (err)
-		s->st.add_errors++;
-	return err;
-}
-
 void stacks__stats(const struct stacks *s, struct stacks_stats *out)
 {
 	*out = s->st;
+	out->python = s->pyst;
 	out->memo_hits = s->ucache.hits;
 	out->memo_misses = s->ucache.misses;
 	stacks_jit_stats(s, out);
@@ -821,6 +669,8 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 		P("stacks_wakers_joined", st->wakers_joined);
 	}
 #undef P
+	if (st->python.sections || st->python.bad_sections)
+		pymerge_stats__print(&st->python, f);
 	stacks_jit_stats__print(st, f);
 	unwind_stats__print(&st->unwind, f);
 }

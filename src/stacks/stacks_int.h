@@ -9,7 +9,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "pymerge.h"
 #include "stacks.h"
 #include "srcline.h"
 
@@ -86,6 +88,8 @@ struct agg_entry {
 	char *root;	    /* (in key's block, after ids) */
 	uint64_t comm[2];   /* the comm (comm_words()): the root, or a label */
 	uint32_t pid, tid;  /* labels (profile_labels) */
+	uint32_t npy;	    /* Python frames (in the key, after the kernel PCs) */
+	uint32_t pyflags;   /* the section's flags | 1 << 31; 0: no section */
 	uint64_t *key;	    /* the n unwind_frames (pc, flags + zero pad:
 			       two words each), then nk kernel PCs */
 	uint32_t *ids;	    /* the np profile frames, by profile__frame_id()
@@ -136,6 +140,15 @@ struct stacks {
 	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
+	/* Python frames (pymerge.h): the namer, and the section of the
+	 * stack being named (NULL: none), of process py_pid */
+	pyname_fn pyname;
+	void *pyname_ctx;
+	const struct sfprof_py_section *py;
+	uint32_t py_pid;
+	uint64_t pybuf[1 + 2 * SFPROF_PY_FRAMES_MAX]; /* a section rebuilt from a key */
+	struct pymerge_stats pyst;
+
 	bool jit_borrowed;   /* s->jit is the caller's (stacks__set_jitmaps) */
 	size_t resolved_n;   /* frames of the last stacks__resolve_event() */
 	int resolved_stop;   /* and how its walk ended */
@@ -146,6 +159,23 @@ struct stacks {
  * another; and the same, symbolized (stacks.c). */
 struct pc_entry *stacks_cache_get(struct stacks *s, uint64_t pc);
 struct pc_entry *stacks_symbolized(struct stacks *s, uint64_t pc);
+
+/* stacks.c: frames[0..n) symbolized and named (see stacks.c) */
+uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop, const uint64_t *kips, size_t nk,
+			   bool ids, size_t *np_out, struct agg_entry *acc);
+
+static inline void stacks_copy_comm(char *dst, const char *comm)
+{
+	size_t n = strnlen(comm, SFPROF_COMM_LEN);
+
+	memcpy(dst, comm, n);
+	dst[n] = 0;
+}
+
+/* stacks_agg.c */
+void stacks_count_sample(struct stacks *s, const struct agg_entry *a);
+int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips, size_t nk,
+		   int stop, struct agg_entry *acc, bool comm_root, char *root);
 
 /* stacks_jit.c: whether e (an [anon] PC with no ELF) may have a JIT name,
  * s->jit then made if needed; and the record state's free */

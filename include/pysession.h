@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CPython support for one run, the glue between the pieces: which
+ * processes run CPython (pyprocs.h, told to the BPF walk through the
+ * capture), the code-object reader for them (pyreader.h), the names of
+ * their frames (pynames.h) for the stacks pipeline's merge (pymerge.h),
+ * and, for record, the PYFRAME records that carry those names into the
+ * capture before the events that need them. Offline (report) only the
+ * names from the capture's records.
+ *
+ * Ownership: borrows the capture and the capture writer (both must
+ * outlive it, or be unset). Single-threaded.
+ */
+#ifndef SFPROF_PYSESSION_H
+#define SFPROF_PYSESSION_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pymerge.h"
+#include "sfprof_event.h"
+
+struct capture;
+struct capfile_writer;
+struct capfile_record;
+struct pysession;
+
+/* live: processes are classified and read (live and record); else
+ * offline. NULL + errno. */
+struct pysession *pysession__new(int live);
+void pysession__free(struct pysession *ps); /* NULL is a no-op */
+
+void pysession__set_capture(struct pysession *ps, struct capture *c);
+/* record: every new frame name becomes a PYFRAME record in w */
+void pysession__set_writer(struct pysession *ps, struct capfile_writer *w);
+
+/* The namer the stacks pipeline merges with (stacks__set_python). */
+pyname_fn pysession__namer(struct pysession *ps, void **ctx);
+
+/* Live: a process attached (-p), an event (classify its process once;
+ * with a writer, name its Python frames now), and the lifecycle. */
+void pysession__attach(struct pysession *ps, uint32_t pid);
+void pysession__event(struct pysession *ps, const struct sfprof_event *e);
+void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid);
+void pysession__exec(struct pysession *ps, uint32_t pid);
+void pysession__exit(struct pysession *ps, uint32_t pid);
+
+/* Offline: a PYFRAME record of a capture. 0 or -ENOMEM. */
+int pysession__record(struct pysession *ps, const struct capfile_record *rec);
+
+/* --stats lines (nothing when no CPython process was seen). */
+void pysession__print_stats(const struct pysession *ps, FILE *f);
+
+#endif

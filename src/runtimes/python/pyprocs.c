@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPython processes and their BPF walk configuration (include/pyprocs.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfread.h"
+#include "procmaps.h"
+#include "pyoffsets.h"
+#include "pyprocs.h"
+
+#define PYPROCS_BUCKETS 256
+
+enum pyproc_state {
+	PYPROC_OTHER = 1,	/* not CPython (or unreadable) */
+	PYPROC_UNSUPPORTED = 2, /* CPython without offsets */
+	PYPROC_PYTHON = 3,
+};
+
+struct pyproc {
+	struct pyproc *next;
+	uint32_t pid;
+	uint32_t state;
+	struct pyproc_info info;
+};
+
+struct pyprocs {
+	struct pyproc *b[PYPROCS_BUCKETS];
+	pyprocs_set_fn set;
+	void *ctx;
+	struct pyprocs_stats st;
+	/* versions said unsupported, as major * 100 + minor */
+	uint32_t said[16];
+	unsigned nr_said;
+};
+
+struct pyprocs *pyprocs__new(pyprocs_set_fn set, void *ctx)
+{
+	struct pyprocs *pp = calloc(1, sizeof(*pp));
+
+	if (!pp)
+		return NULL;
+	pp->set = set;
+	pp->ctx = ctx;
+	return pp;
+}
+
+void pyprocs__free(struct pyprocs *pp)
+{
+	if (!pp)
+		return;
+	for (unsigned i = 0; i < PYPROCS_BUCKETS; i++) {
+		for (struct pyproc *p = pp->b[i], *n; p; p = n) {
+			n = p->next;
+			free(p);
+		}
+	}
+	free(pp);
+}
+
+static struct pyproc **slot(const struct pyprocs *pp, uint32_t pid)
+{
+	struct pyproc *const *s = &pp->b[(pid * 2654435761u) >> 24];
+
+	while (*s && (*s)->pid != pid)
+		s = &(*s)->next;
+	return (struct pyproc **)s;
+}
+
+static void forget(struct pyprocs *pp, uint32_t pid)
+{
+	struct pyproc **s = slot(pp, pid), *p = *s;
+
+	if (!p)
+		return;
+	if (p->state == PYPROC_PYTHON && pp->set)
+		pp->set(pp->ctx, pid, NULL);
+	*s = p->next;
+	free(p);
+}
+
+void pyprocs__exec(struct pyprocs *pp, uint32_t pid)
+{
+	forget(pp, pid);
+}
+
+void pyprocs__exit(struct pyprocs *pp, uint32_t pid)
+{
+	forget(pp, pid);
+}
+
+static struct pyproc *add(struct pyprocs *pp, uint32_t pid)
+{
+	struct pyproc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->state = PYPROC_OTHER;
+	p->next = pp->b[(pid * 2654435761u) >> 24];
+	pp->b[(pid * 2654435761u) >> 24] = p;
+	return p;
+}
+
+static void publish(struct pyprocs *pp, struct pyproc *p)
+{
+	if (pp->set && pp->set(pp->ctx, p->pid, &p->info.bpf))
+		pp->st.set_errors++;
+}
+
+void pyprocs__fork(struct pyprocs *pp, uint32_t ppid, uint32_t pid)
+{
+	struct pyproc *parent = *slot(pp, ppid), *p;
+
+	forget(pp, pid);
+	/* the child runs its parent's image until it execs */
+	if (!parent || parent->state != PYPROC_PYTHON || !(p = add(pp, pid)))
+		return;
+	p->state = PYPROC_PYTHON;
+	p->info = parent->info;
+	publish(pp, p);
+}
+
+const struct pyproc_info *pyprocs__info(const struct pyprocs *pp, uint32_t pid)
+{
+	const struct pyproc *p = *slot(pp, pid);
+
+	return p && p->state == PYPROC_PYTHON ? &p->info : NULL;
+}
+
+/* A window of SFPROF_PY_WIN bytes must hold every frame field the walk reads. */
+int pyprocs__bpf_config(const struct pyoffsets *o, uint64_t runtime, struct sfprof_py_proc *out)
+{
+	uint32_t f[5] = { o->frame_code, o->frame_previous, o->frame_instr, o->frame_is_entry,
+			  o->frame_owner };
+	uint32_t lo = UINT32_MAX, hi = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (o->rt_tss_initialized == PYOFF_NONE || o->rt_tss_key == PYOFF_NONE ||
+	    o->rt_tss_key != o->rt_tss_initialized + 4 || o->ts_frame == PYOFF_NONE ||
+	    o->frame_code == PYOFF_NONE || o->frame_previous == PYOFF_NONE ||
+	    o->frame_instr == PYOFF_NONE || o->code_adaptive == PYOFF_NONE ||
+	    o->glibc_key_data_size == 0 || o->glibc_key_data_size > 64)
+		return -EPROTONOSUPPORT;
+	/* 3.11 marks entry frames; 3.12+ has shim frames: one or the other */
+	if ((o->frame_is_entry == PYOFF_NONE) ==
+	    (o->frame_owner_cstack == PYOFF_NONE || o->frame_owner == PYOFF_NONE))
+		return -EPROTONOSUPPORT;
+	for (int i = 0; i < 5; i++) {
+		if (f[i] == PYOFF_NONE)
+			continue;
+		lo = f[i] < lo ? f[i] : lo;
+		hi = f[i] + (i < 3 ? 8 : 1) > hi ? f[i] + (i < 3 ? 8 : 1) : hi;
+	}
+	if (hi - lo > SFPROF_PY_WIN || lo > 0xfff0)
+		return -EPROTONOSUPPORT;
+	out->tss_addr = runtime + o->rt_tss_initialized;
+	out->tss_key_off = o->rt_tss_key - o->rt_tss_initialized;
+	out->specific = o->glibc_specific_1stblock + o->glibc_key_data_data;
+	out->key_data_size = o->glibc_key_data_size;
+	out->key_max = o->glibc_key_2ndlevel_size;
+	out->ts_frame = o->ts_frame;
+	out->cframe_current = (o->flags & PYOFF_F_CFRAME) ? o->cframe_current_frame : SFPROF_PY_NONE;
+	out->code_adaptive = o->code_adaptive;
+	out->win_base = (uint16_t)lo;
+	out->win_len = (uint16_t)((hi - lo + 7) & ~7u);
+	out->w_code = (uint16_t)(o->frame_code - lo);
+	out->w_previous = (uint16_t)(o->frame_previous - lo);
+	out->w_instr = (uint16_t)(o->frame_instr - lo);
+	out->w_entry = o->frame_is_entry == PYOFF_NONE ? SFPROF_PY_NONE :
+			(uint16_t)(o->frame_is_entry - lo);
+	out->w_owner = o->frame_owner == PYOFF_NONE ? SFPROF_PY_NONE :
+			(uint16_t)(o->frame_owner - lo);
+	out->owner_cstack = o->frame_owner_cstack == PYOFF_NONE ? SFPROF_PY_NONE :
+			     (uint16_t)o->frame_owner_cstack;
+	return 0;
+}
+
+static int name_is_python(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return !strncmp(b, "python", 6) || !strncmp(b, "libpython", 9);
+}
+
+static void say_unsupported(struct pyprocs *pp, uint32_t pid, const struct pyversion_info *v,
+			    int rc)
+{
+	uint32_t key = v->major * 100 + v->minor;
+	char what[64];
+
+	pp->st.unsupported++;
+	for (unsigned i = 0; i < pp->nr_said; i++)
+		if (pp->said[i] == key)
+			return;
+	if (pp->nr_said < sizeof(pp->said) / sizeof(pp->said[0]))
+		pp->said[pp->nr_said++] = key;
+	pyversion_describe(v, rc, what, sizeof(what));
+	fprintf(stderr,
+		"sfprof: process %u runs %s, which sfprof cannot read Python frames of: "
+		"its stacks stay native\n", pid, what);
+}
+
+/* Look at the python-named images pid maps; 1 when one is CPython. */
+static int classify(struct pyprocs *pp, struct pyproc *p)
+{
+	struct procmaps *m = NULL;
+	int found = 0;
+
+	pp->st.classified++;
+	if (procmaps__read(p->pid, &m))
+		return 0;
+	for (size_t i = 0; i < m->nr && !found; i++) {
+		const struct procmaps_entry *me = &m->entries[i];
+		struct pyversion_info v;
+		struct elfread *e;
+		char path[128];
+		int64_t bias;
+		int rc;
+
+		/* each image once: its mapping at file offset 0 */
+		if (me->offset || !me->inode || me->pseudo || !name_is_python(me->path))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, p->pid,
+			 me->start, me->end);
+		e = elfread__open(path);
+		if (!e)
+			continue;
+		rc = pyversion_detect(e, me->path, &v);
+		if (rc == -EPROTONOSUPPORT) {
+			p->state = PYPROC_UNSUPPORTED;
+			say_unsupported(pp, p->pid, &v, rc);
+			found = 1;
+		} else if (rc == 0 && !elfread__mapping_bias(e, me->start, me->offset, &bias)) {
+			p->info.v = v;
+			p->info.bias = bias;
+			p->info.runtime = v.runtime_addr + (uint64_t)bias;
+			if (pyprocs__bpf_config(v.offsets, p->info.runtime, &p->info.bpf)) {
+				p->state = PYPROC_UNSUPPORTED;
+				say_unsupported(pp, p->pid, &v, -EPROTONOSUPPORT);
+			} else {
+				p->state = PYPROC_PYTHON;
+				pp->st.python++;
+				publish(pp, p);
+			}
+			found = 1;
+		}
+		elfread__free(e);
+	}
+	procmaps__free(m);
+	return found;
+}
+
+const struct pyproc_info *pyprocs__check(struct pyprocs *pp, uint32_t pid)
+{
+	struct pyproc *p = *slot(pp, pid);
+
+	if (!p) {
+		if (!(p = add(pp, pid)))
+			return NULL;
+		classify(pp, p);
+	}
+	return p->state == PYPROC_PYTHON ? &p->info : NULL;
+}
+
+void pyprocs__stats(const struct pyprocs *pp, struct pyprocs_stats *out)
+{
+	*out = pp->st;
+}
+
+void pyprocs_stats__print(const struct pyprocs_stats *st, FILE *f)
+{
+	fprintf(f, "python_processes: %" PRIu64 "\n", st->python);
+	fprintf(f, "python_processes_unsupported: %" PRIu64 "\n", st->unsupported);
+	if (st->set_errors)
+		fprintf(f, "python_config_errors: %" PRIu64 "\n", st->set_errors);
+}

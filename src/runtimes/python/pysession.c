@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPython support for one run (include/pysession.h).
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "capfile.h"
+#include "capture.h"
+#include "pynames.h"
+#include "pyprocs.h"
+#include "pyreader.h"
+#include "pysession.h"
+
+struct pysession {
+	struct pyprocs *procs;	/* live only */
+	struct pyreader *reader; /* live only */
+	struct pynames *names;
+	struct capture *cap;
+	struct capfile_writer *w;
+	uint64_t written, write_errors, reader_errors;
+	/* the prefetch thread: drains py_new (its own dup of the fd) */
+	pthread_t thread;
+	int thread_on, ring_fd;
+	struct ring_buffer *rb;
+	atomic_int stop;
+	atomic_ullong prefetched, prefetch_failed;
+};
+
+/* A code object a process ran for the first time: read it now. */
+static int on_new_code(void *ctx, void *data, size_t len)
+{
+	struct pysession *ps = ctx;
+	const struct sfprof_py_code *k = data;
+
+	if (len < sizeof(*k))
+		return 0;
+	if (pynames__prefetch(ps->names, k->tgid, k->code))
+		ps->prefetch_failed++;
+	else
+		ps->prefetched++;
+	return 0;
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct pysession *ps = arg;
+
+	while (!ps->stop)
+		if (ring_buffer__poll(ps->rb, 20) < 0 && errno != EINTR)
+			break;
+	return NULL;
+}
+
+static void prefetch_stop(struct pysession *ps)
+{
+	if (ps->thread_on) {
+		ps->stop = 1;
+		pthread_join(ps->thread, NULL);
+		ps->thread_on = 0;
+	}
+	ring_buffer__free(ps->rb);
+	ps->rb = NULL;
+	if (ps->ring_fd >= 0)
+		close(ps->ring_fd);
+	ps->ring_fd = -1;
+}
+
+static int set_bpf(void *ctx, uint32_t tgid, const struct sfprof_py_proc *p)
+{
+	struct pysession *ps = ctx;
+
+	return ps->cap ? capture__set_python(ps->cap, tgid, p) : 0;
+}
+
+/* record: a frame named for the first time goes into the capture */
+static void on_name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, uint32_t line,
+		    const char *qualname, const char *file)
+{
+	struct pysession *ps = ctx;
+
+	if (!ps->w)
+		return;
+	if (capfile_writer__pyframe(ps->w, pid, code, instr, line, qualname, file))
+		ps->write_errors++;
+	else
+		ps->written++;
+}
+
+struct pysession *pysession__new(int live)
+{
+	struct pysession *ps = calloc(1, sizeof(*ps));
+
+	if (!ps)
+		return NULL;
+	ps->ring_fd = -1;
+	if (live && (!(ps->procs = pyprocs__new(set_bpf, ps)) ||
+		     !(ps->reader = pyreader__new(0, 0))))
+		goto err;
+	if (!(ps->names = pynames__new(ps->reader)))
+		goto err;
+	pynames__set_observer(ps->names, on_name, ps);
+	return ps;
+err:
+	pysession__free(ps);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void pysession__free(struct pysession *ps)
+{
+	if (!ps)
+		return;
+	prefetch_stop(ps);
+	pynames__free(ps->names);
+	pyreader__free(ps->reader);
+	pyprocs__free(ps->procs);
+	free(ps);
+}
+
+void pysession__set_capture(struct pysession *ps, struct capture *c)
+{
+	int fd;
+
+	prefetch_stop(ps);
+	ps->cap = c;
+	if (!c || !ps->procs || (fd = capture__python_ring(c)) < 0)
+		return;
+	/* a dup: the ring stays valid for the thread whatever the capture does */
+	ps->ring_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (ps->ring_fd < 0 || !(ps->rb = ring_buffer__new(ps->ring_fd, on_new_code, ps, NULL))) {
+		prefetch_stop(ps);
+		return;
+	}
+	ps->stop = 0;
+	ps->thread_on = !pthread_create(&ps->thread, NULL, prefetch_main, ps);
+	if (!ps->thread_on)
+		prefetch_stop(ps);
+}
+
+void pysession__set_writer(struct pysession *ps, struct capfile_writer *w)
+{
+	ps->w = w;
+}
+
+pyname_fn pysession__namer(struct pysession *ps, void **ctx)
+{
+	*ctx = ps->names;
+	return pynames__name;
+}
+
+/* A supported CPython process: the reader learns it. */
+static void learn(struct pysession *ps, uint32_t pid, const struct pyproc_info *pi)
+{
+	struct pyreader_target t = {
+		.offsets = pi->v.offsets,
+		.code_type = pi->v.code_type_addr ? pi->v.code_type_addr + (uint64_t)pi->bias : 0,
+		.unicode_type = pi->v.unicode_type_addr ? pi->v.unicode_type_addr + (uint64_t)pi->bias : 0,
+		.bytes_type = pi->v.bytes_type_addr ? pi->v.bytes_type_addr + (uint64_t)pi->bias : 0,
+	};
+
+	pynames__lock(ps->names);
+	if (pyreader__add_target(ps->reader, pid, &t))
+		ps->reader_errors++;
+	pynames__unlock(ps->names);
+}
+
+void pysession__attach(struct pysession *ps, uint32_t pid)
+{
+	const struct pyproc_info *pi;
+
+	if (ps->procs && !pyprocs__info(ps->procs, pid) && (pi = pyprocs__check(ps->procs, pid)))
+		learn(ps, pid, pi);
+}
+
+void pysession__event(struct pysession *ps, const struct sfprof_event *e)
+{
+	const struct sfprof_py_section *sec;
+	int bad = 0;
+
+	if (!ps->procs || e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT)
+		return;
+	pysession__attach(ps, e->pid);
+	/* record: name the frames while the process lives, so that their
+	 * PYFRAME records precede the event */
+	if (!ps->w || !(sec = pymerge__section(e, &bad)))
+		return;
+	for (uint32_t i = 0; i < sec->nframes; i++) {
+		const char *q, *f;
+		uint32_t line;
+
+		pynames__name(ps->names, e->pid, sec->frames[i].code, sec->frames[i].instr, &q, &f,
+			      &line);
+	}
+}
+
+void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid)
+{
+	const struct pyproc_info *pi;
+
+	pynames__forget_pid(ps->names, pid);
+	if (!ps->procs)
+		return;
+	pynames__lock(ps->names);
+	pyreader__forget_pid(ps->reader, pid);
+	pynames__unlock(ps->names);
+	pyprocs__fork(ps->procs, ppid, pid);
+	if ((pi = pyprocs__info(ps->procs, pid)))
+		learn(ps, pid, pi);
+}
+
+void pysession__exec(struct pysession *ps, uint32_t pid)
+{
+	pynames__forget_pid(ps->names, pid);
+	if (!ps->procs)
+		return;
+	pynames__lock(ps->names);
+	pyreader__forget_pid(ps->reader, pid);
+	pynames__unlock(ps->names);
+	pyprocs__exec(ps->procs, pid);
+}
+
+void pysession__exit(struct pysession *ps, uint32_t pid)
+{
+	/* (names stay: events still in flight need them; a new process
+	 * with this pid comes with a FORK or an exec first) */
+	if (ps->procs)
+		pyprocs__exit(ps->procs, pid);
+}
+
+int pysession__record(struct pysession *ps, const struct capfile_record *rec)
+{
+	if (rec->type != CAPFILE_REC_PYFRAME)
+		return 0;
+	return pynames__put(ps->names, rec->pyframe.pid, rec->pyframe.code, rec->pyframe.instr,
+			    rec->pyframe.line, rec->pyframe.qualname, rec->pyframe.file);
+}
+
+void pysession__print_stats(const struct pysession *ps, FILE *f)
+{
+	struct pyprocs_stats st;
+	struct pyreader_stats rs;
+
+	if (ps->procs) {
+		pyprocs__stats(ps->procs, &st);
+		if (!st.python && !st.unsupported)
+			return;
+		pyprocs_stats__print(&st, f);
+		pynames__lock(ps->names);
+		pyreader__stats(ps->reader, &rs);
+		pynames__unlock(ps->names);
+		fprintf(f, "python_code_lookups: %" PRIu64 "\n", rs.lookups);
+		fprintf(f, "python_code_read_errors: %" PRIu64 "\n",
+			rs.err_read + rs.err_type + rs.err_string + rs.err_nomem + rs.err_no_target);
+		fprintf(f, "python_code_prefetched: %llu\n", (unsigned long long)ps->prefetched);
+		fprintf(f, "python_code_prefetch_failed: %llu\n",
+			(unsigned long long)ps->prefetch_failed);
+	}
+	fprintf(f, "python_names: %" PRIu64 "\n", pynames__count(ps->names));
+	if (ps->w)
+		fprintf(f, "python_names_recorded: %" PRIu64 "\n", ps->written);
+	if (ps->write_errors)
+		fprintf(f, "python_names_write_errors: %" PRIu64 "\n", ps->write_errors);
+}

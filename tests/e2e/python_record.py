@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""CPython frames through a capture: `record` a python3.11 run of
+outer -> middle -> leaf in 3 threads (on-CPU and futex), then `report`
+it after the process has exited. The capture carries the names record
+read (PYFRAME records), so report names the chain in at least 80% of the
+worker threads' samples, as live would; the live profile record makes of
+the same events (SFPROF_RECORD_PROFILE) must equal report's byte for
+byte; report --no-python keeps the native eval frames. In pprof (read
+by go tool pprof -raw) each Python frame is a Function with its file and
+a Line: leaf, chain.py, at a line of leaf's body."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from libpython import EVAL, PY, SFPROF, TempDir, folded_counts, has_chain, py_name, ready, \
+    script  # noqa: E402
+
+NAME = "python_record"
+
+
+def main():
+    if not ready(NAME):
+        return 0
+    errs = []
+    with TempDir() as d:
+        cap = os.path.join(d, "py.sfcap")
+        live = os.path.join(d, "live.folded")
+        env = dict(os.environ, SFPROF_RECORD_PROFILE=live)
+        r = subprocess.run([SFPROF, "record", "-F", "199", "-e", "cpu", "--quiet", "-o", cap,
+                            "--", PY, script("chain.py"), "4"],
+                           capture_output=True, text=True, timeout=180, env=env)
+        if r.returncode != 0:
+            print("FAIL %s: record exited %d: %s" % (NAME, r.returncode, r.stderr[-400:]))
+            return 1
+        out = os.path.join(d, "report.folded")
+        r = subprocess.run([SFPROF, "report", "--per-thread", "-o", out, cap],
+                           capture_output=True, text=True, timeout=180)
+        if r.returncode != 0:
+            print("FAIL %s: report exited %d: %s" % (NAME, r.returncode, r.stderr[-400:]))
+            return 1
+        st = folded_counts(out)
+        workers = {s: n for s, n in st.items()
+                   if s.split(";")[0].rpartition("/")[2] !=
+                   s.split(";")[0].rpartition("-")[2].partition("/")[0]}
+        total = sum(workers.values())
+        good = sum(n for s, n in workers.items()
+                   if has_chain(s.split(";"), ["outer", "middle", "leaf"], "chain.py"))
+        print("report: %d worker samples, %d (%.1f%%) carry outer;middle;leaf" % (
+            total, good, 100.0 * good / max(total, 1)))
+        if total < 60:
+            errs.append("only %d worker samples" % total)
+        elif good < 0.8 * total:
+            errs.append("chain in %.1f%% of worker samples" % (100.0 * good / total))
+        # the same events, the same profile: live (record's) and report
+        out2 = os.path.join(d, "report2.folded")
+        subprocess.run([SFPROF, "report", "-o", out2, cap], capture_output=True, timeout=180)
+        if open(out2).read() != open(live).read():
+            errs.append("report's profile differs from record's live one")
+        out3 = os.path.join(d, "native.folded")
+        r = subprocess.run([SFPROF, "report", "--no-python", "-o", out3, cap],
+                           capture_output=True, text=True, timeout=180)
+        nat = folded_counts(out3)
+        if r.returncode != 0 or any(py_name(f) for s in nat for f in s.split(";")) or \
+                not any(EVAL in s.split(";") for s in nat):
+            errs.append("report --no-python: exit %d, or Python frames, or no %s" % (
+                r.returncode, EVAL))
+        if shutil.which("go"):
+            pb = os.path.join(d, "py.pb.gz")
+            r = subprocess.run([SFPROF, "report", "-o", pb, cap], capture_output=True,
+                               text=True, timeout=180)
+            from libsurface import pprof_raw
+            samples, text = pprof_raw(pb)
+            lines = [int(m.group(1)) for m in re.finditer(
+                r"^\s+\d+: 0x0 leaf \S*/chain\.py:(\d+) s=\d+$", text, re.M)]
+            with_leaf = sum(v for v, names in samples if "leaf" in names)
+            print("pprof: leaf at chain.py lines %s, in %d samples" % (sorted(set(lines)),
+                                                                       with_leaf))
+            if r.returncode != 0 or not lines or not all(9 <= ln <= 12 for ln in lines) or \
+                    with_leaf < 0.5 * total:
+                errs.append("pprof: leaf's Function/Line wrong or missing (%s)" % lines)
+    if errs:
+        print("FAIL %s: %s" % (NAME, "; ".join(errs)))
+        return 1
+    print("PASS %s" % NAME)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
