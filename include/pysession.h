@@ -43,7 +43,12 @@ void pysession__attach(struct pysession *ps, uint32_t pid);
 void pysession__event(struct pysession *ps, const struct sfprof_event *e);
 void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid);
 void pysession__exec(struct pysession *ps, uint32_t pid);
-void pysession__exit(struct pysession *ps, uint32_t pid);
+void pysession__exit(struct pysession *ps, uint32_t pid, uint64_t ts);
+/* The names of processes that exited at or before `before` (ns, the
+ * events' clock) are dropped; how many processes. Call it where the
+ * process model reaps (proc_cache__reap), with the same bound. */
+size_t pysession__reap(struct pysession *ps, uint64_t before);
+size_t pysession__exited_pending(const struct pysession *ps); /* (tests) */
 
 /* Offline: a PYFRAME record of a capture. 0 or -ENOMEM. */
 int pysession__record(struct pysession *ps, const struct capfile_record *rec);

@@ -442,8 +442,11 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 	}
 
 	/* an exited process's events are all in after this long */
-	if (now_ns > REPORT_SINK_REAP_AFTER_NS)
+	if (now_ns > REPORT_SINK_REAP_AFTER_NS) {
 		proc_cache__reap(s->pc, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		if (s->py)
+			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
+	}
 }
 
 void report_sink__free(struct report_sink *s)
@@ -497,7 +500,7 @@ static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 	if (s->py && e->kind == SFPROF_EV_FORK)
 		pysession__fork(s->py, e->ppid, e->pid);
 	else if (s->py)
-		pysession__exit(s->py, e->pid);
+		pysession__exit(s->py, e->pid, e->ts_ns);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);

@@ -13,6 +13,7 @@
 #include "pynames.h"
 #include "pyoffsets.h"
 #include "pyprocs.h"
+#include "pysession.h"
 #include "testlib.h"
 #include "util.h"
 
@@ -232,6 +233,61 @@ TEST(names_should_be_kept_replaced_and_forgotten_by_pid)
 	CHECK(pynames__name(n, 2, 0x11, 4, &q, &f, &line) == 0);
 	CHECK_INT(line, 1);
 	pynames__free(n);
+}
+
+static int put_name(struct pysession *ps, uint32_t pid, uint64_t code, const char *q)
+{
+	struct capfile_record rec = { .type = CAPFILE_REC_PYFRAME };
+
+	rec.pyframe.pid = pid;
+	rec.pyframe.code = code;
+	rec.pyframe.instr = 4;
+	rec.pyframe.line = 9;
+	rec.pyframe.qualname = q;
+	rec.pyframe.file = "a.py";
+	return pysession__record(ps, &rec);
+}
+
+static int has_name(struct pysession *ps, uint32_t pid, uint64_t code)
+{
+	void *ctx;
+	pyname_fn fn = pysession__namer(ps, &ctx);
+	const char *q, *f;
+	uint32_t line;
+
+	return fn(ctx, pid, code, 4, &q, &f, &line) == 0;
+}
+
+TEST(session_should_drop_an_exited_process_names_only_once_its_events_are_in)
+{
+	struct pysession *ps = pysession__new(0);
+
+	CHECK(ps);
+	CHECK_INT(put_name(ps, 7, 0x100, "f"), 0);
+	CHECK_INT(put_name(ps, 8, 0x200, "g"), 0);
+	CHECK_INT(put_name(ps, 9, 0x300, "h"), 0);
+	pysession__exit(ps, 7, 1000);
+	pysession__exit(ps, 8, 2000);
+	/* events still in flight: nothing goes before the bound */
+	CHECK_INT(pysession__reap(ps, 999), 0);
+	CHECK(has_name(ps, 7, 0x100));
+	/* pid 8 comes back (a new process) before its old exit is reaped */
+	pysession__fork(ps, 1, 8);
+	CHECK_INT(put_name(ps, 8, 0x200, "g2"), 0);
+	CHECK_INT(pysession__reap(ps, 5000), 1);
+	CHECK(!has_name(ps, 7, 0x100));
+	CHECK(has_name(ps, 8, 0x200));
+	CHECK(has_name(ps, 9, 0x300));
+	CHECK_INT(pysession__exited_pending(ps), 0);
+	/* many short processes: the names do not pile up */
+	for (uint32_t pid = 100; pid < 1100; pid++) {
+		CHECK_INT(put_name(ps, pid, 0x400, "k"), 0);
+		pysession__exit(ps, pid, 10000 + pid);
+	}
+	CHECK_INT(pysession__reap(ps, 20000), 1000);
+	CHECK(!has_name(ps, 500, 0x400));
+	CHECK(has_name(ps, 9, 0x300));
+	pysession__free(ps);
 }
 
 TEST(bpf_config_for_3_11_should_put_every_frame_field_in_one_window)

@@ -31,7 +31,22 @@ struct pysession {
 	struct ring_buffer *rb;
 	atomic_int stop;
 	atomic_ullong prefetched, prefetch_failed;
+	/* processes that exited: their names go at pysession__reap */
+	struct py_exited {
+		uint32_t pid;
+		uint64_t ts;
+	} *exited;
+	size_t nexited, capexited;
+	uint64_t names_reaped;
 };
+
+/* pid's pending exit, if any, dropped: a new process has the pid. */
+static void unexit(struct pysession *ps, uint32_t pid)
+{
+	for (size_t i = 0; i < ps->nexited; i++)
+		if (ps->exited[i].pid == pid)
+			ps->exited[i--] = ps->exited[--ps->nexited];
+}
 
 /* A code object a process ran for the first time: read it now. */
 static int on_new_code(void *ctx, void *data, size_t len)
@@ -121,6 +136,7 @@ void pysession__free(struct pysession *ps)
 	pynames__free(ps->names);
 	pyreader__free(ps->reader);
 	pyprocs__free(ps->procs);
+	free(ps->exited);
 	free(ps);
 }
 
@@ -204,6 +220,7 @@ void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid)
 {
 	const struct pyproc_info *pi;
 
+	unexit(ps, pid);
 	pynames__forget_pid(ps->names, pid);
 	if (!ps->procs)
 		return;
@@ -217,6 +234,7 @@ void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid)
 
 void pysession__exec(struct pysession *ps, uint32_t pid)
 {
+	unexit(ps, pid);
 	pynames__forget_pid(ps->names, pid);
 	if (!ps->procs)
 		return;
@@ -226,12 +244,49 @@ void pysession__exec(struct pysession *ps, uint32_t pid)
 	pyprocs__exec(ps->procs, pid);
 }
 
-void pysession__exit(struct pysession *ps, uint32_t pid)
+void pysession__exit(struct pysession *ps, uint32_t pid, uint64_t ts)
 {
-	/* (names stay: events still in flight need them; a new process
-	 * with this pid comes with a FORK or an exec first) */
 	if (ps->procs)
 		pyprocs__exit(ps->procs, pid);
+	/* the names stay until pysession__reap: events still in flight
+	 * need them (a new process with this pid comes with a FORK or an
+	 * exec first, which keeps them from going then) */
+	unexit(ps, pid);
+	if (ps->nexited == ps->capexited) {
+		size_t c = ps->capexited ? 2 * ps->capexited : 64;
+		struct py_exited *v = realloc(ps->exited, c * sizeof(*v));
+
+		if (!v)
+			return; /* kept, as before: memory only */
+		ps->exited = v;
+		ps->capexited = c;
+	}
+	ps->exited[ps->nexited++] = (struct py_exited){ pid, ts ? ts : 1 };
+}
+
+size_t pysession__reap(struct pysession *ps, uint64_t before)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->nexited; i++) {
+		if (ps->exited[i].ts > before)
+			continue;
+		pynames__forget_pid(ps->names, ps->exited[i].pid);
+		if (ps->reader) {
+			pynames__lock(ps->names);
+			pyreader__forget_pid(ps->reader, ps->exited[i].pid);
+			pynames__unlock(ps->names);
+		}
+		ps->exited[i--] = ps->exited[--ps->nexited];
+		n++;
+	}
+	ps->names_reaped += n;
+	return n;
+}
+
+size_t pysession__exited_pending(const struct pysession *ps)
+{
+	return ps->nexited;
 }
 
 int pysession__record(struct pysession *ps, const struct capfile_record *rec)
@@ -263,6 +318,8 @@ void pysession__print_stats(const struct pysession *ps, FILE *f)
 			(unsigned long long)ps->prefetch_failed);
 	}
 	fprintf(f, "python_names: %" PRIu64 "\n", pynames__count(ps->names));
+	if (ps->names_reaped)
+		fprintf(f, "python_names_procs_reaped: %" PRIu64 "\n", ps->names_reaped);
 	if (ps->w)
 		fprintf(f, "python_names_recorded: %" PRIu64 "\n", ps->written);
 	if (ps->write_errors)
