@@ -96,6 +96,7 @@ struct stacks_stats {
 	 * broken, and (record) the entries written to the capture */
 	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
 	uint64_t jit_written;
+	uint64_t pytramp_rows;	 /* rows given for CPython trampolines */
 	struct unwind_stats unwind;
 };
 
@@ -166,6 +167,17 @@ typedef int (*stacks_jit_fn)(void *ctx, uint32_t pid, uint64_t start, uint64_t s
 int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx);
 int stacks__record_jit_finish(struct stacks *s, stacks_jit_fn fn, void *ctx);
 void stacks__set_jitmaps(struct stacks *s, struct jitmaps *j);
+
+/*
+ * CPython perf trampolines (pytrampoline.h, stacks_pytramp.c): record
+ * hands fn each process's trampoline template (its bytes) once, before
+ * the first JIT entry of one of its trampolines; report gives back what
+ * a capture holds with stacks__set_pytramp() (-EINVAL: not a known
+ * template). 0 or -ENOMEM.
+ */
+typedef int (*stacks_pytramp_fn)(void *ctx, uint32_t pid, const uint8_t *code, size_t len);
+int stacks__set_pytramp_writer(struct stacks *s, stacks_pytramp_fn fn, void *ctx);
+int stacks__set_pytramp(struct stacks *s, uint32_t pid, const uint8_t *code, size_t len);
 
 void stacks__stats(const struct stacks *s, struct stacks_stats *out);
 /* "name: value" lines (stacks_*, unwind_*). */
