@@ -56,7 +56,8 @@ int pytramp__match(const uint8_t *code, size_t len, struct pytramp *t);
  * _Py_trampoline_func_start and _end (.dynsym, else .symtab), matched.
  * 0 with *t; -ENOENT: no such symbols (not CPython 3.12+, or stripped);
  * -EINVAL: the symbols lie outside the file's bytes or the range is
- * empty or longer than PYTRAMP_MAX; -ENOTSUP: a template of unknown shape.
+ * empty or longer than PYTRAMP_MAX; -ENOTSUP: a template of unknown shape
+ * (or not an x86-64 image).
  */
 int pytramp__from_elf(const struct elfread *e, struct pytramp *t);
 

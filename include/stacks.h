@@ -154,9 +154,10 @@ int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint
  * JIT names for captures (stacks_jit.c). stacks__record_jit(), after
  * stacks__resolve_event() with jit_record: every JIT entry (jitmap.h)
  * that names a frame of that stack and was not handed over before goes
- * to fn (pid, start, size, name); frames not named yet are kept (at most
- * STACKS_JIT_PENDING_MAX) and asked again, a last time, by
- * stacks__record_jit_finish(). fn's error stops and is returned, else 0.
+ * to fn (pid, start, size, name); for a frame first missed the JIT's
+ * files are read at once; frames not named yet are kept (at most
+ * STACKS_JIT_PENDING_MAX), asked again at each stack that has them, and
+ * a last time by stacks__record_jit_finish(). fn's error stops and is returned, else 0.
  * stacks__set_jitmaps(): report names [anon] frames from j (offline, a
  * capture's JIT records; borrowed, it must outlive s).
  */

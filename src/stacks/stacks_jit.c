@@ -187,7 +187,7 @@ static int record_one(struct stacks *s, struct proc *p, uint32_t pid, uint64_t p
 int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
 {
 	uint32_t pid;
-	bool py;
+	bool py, seen;
 
 	if (!s->opts.jit_record || !s->cur || !s->resolved_n)
 		return 0;
@@ -212,16 +212,18 @@ int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
 					      s->resolved_stop != UNWIND_STOP_NO_MAPPING))
 			continue;
 		e = stacks_symbolized(s, look);
-		/* (a trampoline's entry is asked again until found: report
-		 * needs it before the events that go through it) */
-		if (e->sym.name || !stacks_jit_code(s, e) ||
-		    (!py && set_has(&s->jrec->pending, pid, look)))
+		if (e->sym.name || !stacks_jit_code(s, e))
 			continue;
-		rc = record_one(s, s->cur, pid, look, 0, fn, ctx);
+		/* report needs an entry before the events that go through it
+		 * (a trampoline's rows, the fallback's executable check): the
+		 * files are read at once for a PC first missed, and a PC not
+		 * named is asked again (the maps are re-read at their pace) */
+		seen = set_has(&s->jrec->pending, pid, look) ||
+		       s->jrec->pending.nr >= STACKS_JIT_PENDING_MAX;
+		rc = record_one(s, s->cur, pid, look, !seen, fn, ctx);
 		if (rc < 0)
 			return rc;
-		if (rc == 0 && s->jrec->pending.nr < STACKS_JIT_PENDING_MAX &&
-		    set_add(&s->jrec->pending, pid, look))
+		if (rc == 0 && !seen && set_add(&s->jrec->pending, pid, look))
 			return -ENOMEM;
 	}
 	return 0;

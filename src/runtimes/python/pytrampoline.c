@@ -128,6 +128,8 @@ int pytramp__from_elf(const struct elfread *e, struct pytramp *t)
 	struct find_syms f = { 0 };
 	const uint8_t *code;
 
+	if (elfread__machine(e) != EM_X86_64)
+		return -ENOTSUP; /* (the templates are x86-64 code) */
 	if (elfread__for_each_symbol(e, SHT_DYNSYM, sym_cb, &f) != 1) {
 		memset(&f, 0, sizeof(f));
 		if (elfread__for_each_symbol(e, SHT_SYMTAB, sym_cb, &f) != 1)
