@@ -159,12 +159,6 @@ static __attribute__((noinline)) void row_fill(struct stacks *s,
 	s->cache_misses++;
 	f.flags = 0;
 	e->rc = (int16_t)proc__find_row(s->cur, pc, &e->row, &f, NULL);
-	/* a miss may have re-read the maps: later lookups of this walk are
-	 * answered from the new ones */
-	if (proc__generation(s->cur) != s->cur_gen) {
-		s->cur_gen = proc__generation(s->cur);
-		s->ucache.tag = s->cur_gen;
-	}
 	/* a CPython trampoline's row comes from its JIT map: kept nowhere */
 	e->valid = 1;
 	if (e->rc && (rc = stacks_pytramp_row(s, pc, &e->row)) != -ESRCH) {
@@ -172,6 +166,12 @@ static __attribute__((noinline)) void row_fill(struct stacks *s,
 		f.flags = UNWIND_FUNC_NO_MEMO;
 		if (!rc)
 			e->rc = 0;
+	}
+	/* a miss may have re-read the maps: later lookups of this walk are
+	 * answered from the new ones */
+	if (proc__generation(s->cur) != s->cur_gen) {
+		s->cur_gen = proc__generation(s->cur);
+		s->ucache.tag = s->cur_gen;
 	}
 	e->pc = pc;
 	e->proc = s->cur;
