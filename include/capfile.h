@@ -47,6 +47,10 @@
  *            Written when record first names such a frame (some only at
  *            the end, where a JIT wrote its map late), so report names JIT
  *            frames after the process and its map are gone.
+ *   PYTRAMP  the code of a process's CPython perf trampoline template
+ *            (pytrampoline.h): pid, length, 1..CAPFILE_PYTRAMP_MAX bytes.
+ *            Written before the first JIT record of one of its copies, so
+ *            report unwinds through them as record did.
  *
  * The file is created with mode 0600: raw stacks may hold secrets. While
  * record runs it is FILE.XXXXXX (six random characters) beside FILE, and
@@ -76,6 +80,7 @@
 /* No record is larger: an event is at most 248 + 65528 bytes. */
 #define CAPFILE_REC_MAX (1u << 20)
 #define CAPFILE_KSTACK_MAX 128u
+#define CAPFILE_PYTRAMP_MAX 64u
 
 enum capfile_rec_type {
 	CAPFILE_REC_META = 1,
@@ -90,6 +95,7 @@ enum capfile_rec_type {
 	CAPFILE_REC_PYFRAME = 12,
 	/* (16: apart from the numbers other additions take next) */
 	CAPFILE_REC_JIT = 16,
+	CAPFILE_REC_PYTRAMP = 17,
 	/* never written: what the reader returns for a stretch it skipped */
 	CAPFILE_REC_DAMAGED = 0x10000,
 };
@@ -159,6 +165,10 @@ struct capfile_record {
 			uint64_t start, size; /* size > 0, no wrap */
 			const char *name;
 		} jit;
+		struct { /* PYTRAMP: 1..CAPFILE_PYTRAMP_MAX bytes of code */
+			uint32_t pid, len;
+			const uint8_t *code;
+		} pytramp;
 		struct { /* END */
 			uint64_t nr_records, nr_events;
 		} end;
@@ -214,6 +224,9 @@ int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
 /* A JIT record; -EINVAL for an empty range or name, a range that wraps. */
 int capfile_writer__jit(struct capfile_writer *w, uint32_t pid, uint64_t start,
 			uint64_t size, const char *name);
+/* A PYTRAMP record; -EINVAL for no pid, or len 0 or over the maximum. */
+int capfile_writer__pytramp(struct capfile_writer *w, uint32_t pid, const uint8_t *code,
+			    size_t len);
 /* Write END, flush and close; 0 or -errno (a write error anywhere before
  * is reported here too). Frees w in every case. */
 int capfile_writer__close(struct capfile_writer *w);

@@ -98,6 +98,14 @@ uint64_t proc__generation(const struct proc *p);
 int proc__find_row(struct proc *p, uint64_t pc, struct sframe_row *row,
 		   struct sframe_func *fn, uint64_t *fn_runtime_start);
 
+/*
+ * Calls cb for each mapping of p whose binary is open (live, and offline
+ * once looked up), in address order, with its dso; a nonzero return from
+ * cb stops and is returned. Never re-reads the maps. Returns 0 or cb's.
+ */
+typedef int (*proc_dso_fn)(void *ctx, struct dso *d);
+int proc__for_each_dso(struct proc *p, proc_dso_fn cb, void *ctx);
+
 /* proc__symbolize() result. Strings live until proc_cache__free(). */
 struct sym_result {
 	const char *name;     /* function (demangled unless off); NULL: none */

@@ -98,6 +98,7 @@ struct stacks_stats {
 	 * broken, and (record) the entries written to the capture */
 	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
 	uint64_t jit_written;
+	uint64_t pytramp_rows;	 /* rows given for CPython trampolines */
 	struct unwind_stats unwind;
 	struct pymerge_stats python;
 };
@@ -163,9 +164,10 @@ int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint
  * JIT names for captures (stacks_jit.c). stacks__record_jit(), after
  * stacks__resolve_event() with jit_record: every JIT entry (jitmap.h)
  * that names a frame of that stack and was not handed over before goes
- * to fn (pid, start, size, name); frames not named yet are kept (at most
- * STACKS_JIT_PENDING_MAX) and asked again, a last time, by
- * stacks__record_jit_finish(). fn's error stops and is returned, else 0.
+ * to fn (pid, start, size, name); for a frame first missed the JIT's
+ * files are read at once; frames not named yet are kept (at most
+ * STACKS_JIT_PENDING_MAX), asked again at each stack that has them, and
+ * a last time by stacks__record_jit_finish(). fn's error stops and is returned, else 0.
  * stacks__set_jitmaps(): report names [anon] frames from j (offline, a
  * capture's JIT records; borrowed, it must outlive s).
  */
@@ -176,6 +178,17 @@ typedef int (*stacks_jit_fn)(void *ctx, uint32_t pid, uint64_t start, uint64_t s
 int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx);
 int stacks__record_jit_finish(struct stacks *s, stacks_jit_fn fn, void *ctx);
 void stacks__set_jitmaps(struct stacks *s, struct jitmaps *j);
+
+/*
+ * CPython perf trampolines (pytrampoline.h, stacks_pytramp.c): record
+ * hands fn each process's trampoline template (its bytes) once, before
+ * the first JIT entry of one of its trampolines; report gives back what
+ * a capture holds with stacks__set_pytramp() (-EINVAL: not a known
+ * template). 0 or -ENOMEM.
+ */
+typedef int (*stacks_pytramp_fn)(void *ctx, uint32_t pid, const uint8_t *code, size_t len);
+int stacks__set_pytramp_writer(struct stacks *s, stacks_pytramp_fn fn, void *ctx);
+int stacks__set_pytramp(struct stacks *s, uint32_t pid, const uint8_t *code, size_t len);
 
 void stacks__stats(const struct stacks *s, struct stacks_stats *out);
 /* "name: value" lines (stacks_*, unwind_*). */

@@ -90,6 +90,13 @@ struct unwind_frame {
  * no mapping (or in a mapping with no table), -ESRCH when the table has no
  * row for pc. Any other negative value counts as -ESRCH.
  */
+/*
+ * A func->flags bit find_row() may set (beside SFRAME_FUNC_*): the row is
+ * good for this lookup only, the memo (struct unwind_cache) must not keep
+ * it (a row made from a JIT's map, which changes under the same tag).
+ */
+#define UNWIND_FUNC_NO_MEMO (1u << 7)
+
 typedef int (*unwind_find_row_fn)(void *ctx, uint64_t pc,
 				  struct sframe_row *row,
 				  struct sframe_func *func);

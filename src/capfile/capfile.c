@@ -708,6 +708,16 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 					    "JIT record of process %u: an empty or wrapping range",
 					    rec->jit.pid);
 			break;
+		case CAPFILE_REC_PYTRAMP:
+			if (len <= PYTRAMP_FIXED || len - PYTRAMP_FIXED > CAPFILE_PYTRAMP_MAX ||
+			    util__get32(r->buf + 4) != len - PYTRAMP_FIXED || !util__get32(r->buf)) {
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off, "bad PYTRAMP record");
+				break;
+			}
+			rec->pytramp.pid = util__get32(r->buf);
+			rec->pytramp.len = len - PYTRAMP_FIXED;
+			rec->pytramp.code = r->buf + PYTRAMP_FIXED;
+			break;
 		case CAPFILE_REC_STATS:
 			if (kv_parse((const char *)r->buf, len, rec->kv.kv,
 				     &rec->kv.nr_kv))

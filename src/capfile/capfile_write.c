@@ -300,6 +300,19 @@ int capfile_writer__jit(struct capfile_writer *w, uint32_t pid, uint64_t start,
 	return w->err;
 }
 
+int capfile_writer__pytramp(struct capfile_writer *w, uint32_t pid, const uint8_t *code,
+			    size_t len)
+{
+	uint8_t a[PYTRAMP_FIXED];
+
+	if (!pid || !len || len > CAPFILE_PYTRAMP_MAX)
+		return -EINVAL;
+	util__put32(a, pid);
+	util__put32(a + 4, (uint32_t)len);
+	w_record(w, CAPFILE_REC_PYTRAMP, a, sizeof(a), code, len, NULL, 0);
+	return w->err;
+}
+
 int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
 			  size_t nr)
 {

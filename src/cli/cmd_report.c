@@ -122,12 +122,22 @@ static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof
 	return stk;
 }
 
+/* The capture's CPython trampoline templates (PYTRAMP records). */
+struct report_tramps {
+	struct {
+		uint32_t pid, len;
+		uint8_t code[CAPFILE_PYTRAMP_MAX];
+	} *e;
+	size_t nr, cap;
+};
+
 /* The profile and stacks of every selected event (report_stacks), made at
  * the first event so titles name its target. 0 or -ENOMEM. */
 static int report_stacks_all(struct proc_cache *pc, struct profile **prof, struct stacks **stk,
 			     const struct sfprof_opts *o, const struct stacks_opts *base,
 			     const struct capfile_reader *r, const struct sfprof_event *e,
-			     struct ksyms *ksyms, struct jitmaps *jit)
+			     struct ksyms *ksyms, struct jitmaps *jit,
+			     const struct report_tramps *tr)
 {
 	const struct capfile_meta *meta = capfile_reader__meta(r);
 
@@ -144,7 +154,36 @@ static int report_stacks_all(struct proc_cache *pc, struct profile **prof, struc
 		if (!stk[i])
 			return -ENOMEM;
 		stacks__set_jitmaps(stk[i], jit); /* the capture's JIT names */
+		for (size_t t = 0; t < tr->nr; t++)
+			if (stacks__set_pytramp(stk[i], tr->e[t].pid, tr->e[t].code,
+						tr->e[t].len) == -ENOMEM)
+				return -ENOMEM;
 	}
+	return 0;
+}
+
+/* A PYTRAMP record: kept for the stacks made later, given to those made.
+ * 0 or -ENOMEM (a template of unknown shape is ignored: frame pointers). */
+static int report_pytramp(struct report_tramps *tr, struct stacks **stk,
+			  const struct capfile_record *rec)
+{
+	if (tr->nr == tr->cap) {
+		size_t ncap = tr->cap ? 2 * tr->cap : 8;
+		void *n = realloc(tr->e, ncap * sizeof(*tr->e));
+
+		if (!n)
+			return -ENOMEM;
+		tr->e = n;
+		tr->cap = ncap;
+	}
+	tr->e[tr->nr].pid = rec->pytramp.pid;
+	tr->e[tr->nr].len = rec->pytramp.len;
+	memcpy(tr->e[tr->nr].code, rec->pytramp.code, rec->pytramp.len);
+	tr->nr++;
+	for (int i = 0; i < REPORT_EVENTS; i++)
+		if (stk[i] && stacks__set_pytramp(stk[i], rec->pytramp.pid, rec->pytramp.code,
+						  rec->pytramp.len) == -ENOMEM)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -160,6 +199,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 	struct kstacks ks = { 0 };
 	struct ksyms ksyms = { 0 };
 	struct jitmaps *jit = NULL;
+	struct report_tramps tramps = { 0 };
 	const struct capfile_meta *meta;
 	struct stacks_opts so = { 0 };
 	uint64_t first_ts = 0, last_ts = 0, events = 0, problems = 0;
@@ -247,6 +287,10 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 					 rec.jit.name) == -ENOMEM)
 				goto out_err;
 			break;
+		case CAPFILE_REC_PYTRAMP:
+			if (report_pytramp(&tramps, stk, &rec))
+				goto out_err;
+			break;
 		case CAPFILE_REC_STATS:
 			if (o.stats)
 				for (size_t i = 0; i < rec.kv.nr_kv; i++) {
@@ -275,7 +319,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 			break;
 		case CAPFILE_REC_EVENT:
 			if (!events && report_stacks_all(pc, prof, stk, &o, &so, r, rec.event.e,
-							  &ksyms, jit))
+							  &ksyms, jit, &tramps))
 				goto out_err;
 			for (int i = 0; !events && py && i < REPORT_EVENTS; i++) {
 				void *pctx;
@@ -338,7 +382,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 			"interrupted?); the report covers its %" PRIu64 " events\n",
 			o.input, events);
 	}
-	if (report_stacks_all(pc, prof, stk, &o, &so, r, NULL, &ksyms, jit))
+	if (report_stacks_all(pc, prof, stk, &o, &so, r, NULL, &ksyms, jit, &tramps))
 		goto out_err;
 	for (int i = 0; i < REPORT_EVENTS; i++) {
 		if (!stk[i])
@@ -381,6 +425,7 @@ out:
 	proc_cache__free(pc);
 	jitmaps__free(jit); /* (after the stacks that borrowed it) */
 	pysession__free(py);
+	free(tramps.e);
 	capfile_reader__free(r);
 	ksyms__free(&ksyms);
 	free(ks.v);

@@ -531,6 +531,20 @@ int proc__find_row(struct proc *p, uint64_t pc, struct sframe_row *row,
 	return 0;
 }
 
+int proc__for_each_dso(struct proc *p, proc_dso_fn cb, void *ctx)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		int rc;
+
+		if (p->maps[i].state != MAP_OK || !p->maps[i].dso)
+			continue;
+		rc = cb(ctx, p->maps[i].dso);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
 {
 	struct proc_cache *c = p->pc;

@@ -86,6 +86,12 @@ static void report_sink__thread_top(void *ctx, uint32_t tid, uint64_t sp)
 	capture__set_thread_top(ctx, tid, sp);
 }
 
+/* stacks_pytramp_fn: a CPython trampoline template the capture carries */
+static int sink_pytramp(void *ctx, uint32_t pid, const uint8_t *code, size_t len)
+{
+	return capfile_writer__pytramp(((struct report_sink *)ctx)->w, pid, code, len);
+}
+
 /* A profile of event `idx` for meta and its stacks pipeline; 0 or -ENOMEM. */
 static int sink_pipeline(struct report_sink *s, int idx, const struct profile_meta *meta,
 			 struct profile **prof, struct stacks **stacks)
@@ -119,6 +125,13 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 		pyname_fn fn = pysession__namer(s->py, &pctx);
 
 		stacks__set_python(*stacks, fn, pctx);
+	}
+	if (s->record && stacks__set_pytramp_writer(*stacks, sink_pytramp, s)) {
+		stacks__free(*stacks);
+		profile__free(*prof);
+		*stacks = NULL;
+		*prof = NULL;
+		return -ENOMEM;
 	}
 	if (s->cap)
 		stacks__set_thread_top(*stacks, report_sink__thread_top, s->cap);

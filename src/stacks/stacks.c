@@ -70,6 +70,7 @@ void stacks__free(struct stacks *s)
 	if (!s->jit_borrowed)
 		jitmaps__free(s->jit);
 	stacks_jit_free(s);
+	stacks_pytramp_free(s);
 	wakers__free(s->wakers);
 	free(s);
 }
@@ -174,11 +175,20 @@ static __attribute__((noinline)) void row_fill(struct stacks *s,
 					       struct row_entry *e, uint64_t pc)
 {
 	struct sframe_func f;
+	int rc;
 
 	s->st.cache_misses++;
 	s->cache_misses++;
 	f.flags = 0;
 	e->rc = (int16_t)proc__find_row(s->cur, pc, &e->row, &f, NULL);
+	/* a CPython trampoline's row comes from its JIT map: kept nowhere */
+	e->valid = 1;
+	if (e->rc && (rc = stacks_pytramp_row(s, pc, &e->row)) != -ESRCH) {
+		e->valid = 0;
+		f.flags = UNWIND_FUNC_NO_MEMO;
+		if (!rc)
+			e->rc = 0;
+	}
 	/* a miss may have re-read the maps: later lookups of this walk are
 	 * answered from the new ones */
 	if (proc__generation(s->cur) != s->cur_gen) {
@@ -189,7 +199,6 @@ static __attribute__((noinline)) void row_fill(struct stacks *s,
 	e->proc = s->cur;
 	e->gen = (uint32_t)s->cur_gen;
 	e->func_flags = e->rc == 0 ? f.flags : 0;
-	e->valid = 1;
 }
 
 static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,

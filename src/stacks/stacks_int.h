@@ -153,6 +153,7 @@ struct stacks {
 	size_t resolved_n;   /* frames of the last stacks__resolve_event() */
 	int resolved_stop;   /* and how its walk ended */
 	struct stacks_jit_rec *jrec; /* jit_record: what was written (stacks_jit.c) */
+	struct stacks_pytramp *pytramp; /* CPython trampolines (stacks_pytramp.c) */
 };
 
 /* The PC cache's entry for (current proc, pc), reset when it held
@@ -184,6 +185,17 @@ bool stacks_is_exec(void *ctx, uint64_t ra); /* unwind_ops.is_exec */
 void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
 void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
 void stacks_jit_free(struct stacks *s);
+
+/* stacks_pytramp.c: the row of a CPython perf trampoline at pc of the
+ * current process: 0 with *row; -ESRCH: the process has no known
+ * template (a cacheable miss); -EAGAIN: it has, but no trampoline entry
+ * holds pc (yet: ask again). stacks_pytramp_proc(): it has a template.
+ * stacks_pytramp_written(): before pid's JIT entry (name, size) goes to
+ * a capture, its template once (the writer's error, else 0). */
+int stacks_pytramp_row(struct stacks *s, uint64_t pc, struct sframe_row *row);
+bool stacks_pytramp_proc(struct stacks *s);
+int stacks_pytramp_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size);
+void stacks_pytramp_free(struct stacks *s);
 
 /* stacks_names.c */
 bool stacks_is_sigtramp(void *ctx, uint64_t pc); /* unwind_ops.is_sigtramp */

@@ -94,6 +94,8 @@ void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out)
 
 void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f)
 {
+	if (st->pytramp_rows)
+		fprintf(f, "stacks_pytramp_rows: %llu\n", (unsigned long long)st->pytramp_rows);
 	if (!st->jit_entries && !st->jit_dumps)
 		return;
 	fprintf(f, "stacks_jit_entries: %llu\n", (unsigned long long)st->jit_entries);
@@ -174,7 +176,9 @@ static int record_one(struct stacks *s, struct proc *p, uint32_t pid, uint64_t p
 		return 0;
 	if (set_has(&s->jrec->written, pid, hit.start))
 		return 1;
-	err = fn(ctx, pid, hit.start, hit.end - hit.start, hit.name);
+	err = stacks_pytramp_written(s, pid, hit.name, hit.end - hit.start);
+	if (!err)
+		err = fn(ctx, pid, hit.start, hit.end - hit.start, hit.name);
 	if (err)
 		return err;
 	return set_add(&s->jrec->written, pid, hit.start) ? -ENOMEM : 1;
@@ -183,12 +187,16 @@ static int record_one(struct stacks *s, struct proc *p, uint32_t pid, uint64_t p
 int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
 {
 	uint32_t pid;
+	bool py, seen;
 
 	if (!s->opts.jit_record || !s->cur || !s->resolved_n)
 		return 0;
 	if (!s->jrec && !(s->jrec = calloc(1, sizeof(*s->jrec))))
 		return -ENOMEM;
 	pid = proc__pid(s->cur);
+	/* a CPython trampoline has a row (stacks_pytramp.c): in a Python
+	 * process any frame may be JIT code */
+	py = stacks_pytramp_proc(s);
 	for (size_t i = 0; i < s->resolved_n; i++) {
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
@@ -198,18 +206,24 @@ int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
 		/* JIT code has no rows: only a frame whose caller was found by
 		 * its frame pointer, or the last one of a walk that found no
 		 * row, can be JIT code (the others are not even symbolized) */
-		if (i + 1 < s->resolved_n ? !(s->frames[i + 1].flags & UNWIND_FRAME_FP)
-					  : s->resolved_stop != UNWIND_STOP_NO_ROW &&
-						    s->resolved_stop != UNWIND_STOP_NO_MAPPING)
+		if (!py && (i + 1 < s->resolved_n
+				    ? !(s->frames[i + 1].flags & UNWIND_FRAME_FP)
+				    : s->resolved_stop != UNWIND_STOP_NO_ROW &&
+					      s->resolved_stop != UNWIND_STOP_NO_MAPPING))
 			continue;
 		e = stacks_symbolized(s, look);
-		if (e->sym.name || !stacks_jit_code(s, e) || set_has(&s->jrec->pending, pid, look))
+		if (e->sym.name || !stacks_jit_code(s, e))
 			continue;
-		rc = record_one(s, s->cur, pid, look, 0, fn, ctx);
+		/* report needs an entry before the events that go through it
+		 * (a trampoline's rows, the fallback's executable check): the
+		 * files are read at once for a PC first missed, and a PC not
+		 * named is asked again (the maps are re-read at their pace) */
+		seen = set_has(&s->jrec->pending, pid, look) ||
+		       s->jrec->pending.nr >= STACKS_JIT_PENDING_MAX;
+		rc = record_one(s, s->cur, pid, look, !seen, fn, ctx);
 		if (rc < 0)
 			return rc;
-		if (rc == 0 && s->jrec->pending.nr < STACKS_JIT_PENDING_MAX &&
-		    set_add(&s->jrec->pending, pid, look))
+		if (rc == 0 && !seen && set_add(&s->jrec->pending, pid, look))
 			return -ENOMEM;
 	}
 	return 0;

@@ -237,7 +237,7 @@ __attribute__((noinline)) int unwind_plan_lookup(struct unwind_state *st, uint64
 		plan_compile(plan);
 		/* (a miss may have changed the tag: it names the maps the
 		 * row came from) */
-		if (c && c->tag)
+		if (c && c->tag && !(plan->func.flags & UNWIND_FUNC_NO_MEMO))
 			cache_put(c, lookup, plan);
 	}
 	return rc;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Python 3.12 `-X perf`, emulated (tests/workloads/pytramp.c): the
+"""A JIT like Python 3.12 `-X perf` but with frame pointers
+(tests/workloads/pytramp.c; real CPython is names_pyperf.py): the
 evaluator (C without frame pointers, unwound by its SFrame or .eh_frame
 rows) calls each level through its own trampoline in anonymous
 executable memory, which has no unwind rows, only a frame pointer; the

@@ -554,3 +554,60 @@ TEST(jit_records_should_round_trip_and_bad_ones_be_refused)
 	CHECK(strstr(capfile_reader__error(r), "JIT"));
 	capfile_reader__free(r);
 }
+
+TEST(pytramp_records_should_round_trip_and_bad_ones_be_refused)
+{
+	static const uint8_t code[] = { 0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
+					0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	uint8_t big[CAPFILE_PYTRAMP_MAX + 1] = { 0 };
+	const char *path = tmp_path("pytramp.cap");
+	struct capfile_meta meta = { .event = "cpu" };
+	struct capfile_writer *w = capfile_writer__create(path, &meta);
+	struct capfile_record rec;
+	struct capfile_reader *r;
+	int err = 0, rc, n = 0;
+
+	CHECK(w);
+	CHECK_INT(capfile_writer__pytramp(w, 42, code, sizeof(code)), 0);
+	CHECK_INT(capfile_writer__pytramp(w, 0, code, sizeof(code)), -EINVAL);
+	CHECK_INT(capfile_writer__pytramp(w, 42, code, 0), -EINVAL);
+	CHECK_INT(capfile_writer__pytramp(w, 42, big, sizeof(big)), -EINVAL);
+	CHECK_INT(capfile_writer__close(w), 0);
+	r = capfile_reader__open(path, &err);
+	CHECK(r);
+	while ((rc = capfile_reader__next(r, &rec)) == 1) {
+		if (rec.type != CAPFILE_REC_PYTRAMP)
+			continue;
+		n++;
+		CHECK_INT(rec.pytramp.pid, 42);
+		CHECK_INT(rec.pytramp.len, sizeof(code));
+		CHECK(!memcmp(rec.pytramp.code, code, sizeof(code)));
+	}
+	CHECK_INT(rc, 0);
+	CHECK_INT(n, 1);
+	capfile_reader__free(r);
+
+	/* a length that disagrees with the record's (checksums fixed up) */
+	size_t len;
+	uint8_t *buf = slurp(path, &len);
+	size_t at = CAPFILE_HDR_SIZE;
+	for (;;) {
+		uint32_t type, rlen;
+
+		memcpy(&type, buf + at, 4);
+		memcpy(&rlen, buf + at + 4, 4);
+		if (type == CAPFILE_REC_PYTRAMP)
+			break;
+		at += CAPFILE_REC_HDR + rlen + ((8 - (rlen & 7)) & 7);
+		CHECK(at < len);
+	}
+	buf[at + CAPFILE_REC_HDR + 4] = 12;
+	fix_crcs(buf, len);
+	r = capfile_reader__new_mem(buf, len, &err);
+	CHECK(r);
+	while ((rc = capfile_reader__next(r, &rec)) == 1)
+		;
+	CHECK_INT(rc, -CAPFILE_E_CORRUPT);
+	CHECK(strstr(capfile_reader__error(r), "PYTRAMP"));
+	capfile_reader__free(r);
+}

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Python 3.12 `-X perf`, emulated exactly: every "Python function" gets
- * its own copy of a trampoline in anonymous executable memory
+ * A JIT in the manner of Python 3.12 `-X perf`, with frame pointers:
+ * every "Python function" gets its own copy of a trampoline in anonymous
+ * executable memory
  *     endbr64; push %rbp; mov %rsp,%rbp; call *%rcx; pop %rbp; ret
- * (CPython's Python/asm_trampoline.S: _Py_trampoline_func_start(ts,
- * frame, throw, eval) calls eval(ts, frame, throw)), named in
- * /tmp/perf-PID.map as "py::NAME:FILE". The evaluator, py_eval(), is C
+ * (shaped like CPython's _Py_trampoline_func_start(ts, frame, throw,
+ * eval), which calls eval(ts, frame, throw)), named in /tmp/perf-PID.map
+ * as "py::NAME:FILE". This is the frame-pointer fallback's test: the
+ * trampolines CPython 3.12 and 3.13 build on x86-64 keep no frame pointer
+ * (sub $8,%rsp; call *%rcx; add $8,%rsp; ret), and those are unwound by
+ * their template's rows instead (pytrampoline.h; tests/e2e/names_pyperf.py
+ * runs the real interpreters). The evaluator, py_eval(), is C
  * built without frame pointers (unwound by its SFrame/.eh_frame rows);
  * it calls the next level through the next trampoline, LEVELS deep, and
  * burns CPU at the bottom. The trampolines have no unwind rows: an
