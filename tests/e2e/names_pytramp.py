@@ -26,7 +26,7 @@ for lv in range(5):
 
 
 def check(path, what, errs):
-    total = full = trunc = unnamed = fp = 0
+    total = full = trunc = unnamed = fp = at_tramp = 0
     for line in open(path):
         stack, _, n = line.rstrip("\n").rpartition(" ")
         frames, n = stack.split(";")[1:], int(n)
@@ -34,16 +34,25 @@ def check(path, what, errs):
         if frames[:len(CHAIN)] == CHAIN and frames[len(CHAIN):] in ([], ["burn"]):
             full += n
         if "[truncated]" in frames:
-            trunc += n
+            # a sample inside a trampoline's push/mov or pop/ret (a few
+            # bytes against burn's loop) has no frame pointer of its own
+            # yet, or none any more: the walk may stop there, as perf's
+            # would; anywhere else a cut is a fault
+            if frames[-1].startswith("py::level"):
+                at_tramp += n
+            else:
+                trunc += n
         if any("+0x" in f for f in frames):
             unnamed += n
     print("%s: %d samples, %d through all 5 named trampolines to py_eval[;burn], "
-          "%d [truncated], %d with an unnamed frame" % (what, total, full, trunc, unnamed))
+          "%d [truncated] (%d more with the trampoline as leaf), %d with an unnamed frame"
+          % (what, total, full, trunc, at_tramp, unnamed))
     if total < 50:
         errs.append("%s: only %d samples" % (what, total))
-    elif full < 0.9 * total or trunc or unnamed > 0.02 * total:
-        errs.append("%s: %d of %d samples through the trampolines, %d truncated, %d unnamed"
-                    % (what, full, total, trunc, unnamed))
+    elif full < 0.9 * total or trunc or at_tramp > 0.01 * total or unnamed > 0.02 * total:
+        errs.append("%s: %d of %d samples through the trampolines, %d truncated "
+                    "(%d at a trampoline), %d unnamed" % (what, full, total, trunc, at_tramp,
+                                                          unnamed))
 
 
 def main():
