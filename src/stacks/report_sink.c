@@ -526,14 +526,20 @@ static int interval_rotate(struct report_sink *s)
 	err = interval_write(s, s->iv_end);
 	s->iv_start = s->iv_end;
 	s->iv_end = s->iv_start + s->o.interval_ns;
+	/*
+	 * Free the binaries no process maps any more, so a long run stays
+	 * flat. The written pipeline is gone; the next one, when events for
+	 * it came already (a busy target: nearly always), forgets what its
+	 * caches point to in them first.
+	 */
 	if (s->next_prof) {
 		s->profs[s->iv_idx] = s->next_prof;
 		s->stackss[s->iv_idx] = s->next_stacks;
 		s->next_prof = NULL;
 		s->next_stacks = NULL;
+		stacks__forget_binaries(s->stackss[s->iv_idx]);
+		proc_cache__evict_unused(s->pc);
 	} else {
-		/* no pipeline holds a binary's strings now: free the ones no
-		 * process maps any more, so a long run stays flat */
 		proc_cache__evict_unused(s->pc);
 		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
 		meta.duration_ns = 0;
