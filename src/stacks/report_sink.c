@@ -576,7 +576,7 @@ static struct stacks *interval_stacks(struct report_sink *s, const struct sfprof
  * The first interval's pipeline before its first event: an idle target
  * still gets a profile per interval (with no samples), so every interval
  * of the run is on disk and a gap means sfprof was not running. Its comm
- * is the first target's, read from /proc (none with -a).
+ * is the command's name, or the first target's from /proc (none with -a).
  */
 static struct stacks *interval_first(struct report_sink *s)
 {
@@ -587,7 +587,13 @@ static struct stacks *interval_first(struct report_sink *s)
 
 	memset(&e0, 0, sizeof(e0));
 	e0.pid = s->iv_pid ? s->iv_pid : s->o.nr_pids ? (uint32_t)s->o.pids[0] : 0;
-	if (e0.pid) {
+	if (s->o.command && s->o.command[0]) {
+		/* the kernel's comm after exec: the file's name, 15 bytes */
+		const char *base = strrchr(s->o.command[0], '/');
+
+		base = base ? base + 1 : s->o.command[0];
+		snprintf(e0.comm, sizeof(e0.comm), "%.*s", (int)sizeof(e0.comm) - 1, base);
+	} else if (e0.pid) {
 		snprintf(path, sizeof(path), "/proc/%u/comm", e0.pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
