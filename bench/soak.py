@@ -16,19 +16,10 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
-SFPROF = os.path.join(BUILD, "sfprof")
-SHORT = os.path.join(BUILD, "workloads", "shortlived-sframe")
-WL = os.path.join(BUILD, "workloads")
+sys.dont_write_bytecode = True
+from soaklib import SFPROF, WL, print_stats, watch_rss  # noqa: E402
 
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+SHORT = os.path.join(WL, "shortlived-sframe")
 
 
 def main():
@@ -57,25 +48,14 @@ def main():
         s = subprocess.Popen([SFPROF, "-F", "99", "-d", str(secs), "--quiet", "--stats",
                               "-o", "/dev/null", "--"] + storm_cmd,
                              stderr=subprocess.PIPE, text=True)
-    t0 = time.monotonic()
-    print("| minute | sfprof RSS MiB |")
-    print("|---|---|")
-    while s.poll() is None:
-        try:
-            print("| %.1f | %.1f |" % ((time.monotonic() - t0) / 60, rss_kib(s.pid) / 1024.0))
-            sys.stdout.flush()
-        except OSError:
-            break
-        time.sleep(30)
+    watch_rss(s, 30, "%.1f")
     if storm:
         storm.kill()
         storm.wait()
     _, err = s.communicate()
-    for line in err.splitlines():
-        if line.split(":")[0] in ("procs", "procs_reaped", "changes_forks", "changes_exits",
-                                  "changes_mappings", "events_cpu", "lost_total",
-                                  "processes_followed", "stacks_frames_unnamed"):
-            print("    " + line)
+    print_stats(err, ("procs", "procs_reaped", "changes_forks", "changes_exits",
+                      "changes_mappings", "events_cpu", "lost_total",
+                      "processes_followed", "stacks_frames_unnamed"))
 
 
 if __name__ == "__main__":

@@ -26,8 +26,8 @@
  * Ownership: the cache owns every proc, dso and string. A struct proc *
  * lives until proc_cache__remove(pid) or proc_cache__free(). Strings in
  * a struct sym_result (and in snapshot records) live until
- * proc_cache__free(), or proc_cache__evict_unused() for the binaries no
- * process maps any more; paths are never evicted earlier.
+ * proc_cache__free(), or proc_cache__evict_unused() for the binaries and
+ * paths no process maps any more; never earlier.
  * Single-threaded: one thread uses a cache at a time.
  */
 #ifndef SFPROF_PROC_H
@@ -271,11 +271,16 @@ size_t proc_cache__reap(struct proc_cache *pc, uint64_t before);
 size_t proc_cache__count(const struct proc_cache *pc);
 /*
  * Free the binaries that no proc maps any more (dlclose()d libraries,
- * those of reaped processes): a long run (--interval) keeps only what is
- * mapped. The freed dsos' strings die with them, so call this only when
- * no sym_result, stacks or lockname object of this cache is alive (e.g.
- * between two profiles). Returns how many were freed.
+ * those of reaped processes), and the interned paths no mapping holds: a
+ * long run (--interval) keeps only what is mapped. The freed dsos' and
+ * paths' strings die with them, so call this only when no sym_result or
+ * lockname object of this cache is alive and every stacks object of it
+ * has forgotten them (stacks__forget_binaries), e.g. between two
+ * profiles. Returns how many binaries were freed.
  */
 size_t proc_cache__evict_unused(struct proc_cache *pc);
+/* Interned strings held now (mapping paths, options): what
+ * proc_cache__evict_unused() bounds. */
+size_t proc_cache__nr_paths(const struct proc_cache *pc);
 
 #endif

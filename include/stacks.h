@@ -108,6 +108,14 @@ struct stacks;
 struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 			   const struct stacks_opts *opts);
 void stacks__free(struct stacks *s); /* NULL is a no-op */
+/*
+ * Forget what the caches hold about binaries (symbols, source lines,
+ * unwind rows, lock names, ELF entry points: pointers into the dsos and
+ * the proc cache's paths), between events: after it,
+ * proc_cache__evict_unused() may free what no process maps while s
+ * lives on. What s aggregated already is kept (it holds profile ids).
+ */
+void stacks__forget_binaries(struct stacks *s);
 
 /* Kernel symbol lookup for kernel frames (may be unset: "0xADDR"). */
 typedef const char *(*stacks_ksym_fn)(void *ctx, uint64_t addr);

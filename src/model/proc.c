@@ -21,7 +21,8 @@
 #include "proc_int.h"
 #include "procmaps.h"
 
-/* Strings that must outlive mappings (paths in sym_result). */
+/* Strings that must outlive mappings (paths in sym_result), until
+ * proc_cache__evict_unused() finds no mapping holding them. */
 const char *proc__intern(struct proc_cache *pc, const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -43,6 +44,7 @@ const char *proc__intern(struct proc_cache *pc, const char *s)
 	memcpy(n->s, s, len + 1);
 	n->next = pc->strs[b];
 	pc->strs[b] = n;
+	pc->nr_strs++;
 	return n->s;
 }
 

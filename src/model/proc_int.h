@@ -72,6 +72,7 @@ struct proc_cache {
 	struct dso_cache *dsos;
 	struct proc *procs[PROC_BUCKETS];
 	struct str_node *strs[STR_BUCKETS];
+	size_t nr_strs; /* interned strings: mapping paths, options */
 	struct problem *problems;
 	struct dso *self_vdso; /* offline: this process's vdso */
 	int self_vdso_tried;

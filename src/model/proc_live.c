@@ -54,16 +54,67 @@ static int ptr_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Is s in keep[0..n) (sorted pointers)? */
+static int ptr_kept(const void *s, const void *const *keep, size_t n)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keep[mid] == s)
+			return 1;
+		if ((uintptr_t)keep[mid] < (uintptr_t)s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Free the interned paths no mapping, problem or option holds. */
+static void sweep_strings(struct proc_cache *pc, const void **keep, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < PROC_BUCKETS; i++)
+		for (const struct proc *p = pc->procs[i]; p; p = p->next)
+			for (size_t k = 0; k < p->nr; k++)
+				keep[n++] = p->maps[k].path;
+	for (const struct problem *pr = pc->problems; pr && n < cap; pr = pr->next)
+		keep[n++] = pr->path;
+	if (pc->opts.debug_root)
+		keep[n++] = pc->opts.debug_root;
+	if (pc->opts.sysroot)
+		keep[n++] = pc->opts.sysroot;
+	qsort(keep, n, sizeof(*keep), ptr_cmp);
+	for (size_t b = 0; b < STR_BUCKETS; b++) {
+		struct str_node **pn = &pc->strs[b], *sn;
+
+		while ((sn = *pn)) {
+			if (ptr_kept(sn->s, keep, n)) {
+				pn = &sn->next;
+				continue;
+			}
+			*pn = sn->next;
+			free(sn);
+			pc->nr_strs--;
+		}
+	}
+}
+
 size_t proc_cache__evict_unused(struct proc_cache *pc)
 {
 	const struct dso **keep = NULL;
-	size_t n = 0, cap = 0, freed;
+	size_t n = 0, cap = 0, nprob = 0, freed;
 
 	/* what is mapped (and this process's own vdso), sorted */
 	for (size_t i = 0; i < PROC_BUCKETS; i++)
 		for (const struct proc *p = pc->procs[i]; p; p = p->next)
 			cap += p->nr;
-	keep = malloc((cap + 1) * sizeof(*keep));
+	for (const struct problem *pr = pc->problems; pr; pr = pr->next)
+		nprob++;
+	keep = malloc((cap + nprob + 2) * sizeof(*keep));
 	if (!keep)
 		return 0; /* nothing freed: still correct */
 	for (size_t i = 0; i < PROC_BUCKETS; i++)
@@ -75,8 +126,15 @@ size_t proc_cache__evict_unused(struct proc_cache *pc)
 		keep[n++] = pc->self_vdso;
 	qsort(keep, n, sizeof(*keep), ptr_cmp);
 	freed = dso_cache__sweep(pc->dsos, keep, n);
+	/* the same room again, for the paths */
+	sweep_strings(pc, (const void **)keep, cap + nprob + 2);
 	free(keep);
 	return freed;
+}
+
+size_t proc_cache__nr_paths(const struct proc_cache *pc)
+{
+	return pc->nr_strs;
 }
 
 /* The proc of a pid that is in scope: existing, or created (live: read

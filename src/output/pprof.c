@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * pprof output: a gzip-compressed profile.proto (github.com/google/pprof,
- * proto/profile.proto), encoded by hand and streamed through zlib.
+ * proto/profile.proto), encoded by hand (protobuf.c: the wire format and
+ * its gzip stream) and streamed through zlib.
  *
  * Mapping of the profile onto profile.proto:
  *  - string_table: the profile's interned strings in id order (id 0 is
@@ -38,14 +39,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
-
 #include "output.h"
 #include "profile.h"
 #include "profile/profile_int.h"
 #include "util.h"
-
-enum { WT_VARINT = 0, WT_LEN = 2 };
+#include "protobuf_int.h"
 
 /* profile.proto field numbers */
 enum {
@@ -64,125 +62,6 @@ enum {
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 	FUNCTION_START_LINE = 5,
 };
-
-struct pbuf {
-	uint8_t *d;
-	size_t len, cap;
-	int err;
-};
-
-static void pb_raw(struct pbuf *b, const void *p, size_t n)
-{
-	if (b->err)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		uint8_t *d;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		d = realloc(b->d, cap);
-		if (!d) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->d = d;
-		b->cap = cap;
-	}
-	memcpy(b->d + b->len, p, n);
-	b->len += n;
-}
-
-static void pb_varint(struct pbuf *b, uint64_t v)
-{
-	uint8_t tmp[10];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	pb_raw(b, tmp, n);
-}
-
-static void pb_tag(struct pbuf *b, uint32_t field, uint32_t wt)
-{
-	pb_varint(b, (uint64_t)field << 3 | wt);
-}
-
-/* proto3: zero is the default and is not written */
-static void pb_uint(struct pbuf *b, uint32_t field, uint64_t v)
-{
-	if (!v)
-		return;
-	pb_tag(b, field, WT_VARINT);
-	pb_varint(b, v);
-}
-
-static void pb_bytes(struct pbuf *b, uint32_t field, const void *p, size_t n)
-{
-	pb_tag(b, field, WT_LEN);
-	pb_varint(b, n);
-	pb_raw(b, p, n);
-}
-
-/* Streams the top-level message through gzip into a FILE. */
-struct pb_gz {
-	z_stream z;
-	FILE *f;
-	struct pbuf buf; /* pending uncompressed bytes */
-	int err;
-	uint8_t out[64 * 1024];
-};
-
-static void gz_deflate(struct pb_gz *g, int flush)
-{
-	int ret;
-
-	if (g->err)
-		return;
-	g->z.next_in = g->buf.d;
-	g->z.avail_in = (uInt)g->buf.len;
-	do {
-		g->z.next_out = g->out;
-		g->z.avail_out = sizeof(g->out);
-		ret = deflate(&g->z, flush);
-		if (ret == Z_STREAM_ERROR) {
-			g->err = -EIO;
-			return;
-		}
-		if (fwrite(g->out, 1, sizeof(g->out) - g->z.avail_out, g->f) !=
-		    sizeof(g->out) - g->z.avail_out) {
-			g->err = errno ? -errno : -EIO;
-			return;
-		}
-	} while (g->z.avail_out == 0 || (flush == Z_FINISH && ret != Z_STREAM_END));
-	g->buf.len = 0;
-}
-
-/* Append a length-delimited field (a sub-message or string). */
-static void gz_field(struct pb_gz *g, uint32_t field, const void *p, size_t n)
-{
-	pb_bytes(&g->buf, field, p, n);
-	if (g->buf.err && !g->err)
-		g->err = g->buf.err;
-	if (g->buf.len >= 256 * 1024)
-		gz_deflate(g, Z_NO_FLUSH);
-}
-
-static void gz_varint_field(struct pb_gz *g, uint32_t field, uint64_t v)
-{
-	pb_uint(&g->buf, field, v);
-}
-
-static void gz_msg(struct pb_gz *g, uint32_t field, struct pbuf *m)
-{
-	if (m->err && !g->err)
-		g->err = m->err;
-	gz_field(g, field, m->d, m->len);
-	m->len = 0;
-}
-
 
 /*
  * Sample types by profile kind: the count of events first, then their
@@ -795,7 +674,7 @@ static int write_pprof(const struct profile *p, int diff, FILE *f)
 	struct pb_gz *g = NULL;
 	const struct prof_frame *fr;
 	uint32_t nfr;
-	int err = -ENOMEM, z_ok = 0;
+	int err = -ENOMEM;
 
 	if (!p || !f)
 		return -EINVAL;
@@ -810,40 +689,22 @@ static int write_pprof(const struct profile *p, int diff, FILE *f)
 	st.func_kernel = calloc(st.nstr, sizeof(*st.func_kernel));
 	st.root_loc = calloc(st.nstr, sizeof(*st.root_loc));
 	st.frame_map = calloc(nfr ? nfr : 1, sizeof(*st.frame_map));
-	g = calloc(1, sizeof(*g));
+	g = pb_gz_new(f);
 	if (!st.func_user || !st.func_kernel || !st.root_loc || !st.frame_map || !g)
 		goto err_out;
 	err = pp_mappings(&st, fr, nfr);
 	if (err)
 		goto err_out;
-
-	g->f = f;
-	/*
-	 * windowBits 15 + 16: the gzip wrapper pprof expects. Level 1: half
-	 * the time of the default level 6 for 5% more bytes on a 100k-stack
-	 * profile (BENCHMARKS.md, outputs).
-	 */
-	if (deflateInit2(&g->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		err = -ENOMEM;
-		goto err_out;
-	}
-	z_ok = 1;
 	err = pp_write(&st, g);
-	if (!err) {
-		gz_deflate(g, Z_FINISH);
-		err = g->err;
-	}
+	if (!err)
+		err = pb_gz_finish(g);
 	if (!err && fflush(f))
 		err = errno ? -errno : -EIO; /* ENOSPC, not a bare EIO */
 	else if (!err && ferror(f))
 		err = -EIO;
 
 err_out:
-	if (z_ok)
-		deflateEnd(&g->z);
-	if (g)
-		free(g->buf.d);
-	free(g);
+	pb_gz_free(g);
 	free(st.maps);
 	free(st.map_slots);
 	free(st.locs);

@@ -5,6 +5,7 @@
  * pipeline into a profile, or into a capture file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,7 @@ struct report_sink {
 	int64_t unix_minus_mono; /* wall clock = monotonic + this */
 	int iv_err;		 /* the first write error of an interval */
 	uint64_t iv_written;
+	uint32_t iv_pid;	 /* the first target (its comm names an idle start) */
 	char iv_last[4096];	 /* the last interval's name, %t/%p expanded */
 	unsigned iv_same;	 /* how many had that name */
 };
@@ -286,6 +288,8 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 		s->iv_start = util__now_ns();
 		s->iv_end = s->iv_start + s->o.interval_ns;
 	}
+	if (n > 0 && !s->iv_pid)
+		s->iv_pid = (uint32_t)pids[0];
 	for (int i = 0; i < n; i++) {
 		if (!proc_cache__get(s->pc, (uint32_t)pids[i]))
 			return -ENOMEM;
@@ -396,14 +400,20 @@ static int interval_rotate(struct report_sink *s)
 	err = interval_write(s, s->iv_end);
 	s->iv_start = s->iv_end;
 	s->iv_end = s->iv_start + s->o.interval_ns;
+	/*
+	 * Free the binaries no process maps any more, so a long run stays
+	 * flat. The written pipeline is gone; the next one, when events for
+	 * it came already (a busy target: nearly always), forgets what its
+	 * caches point to in them first.
+	 */
 	if (s->next_prof) {
 		s->profs[s->iv_idx] = s->next_prof;
 		s->stackss[s->iv_idx] = s->next_stacks;
 		s->next_prof = NULL;
 		s->next_stacks = NULL;
+		stacks__forget_binaries(s->stackss[s->iv_idx]);
+		proc_cache__evict_unused(s->pc);
 	} else {
-		/* no pipeline holds a binary's strings now: free the ones no
-		 * process maps any more, so a long run stays flat */
 		proc_cache__evict_unused(s->pc);
 		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
 		meta.duration_ns = 0;
@@ -432,10 +442,49 @@ static struct stacks *interval_stacks(struct report_sink *s, const struct sfprof
 	return s->next_stacks;
 }
 
+/*
+ * The first interval's pipeline before its first event: an idle target
+ * still gets a profile per interval (with no samples), so every interval
+ * of the run is on disk and a gap means sfprof was not running. Its comm
+ * is the command's name, or the first target's from /proc (none with -a).
+ */
+static struct stacks *interval_first(struct report_sink *s)
+{
+	struct sfprof_event e0;
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	memset(&e0, 0, sizeof(e0));
+	e0.pid = s->iv_pid ? s->iv_pid : s->o.nr_pids ? (uint32_t)s->o.pids[0] : 0;
+	if (s->o.command && s->o.command[0]) {
+		/* the kernel's comm after exec: the file's name, 15 bytes */
+		const char *base = strrchr(s->o.command[0], '/');
+
+		base = base ? base + 1 : s->o.command[0];
+		snprintf(e0.comm, sizeof(e0.comm), "%.*s", (int)sizeof(e0.comm) - 1, base);
+	} else if (e0.pid) {
+		snprintf(path, sizeof(path), "/proc/%u/comm", e0.pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, e0.comm, sizeof(e0.comm));
+			close(fd);
+		}
+		/* "name\n", at most 15 bytes of name */
+		for (ssize_t i = 0; i < n; i++)
+			if (e0.comm[i] == '\n')
+				e0.comm[i] = 0;
+	}
+	return sink_stacks(s, s->iv_idx, &e0);
+}
+
 void report_sink__drained(void *ctx, uint64_t now_ns)
 {
 	struct report_sink *s = ctx;
 
+	if (s->o.interval_ns && !s->record && !s->profs[s->iv_idx] &&
+	    now_ns >= s->iv_end && !interval_first(s) && !s->iv_err)
+		s->iv_err = -ENOMEM;
 	if (s->o.interval_ns && !s->record && s->profs[s->iv_idx]) {
 		/* SIGHUP: the current interval ends now (the next one, if
 		 * events for it came already, began at the old end) */

@@ -52,6 +52,19 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 	return s;
 }
 
+void stacks__forget_binaries(struct stacks *s)
+{
+	size_t n = (size_t)1 << s->cache_bits;
+
+	memset(s->cache, 0, n * sizeof(*s->cache));
+	memset(s->rows, 0, n * sizeof(*s->rows));
+	memset(s->ucache.e, 0, ((size_t)1 << s->ucache.bits) * sizeof(*s->ucache.e));
+	s->nr_entries = 0;
+	lockname__free(s->locks);
+	s->locks = NULL;
+	s->cur = NULL;
+}
+
 void stacks__free(struct stacks *s)
 {
 	if (!s)

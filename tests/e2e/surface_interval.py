@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 """Continuous mode (--interval SEC): one pprof file per interval, named from
 -o's %t (UTC start) and %p (target PID). The intervals tile the run, none
-empty, each event in exactly one (their sample counts add up to the events
-the capture delivered); SIGHUP ends one early; SIGINT writes the partial
-last one and exits 0."""
+empty for a busy target, each event in exactly one (their sample counts add
+up to the events the capture delivered); an idle interval is a valid
+profile with no samples (its time, duration and sample types still there);
+SIGHUP ends one early; SIGINT writes the partial last one and exits 0."""
 import gzip
 import os
 import re
@@ -48,6 +49,18 @@ def fields(b):
         yield f, wt, v
 
 
+def sample_types(path):
+    """The profile's sample types as "type/unit" strings."""
+    strs, types = [], []
+    for f, wt, v in fields(gzip.open(path).read()):
+        if f == 6:
+            strs.append(v.decode())
+        elif f == 1:
+            vt = dict((sf, sv) for sf, _, sv in fields(v))
+            types.append((vt.get(1, 0), vt.get(2, 0)))
+    return ["%s/%s" % (strs[t], strs[u]) for t, u in types]
+
+
 def pprof_summary(path):
     """(time_nanos, duration_nanos, total of the first sample value)."""
     t = d = total = 0
@@ -65,13 +78,17 @@ def pprof_summary(path):
     return t, d, total
 
 
-def run_intervals(name, interval, secs, signals=()):
-    """sfprof --interval on a running workload; signals: [(delay, sig)].
-    Returns (rc, stderr, [(path, time, duration, samples)] by time, [the
-    wall-clock time each signal was sent])."""
+def run_intervals(name, interval, secs, signals=(), idle=0):
+    """sfprof --interval on a running workload (idle for its first idle
+    seconds); signals: [(delay, sig)]. Returns (rc, stderr, [(path, time,
+    duration, samples)] by time, [the wall-clock time each signal was
+    sent])."""
     out_dir = os.path.join(TMP, name)
     os.makedirs(out_dir)
-    wl = subprocess.Popen([os.path.join(ls.WL, "demo-sframe"), "20"], stdout=subprocess.DEVNULL)
+    demo = [os.path.join(ls.WL, "demo-sframe"), "20"]
+    if idle:
+        demo = ["sh", "-c", 'sleep %s; exec "$0" "$@"' % idle] + demo
+    wl = subprocess.Popen(demo, stdout=subprocess.DEVNULL)
     try:
         time.sleep(0.2)
         cmd = [ls.SFPROF, "--interval", str(interval), "-F", "199", "--stats", "-p",
@@ -105,13 +122,14 @@ def run_intervals(name, interval, secs, signals=()):
     return p.returncode, err, profs, sent
 
 
-def check_tiling(profs, err):
-    """None, or why the profiles are not one run cut in pieces."""
+def check_tiling(profs, err, idle=0):
+    """None, or why the profiles are not one run cut in pieces (the first
+    idle ones may be empty, no other)."""
     for a, b in zip(profs, profs[1:]):
         if a[1] + a[2] != b[1]:
             return "gap or overlap: %s ends at %d, %s starts at %d" % (a[0], a[1] + a[2], b[0],
                                                                       b[1])
-    empty = [p[0] for p in profs if not p[3]]
+    empty = [p[0] for p in profs[idle:] if not p[3]]
     if empty:
         return "empty profiles: %s" % empty
     m = re.search(r"^events_cpu: (\d+)$", err, re.M)
@@ -162,6 +180,35 @@ def test_sighup_should_end_an_interval_and_sigint_write_the_last():
     if why:
         return "FAIL %s: %s" % (name, why)
     return "PASS %s (%.2f s + %.2f s)" % (name, profs[0][2] / 1e9, profs[1][2] / 1e9)
+
+
+def test_idle_intervals_should_be_profiles_with_no_samples_but_their_time():
+    name = "idle_intervals_should_be_profiles_with_no_samples_but_their_time"
+    ok, why = ls.pipeline_ready()
+    if not ok:
+        return "SKIP %s: %s" % (name, why)
+    # idle for the first 3.5 s (sh sleeps; sfprof attaches within about
+    # a second), then busy: the intervals before the first sample are
+    # written too, with no sample in them
+    rc, err, profs, _ = run_intervals("idle", 1, 6.5, idle=3.5)
+    if rc != 0:
+        return "FAIL %s: sfprof exited %d: %s" % (name, rc, err[-300:])
+    if len(profs) not in (7, 8):
+        return "FAIL %s: %d profiles for 6.5 s at 1 s: %s" % (name, len(profs), profs)
+    if profs[0][3] or profs[1][3]:
+        return "FAIL %s: samples in the idle intervals: %s" % (name, profs[:2])
+    if any(p[2] != 10**9 for p in profs[:-1]):
+        return "FAIL %s: durations %s" % (name, [p[2] for p in profs])
+    for fn, t, _, _ in profs[:2]:
+        types = sample_types(os.path.join(TMP, "idle", fn))
+        if types != ["samples/count", "cpu/nanoseconds"] or not t:
+            return "FAIL %s: idle %s: sample types %s, time %d" % (name, fn, types, t)
+    why = check_tiling(profs, err, idle=4)
+    if why:
+        return "FAIL %s: %s" % (name, why)
+    if not any(p[3] for p in profs[4:]):
+        return "FAIL %s: no samples once busy: %s" % (name, profs)
+    return "PASS %s (%s samples)" % (name, "+".join(str(p[3]) for p in profs))
 
 
 def test_interval_should_need_a_file_and_a_known_template():

@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -313,6 +314,90 @@ TEST(sideband_tells_exec_from_a_comm_change)
 	n = put_rec(buf, PERF_RECORD_COMM, 0, body, 16);
 	CHECK_INT(sideband__parse(buf, n, &r), 0);
 	CHECK_INT(r.kind, SIDEBAND_OTHER);
+}
+
+/* A copy of lib at path with its build-id's first bytes set to n: a new
+ * binary each, as bench/interval_soak.py makes them. 0 or -1. */
+static int copy_with_build_id(const char *lib, const char *path, uint32_t n)
+{
+	static const char note[] = "\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU";
+	char buf[64 * 1024];
+	size_t len;
+	char *at;
+	FILE *f = fopen(lib, "rb");
+
+	if (!f)
+		return -1;
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	at = len == sizeof(buf) ? NULL : memmem(buf, len, note, sizeof(note));
+	if (!at || (size_t)(at - buf) + sizeof(note) + 20 > len)
+		return -1;
+	memcpy(at + sizeof(note), &n, sizeof(n));
+	f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	if (fwrite(buf, 1, len, f) != len) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+/*
+ * A long run that dlopen()s a new library and dlclose()s it, again and
+ * again (bench/interval_soak.py): after each eviction only what is mapped
+ * now is held, binaries and their interned paths alike, and once the
+ * process is gone both counts are back where they began.
+ */
+TEST(evict_unused_should_bound_binaries_and_paths_over_a_library_churn)
+{
+	char a[512], path[600];
+	struct proc_mapping_rec r;
+	struct proc_cache *pc;
+	struct proc_stats st;
+	struct sym_result sr;
+	size_t paths0, live;
+	struct proc *p;
+
+	if (build_lib("a", a, sizeof(a)))
+		SKIP("gcc could not build the test library");
+	pc = ordered_cache();
+	CHECK(pc != NULL);
+	paths0 = proc_cache__nr_paths(pc);
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID, 1, 1), 0);
+	for (int i = 0; i < 200; i++) {
+		/* each library its own file, as the soak's copies are */
+		snprintf(path, sizeof(path), "%s/libchurn%d.so", dir, i);
+		CHECK_INT(copy_with_build_id(a, path, (uint32_t)i + 1), 0);
+		r = rec_for(path, BASE);
+		CHECK_INT(proc_cache__map(pc, FAKE_PID, 2 + (uint64_t)i, &r, 0), 0);
+		p = proc_cache__lookup(pc, FAKE_PID);
+		CHECK(p != NULL);
+		CHECK_INT(proc__symbolize(p, BASE + 0x10, &sr), 0);
+		CHECK(sr.has_elf);
+		CHECK(strstr(sr.dso_path, "libchurn") != NULL);
+		unlink(path);
+		if (i % 10 == 9) {
+			proc_cache__evict_unused(pc);
+			proc_cache__stats(pc, &st);
+			live = st.dso.loads - st.dso.evicted;
+			/* the one mapped now */
+			CHECK_U64(live, 1);
+			CHECK_U64(proc_cache__nr_paths(pc), paths0 + 1);
+		}
+	}
+	proc_cache__stats(pc, &st);
+	CHECK(st.dso.loads >= 200);
+	/* the last one is still mapped and still named */
+	CHECK_INT(proc__symbolize(p, BASE + 0x10, &sr), 0);
+	CHECK(strstr(sr.dso_path, "libchurn199.so") != NULL);
+	CHECK_INT(proc_cache__remove(pc, FAKE_PID), 0);
+	proc_cache__evict_unused(pc);
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.dso.loads - st.dso.evicted, 0);
+	CHECK_U64(proc_cache__nr_paths(pc), paths0);
+	proc_cache__free(pc);
 }
 
 TEST_MAIN()

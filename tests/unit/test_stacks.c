@@ -181,6 +181,47 @@ TEST(a_stack_seen_again_should_be_walked_from_the_row_memo_and_merged)
 	fixture_free(&x);
 }
 
+/*
+ * --interval frees the binaries no process maps at an interval's end
+ * while the next interval's stacks live on: after forgetting, that stacks
+ * object walks and names afresh (no memo hit into freed binaries) and
+ * still merges into the stacks it had.
+ */
+TEST(stacks_should_walk_afresh_after_forgetting_binaries_that_were_then_freed)
+{
+	struct stacks_opts so = { .kind = PROFILE_CPU };
+	struct sfprof_event *e = middle_frame(SFPROF_EV_CPU, 1);
+	struct stacks_stats a, b;
+	struct dso_stats ds;
+	struct fixture x;
+
+	CHECK_INT(fixture_new(&x, &so), 0);
+	CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
+	stacks__stats(x.s, &a);
+	CHECK(a.memo_misses > 0);
+	/* forgotten: the same stack is walked again, none of it from the
+	 * memo (a_stack_seen_again... shows it all would be) */
+	stacks__forget_binaries(x.s);
+	CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
+	stacks__stats(x.s, &b);
+	CHECK_U64(b.memo_misses - a.memo_misses, a.memo_misses);
+	CHECK_U64(b.memo_hits, a.memo_hits);
+	/* the process "is gone": its binaries are freed under the stacks */
+	stacks__forget_binaries(x.s);
+	CHECK_INT(proc_cache__remove(x.pc, getpid()), 0);
+	CHECK(proc_cache__evict_unused(x.pc) >= 2);
+	dso_cache__stats(proc_cache__dsos(x.pc), &ds);
+	CHECK_U64(ds.loads - ds.evicted, 0);
+	CHECK_U64(proc_cache__nr_paths(x.pc), 0);
+	/* and come back, named as before, merged into the same stack */
+	CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
+	CHECK_INT(stacks__flush(x.s), 0);
+	fold(x.prof);
+	CHECK_MSG(strstr(folded, ";middle_frame 3\n") != NULL, "folded: %.300s", folded);
+	CHECK_MSG(strchr(folded, '\n') == strrchr(folded, '\n'), "one line: %.300s", folded);
+	fixture_free(&x);
+}
+
 TEST(raw_stacks_past_the_bound_should_reach_the_profile_early_and_whole)
 {
 	struct stacks_opts so = { .kind = PROFILE_CPU, .per_thread = 1, .agg_max = 2 };
