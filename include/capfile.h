@@ -39,7 +39,8 @@
  *   STATS    "key\0value\0" pairs: the counters of the run (lost_*, ...).
  *   END      record and event counts: present when record finished cleanly.
  *   PYFRAME  the name record gave a Python frame (pymerge.h) of a process:
- *            pid, instruction offset, code object address, line, then
+ *            pid, instruction offset, code object address, line, the
+ *            qualname's length, co_firstlineno (0 = unknown), then
  *            qualname NUL filename. Written before the first event that
  *            needs it; a later one for the same frame replaces it (exec).
  *   JIT      a JIT's name for code of a process (jitmap.h: its perf map or
@@ -156,6 +157,7 @@ struct capfile_record {
 		} task;
 		struct { /* PYFRAME: strings NUL-terminated, non-empty qualname */
 			uint32_t pid, line;
+			uint32_t firstlineno; /* co_firstlineno, 0 = unknown */
 			int32_t instr;
 			uint64_t code;
 			const char *qualname, *file;
@@ -218,7 +220,8 @@ int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
 			 const char *name);
 /* A PYFRAME record; -EINVAL for an empty or oversized name. */
 int capfile_writer__pyframe(struct capfile_writer *w, uint32_t pid, uint64_t code, int32_t instr,
-			    uint32_t line, const char *qualname, const char *file);
+			    uint32_t line, uint32_t firstlineno, const char *qualname,
+			    const char *file);
 int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
 			  size_t nr);
 /* A JIT record; -EINVAL for an empty range or name, a range that wraps. */

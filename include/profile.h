@@ -72,6 +72,11 @@ enum profile_frame_kind {
  * rel_addr for the innermost level at a PC, of the call for a function
  * that has inlined code at the PC. An inlined function is a frame of its
  * own, with the same dso and rel_addr as the frame it is inlined into.
+ * start_line: the function's first line (DWARF DW_AT_decl_line of its
+ * subprogram or inlined origin, a Python code object's co_firstlineno;
+ * 0 = unknown), pprof's Function.start_line. pprof gives one Function
+ * per (name, user|kernel, file, start_line): two static functions of one
+ * name in two files stay two, the lines of one function stay one.
  * Where it ran, for pprof's Mapping and Location (all 0 when unknown, as
  * for frames read from folded text): addr, the runtime PC in process
  * pid, inside the mapping [map_start, map_end) at file offset map_offset
@@ -88,6 +93,7 @@ struct profile_frame {
 	uint32_t kind; /* enum profile_frame_kind */
 	uint32_t line; /* 0 = unknown */
 	const char *file;
+	uint32_t start_line; /* 0 = unknown */
 	uint32_t pid;
 	uint64_t addr;
 	uint64_t map_start, map_end, map_offset;

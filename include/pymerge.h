@@ -18,8 +18,8 @@
  * marker PYMERGE_CUT at the old end of its last group, so it is visible.
  *
  * A Python frame is a profile frame of kind PROFILE_FRAME_PYTHON: name
- * its qualname, file its co_filename, line the line of its instruction
- * (the namer's answer, pyname_fn). Functions inlined into the eval loop
+ * its qualname, file its co_filename, line the line of its instruction,
+ * start_line its co_firstlineno (the namer's answer, pyname_fn). Functions inlined into the eval loop
  * at the frame's PC (C code it runs for the Python frame) stay, above the
  * group's frames, as for any other native frame.
  */
@@ -40,11 +40,13 @@
 /*
  * The name of code object `code` of process pid at instruction offset
  * instr: 0 with *qualname, *file (live until the namer's owner frees
- * them; the profile copies them) and *line; or a negative errno (the
+ * them; the profile copies them), *line and *firstlineno (the code
+ * object's co_firstlineno, 0 when unknown); or a negative errno (the
  * frame cannot be named).
  */
 typedef int (*pyname_fn)(void *ctx, uint32_t pid, uint64_t code, int32_t instr,
-			 const char **qualname, const char **file, uint32_t *line);
+			 const char **qualname, const char **file, uint32_t *line,
+			 uint32_t *firstlineno);
 
 struct pymerge_stats {
 	uint64_t sections;	/* records with Python frames */

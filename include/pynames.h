@@ -20,7 +20,8 @@ struct pyreader;
 struct pynames;
 
 typedef void (*pynames_new_fn)(void *ctx, uint32_t pid, uint64_t code, int32_t instr,
-			       uint32_t line, const char *qualname, const char *file);
+			       uint32_t line, uint32_t firstlineno, const char *qualname,
+			       const char *file);
 
 /* r: the live reader (borrowed), or NULL offline. NULL + errno. */
 struct pynames *pynames__new(struct pyreader *r);
@@ -29,10 +30,11 @@ void pynames__set_observer(struct pynames *n, pynames_new_fn fn, void *ctx);
 
 /* pyname_fn: ctx is the pynames. */
 int pynames__name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const char **qualname,
-		  const char **file, uint32_t *line);
-/* Set (or replace) a name. 0 or -ENOMEM. */
+		  const char **file, uint32_t *line, uint32_t *firstlineno);
+/* Set (or replace) a name (firstlineno: co_firstlineno, 0 = unknown).
+ * 0 or -ENOMEM. */
 int pynames__put(struct pynames *n, uint32_t pid, uint64_t code, int32_t instr, uint32_t line,
-		 const char *qualname, const char *file);
+		 uint32_t firstlineno, const char *qualname, const char *file);
 /*
  * Another thread (pysession's prefetch): have the reader read and cache
  * code object `code` of pid now, so that later names of it survive the

@@ -36,6 +36,10 @@ struct srcline_level {
 	const char *func; /* NULL when DWARF has no name */
 	const char *file; /* NULL when unknown */
 	uint32_t line;	  /* 0 when unknown */
+	/* the function's first line: DW_AT_decl_line of the subprogram
+	 * (outermost level) or of the inlined subroutine's origin; 0 when
+	 * unknown */
+	uint32_t start_line;
 };
 
 struct srcline_opts {

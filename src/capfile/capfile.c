@@ -529,16 +529,16 @@ static int parse_event(struct capfile_reader *r, uint32_t len, uint64_t off,
 	return 0;
 }
 
-/* PYFRAME: 24 fixed bytes, qualname NUL, file (NUL at buf[len]). */
+/* PYFRAME: 28 fixed bytes, qualname NUL, file (NUL at buf[len]). */
 static int parse_pyframe(struct capfile_reader *r, uint32_t len, uint64_t off,
 			 struct capfile_record *rec)
 {
-	const char *str = (const char *)r->buf + 24;
+	const char *str = (const char *)r->buf + 28;
 	uint32_t ql, sl;
 
-	if (len < 26)
+	if (len < 30)
 		return r_fail(r, -CAPFILE_E_CORRUPT, off, "PYFRAME of %u bytes", len);
-	sl = len - 24;
+	sl = len - 28;
 	ql = util__get32(r->buf + 20);
 	if (ql == 0 || ql >= sl || str[ql] != 0 || memchr(str, 0, ql) ||
 	    memchr(str + ql + 1, 0, sl - ql - 1))
@@ -547,6 +547,7 @@ static int parse_pyframe(struct capfile_reader *r, uint32_t len, uint64_t off,
 	rec->pyframe.instr = (int32_t)util__get32(r->buf + 4);
 	rec->pyframe.code = util__get64(r->buf + 8);
 	rec->pyframe.line = util__get32(r->buf + 16);
+	rec->pyframe.firstlineno = util__get32(r->buf + 24);
 	rec->pyframe.qualname = str;
 	rec->pyframe.file = str + ql + 1;
 	return 0;

@@ -268,10 +268,11 @@ int capfile_writer__ksym(struct capfile_writer *w, uint64_t addr,
 }
 
 int capfile_writer__pyframe(struct capfile_writer *w, uint32_t pid, uint64_t code, int32_t instr,
-			    uint32_t line, const char *qualname, const char *file)
+			    uint32_t line, uint32_t firstlineno, const char *qualname,
+			    const char *file)
 {
 	size_t ql = strlen(qualname), fl = strlen(file);
-	uint8_t a[24];
+	uint8_t a[28];
 
 	if (ql == 0 || ql > PATH_MAX_LEN || fl > PATH_MAX_LEN)
 		return -EINVAL;
@@ -280,6 +281,7 @@ int capfile_writer__pyframe(struct capfile_writer *w, uint32_t pid, uint64_t cod
 	util__put64(a + 8, code);
 	util__put32(a + 16, line);
 	util__put32(a + 20, (uint32_t)ql);
+	util__put32(a + 24, firstlineno);
 	/* qualname with its NUL, then file (the reader ends it) */
 	w_record(w, CAPFILE_REC_PYFRAME, a, sizeof(a), qualname, ql + 1, file, fl);
 	return w->err;

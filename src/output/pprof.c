@@ -23,14 +23,16 @@
  *    the runtime PC (the call's, for callers). A symbolized frame gives
  *    one Line; an unsymbolized one in a binary none (its mapping then says
  *    has_functions false), so pprof -symbolize or a backend can name it
- *    from the build-id later. Function: one per (name, user|kernel).
+ *    from the build-id later. Function: one per (name, user|kernel,
+ *    file, start_line) (pprof_func.h).
  *  - Sample: one per distinct stack, locations leaf first, and labels
  *    pid, tid (numbers), thread (comm), lock and lock_addr (futex). A
  *    stack with labels has no root location; one without (read from
  *    folded text) keeps its root (comm, comm-pid/tid, lock:SYMBOL) as its
  *    outermost location, a function with no mapping.
- *  - Function: filename and start_line from DWARF where [names] gave the
- *    frame a source position; each Line its line.
+ *  - Function: filename and start_line (DWARF's DW_AT_decl_line, a Python
+ *    code object's co_firstlineno) where [names] gave them; each Line its
+ *    line.
  *  - sfprof diff (profile_render.diff_base): BASE's samples negated and
  *    labelled pprof::base=true, as pprof -diff_base builds them.
  */
@@ -41,6 +43,7 @@
 #include <string.h>
 #include "output.h"
 #include "profile.h"
+#include "output/pprof_func.h"
 #include "profile/profile_int.h"
 #include "util.h"
 #include "protobuf_int.h"
@@ -118,8 +121,9 @@ struct pp_state {
 	uint32_t *map_slots; /* open addressing: mapping index + 1 */
 	size_t nr_slots;
 	uint32_t *frame_map; /* frame index -> mapping index + 1, 0 = none */
-	uint32_t *func_user; /* string id -> function id, user frames */
-	uint32_t *func_kernel;
+	uint32_t *func_group; /* frame index -> its function's group (pprof_func.h) */
+	uint32_t *group_fid; /* group -> function id, 0 = not written yet */
+	uint32_t *root_fid;  /* root string id -> function id */
 	uint32_t *root_loc;  /* root string id -> location id */
 	uint32_t nr_funcs;
 	uint32_t main;	     /* the main binary's mapping index + 1, 0 = none */
@@ -483,9 +487,9 @@ static void pp_samples(struct pp_state *st, struct pb_gz *g, struct pbuf *m, str
 }
 
 /* A Function: its name (BASE's mark dropped in a diff), and its source
- * file and a line where DWARF gave them (file 0: none). */
+ * file and first line where [names] gave them (0: none). */
 static void pp_function(struct pp_state *st, struct pb_gz *g, struct pbuf *m, uint32_t fid,
-			uint32_t name, uint32_t file, uint32_t line)
+			uint32_t name, uint32_t file, uint32_t start_line)
 {
 	const char *s = prof__str(st->p, name);
 
@@ -496,8 +500,8 @@ static void pp_function(struct pp_state *st, struct pb_gz *g, struct pbuf *m, ui
 	pb_uint(m, FUNCTION_SYSTEM_NAME, name);
 	if (file)
 		pb_uint(m, FUNCTION_FILENAME, file);
-	if (line)
-		pb_uint(m, FUNCTION_START_LINE, line);
+	if (start_line)
+		pb_uint(m, FUNCTION_START_LINE, start_line);
 	gz_msg(g, PROFILE_FUNCTION, m);
 }
 
@@ -505,15 +509,13 @@ static void pp_function(struct pp_state *st, struct pb_gz *g, struct pbuf *m, ui
 static uint32_t pp_frame_func(struct pp_state *st, struct pb_gz *g, struct pbuf *m, uint32_t i)
 {
 	const struct prof_frame *f = &st->fr[i];
-	uint32_t name = f->name ? f->name : f->disp;
-	uint32_t *fid = frame_kernel(f) ? &st->func_kernel[name] : &st->func_user[name];
+	uint32_t *fid = &st->group_fid[st->func_group[i]];
 
 	if (frame_unnamed(f, st->frame_map[i]))
 		return 0;
 	if (!*fid) {
 		*fid = ++st->nr_funcs;
-		/* (a function's first frame seen: a line of it, not its start) */
-		pp_function(st, g, m, *fid, name, f->file, 0);
+		pp_function(st, g, m, *fid, pp_func_name(f), f->file, f->start_line);
 	}
 	return *fid;
 }
@@ -553,9 +555,9 @@ static void pp_locations(struct pp_state *st, struct pb_gz *g, struct pbuf *m, s
 
 		if (!st->root_loc[sid])
 			continue;
-		fid = st->func_user[sid];
+		fid = st->root_fid[sid];
 		if (!fid) {
-			fid = st->func_user[sid] = ++st->nr_funcs;
+			fid = st->root_fid[sid] = ++st->nr_funcs;
 			pp_function(st, g, m, fid, sid, 0, 0);
 		}
 		pb_uint(m, LOCATION_ID, st->root_loc[sid]);
@@ -674,6 +676,7 @@ static int write_pprof(const struct profile *p, int diff, FILE *f)
 	struct pb_gz *g = NULL;
 	const struct prof_frame *fr;
 	uint32_t nfr;
+	int64_t ngroups;
 	int err = -ENOMEM;
 
 	if (!p || !f)
@@ -685,12 +688,15 @@ static int write_pprof(const struct profile *p, int diff, FILE *f)
 	st.fr = fr;
 	st.cap_run = sizeof(st.run) / sizeof(st.run[0]);
 	st.nstr = prof__nr_strs(p);
-	st.func_user = calloc(st.nstr, sizeof(*st.func_user));
-	st.func_kernel = calloc(st.nstr, sizeof(*st.func_kernel));
+	ngroups = pp_func__groups(fr, nfr, &st.func_group);
+	if (ngroups < 0)
+		goto err_out;
+	st.group_fid = calloc(ngroups ? (size_t)ngroups : 1, sizeof(*st.group_fid));
+	st.root_fid = calloc(st.nstr, sizeof(*st.root_fid));
 	st.root_loc = calloc(st.nstr, sizeof(*st.root_loc));
 	st.frame_map = calloc(nfr ? nfr : 1, sizeof(*st.frame_map));
 	g = pb_gz_new(f);
-	if (!st.func_user || !st.func_kernel || !st.root_loc || !st.frame_map || !g)
+	if (!st.group_fid || !st.root_fid || !st.root_loc || !st.frame_map || !g)
 		goto err_out;
 	err = pp_mappings(&st, fr, nfr);
 	if (err)
@@ -710,8 +716,9 @@ err_out:
 	free(st.locs);
 	free(st.loc_slots);
 	free(st.loc_frames);
-	free(st.func_user);
-	free(st.func_kernel);
+	free(st.func_group);
+	free(st.group_fid);
+	free(st.root_fid);
 	free(st.root_loc);
 	free(st.frame_map);
 	free(st.extra);

@@ -449,7 +449,7 @@ static uint64_t frame_where_hash(uint64_t h, const struct profile_frame *f)
 	h = prof__hash_mix(h, f->map_start);
 	h = prof__hash_mix(h, f->map_end);
 	h = prof__hash_mix(h, f->map_offset);
-	return prof__hash_mix(h, f->map_exec);
+	return prof__hash_mix(h, f->map_exec | (uint64_t)f->start_line << 32);
 }
 
 static uint32_t fcache_slot(const struct profile_frame *f)
@@ -466,7 +466,8 @@ static int frame_where_eq(const struct prof_frame *e, const struct profile_frame
 {
 	return e->rel_addr == f->rel_addr && e->kind == f->kind && e->pid == f->pid &&
 	       e->addr == f->addr && e->map_start == f->map_start && e->map_end == f->map_end &&
-	       e->map_offset == f->map_offset && e->map_exec == f->map_exec;
+	       e->map_offset == f->map_offset && e->map_exec == f->map_exec &&
+	       e->start_line == f->start_line;
 }
 
 static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
@@ -516,7 +517,8 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 				  .kind = f->kind, .disp = (uint32_t)disp,
 				  .line = f->line, .file = (uint32_t)file, .pid = f->pid,
 				  .addr = f->addr, .map_start = f->map_start, .map_end = f->map_end,
-				  .map_offset = f->map_offset, .map_exec = f->map_exec };
+				  .map_offset = f->map_offset, .map_exec = f->map_exec,
+				  .start_line = f->start_line };
 	p->nr_frames++;
 	if (!p->frame_slots || 2 * (size_t)p->nr_frames > (size_t)p->frame_mask) {
 		if (slots__rebuild(&p->frame_slots, &p->frame_mask, p->nr_frames, p->frames,

@@ -26,7 +26,7 @@ struct prof_frame {
 	uint32_t pid;
 	uint64_t addr, map_start, map_end, map_offset;
 	uint32_t map_exec;
-	uint32_t pad;
+	uint32_t start_line;
 };
 
 /* One distinct stack: root display id, then n frame ids at ids[off..],

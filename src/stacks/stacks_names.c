@@ -190,6 +190,7 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 		if ((e->have & HAVE_LINES) && e->nlv && !pf.file) {
 			pf.file = e->lv[e->nlv - 1].file;
 			pf.line = e->lv[e->nlv - 1].line;
+			pf.start_line = e->lv[e->nlv - 1].start_line;
 		}
 		id = profile__frame_id(s->prof, &pf);
 		if (id < 0)
@@ -210,6 +211,7 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 				.kind = PROFILE_FRAME_USER,
 				.file = e->lv[k].file,
 				.line = e->lv[k].line,
+				.start_line = e->lv[k].start_line,
 				/* at the same PC: one pprof Location, a Line each */
 				.pid = s->cur ? proc__pid(s->cur) : 0,
 				.addr = look,

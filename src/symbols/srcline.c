@@ -447,9 +447,13 @@ static int resolve(struct srcline *s, uint64_t pc, struct srcline_level *lv,
 			continue;
 		/* keep the room for the outermost function */
 		if (n < SRCLINE_MAX_LEVELS - 1 || tag == DW_TAG_subprogram) {
+			int decl = 0;
+
 			lv[n].func = die_name(s, d);
 			lv[n].file = file;
 			lv[n].line = (uint32_t)line;
+			/* (through DW_AT_abstract_origin/specification) */
+			lv[n].start_line = !dwarf_decl_line(d, &decl) && decl > 0 ? (uint32_t)decl : 0;
 			n++;
 		}
 		if (tag == DW_TAG_subprogram)

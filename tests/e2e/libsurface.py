@@ -39,9 +39,10 @@ def gen():
     out = os.path.join(BUILD, "tests", "surface_gen")
     srcs = [os.path.join(ROOT, p) for p in (
         "tests/e2e/surface_gen.c", "src/profile/profile.c", "src/output/svg.c",
-        "src/output/pprof.c", "src/util.c", "src/output/outfile.c", "src/output/diff.c",
-        "src/profile/folded.c", "src/output/protobuf.c", "src/output/protobuf_int.h",
-        "src/profile/profile_int.h", "src/util.h", "include/profile.h")]
+        "src/output/pprof.c", "src/output/pprof_func.c", "src/util.c", "src/output/outfile.c",
+        "src/output/diff.c", "src/profile/folded.c", "src/output/protobuf.c",
+        "src/output/protobuf_int.h", "src/profile/profile_int.h", "src/output/pprof_func.h",
+        "src/util.h", "include/profile.h")]
     if not os.path.exists(out) or any(os.path.getmtime(s) > os.path.getmtime(out) for s in srcs):
         os.makedirs(os.path.dirname(out), exist_ok=True)
         cc = os.environ.get("CC", "cc")

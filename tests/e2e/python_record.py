@@ -8,7 +8,9 @@ worker threads' samples, as live would; the live profile record makes of
 the same events (SFPROF_RECORD_PROFILE) must equal report's byte for
 byte; report --no-python keeps the native eval frames. In pprof (read
 by go tool pprof -raw) each Python frame is a Function with its file and
-a Line: leaf, chain.py, at a line of leaf's body."""
+a Line: leaf, chain.py, at a line of leaf's body; and the Functions'
+start_line (s=) is the co_firstlineno the child printed, for leaf,
+middle and outer (read live by record, carried by PYFRAME records)."""
 import os
 import re
 import shutil
@@ -35,6 +37,11 @@ def main():
                            capture_output=True, text=True, timeout=180, env=env)
         if r.returncode != 0:
             print("FAIL %s: record exited %d: %s" % (NAME, r.returncode, r.stderr[-400:]))
+            return 1
+        first = dict((k, int(v)) for k, v in re.findall(r"\b(\w+)=(\d+)", "".join(
+            ln for ln in r.stdout.splitlines() if ln.startswith("co_firstlineno "))))
+        if sorted(first) != ["leaf", "middle", "outer"]:
+            print("FAIL %s: the child printed no co_firstlineno line: %r" % (NAME, r.stdout[:200]))
             return 1
         out = os.path.join(d, "report.folded")
         r = subprocess.run([SFPROF, "report", "--per-thread", "-o", out, cap],
@@ -82,6 +89,15 @@ def main():
             if r.returncode != 0 or not lines or not all(9 <= ln <= 12 for ln in lines) or \
                     with_leaf < 0.5 * total:
                 errs.append("pprof: leaf's Function/Line wrong or missing (%s)" % lines)
+            starts = {}
+            for m in re.finditer(r"^\s+(?:\d+: 0x0 )?(leaf|middle|outer) \S*/chain\.py:\d+ "
+                                 r"s=(\d+)$", text, re.M):
+                starts.setdefault(m.group(1), set()).add(int(m.group(2)))
+            print("pprof: start lines %s, co_firstlineno %s" % (
+                {k: sorted(v) for k, v in sorted(starts.items())}, first))
+            if any(starts.get(k) != {v} for k, v in first.items()):
+                errs.append("pprof: Function.start_line %s, not co_firstlineno %s" % (
+                    starts, first))
     if errs:
         print("FAIL %s: %s" % (NAME, "; ".join(errs)))
         return 1

@@ -313,5 +313,63 @@ def test_pprof_futex_should_label_locks_and_count_waits():
     return "PASS %s (%d waits, %.1f ms)" % (name, waits, got_ns / 1e6)
 
 
+def raw_functions(raw):
+    """{(name, file): {start lines}} from the Locations of pprof -raw (a
+    location's first Line on its own line, its callers indented below)."""
+    out, section = {}, None
+    for line in raw.splitlines():
+        if not line.startswith(" "):
+            section = "locs" if line.startswith("Locations") else None
+            continue
+        m = re.match(r"^\s+(?:\d+: 0x[0-9a-f]+ (?:M=\d+ )?)?(\S.*?) (\S*):\d+ s=(\d+)$", line)
+        if section == "locs" and m:
+            out.setdefault((m.group(1), m.group(2)), set()).add(int(m.group(3)))
+    return out
+
+
+def test_pprof_functions_should_start_at_their_definition_line():
+    """Function.start_line is DWARF's DW_AT_decl_line: for every function
+    of tests/workloads/inlined.c (inlined ones through their origin), the
+    line its definition starts on in the source; and -list shows it."""
+    name = "pprof_functions_should_start_at_their_definition_line"
+    skip = live_ready(name)
+    if skip:
+        return skip
+    up = ls.upprof()
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads",
+                       "inlined.c")
+    defs = {}
+    with open(src) as f:
+        for no, text in enumerate(f, 1):
+            m = re.match(r"^(?:__attribute__\(\(noinline\)\) )?(?:static |int )\S*.*?"
+                         r"\b(\w+)\((?:unsigned long|double|int) ", text)
+            if m:
+                defs[m.group(1)] = no
+    if set(defs) != {"mix_leaf", "mix_mid", "spin_outer", "step_inline", "run", "main"}:
+        return "FAIL %s: the workload's definitions not found: %s" % (name, defs)
+    cap, _, _ = record_running("startline", [os.path.join(ls.WL, "inlined-sframe"), "8"])
+    pb = report(cap, os.path.join(TMP, "startline.pb.gz"))
+    _, raw = ls.pprof_raw(pb, 0, up)
+    funcs = {}
+    for (fn, path), starts in raw_functions(raw).items():
+        if path.endswith("/inlined.c"):
+            funcs.setdefault(fn, set()).update(starts)
+    for fn in ("mix_leaf", "mix_mid", "spin_outer", "step_inline", "run"):
+        if funcs.get(fn) != {defs[fn]}:
+            return "FAIL %s: %s starts at %s in pprof, at line %d in %s" % (
+                name, fn, sorted(funcs.get(fn, ())), defs[fn], src)
+    # one Function per function: pprof -raw prints a location's lines by
+    # Function; -list finds the source from the Function's filename
+    r = subprocess.run([up, "-list", "^spin_outer$", "-symbolize=none", pb],
+                       capture_output=True, text=True, env=ls.pprof_env(), timeout=120)
+    if not re.search(r"ROUTINE =+ spin_outer in \S*/inlined\.c", r.stdout) or \
+            not re.search(r"^\s+\S+\s+\S+\s+%d:.*\bspin_outer\(" % defs["spin_outer"],
+                          r.stdout, re.M):
+        return "FAIL %s: pprof -list spin_outer shows no source: %s" % (
+            name, (r.stdout + r.stderr)[-500:])
+    return "PASS %s (%s)" % (name, ", ".join("%s s=%d" % (f, defs[f]) for f in sorted(defs)
+                                             if f in funcs))
+
+
 if __name__ == "__main__":
     sys.exit(ls.run_tests(globals()))

@@ -13,7 +13,7 @@
 
 /* Names every code object with an even address; odd ones fail. */
 static int name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const char **q,
-		const char **file, uint32_t *line)
+		const char **file, uint32_t *line, uint32_t *first)
 {
 	(void)ctx;
 	(void)pid;
@@ -22,6 +22,7 @@ static int name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const cha
 	*q = code & 2 ? "Worker.compute" : "<module>";
 	*file = code & 4 ? "/a/b.py" : "";
 	*line = (uint32_t)instr;
+	*first = code & 8 ? 3 : 0;
 	return 0;
 }
 

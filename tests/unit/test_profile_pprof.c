@@ -20,7 +20,7 @@ TEST_MAIN();
 #define MAXN 256
 
 struct dec_loc { uint64_t id, mapping, address, function, functions[4]; int nlines; };
-struct dec_func { uint64_t id, name; };
+struct dec_func { uint64_t id, name, filename, start_line; };
 struct dec_map {
 	uint64_t id, start, limit, offset, filename, build_id;
 	uint64_t has_functions, has_filenames, has_line_numbers;
@@ -135,6 +135,8 @@ static void func_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
 	(void)b, (void)n;
 	if (f == 1) fu->id = v;
 	if (f == 2) fu->name = v;
+	if (f == 4) fu->filename = v;
+	if (f == 5) fu->start_line = v;
 }
 
 static void map_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
@@ -752,6 +754,107 @@ TEST(pprof_inline_frames_at_one_pc_should_be_lines_of_one_location_innermost_fir
 		}
 	}
 	CHECK_STR(loc_name(&d, d.samples[0].locs[3]), "start_thread");
+	release(&d);
+	profile__free(p);
+}
+
+static const struct dec_func *func_of(const struct decoded *d, uint64_t id)
+{
+	for (int i = 0; i < d->nfuncs; i++)
+		if (d->funcs[i].id == id)
+			return &d->funcs[i];
+	return NULL;
+}
+
+/* The Function of the leaf location of the sample whose leaf is at addr. */
+static const struct dec_func *leaf_func(const struct decoded *d, uint64_t addr, int line)
+{
+	for (int i = 0; i < d->nsamples; i++) {
+		const struct dec_loc *l = loc(d, d->samples[i].locs[0]);
+
+		if (l && l->address == addr && l->nlines > line)
+			return func_of(d, l->functions[line]);
+	}
+	return NULL;
+}
+
+TEST(pprof_functions_should_be_one_per_name_file_and_start_line_and_carry_it)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	struct profile_frame a = pie_frames[1], b, c, inl[2], out, py[3];
+	const struct dec_func *fa, *fb, *fc, *fi, *fo, *f0, *f1, *f2;
+	struct decoded d;
+
+	/* two lines of one static init() in a.c, and another init() in b.c */
+	a.name = "init", a.file = "/src/a.c", a.line = 12, a.start_line = 10;
+	b = a, b.addr += 0x10, b.rel_addr += 0x10, b.line = 15;
+	c = a, c.addr += 0x100, c.rel_addr += 0x100, c.file = "/src/b.c", c.line = 40,
+	c.start_line = 38;
+	/* helper() inlined into main at one PC (outermost first), and its
+	 * out-of-line copy at another: one Function, its origin's start */
+	inl[0] = a, inl[0].addr += 0x200, inl[0].rel_addr += 0x200, inl[0].name = "main",
+	inl[0].line = 30, inl[0].start_line = 28;
+	inl[1] = inl[0], inl[1].name = "helper", inl[1].line = 5, inl[1].start_line = 3;
+	out = inl[1], out.addr += 0x40, out.rel_addr += 0x40, out.line = 6;
+	/* Python: run() of two modules, one of them at two lines */
+	for (int i = 0; i < 3; i++)
+		py[i] = (struct profile_frame){ .name = "run", .kind = PROFILE_FRAME_PYTHON,
+						.pid = 100, .file = i == 1 ? "/app/m2.py" : "/app/m1.py",
+						.line = 20 + (uint32_t)i,
+						.start_line = i == 1 ? 17 : 19 };
+	CHECK(p);
+	CHECK_INT(profile__add(p, NULL, &a, 1, 1), 0);
+	CHECK_INT(profile__add(p, NULL, &b, 1, 1), 0);
+	CHECK_INT(profile__add(p, NULL, &c, 1, 1), 0);
+	CHECK_INT(profile__add(p, NULL, inl, 2, 1), 0);
+	CHECK_INT(profile__add(p, NULL, &out, 1, 1), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(profile__add(p, "py", &py[i], 1, 1), 0);
+	CHECK_INT(decode(p, &d), 0);
+	fa = leaf_func(&d, a.addr, 0);
+	fb = leaf_func(&d, b.addr, 0);
+	fc = leaf_func(&d, c.addr, 0);
+	fi = leaf_func(&d, inl[0].addr, 0); /* innermost Line: helper */
+	fo = leaf_func(&d, out.addr, 0);
+	CHECK(fa && fb && fc && fi && fo);
+	if (fa && fb && fc && fi && fo) {
+		CHECK_U64(fa->id, fb->id);
+		CHECK(fa->id != fc->id);
+		CHECK_STR(str(&d, fa->name), "init");
+		CHECK_STR(str(&d, fc->name), "init");
+		CHECK_STR(str(&d, fa->filename), "/src/a.c");
+		CHECK_STR(str(&d, fc->filename), "/src/b.c");
+		CHECK_U64(fa->start_line, 10);
+		CHECK_U64(fc->start_line, 38);
+		CHECK_U64(fi->id, fo->id);
+		CHECK_STR(str(&d, fi->name), "helper");
+		CHECK_U64(fi->start_line, 3);
+		fi = leaf_func(&d, inl[0].addr, 1); /* its caller's Line */
+		CHECK(fi && !strcmp(str(&d, fi->name), "main") && fi->start_line == 28);
+	}
+	/* Python frames have no mapping: found by their sample's leaf */
+	f0 = f1 = f2 = NULL;
+	for (int i = 0; i < d.nsamples; i++) {
+		const struct dec_loc *l = loc(&d, d.samples[i].locs[0]);
+		const struct dec_func *f = l ? func_of(&d, l->function) : NULL;
+
+		if (!f || strcmp(str(&d, f->name), "run"))
+			continue;
+		if (!strcmp(str(&d, f->filename), "/app/m2.py"))
+			f1 = f;
+		else if (!f0)
+			f0 = f;
+		else
+			f2 = f;
+	}
+	CHECK(f0 && f1 && f2);
+	if (f0 && f1 && f2) {
+		CHECK_U64(f0->id, f2->id); /* m1.run at two lines: one Function */
+		CHECK(f0->id != f1->id);
+		CHECK_U64(f0->start_line, 19);
+		CHECK_U64(f1->start_line, 17);
+	}
 	release(&d);
 	profile__free(p);
 }

@@ -14,6 +14,7 @@
 #include "pyoffsets.h"
 #include "pyprocs.h"
 #include "pysession.h"
+#include "profile/profile_int.h"
 #include "testlib.h"
 #include "util.h"
 
@@ -90,7 +91,7 @@ TEST(groups_should_end_at_each_entry_frame_innermost_first)
 }
 
 static int fake_name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const char **q,
-		     const char **file, uint32_t *line)
+		     const char **file, uint32_t *line, uint32_t *first)
 {
 	static char buf[8][32];
 	int i = (int)(code - 0x1000);
@@ -102,6 +103,7 @@ static int fake_name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, cons
 	*q = buf[i];
 	*file = "/src/app/mod.py";
 	*line = 10 + (uint32_t)instr;
+	*first = 100 + (uint32_t)i; /* co_firstlineno */
 	return 0;
 }
 
@@ -139,6 +141,16 @@ TEST(ids_should_be_oldest_first_named_with_file_and_line_and_marked_when_cut)
 			"f2 (mod.py:14);f1 (mod.py:12);f0 (mod.py:10) 1\n");
 	CHECK_U64(st.frames, 5);
 	CHECK_U64(st.frames_failed, 1);
+	{
+		/* each frame's start_line is its code object's co_firstlineno */
+		uint32_t nfr;
+		const struct prof_frame *fr = prof__frames(p, &nfr);
+
+		CHECK(ids[1] < nfr && ids[2] < nfr && ids[3] < nfr);
+		CHECK_INT(fr[ids[1]].start_line, 104);
+		CHECK_INT(fr[ids[2]].start_line, 0); /* the unreadable marker */
+		CHECK_INT(fr[ids[3]].start_line, 102);
+	}
 	/* room for two: the two oldest */
 	CHECK_INT(pymerge__ids(&c, sec, 0, 5, 0, ids, 2), 2);
 	free(text);
@@ -160,9 +172,9 @@ TEST(pyframe_records_should_round_trip_and_malformed_ones_be_refused)
 	close(fd);
 	w = capfile_writer__create(path, &meta);
 	CHECK(w);
-	CHECK(capfile_writer__pyframe(w, 7, 0x7f00aa, -2, 31, "Worker.compute", "/x/a.py") == 0);
-	CHECK(capfile_writer__pyframe(w, 7, 0x7f00ab, 4, 0, "<module>", "") == 0);
-	CHECK(capfile_writer__pyframe(w, 7, 1, 0, 0, "", "/x") == -EINVAL);
+	CHECK(capfile_writer__pyframe(w, 7, 0x7f00aa, -2, 31, 29, "Worker.compute", "/x/a.py") == 0);
+	CHECK(capfile_writer__pyframe(w, 7, 0x7f00ab, 4, 0, 0, "<module>", "") == 0);
+	CHECK(capfile_writer__pyframe(w, 7, 1, 0, 0, 1, "", "/x") == -EINVAL);
 	CHECK(capfile_writer__close(w) == 0);
 	r = capfile_reader__open(path, &err);
 	CHECK(r);
@@ -174,9 +186,11 @@ TEST(pyframe_records_should_round_trip_and_malformed_ones_be_refused)
 			CHECK_U64(rec.pyframe.code, 0x7f00aa);
 			CHECK_INT(rec.pyframe.instr, -2);
 			CHECK_INT(rec.pyframe.line, 31);
+			CHECK_INT(rec.pyframe.firstlineno, 29);
 			CHECK_STR(rec.pyframe.qualname, "Worker.compute");
 			CHECK_STR(rec.pyframe.file, "/x/a.py");
 		} else {
+			CHECK_INT(rec.pyframe.firstlineno, 0);
 			CHECK_STR(rec.pyframe.qualname, "<module>");
 			CHECK_STR(rec.pyframe.file, "");
 		}
@@ -193,7 +207,7 @@ TEST(pyframe_records_should_round_trip_and_malformed_ones_be_refused)
 		fclose(f);
 		while (off + CAPFILE_REC_HDR <= len && util__get32(buf + off) != CAPFILE_REC_PYFRAME)
 			off += CAPFILE_REC_HDR + ((util__get32(buf + off + 4) + 7) & ~7u);
-		CHECK(off + CAPFILE_REC_HDR + 24 <= len);
+		CHECK(off + CAPFILE_REC_HDR + 28 <= len);
 		buf[off + CAPFILE_REC_HDR + 20] = 3; /* "Wor" then 'k', no NUL */
 		/* checksums fixed up: only the field is wrong */
 		uint32_t rlen = util__get32(buf + off + 4);
@@ -216,22 +230,24 @@ TEST(names_should_be_kept_replaced_and_forgotten_by_pid)
 {
 	struct pynames *n = pynames__new(NULL);
 	const char *q, *f;
-	uint32_t line;
+	uint32_t line, first;
 
 	CHECK(n);
-	CHECK(pynames__name(n, 1, 0x10, 4, &q, &f, &line) == -ENOENT);
+	CHECK(pynames__name(n, 1, 0x10, 4, &q, &f, &line, &first) == -ENOENT);
 	for (uint32_t i = 0; i < 3000; i++)
-		CHECK(pynames__put(n, 1 + i % 3, 0x10 + i, 4, i, "g", "a.py") == 0);
-	CHECK(pynames__put(n, 1, 0x10, 4, 7, "f", "a.py") == 0);
-	CHECK(pynames__name(n, 1, 0x10, 4, &q, &f, &line) == 0);
+		CHECK(pynames__put(n, 1 + i % 3, 0x10 + i, 4, i, i / 2, "g", "a.py") == 0);
+	CHECK(pynames__put(n, 1, 0x10, 4, 7, 5, "f", "a.py") == 0);
+	CHECK(pynames__name(n, 1, 0x10, 4, &q, &f, &line, &first) == 0);
 	CHECK_STR(q, "f");
 	CHECK_INT(line, 7);
+	CHECK_INT(first, 5);
 	CHECK_U64(pynames__count(n), 3000);
 	pynames__forget_pid(n, 1);
 	CHECK_U64(pynames__count(n), 2000);
-	CHECK(pynames__name(n, 1, 0x10, 4, &q, &f, &line) == -ENOENT);
-	CHECK(pynames__name(n, 2, 0x11, 4, &q, &f, &line) == 0);
+	CHECK(pynames__name(n, 1, 0x10, 4, &q, &f, &line, &first) == -ENOENT);
+	CHECK(pynames__name(n, 2, 0x11, 4, &q, &f, &line, &first) == 0);
 	CHECK_INT(line, 1);
+	CHECK_INT(first, 0);
 	pynames__free(n);
 }
 
@@ -253,9 +269,9 @@ static int has_name(struct pysession *ps, uint32_t pid, uint64_t code)
 	void *ctx;
 	pyname_fn fn = pysession__namer(ps, &ctx);
 	const char *q, *f;
-	uint32_t line;
+	uint32_t line, first;
 
-	return fn(ctx, pid, code, 4, &q, &f, &line) == 0;
+	return fn(ctx, pid, code, 4, &q, &f, &line, &first) == 0;
 }
 
 TEST(session_should_drop_an_exited_process_names_only_once_its_events_are_in)

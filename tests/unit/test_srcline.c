@@ -57,6 +57,21 @@ static const char inl_h[] =
 	"  return (x << 7) | (x >> 57);\n"
 	"}\n";
 
+/* The line each function of prog.c / inl.h starts on (its definition):
+ * a level's start_line, 0 for a name not in them (crt code). */
+static uint32_t start_line_of(const char *fn)
+{
+	static const struct { const char *fn; uint32_t line; } defs[] = {
+		{ "hdr_twist", 1 }, { "leaf", 3 }, { "mid", 9 }, { "outer", 15 },
+		{ "other", 21 }, { "main", 25 },
+	};
+
+	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+		if (fn && !strcmp(fn, defs[i].fn))
+			return defs[i].line;
+	return 0;
+}
+
 /* Every fixture, once (test_fixtures). 0 when all were built. */
 static int build_fixtures(const char *d)
 {
@@ -98,6 +113,7 @@ static int func_cb(void *ctx, const struct elfread_sym *s)
  * Compare srcline with `addr2line -i -f -a` at every byte of every
  * function of `bin` (symbols read from `symfile`). Returns the number of
  * mismatches (details on stderr), counts addresses and inline levels.
+ * Each level's start_line is its function's definition line in prog.c.
  */
 static int compare_with_addr2line(const char *bin, const char *symfile, const char *root,
 				  int *addrs, int *inlined)
@@ -198,6 +214,13 @@ static int compare_with_addr2line(const char *bin, const char *symfile, const ch
 			    strcmp(got, want_fl[i])) {
 				fprintf(stderr, "%#" PRIx64 " level %zu: addr2line %s %s, srcline %s %s\n",
 					a, i, want_fn[i], want_fl[i], lv[i].func ? lv[i].func : "??", got);
+				bad++;
+				break;
+			}
+			/* DW_AT_decl_line: of the subprogram, or the inlined origin */
+			if (start_line_of(lv[i].func) && lv[i].start_line != start_line_of(lv[i].func)) {
+				fprintf(stderr, "%#" PRIx64 " level %zu: %s starts at line %u, not %u\n",
+					a, i, lv[i].func, lv[i].start_line, start_line_of(lv[i].func));
 				bad++;
 				break;
 			}

@@ -109,7 +109,7 @@ static struct sfprof_event *with_python(uint32_t n, uint32_t entry_mask, uint32_
 }
 
 static int namer(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const char **q,
-		 const char **file, uint32_t *line)
+		 const char **file, uint32_t *line, uint32_t *first)
 {
 	static char names[8][8];
 	unsigned i = (unsigned)(code - 0x1000);
@@ -122,6 +122,7 @@ static int namer(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const ch
 	*q = names[i];
 	*file = "/app/m.py";
 	*line = (uint32_t)instr;
+	*first = 1;
 	return 0;
 }
 

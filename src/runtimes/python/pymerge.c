@@ -76,17 +76,18 @@ int pymerge__ids(const struct pymerge_ctx *c, const struct sfprof_py_section *se
 		const struct sfprof_py_frame *f = &sec->frames[i];
 		struct profile_frame pf = { .kind = PROFILE_FRAME_PYTHON, .pid = c->pid };
 		const char *q = NULL, *file = NULL;
-		uint32_t line = 0;
+		uint32_t line = 0, first = 0;
 
 		c->st->frames++;
-		if (!c->name || c->name(c->name_ctx, c->pid, f->code, f->instr, &q, &file, &line) ||
-		    !q) {
+		if (!c->name ||
+		    c->name(c->name_ctx, c->pid, f->code, f->instr, &q, &file, &line, &first) || !q) {
 			c->st->frames_failed++;
 			id = marker(c->prof, PYMERGE_UNREADABLE);
 		} else {
 			pf.name = q;
 			pf.file = file;
 			pf.line = line;
+			pf.start_line = first;
 			id = profile__frame_id(c->prof, &pf);
 		}
 		if (id < 0)

@@ -16,6 +16,7 @@ struct pyname {
 	uint32_t pid;
 	int32_t instr;
 	uint32_t line;
+	uint32_t firstlineno; /* 0 = unknown */
 	uint32_t used;	/* 1: set; 0: empty */
 	char *qualname; /* NULL: could not be named */
 	char *file;
@@ -140,7 +141,7 @@ static int grow(struct pynames *n)
 }
 
 static struct pyname *put(struct pynames *n, uint32_t pid, uint64_t code, int32_t instr,
-			  uint32_t line, const char *qualname, const char *file)
+			  uint32_t line, uint32_t first, const char *qualname, const char *file)
 {
 	struct pyname *e = find(n, pid, code, instr);
 	char *q = NULL, *f = NULL;
@@ -165,18 +166,18 @@ static struct pyname *put(struct pynames *n, uint32_t pid, uint64_t code, int32_
 		free(e->qualname);
 		free(e->file);
 	}
-	*e = (struct pyname){ code, pid, instr, line, 1, q, f };
+	*e = (struct pyname){ code, pid, instr, line, first, 1, q, f };
 	return e;
 }
 
 int pynames__put(struct pynames *n, uint32_t pid, uint64_t code, int32_t instr, uint32_t line,
-		 const char *qualname, const char *file)
+		 uint32_t firstlineno, const char *qualname, const char *file)
 {
-	return put(n, pid, code, instr, line, qualname, file) ? 0 : -ENOMEM;
+	return put(n, pid, code, instr, line, firstlineno, qualname, file) ? 0 : -ENOMEM;
 }
 
 int pynames__name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const char **qualname,
-		  const char **file, uint32_t *line)
+		  const char **file, uint32_t *line, uint32_t *firstlineno)
 {
 	struct pynames *n = ctx;
 	struct pyname *e = find(n, pid, code, instr);
@@ -195,17 +196,20 @@ int pynames__name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const c
 			pthread_mutex_unlock(&n->lock);
 		}
 		e = put(n, pid, code, instr, rc ? 0 : (uint32_t)(f.line > 0 ? f.line : f.firstlineno),
+			rc || f.firstlineno < 0 ? 0 : (uint32_t)f.firstlineno,
 			rc ? NULL : f.qualname, rc ? NULL : f.filename);
 		if (!rc)
 			pthread_mutex_unlock(&n->lock);
 		if (e && e->qualname && n->fn)
-			n->fn(n->fn_ctx, pid, code, instr, e->line, e->qualname, e->file);
+			n->fn(n->fn_ctx, pid, code, instr, e->line, e->firstlineno, e->qualname,
+			      e->file);
 	}
 	if (!e || !e->qualname)
 		return -ENOENT;
 	*qualname = e->qualname;
 	*file = e->file;
 	*line = e->line;
+	*firstlineno = e->firstlineno;
 	return 0;
 }
 

@@ -96,13 +96,13 @@ static int set_bpf(void *ctx, uint32_t tgid, const struct sfprof_py_proc *p)
 
 /* record: a frame named for the first time goes into the capture */
 static void on_name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, uint32_t line,
-		    const char *qualname, const char *file)
+		    uint32_t firstlineno, const char *qualname, const char *file)
 {
 	struct pysession *ps = ctx;
 
 	if (!ps->w)
 		return;
-	if (capfile_writer__pyframe(ps->w, pid, code, instr, line, qualname, file))
+	if (capfile_writer__pyframe(ps->w, pid, code, instr, line, firstlineno, qualname, file))
 		ps->write_errors++;
 	else
 		ps->written++;
@@ -209,10 +209,10 @@ void pysession__event(struct pysession *ps, const struct sfprof_event *e)
 		return;
 	for (uint32_t i = 0; i < sec->nframes; i++) {
 		const char *q, *f;
-		uint32_t line;
+		uint32_t line, first;
 
 		pynames__name(ps->names, e->pid, sec->frames[i].code, sec->frames[i].instr, &q, &f,
-			      &line);
+			      &line, &first);
 	}
 }
 
@@ -294,7 +294,8 @@ int pysession__record(struct pysession *ps, const struct capfile_record *rec)
 	if (rec->type != CAPFILE_REC_PYFRAME)
 		return 0;
 	return pynames__put(ps->names, rec->pyframe.pid, rec->pyframe.code, rec->pyframe.instr,
-			    rec->pyframe.line, rec->pyframe.qualname, rec->pyframe.file);
+			    rec->pyframe.line, rec->pyframe.firstlineno, rec->pyframe.qualname,
+			    rec->pyframe.file);
 }
 
 void pysession__print_stats(const struct pysession *ps, FILE *f)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""outer -> middle -> leaf, pure Python, in 3 threads for argv[1] seconds."""
+"""outer -> middle -> leaf in 3 threads for argv[1] s; prints their co_firstlineno."""
 import sys
 import threading
 import time
@@ -22,6 +22,8 @@ def outer(stop):
 
 
 def main():
+    print("co_firstlineno", " ".join("%s=%d" % (f.__name__, f.__code__.co_firstlineno)
+                                     for f in (leaf, middle, outer)), flush=True)
     stop = time.time() + float(sys.argv[1])
     ts = [threading.Thread(target=outer, args=(stop,)) for _ in range(3)]
     for t in ts:
