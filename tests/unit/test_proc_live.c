@@ -368,7 +368,7 @@ TEST(evict_unused_should_bound_binaries_and_paths_over_a_library_churn)
 	CHECK_INT(proc_cache__reset(pc, FAKE_PID, 1, 1), 0);
 	for (int i = 0; i < 200; i++) {
 		/* each library its own file, as the soak's copies are */
-		snprintf(path, sizeof(path), "%s/libchurn%d.so", dir, i);
+		snprintf(path, sizeof(path), "%s/libchurn%d.so", test_tmpdir("livetest"), i);
 		CHECK_INT(copy_with_build_id(a, path, (uint32_t)i + 1), 0);
 		r = rec_for(path, BASE);
 		CHECK_INT(proc_cache__map(pc, FAKE_PID, 2 + (uint64_t)i, &r, 0), 0);
