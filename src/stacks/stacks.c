@@ -684,6 +684,7 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 	P("stacks_row_memo_hits", st->memo_hits);
 	P("stacks_row_memo_misses", st->memo_misses);
 	P("stacks_agg_flushes", st->agg_flushes);
+	P("stacks_agg_rename_stale", st->agg_rename_stale);
 	if (st->add_errors)
 		P("stacks_add_errors", st->add_errors);
 	if (st->wakers) {

@@ -251,10 +251,19 @@ int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_
 static void agg_rename(struct stacks *s, struct agg_entry *a)
 {
 	struct agg_entry tmp = { 0 };
+	struct proc *live = proc_cache__lookup(s->pc, a->pid);
 	const uint32_t *ids;
 	size_t np = 0;
 
-	s->cur = (struct proc *)a->proc; /* (the cache's, alive until it is freed) */
+	/* Only while the stack's process is still in the cache with the
+	 * same maps: a->proc may have been reaped (freed) since, and a map
+	 * change would name old PCs with new code. Generations are unique
+	 * across all procs, so an equal one is the same address space. */
+	if (!live || live != a->proc || proc__generation(live) != a->gen) {
+		s->st.agg_rename_stale++;
+		return;
+	}
+	s->cur = live;
 	s->cur_gen = a->gen;
 	memcpy(s->frames, a->key, (size_t)a->n * sizeof(*s->frames));
 	s->py = NULL;
