@@ -38,6 +38,10 @@ def all_sees_spinner_and_short_processes():
         st = parse_stats(err)
         c.check(s.returncode == 0, "exit %d: %s" % (s.returncode, err.strip()[-300:]))
         c.check(storm.returncode == 0, "storm exit %d" % storm.returncode)
+        if not os.path.exists(out):
+            c.check(False, "no profile written: %s" % err.strip()[-600:])
+            spin.wait()
+            return c.done()
         stacks = folded_counts(out)
         roots = by_root(stacks)
         # the spinner at 99 Hz of its CPU time while sfprof ran (measured
