@@ -392,11 +392,21 @@ static int interval_write(struct report_sink *s, uint64_t end)
 static int interval_rotate(struct report_sink *s)
 {
 	struct profile_meta meta;
-	int err;
+	struct profile *nprof = NULL;
+	struct stacks *nstk = NULL;
+	int err, nerr = 0;
 
 	if (!s->profs[s->iv_idx])
 		return 0;
-	meta = *profile__meta(s->profs[s->iv_idx]);
+	/* the next interval's pipeline, when no event made it yet: made
+	 * before this one is written and freed, since the meta's strings
+	 * (comm, command line) live in this profile */
+	if (!s->next_prof) {
+		meta = *profile__meta(s->profs[s->iv_idx]);
+		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
+		meta.duration_ns = 0;
+		nerr = sink_pipeline(s, s->iv_idx, &meta, &nprof, &nstk);
+	}
 	err = interval_write(s, s->iv_end);
 	s->iv_start = s->iv_end;
 	s->iv_end = s->iv_start + s->o.interval_ns;
@@ -415,11 +425,10 @@ static int interval_rotate(struct report_sink *s)
 		proc_cache__evict_unused(s->pc);
 	} else {
 		proc_cache__evict_unused(s->pc);
-		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
-		meta.duration_ns = 0;
-		if (sink_pipeline(s, s->iv_idx, &meta, &s->profs[s->iv_idx],
-				  &s->stackss[s->iv_idx]))
+		if (nerr)
 			return -ENOMEM;
+		s->profs[s->iv_idx] = nprof;
+		s->stackss[s->iv_idx] = nstk;
 	}
 	return err;
 }
