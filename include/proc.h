@@ -87,6 +87,10 @@ uint32_t proc__pid(const struct proc *p);
  * to a value no other proc of the cache has had: it names one version of
  * one address space (caches key on it). Never 0. */
 uint64_t proc__generation(const struct proc *p);
+/* Unique per proc for the cache's life, unchanged by map changes (its
+ * first generation): tells a live proc from a freed one at the same
+ * address. */
+uint64_t proc__birth(const struct proc *p);
 
 /*
  * The SFrame row for runtime address pc (the caller passes pc - 1 for

@@ -92,8 +92,8 @@ struct stacks_stats {
 	uint64_t add_errors;	 /* profile__add failures */
 	uint64_t agg_flushes;	 /* raw-stack tables handed over early (STACKS_AGG_MAX) */
 	/* stacks whose JIT frames were not named again at the end because
-	 * their process was reaped or its maps changed meanwhile (they keep
-	 * the names they had when first seen) */
+	 * their process was reaped meanwhile (they keep the names they had
+	 * when first seen) */
 	uint64_t agg_rename_stale;
 	uint64_t wakers;	 /* WAKER records kept (offcpu --wakers) */
 	uint64_t wakers_joined;	 /* blocks joined to their waker's stack */

@@ -270,6 +270,11 @@ uint64_t proc__generation(const struct proc *p)
 	return p->generation;
 }
 
+uint64_t proc__birth(const struct proc *p)
+{
+	return p->birth;
+}
+
 /* ---- offline: mappings from a capture ---- */
 
 static struct dso *self_vdso(struct proc_cache *pc)

@@ -39,6 +39,7 @@ struct proc {
 	size_t nr, cap;
 	size_t last;	       /* index of the last hit, for locality */
 	uint64_t generation;
+	uint64_t birth; /* its first generation: which proc this is, for good */
 	uint64_t last_read_ns;
 	int exited;	       /* no more re-reads */
 	int invalid;	       /* next miss re-reads regardless of rate */

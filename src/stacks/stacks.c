@@ -614,6 +614,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	if (!comm_root && s->opts.kind == PROFILE_CPU)
 		make_root(s, e, NULL, root, sizeof(root));
 	acc.proc = s->cur;
+	acc.proc_birth = s->cur ? proc__birth(s->cur) : 0;
 	acc.gen = s->cur_gen;
 	acc.n = (uint32_t)n;
 	acc.nk = (uint32_t)nk;

@@ -255,11 +255,12 @@ static void agg_rename(struct stacks *s, struct agg_entry *a)
 	const uint32_t *ids;
 	size_t np = 0;
 
-	/* Only while the stack's process is still in the cache with the
-	 * same maps: a->proc may have been reaped (freed) since, and a map
-	 * change would name old PCs with new code. Generations are unique
-	 * across all procs, so an equal one is the same address space. */
-	if (!live || live != a->proc || proc__generation(live) != a->gen) {
+	/* Only while the stack's process is still in the cache: a->proc
+	 * may have been reaped (freed) since, and another proc made at the
+	 * same address (a birth is unique, so an equal one is this proc).
+	 * Its maps may have changed meanwhile (a JIT maps code all the
+	 * time): the frames are named from the maps as they are now. */
+	if (!live || live != a->proc || proc__birth(live) != a->proc_birth) {
 		s->st.agg_rename_stale++;
 		return;
 	}

@@ -78,6 +78,7 @@ struct agg_entry {
 	uint64_t weight;
 	uint64_t samples;
 	const struct proc *proc;
+	uint64_t proc_birth; /* proc__birth() of proc */
 	uint64_t gen;
 	uint32_t n, nk;	    /* user frames, kernel frames */
 	int stop;
