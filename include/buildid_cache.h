@@ -38,6 +38,14 @@
 /* The default DIR into buf; -ENOENT when neither variable is set. */
 int buildid_cache__default_dir(char *buf, size_t size);
 
+/*
+ * The directory DIR/xx/yyyy... of id (made, 0700, with DIR itself, when
+ * create): an fd, or -errno. Nothing below DIR is followed through a
+ * symlink. Other caches keyed by build-id (dwarfimage.h) keep their
+ * entries there too, under names of their own.
+ */
+int buildid_cache__entry_dir(const char *dir, const uint8_t *id, size_t len, int create);
+
 /* Whether id has an entry in dir: 1 or 0. */
 int buildid_cache__has(const char *dir, const uint8_t *id, size_t len);
 

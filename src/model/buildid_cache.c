@@ -59,8 +59,7 @@ static int sub_dir(int dirfd, const char *name, int create)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The entry's directory DIR/xx/yyyy: an fd, or -errno. */
-static int entry_dir(const char *dir, const uint8_t *id, size_t len, int create)
+int buildid_cache__entry_dir(const char *dir, const uint8_t *id, size_t len, int create)
 {
 	char hex[2 * ELFREAD_BUILD_ID_MAX + 1], xx[3];
 	int base, a, b, err;
@@ -87,7 +86,7 @@ static int entry_dir(const char *dir, const uint8_t *id, size_t len, int create)
 int buildid_cache__open(const char *dir, const uint8_t *id, size_t len)
 {
 	struct stat st;
-	int d = entry_dir(dir, id, len, 0), fd;
+	int d = buildid_cache__entry_dir(dir, id, len, 0), fd;
 
 	if (d < 0)
 		return d;
@@ -174,7 +173,7 @@ int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd
 	 * began must not poison the entry for every later report */
 	if ((err = same_build_id(fd, id, len)))
 		return err;
-	d = entry_dir(dir, id, len, 1);
+	d = buildid_cache__entry_dir(dir, id, len, 1);
 	if (d < 0)
 		return d;
 	if (faccessat(d, "elf", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {

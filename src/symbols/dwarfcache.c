@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid_cache.h"
 #include "dwarfimage_int.h"
 #include "elfread.h"
 
@@ -38,64 +39,18 @@ int dwarf_image__cache_dir(char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-/* mkdir -p, each directory it makes 0700. */
-static int make_dirs(const char *dir)
-{
-	char p[4096];
-	size_t n = strlen(dir);
-
-	if (n == 0 || n >= sizeof(p))
-		return -ENAMETOOLONG;
-	memcpy(p, dir, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != 0)
-			continue;
-		p[i] = 0;
-		if (mkdir(p, 0700) != 0 && errno != EEXIST)
-			return -errno;
-		p[i] = i < n ? '/' : 0;
-	}
-	return 0;
-}
-
-/* name below dirfd, a directory and no symlink: its fd, or -errno. */
-static int sub_dir(int dirfd, const char *name, int create)
-{
-	int fd;
-
-	if (create && mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST)
-		return -errno;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
 /* DIR/xx/yyyy as an fd and the entry's name into name, or -errno. */
 static int entry_dir(const char *dir, const struct dwarf_image_key *key, int create,
 		     char *name, size_t size)
 {
-	char hex[2 * ELFREAD_BUILD_ID_MAX + 1], xx[3];
-	int base, a, b, err, n;
+	int n;
 
-	if (!dir || !key || key->id_len < 2 || key->id_len > ELFREAD_BUILD_ID_MAX)
+	if (!dir || !key)
 		return -EINVAL;
 	n = snprintf(name, size, "dwarf-%" PRIu64 "-v%d", key->file_len, DWARF_IMAGE_VERSION);
 	if (n < 0 || (size_t)n >= size)
 		return -ENAMETOOLONG;
-	elfread__hex(key->id, key->id_len, hex);
-	memcpy(xx, hex, 2);
-	xx[2] = 0;
-	if (create && (err = make_dirs(dir)))
-		return err;
-	base = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* as the user gave it */
-	if (base < 0)
-		return -errno;
-	a = sub_dir(base, xx, create);
-	close(base);
-	if (a < 0)
-		return a;
-	b = sub_dir(a, hex + 2, create);
-	close(a);
-	return b;
+	return buildid_cache__entry_dir(dir, key->id, key->id_len, create);
 }
 
 /* The stored image, checked: 0 and *out, or -errno (rebuild it). */
