@@ -58,6 +58,10 @@ struct pyversion_info {
 	const struct pyoffsets *offsets;
 };
 
+/* Whether a file may be CPython by its name (the last component of
+ * path): python3.X or libpython3.X.so..., the only images searched. */
+int pyversion_name_is_python(const char *path);
+
 /*
  * Fills *out. `path` (may be NULL) is the file's name, the last fallback
  * for the version. Returns:

@@ -22,6 +22,7 @@
 
 #include "jitmap.h"
 #include "pytrampoline.h"
+#include "pyversion.h"
 #include "stacks_int.h"
 
 struct tramp_ent {
@@ -97,7 +98,7 @@ static int detect_cb(void *ctx, struct dso *d)
 
 	/* (CPython is python3.X, or libpython3.X.so: other binaries are
 	 * not searched for its symbols) */
-	if (strncmp(name, "python", 6) && strncmp(name, "libpython", 9))
+	if (!pyversion_name_is_python(name))
 		return 0;
 	e = dso__elf(d);
 	return e && !pytramp__from_elf(e, ctx);

@@ -179,14 +179,6 @@ int pyprocs__bpf_config(const struct pyoffsets *o, uint64_t runtime, struct sfpr
 	return 0;
 }
 
-static int name_is_python(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	b = b ? b + 1 : path;
-	return !strncmp(b, "python", 6) || !strncmp(b, "libpython", 9);
-}
-
 static void say_unsupported(struct pyprocs *pp, uint32_t pid, const struct pyversion_info *v,
 			    int rc)
 {
@@ -223,7 +215,7 @@ static int classify(struct pyprocs *pp, struct pyproc *p)
 		int rc;
 
 		/* each image once: its mapping at file offset 0 */
-		if (me->offset || !me->inode || me->pseudo || !name_is_python(me->path))
+		if (me->offset || !me->inode || me->pseudo || !pyversion_name_is_python(me->path))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, p->pid,
 			 me->start, me->end);

@@ -77,6 +77,16 @@ static int read_vaddr(const struct elfread *e, uint64_t vaddr, void *buf,
 	return -ENOENT;
 }
 
+int pyversion_name_is_python(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	if (!path)
+		return 0;
+	b = b ? b + 1 : path;
+	return !strncmp(b, "python", 6) || !strncmp(b, "libpython", 9);
+}
+
 /* "python3.11", "libpython3.12d.so.1.0": 0 and major/minor, else -ENOENT. */
 static int version_from_name(const char *name, uint32_t *major,
 			     uint32_t *minor)
