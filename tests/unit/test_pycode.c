@@ -18,6 +18,7 @@
 #include "elfread.h"
 #include "procmaps.h"
 #include "pyoffsets.h"
+#include "pyimage.h"
 #include "pyreader.h"
 #include "pyversion.h"
 #include "testlib.h"
@@ -115,34 +116,6 @@ static int unhex(const char *h, char *out, size_t len)
 	}
 	out[n] = 0;
 	return 0;
-}
-
-/* The CPython image of a live child, as sfprof would find it: the mapped
- * file (the executable, or libpython) that pyversion_detect() accepts, and
- * its load bias from /proc/PID/maps. */
-static int find_python_image(pid_t pid, struct pyversion_info *v, int64_t *bias)
-{
-	struct procmaps *m;
-	int ret = -ENOENT;
-
-	if (procmaps__read((uint32_t)pid, &m) < 0)
-		return -ESRCH;
-	for (size_t i = 0; i < m->nr && ret == -ENOENT; i++) {
-		const struct procmaps_entry *me = &m->entries[i];
-		struct elfread *e;
-
-		if (!me->path[0] || me->pseudo || !strstr(me->path, "python"))
-			continue;
-		e = elfread__open(me->path);
-		if (!e)
-			continue;
-		if (pyversion_detect(e, me->path, v) == 0 &&
-		    elfread__mapping_bias(e, me->start, me->offset, bias) == 0)
-			ret = 0;
-		elfread__free(e);
-	}
-	procmaps__free(m);
-	return ret;
 }
 
 static void live_check(const char *python, unsigned minor)

@@ -20,6 +20,7 @@
 #include "elfread.h"
 #include "procmaps.h"
 #include "pyoffsets.h"
+#include "pyimage.h"
 #include "pyreader.h"
 #include "pyversion.h"
 #include "testlib.h"
@@ -77,31 +78,6 @@ static uint64_t rd64(uint64_t addr)
 	uint64_t v = 0;
 
 	return rd(addr, &v, 8) == 0 ? v : 0;
-}
-
-static int find_python_image(pid_t pid, struct pyversion_info *v, int64_t *bias)
-{
-	struct procmaps *m;
-	int ret = -ENOENT;
-
-	if (procmaps__read((uint32_t)pid, &m) < 0)
-		return -ESRCH;
-	for (size_t i = 0; i < m->nr && ret == -ENOENT; i++) {
-		const struct procmaps_entry *me = &m->entries[i];
-		struct elfread *e;
-
-		if (!me->path[0] || me->pseudo || !strstr(me->path, "python"))
-			continue;
-		e = elfread__open(me->path);
-		if (!e)
-			continue;
-		if (pyversion_detect(e, me->path, v) == 0 &&
-		    elfread__mapping_bias(e, me->start, me->offset, bias) == 0)
-			ret = 0;
-		elfread__free(e);
-	}
-	procmaps__free(m);
-	return ret;
 }
 
 static void walk_check(const char *python, unsigned minor)

@@ -13,32 +13,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "selfstack.h"
 #include "stacks.h"
 #include "testlib.h"
 
 static uint8_t evbuf[SFPROF_EVENT_HDR_SIZE + 16384 + SFPROF_PY_SECTION_SIZE(8) + 8]
 	__attribute__((aligned(8)));
-
-static uint64_t mapping_end(uint64_t addr)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	uint64_t lo, hi, end = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && addr >= lo && addr < hi)
-			end = hi;
-	if (f)
-		fclose(f);
-	return end;
-}
-
-__attribute__((noinline, no_sanitize("address"))) static void
-copy_stack(uint8_t *dst, const uint8_t *src, uint64_t len)
-{
-	for (uint64_t i = 0; i < len; i++)
-		dst[i] = ((const volatile uint8_t *)src)[i];
-}
 
 __attribute__((noinline)) static void fill_event(uint64_t ip, uint64_t sp, uint64_t bp)
 {
