@@ -15,24 +15,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from libunwind import SFPROF  # noqa: E402
+from libunwind import ROOT, SFPROF  # noqa: E402
 
 NAME = "names_jit"
 
-HOT_JS = r"""
-function sfprofHotInner(n) {
-  let x = 0;
-  for (let i = 0; i < n; i++) x = (x * 31 + i) % 1000003;
-  return x;
-}
-function sfprofHotOuter(secs) {
-  const t0 = Date.now();
-  let s = 0;
-  while (Date.now() - t0 < secs * 1000) s += sfprofHotInner(100000);
-  return s;
-}
-console.log(sfprofHotOuter(parseFloat(process.argv[2] || "2")));
-"""
+HOT_JS = os.path.join(ROOT, "tests", "workloads", "js", "hot.js")
 
 
 def check(out, what, errs):
@@ -70,9 +57,7 @@ def main():
     before = set(glob.glob("/tmp/perf-*.map"))
     errs = []
     with tempfile.TemporaryDirectory() as d:
-        js = os.path.join(d, "hot.js")
-        with open(js, "w") as f:
-            f.write(HOT_JS)
+        js = HOT_JS
         out = os.path.join(d, "out.folded")
         r = subprocess.run([SFPROF, "-F", "199", "--quiet", "-o", out, "--",
                             node, "--perf-basic-prof", js, "4"],

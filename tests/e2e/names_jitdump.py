@@ -21,24 +21,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from libunwind import SFPROF, WL  # noqa: E402
+from libunwind import ROOT, SFPROF, WL  # noqa: E402
 
 NAME = "names_jitdump"
 
-HOT_JS = r"""
-function sfprofHotInner(n) {
-  let x = 0;
-  for (let i = 0; i < n; i++) x = (x * 31 + i) % 1000003;
-  return x;
-}
-function sfprofHotOuter(secs) {
-  const t0 = Date.now();
-  let s = 0;
-  while (Date.now() - t0 < secs * 1000) s += sfprofHotInner(100000);
-  return s;
-}
-console.log(sfprofHotOuter(parseFloat(process.argv[2] || "2")));
-"""
+HOT_JS = os.path.join(ROOT, "tests", "workloads", "js", "hot.js")
 
 WANT = "_start;__libc_start_main;__libc_start_call_main;main;drive;sfjit_outer"
 
@@ -122,9 +109,7 @@ def node(d, errs):
     if not node:
         print("(no node on this machine: the V8 part is skipped)")
         return
-    js = os.path.join(d, "hot.js")
-    with open(js, "w") as f:
-        f.write(HOT_JS)
+    js = HOT_JS
     maps_before = set(glob.glob("/tmp/perf-*.map"))
     # 6 s of JS: node's start-up (OpenSSL, snapshot) is a fixed CPU cost
     # that a loaded machine stretches into more of a shorter run
