@@ -409,6 +409,8 @@ static void cu_index_build(Dwarf_Die *cudie, struct sl_cu *c)
 			if (lo >= hi)
 				continue; /* holds no pc */
 			if (n == cap) {
+				if (cap > SIZE_MAX / 2 / sizeof(*v))
+					goto fail;
 				cap = cap ? cap * 2 : 64;
 				nv = realloc(v, cap * sizeof(*v));
 				if (!nv)
