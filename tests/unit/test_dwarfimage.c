@@ -54,6 +54,38 @@ static const char prog_c[] =
 	"int main(int argc, char **argv)\n"
 	"{ (void)argv; return (int)outer(argc, argc * 10); }\n";
 
+/*
+ * C++: functions of a namespace and a class (defined at the CU's level
+ * with DW_AT_specification), one split into a hot and a .cold part
+ * (DW_AT_ranges), in a CU with ranges of its own.
+ */
+static const char prog_cc[] =
+	"#include <cstdlib>\n"
+	"namespace ns {\n"
+	"struct Acc {\n"
+	"  unsigned long v;\n"
+	"  __attribute__((noinline)) unsigned long step(unsigned long x)\n"
+	"  { v ^= x * 0x9e3779b97f4a7c15ul; return v >> 3; }\n"
+	"  unsigned long twice(unsigned long x);\n"
+	"};\n"
+	"unsigned long Acc::twice(unsigned long x) { return step(x) + step(x + 1); }\n"
+	"namespace in {\n"
+	"__attribute__((noinline)) unsigned long f(unsigned long x, int n)\n"
+	"{\n"
+	"  Acc a{ x };\n"
+	"  for (int i = 0; i < n; i++) {\n"
+	"    if (__builtin_expect(x == 12345, 0)) {\n"
+	"      a.v += (unsigned long)rand();\n"
+	"      if (a.v == 7) abort();\n"
+	"    }\n"
+	"    x = a.twice(x + i);\n"
+	"  }\n"
+	"  return x;\n"
+	"}\n"
+	"}\n"
+	"}\n"
+	"int main(int argc, char **) { return (int)ns::in::f(argc, argc * 10); }\n";
+
 static int fixtures(void)
 {
 	char p[512];
@@ -76,6 +108,15 @@ static int fixtures(void)
 	if (fclose(f))
 		return 0;
 	if (sh("cd '%s' && gcc -O2 -g -gz=zlib -o progz prog.c && gcc -O2 -g -o prog prog.c", dir))
+		return 0;
+	snprintf(p, sizeof(p), "%s/prog.cc", dir);
+	f = fopen(p, "w");
+	if (!f)
+		return 0;
+	fputs(prog_cc, f);
+	if (fclose(f))
+		return 0;
+	if (sh("cd '%s' && g++ -O2 -g -o progcc prog.cc && g++ -O2 -gdwarf-4 -o progcc4 prog.cc", dir))
 		return 0;
 	fixtures_ok = 1;
 	return 1;
@@ -424,6 +465,45 @@ TEST(srcline_walk_should_find_the_scopes_libdw_finds_in_a_small_binary)
 	found = compare_walks(p, 1, &bad);
 	CHECK_INT(bad, 0);
 	CHECK_MSG(found > 100, "only %d addresses with levels", found);
+}
+
+/* The CU's children by address (scope_path()'s index) give what libdw's
+ * walk does, with the namespace, class and hot/cold ranges of prog.cc,
+ * in DWARF 5 (.debug_rnglists) and 4 (.debug_ranges). */
+TEST(srcline_walk_should_find_the_scopes_libdw_finds_in_cxx_with_split_functions)
+{
+	static const char *const bins[] = { "progcc", "progcc4" };
+	char p[512];
+	int bad, found;
+
+	NEED_FIXTURES();
+	setenv("SFPROF_DWARF_CACHE", "", 1);
+	for (size_t i = 0; i < sizeof(bins) / sizeof(bins[0]); i++) {
+		const struct srcline_level *lv;
+		struct elfread *e;
+		struct srcline *s;
+		struct elfread_sym sym;
+		uint64_t cold = 0;
+		size_t n;
+
+		snprintf(p, sizeof(p), "%s/%s", dir, bins[i]);
+		found = compare_walks(p, 1, &bad);
+		CHECK_INT(bad, 0);
+		CHECK_MSG(found > 100, "%s: only %d addresses with levels", bins[i], found);
+		/* the .cold part is f's (its second range) */
+		e = elfread__open(p);
+		CHECK(e);
+		for (uint64_t k = 1; !elfread__symbol(e, SHT_SYMTAB, k, &sym); k++)
+			if (strstr(sym.name, "cold") && strstr(sym.name, "2in1f"))
+				cold = sym.value;
+		CHECK_MSG(cold, "%s: no .cold part of ns::in::f", bins[i]);
+		s = srcline__new(e, p, NULL);
+		CHECK(s);
+		CHECK_INT(srcline__lookup(s, cold, &lv, &n), 0);
+		CHECK_STR(lv[n - 1].func, "ns::in::f");
+		srcline__free(s);
+		elfread__free(e);
+	}
 }
 
 TEST(srcline_walk_should_find_the_scopes_libdw_finds_in_libc)
