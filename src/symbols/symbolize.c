@@ -193,6 +193,62 @@ static int sec_info__load(struct sec_info *si, const struct elfread *e)
 	return 0;
 }
 
+/* One entry of a symbol table, the fields symtab__add_elf() reads. */
+struct raw_sym {
+	uint64_t value, size;
+	uint32_t name;
+	uint16_t shndx;
+	uint8_t info;
+};
+
+/* What symtab__add_elf() reads one table with. */
+struct add_ctx {
+	struct sec_info si;
+	const char *strs;
+	uint64_t strs_len;
+	uint32_t base;		/* of the copied string table in s->strs */
+	struct symtab_sym *out;	/* the next free slot of s->syms */
+};
+
+/* Append r when it is a function (or a code label) with a valid name. */
+static inline void add_raw(struct add_ctx *c, const struct raw_sym *r)
+{
+	uint8_t type = ELF64_ST_TYPE(r->info), label = 0;
+	struct symtab_sym *y;
+	const char *n;
+
+	if (type == STT_NOTYPE) {
+		label = 1;
+	} else if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+		return;
+	}
+	if (r->name >= c->strs_len || r->shndx == SHN_UNDEF || !r->value)
+		return;
+	n = c->strs + r->name;
+	if (!n[0])
+		return;
+	/*
+	 * A label in code (hand-written assembly such as ld.so's _start and
+	 * _dl_start_user) names the code up to the next symbol, as perf's
+	 * elf_sym__is_label() has it. Not ARM/RISC-V mapping symbols ($x,
+	 * $d) or assembler locals (.L).
+	 */
+	if (label && (r->shndx >= c->si.nr || !c->si.exec[r->shndx] ||
+		      n[0] == '$' || (n[0] == '.' && n[1] == 'L')))
+		return;
+	y = c->out++;
+	y->start = r->value;
+	/* A size that wraps is a lie: treat it as unknown. */
+	y->size = r->value + r->size < r->value ? 0 : r->size;
+	y->limit = r->shndx < c->si.nr ? c->si.end[r->shndx] : 0;
+	if (y->limit <= r->value)
+		y->limit = 0;
+	y->name = c->base + r->name;
+	y->bind = ELF64_ST_BIND(r->info);
+	y->label = label;
+	y->elf = 1;
+}
+
 /*
  * The function symbols of one table, read straight from its entries (the
  * bounds were checked by elfread__symbol_table(); names below strs_len
@@ -203,74 +259,54 @@ static int sec_info__load(struct sec_info *si, const struct elfread *e)
 int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 {
 	struct elfread_symtab t;
-	struct sec_info si;
-	uint64_t i, base;
-	int added = 0;
+	struct add_ctx c;
+	struct raw_sym r;
+	uint64_t i;
+	size_t added;
 
 	if (elfread__symbol_table(e, sht, &t))
 		return -ENOENT;
 	if (!t.strs_len || !t.nr)
 		return 0;
-	if (symtab__reserve(s, t.nr, t.strs_len) || sec_info__load(&si, e))
+	if (t.nr > INT_MAX || symtab__reserve(s, t.nr, t.strs_len) ||
+	    sec_info__load(&c.si, e))
 		return -ENOMEM;
-	base = s->strs_len;
-	memcpy(s->strs + base, t.strs, t.strs_len);
+	c.strs = t.strs;
+	c.strs_len = t.strs_len;
+	c.base = (uint32_t)s->strs_len;
+	c.out = s->syms + s->nr;
+	memcpy(s->strs + c.base, t.strs, t.strs_len);
 	s->strs_len += t.strs_len;
-	for (i = 0; i < t.nr; i++) {
-		uint64_t value, size, limit;
-		uint32_t name;
-		uint16_t shndx;
-		uint8_t info, type, label = 0;
-		const char *n;
-
-		if (t.is_64) {
+	if (t.is_64) {
+		for (i = 0; i < t.nr; i++) {
 			Elf64_Sym es;
 
 			memcpy(&es, t.syms + i * sizeof(es), sizeof(es));
-			name = es.st_name;
-			value = es.st_value;
-			size = es.st_size;
-			shndx = es.st_shndx;
-			info = es.st_info;
-		} else {
+			r.value = es.st_value;
+			r.size = es.st_size;
+			r.name = es.st_name;
+			r.shndx = es.st_shndx;
+			r.info = es.st_info;
+			add_raw(&c, &r);
+		}
+	} else {
+		for (i = 0; i < t.nr; i++) {
 			Elf32_Sym es;
 
 			memcpy(&es, t.syms + i * sizeof(es), sizeof(es));
-			name = es.st_name;
-			value = es.st_value;
-			size = es.st_size;
-			shndx = es.st_shndx;
-			info = es.st_info;
+			r.value = es.st_value;
+			r.size = es.st_size;
+			r.name = es.st_name;
+			r.shndx = es.st_shndx;
+			r.info = es.st_info;
+			add_raw(&c, &r);
 		}
-		type = ELF64_ST_TYPE(info);
-		if (name >= t.strs_len || shndx == SHN_UNDEF || !value)
-			continue;
-		n = t.strs + name;
-		if (type == STT_NOTYPE) {
-			/*
-			 * A label in code (hand-written assembly such as
-			 * ld.so's _start and _dl_start_user) names the code up
-			 * to the next symbol, as perf's elf_sym__is_label()
-			 * has it. Not ARM/RISC-V mapping symbols ($x, $d) or
-			 * assembler locals (.L).
-			 */
-			if (shndx >= si.nr || !si.exec[shndx] || n[0] == '$' ||
-			    (n[0] == '.' && n[1] == 'L'))
-				continue;
-			label = 1;
-		} else if (type != STT_FUNC && type != STT_GNU_IFUNC) {
-			continue;
-		}
-		if (!n[0])
-			continue;
-		limit = shndx < si.nr ? si.end[shndx] : 0;
-		symtab__push(s, (uint32_t)(base + name), value, size, limit,
-			     ELF64_ST_BIND(info), label, 1);
-		added++;
 	}
-	free(si.end);
-	free(si.exec);
-	return added;
+	added = (size_t)(c.out - (s->syms + s->nr));
+	s->nr += added;
+	free(c.si.end);
+	free(c.si.exec);
+	return (int)added;
 }
 
 /*
@@ -374,31 +410,15 @@ struct sym_key {
 	size_t idx;
 };
 
-/*
- * s->syms[] indices sorted by start, the order of addition kept among
- * equal starts: a stable LSD radix sort of (start, index) keys, 11 bits
- * a pass, skipping the passes where every key has the same digit. The
- * sorted keys (free()d by the caller), or NULL.
- */
-static struct sym_key *sort_by_start(const struct symtab *s)
+/* Stable LSD radix sort of k[n] by start, 11 bits a pass, skipping the
+ * passes where every key has the same digit; tmp[n] is scratch. The
+ * sorted array (k or tmp). */
+static struct sym_key *radix_sort(struct sym_key *k, struct sym_key *tmp,
+				  size_t n, uint64_t diff)
 {
-	size_t n = s->nr, i, cnt[2048];
-	struct sym_key *k, *tmp;
-	uint64_t diff = 0;
+	size_t i, cnt[2048];
 	unsigned shift;
 
-	k = malloc(n * sizeof(*k));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!k || !tmp) {
-		free(k);
-		free(tmp);
-		return NULL;
-	}
-	for (i = 0; i < n; i++) {
-		k[i].start = s->syms[i].start;
-		k[i].idx = i;
-		diff |= k[i].start ^ k[0].start;
-	}
 	for (shift = 0; shift < 64; shift += 11) {
 		size_t sum = 0, d;
 		struct sym_key *t;
@@ -420,8 +440,108 @@ static struct sym_key *sort_by_start(const struct symtab *s)
 		k = tmp;
 		tmp = t;
 	}
-	free(tmp);
 	return k;
+}
+
+/* Any table: (start, index) keys, radix-sorted. 0 or -ENOMEM. */
+static int sort_wide(const struct symtab *s, uint32_t *ord)
+{
+	size_t n = s->nr, i;
+	struct sym_key *k, *tmp, *out;
+	uint64_t diff = 0;
+
+	k = malloc(n * sizeof(*k));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!k || !tmp) {
+		free(k);
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		k[i].start = s->syms[i].start;
+		k[i].idx = i;
+		diff |= k[i].start ^ k[0].start;
+	}
+	out = radix_sort(k, tmp, n, diff);
+	for (i = 0; i < n; i++)
+		ord[i] = (uint32_t)out[i].idx;
+	free(k);
+	free(tmp);
+	return 0;
+}
+
+static unsigned bits_of(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+#define PACK_PASSES 3 /* of up to 11 bits: starts within 8 GiB */
+
+/*
+ * s->syms[] indices by start, the order of addition kept among equal
+ * starts, into ord[n]. A binary's symbols lie within a few MiB, so each
+ * is one 64-bit key, (start - lowest) above its index, and an LSD radix
+ * sort of those keys takes one pass to count every digit and one pass a
+ * digit (two for glibc) to move them. Wider tables take (start, index)
+ * pairs. 0 or -ENOMEM.
+ */
+static int sort_by_start(const struct symtab *s, uint32_t *ord)
+{
+	uint32_t cnt[PACK_PASSES][2048];
+	size_t n = s->nr, i;
+	uint64_t lo, hi, *k, *tmp, imask;
+	unsigned ib, rb, passes, d, p;
+
+	lo = hi = s->syms[0].start;
+	for (i = 1; i < n; i++) {
+		uint64_t a = s->syms[i].start;
+
+		lo = a < lo ? a : lo;
+		hi = a > hi ? a : hi;
+	}
+	ib = bits_of(n - 1);
+	rb = bits_of(hi - lo);
+	if (rb > 11 * PACK_PASSES || rb + ib > 64)
+		return sort_wide(s, ord);
+	passes = (rb + 10) / 11;
+	d = passes ? (rb + passes - 1) / passes : 0;
+	imask = ib ? ~0ull >> (64 - ib) : 0;
+	k = malloc(n * sizeof(*k));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!k || !tmp) {
+		free(k);
+		free(tmp);
+		return -ENOMEM;
+	}
+	memset(cnt, 0, passes * sizeof(cnt[0]));
+	for (i = 0; i < n; i++) {
+		uint64_t key = ((s->syms[i].start - lo) << ib) | i;
+
+		k[i] = key;
+		for (p = 0; p < passes; p++)
+			cnt[p][(key >> (ib + p * d)) & ((1u << d) - 1)]++;
+	}
+	for (p = 0; p < passes; p++) {
+		uint32_t sum = 0, c, *t = cnt[p];
+		unsigned shift = ib + p * d;
+		uint64_t *sw;
+
+		for (i = 0; i < (1u << d); i++) {
+			c = t[i];
+			t[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[t[(k[i] >> shift) & ((1u << d) - 1)]++] = k[i];
+		sw = k;
+		k = tmp;
+		tmp = sw;
+	}
+	for (i = 0; i < n; i++)
+		ord[i] = (uint32_t)(k[i] & imask);
+	free(k);
+	free(tmp);
+	return 0;
 }
 
 /* End of a size-0 symbol: the next entry's start, never past its
@@ -445,7 +565,6 @@ static uint64_t open_end(const struct symtab_sym *y, uint64_t next)
 int symtab__finish(struct symtab *s)
 {
 	const struct symtab_sym *prev = NULL;
-	struct sym_key *k;
 	uint64_t cover = 0;
 	size_t n = s->nr, i, out = 0;
 
@@ -454,26 +573,22 @@ int symtab__finish(struct symtab *s)
 		s->finished = 1;
 		return 0;
 	}
-	k = sort_by_start(s);
 	s->ord = malloc(n * sizeof(*s->ord));
 	s->ent = malloc(n * sizeof(*s->ent));
 	s->starts = malloc(n * sizeof(*s->starts));
-	if (!k || !s->ord || !s->ent || !s->starts) {
-		free(k);
+	if (!s->ord || !s->ent || !s->starts || sort_by_start(s, s->ord)) {
 		symtab__unfinish(s);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n;) {
-		const struct symtab_sym *y = &s->syms[k[i].idx];
+		const struct symtab_sym *y = &s->syms[s->ord[i]];
 		struct symtab_ent *en = &s->ent[out];
 		size_t j = i + 1;
 		int same = 1;
 
-		s->ord[i] = (uint32_t)k[i].idx;
-		for (; j < n && k[j].start == y->start; j++) {
-			const struct symtab_sym *o = &s->syms[k[j].idx];
+		for (; j < n && s->syms[s->ord[j]].start == y->start; j++) {
+			const struct symtab_sym *o = &s->syms[s->ord[j]];
 
-			s->ord[j] = (uint32_t)k[j].idx;
 			same &= o->size == y->size && o->limit == y->limit &&
 				o->label == y->label;
 		}
@@ -496,7 +611,6 @@ int symtab__finish(struct symtab *s)
 	}
 	if (prev && !prev->size)
 		s->ent[out - 1].end = open_end(prev, UINT64_MAX);
-	free(k);
 	s->nr_ent = out;
 	s->dem = calloc(out, sizeof(*s->dem));
 	if (!s->dem) {
@@ -656,11 +770,19 @@ struct symtab *symtab__load(const struct elfread *e, const char *path,
 		if (n > 0)
 			s->sources |= SYMSRC_GOPCLNTAB;
 	}
-	n = symtab__add_elf(s, e, SHT_DYNSYM);
-	if (n == -ENOMEM)
-		goto err_out;
-	if (n > 0)
-		s->sources |= SYMSRC_DYNSYM;
+	/*
+	 * A full .symtab (the binary's or its debug file's) has every symbol
+	 * of .dynsym: the linker writes the global ones to both. perf reads
+	 * one of the two tables, too; reading both doubled a shared
+	 * library's aliases for no name.
+	 */
+	if (!have_full) {
+		n = symtab__add_elf(s, e, SHT_DYNSYM);
+		if (n == -ENOMEM)
+			goto err_out;
+		if (n > 0)
+			s->sources |= SYMSRC_DYNSYM;
+	}
 	n = symtab__add_plt(s, e);
 	if (n == -ENOMEM)
 		goto err_out;
