@@ -14,6 +14,7 @@
  */
 #include "symbolize.h"
 #include "symtab_int.h"
+#include "util.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -23,28 +24,25 @@
 /* Marks "tried: not a mangled name" in symtab_ent.shown. */
 static char not_mangled[1];
 
-/* The entries of finished bucket b. */
+/* The entries of finished bucket b, and their starts. */
 static struct symtab_ent *bucket_ent(const struct symtab *s, size_t b)
 {
-	return s->ent + s->bstart[b];
+	return s->ent + s->bpos[b];
+}
+
+static const uint64_t *bucket_starts(const struct symtab *s, size_t b)
+{
+	return s->starts + s->bpos[b];
 }
 
 static void drop_names(struct symtab *s)
 {
-	size_t b, i;
+	size_t i;
 
-	if (!s->finished)
-		return;
-	for (b = 0; b < s->nb; b++) {
-		if (s->bnr[b] == BUCKET_RAW)
-			continue;
-		for (i = 0; i < s->bnr[b]; i++) {
-			struct symtab_ent *en = &bucket_ent(s, b)[i];
-
-			if (en->shown != not_mangled)
-				free(en->shown);
-			en->shown = NULL;
-		}
+	for (i = 0; i < s->nr_ent; i++) {
+		if (s->ent[i].shown != not_mangled)
+			free(s->ent[i].shown);
+		s->ent[i].shown = NULL;
 	}
 }
 
@@ -54,12 +52,14 @@ void symtab__unfinish(struct symtab *s)
 	free(s->ord);
 	free(s->bstart);
 	free(s->bnr);
+	free(s->bpos);
 	free(s->cover);
 	free(s->ent);
 	free(s->starts);
-	s->ord = s->bstart = s->bnr = NULL;
+	s->ord = s->bstart = s->bnr = s->bpos = NULL;
 	s->cover = s->starts = NULL;
 	s->ent = NULL;
+	s->nr_ent = s->ent_cap = s->starts_cap = 0;
 	s->nb = 0;
 	s->finished = 0;
 }
@@ -244,17 +244,25 @@ static uint64_t open_end(const struct symtab_sym *y, uint64_t next)
  * Sort bucket b, group equal starts (choosing the best now only when the
  * group's symbols differ in what bounds them), drop each label that
  * starts inside a sized symbol, and end each size-0 symbol at the next
- * start (the last one's end waits for the next bucket: open).
+ * start (the last one's end waits for the next bucket: open). 0, or
+ * -ENOMEM (the bucket stays as it was: its lookups find nothing).
  */
-static void finish_bucket(struct symtab *s, size_t b)
+static int finish_bucket(struct symtab *s, size_t b)
 {
 	uint32_t o = s->bstart[b], m = s->bstart[b + 1] - o, i, out = 0;
-	struct symtab_ent *ent = s->ent + o;
 	const struct symtab_sym *prev = NULL;
-	uint64_t *starts = s->starts + o, cover = s->cover[b];
+	uint64_t *starts, cover = s->cover[b];
+	struct symtab_ent *ent;
 
 	if (s->bnr[b] != BUCKET_RAW)
-		return;
+		return 0;
+	if (util__grow((void **)&s->ent, &s->ent_cap, s->nr_ent + m,
+		       sizeof(*s->ent)) ||
+	    util__grow((void **)&s->starts, &s->starts_cap, s->nr_ent + m,
+		       sizeof(*s->starts)))
+		return -ENOMEM;
+	ent = s->ent + s->nr_ent;
+	starts = s->starts + s->nr_ent;
 	sort_slice(s, s->ord + o, m);
 	for (i = o; i < o + m;) {
 		const struct symtab_sym *y = &s->syms[s->ord[i]];
@@ -293,7 +301,10 @@ static void finish_bucket(struct symtab *s, size_t b)
 	}
 	if (prev && !prev->size)
 		ent[out - 1].open = 1;
+	s->bpos[b] = (uint32_t)s->nr_ent;
+	s->nr_ent += out;
 	s->bnr[b] = out;
+	return 0;
 }
 
 /*
@@ -325,13 +336,11 @@ int symtab__finish(struct symtab *s)
 	while (((hi - lo) >> shift) >= nb)
 		shift++;
 	s->ord = malloc(n * sizeof(*s->ord));
-	s->ent = malloc(n * sizeof(*s->ent));
-	s->starts = malloc(n * sizeof(*s->starts));
 	s->bstart = calloc(nb + 1, sizeof(*s->bstart));
 	s->bnr = malloc(nb * sizeof(*s->bnr));
+	s->bpos = malloc(nb * sizeof(*s->bpos));
 	s->cover = calloc(nb, sizeof(*s->cover));
-	if (!s->ord || !s->ent || !s->starts || !s->bstart || !s->bnr ||
-	    !s->cover) {
+	if (!s->ord || !s->bstart || !s->bnr || !s->bpos || !s->cover) {
 		s->nb = 0;
 		symtab__unfinish(s);
 		return -ENOMEM;
@@ -377,10 +386,9 @@ size_t symtab__nr(const struct symtab *s_)
 
 	if (!s->finished)
 		return s->nr;
-	for (b = 0; b < s->nb; b++) {
-		finish_bucket(s, b);
-		nr += s->bnr[b];
-	}
+	for (b = 0; b < s->nb; b++)
+		if (!finish_bucket(s, b))
+			nr += s->bnr[b];
 	return nr;
 }
 
@@ -394,12 +402,14 @@ static uint64_t entry_end(struct symtab *s, size_t b, uint32_t i)
 	if (!en->open)
 		return en->end;
 	for (k = b + 1; k < s->nb; k++) {
-		finish_bucket(s, k);
+		if (finish_bucket(s, k))
+			continue; /* (no memory: as if empty) */
 		if (s->bnr[k]) {
-			next = s->starts[s->bstart[k]];
+			next = bucket_starts(s, k)[0];
 			break;
 		}
 	}
+	en = &bucket_ent(s, b)[i]; /* (finishing may move the entries) */
 	en->end = open_end(&s->syms[s->ord[en->first]], next);
 	en->open = 0;
 	return en->end;
@@ -448,9 +458,8 @@ static int step_back(struct symtab *s, size_t *b, uint32_t *i)
 	}
 	while (*b > 0) {
 		(*b)--;
-		if (s->bstart[*b] == s->bstart[*b + 1])
-			continue; /* empty */
-		finish_bucket(s, *b);
+		if (s->bstart[*b] == s->bstart[*b + 1] || finish_bucket(s, *b))
+			continue; /* empty (or no memory) */
 		if (s->bnr[*b]) {
 			*i = s->bnr[*b] - 1;
 			return 0;
@@ -471,14 +480,15 @@ int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 	b = (vaddr - s->lo) >> s->shift;
 	if (b >= s->nb)
 		b = s->nb - 1;
-	finish_bucket(s, b);
+	if (finish_bucket(s, b))
+		return -ENOENT; /* (no memory) */
 	/*
 	 * The largest start <= vaddr in the bucket: a branch-free binary
 	 * search (the compiler emits cmov; the address is random, so a
 	 * branchy one mispredicts at half its steps). None there: the last
 	 * entry of an earlier bucket.
 	 */
-	st = s->starts + s->bstart[b];
+	st = bucket_starts(s, b);
 	n = s->bnr[b];
 	i = 0;
 	if (n && st[0] <= vaddr) {
@@ -500,7 +510,7 @@ int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 	 */
 	for (k = 0; k < 4; k++) {
 		if (vaddr < entry_end(s, b, i)) {
-			uint64_t at = s->starts[s->bstart[b] + i];
+			uint64_t at = bucket_starts(s, b)[i];
 
 			*name = entry_name(s, &bucket_ent(s, b)[i]);
 			*offset = vaddr - at;

@@ -44,16 +44,19 @@ struct symtab {
 	 * start (bucket b holds starts lo + [b << shift, (b + 1) << shift)),
 	 * bucket b at ord[bstart[b] .. bstart[b + 1]). A bucket is sorted and
 	 * grouped by the first lookup that needs it (bnr[b] != BUCKET_RAW):
-	 * its bnr[b] entries are ent[bstart[b] ...], their starts at
-	 * starts[bstart[b] ...]. cover[b]: the largest end of a sized symbol
-	 * in the buckets before b.
+	 * its bnr[b] entries are appended to ent[] (their starts to
+	 * starts[]) at bpos[b], so memory is touched for the buckets looked
+	 * up only. cover[b]: the largest end of a sized symbol in the
+	 * buckets before b.
 	 */
 	uint32_t *ord;
 	uint32_t *bstart;
 	uint32_t *bnr;
+	uint32_t *bpos;
 	uint64_t *cover;
 	struct symtab_ent *ent;
 	uint64_t *starts;
+	size_t nr_ent, ent_cap, starts_cap;
 	uint64_t lo;
 	size_t nb;
 	unsigned shift;
