@@ -27,12 +27,12 @@ static char not_mangled[1];
 /* The entries of finished bucket b, and their starts. */
 static struct symtab_ent *bucket_ent(const struct symtab *s, size_t b)
 {
-	return s->ent + s->bpos[b];
+	return s->ent + s->bk[b].pos;
 }
 
 static const uint64_t *bucket_starts(const struct symtab *s, size_t b)
 {
-	return s->starts + s->bpos[b];
+	return s->starts + s->bk[b].pos;
 }
 
 static void drop_names(struct symtab *s)
@@ -51,12 +51,12 @@ void symtab__unfinish(struct symtab *s)
 	drop_names(s);
 	free(s->ord);
 	free(s->bstart);
-	free(s->bnr);
-	free(s->bpos);
+	free(s->bk);
 	free(s->cover);
 	free(s->ent);
 	free(s->starts);
-	s->ord = s->bstart = s->bnr = s->bpos = NULL;
+	s->ord = s->bstart = NULL;
+	s->bk = NULL;
 	s->cover = s->starts = NULL;
 	s->ent = NULL;
 	s->nr_ent = s->ent_cap = s->starts_cap = 0;
@@ -247,15 +247,14 @@ static uint64_t open_end(const struct symtab_sym *y, uint64_t next)
  * start (the last one's end waits for the next bucket: open). 0, or
  * -ENOMEM (the bucket stays as it was: its lookups find nothing).
  */
-static int finish_bucket(struct symtab *s, size_t b)
+static __attribute__((noinline)) int finish_bucket_slow(struct symtab *s,
+							  size_t b)
 {
 	uint32_t o = s->bstart[b], m = s->bstart[b + 1] - o, i, out = 0;
 	const struct symtab_sym *prev = NULL;
 	uint64_t *starts, cover = s->cover[b];
 	struct symtab_ent *ent;
 
-	if (s->bnr[b] != BUCKET_RAW)
-		return 0;
 	if (util__grow((void **)&s->ent, &s->ent_cap, s->nr_ent + m,
 		       sizeof(*s->ent)) ||
 	    util__grow((void **)&s->starts, &s->starts_cap, s->nr_ent + m,
@@ -301,10 +300,15 @@ static int finish_bucket(struct symtab *s, size_t b)
 	}
 	if (prev && !prev->size)
 		ent[out - 1].open = 1;
-	s->bpos[b] = (uint32_t)s->nr_ent;
+	s->bk[b].pos = (uint32_t)s->nr_ent;
 	s->nr_ent += out;
-	s->bnr[b] = out;
+	s->bk[b].nr = out;
 	return 0;
+}
+
+static inline int finish_bucket(struct symtab *s, size_t b)
+{
+	return s->bk[b].nr == BUCKET_RAW ? finish_bucket_slow(s, b) : 0;
 }
 
 /*
@@ -337,10 +341,9 @@ int symtab__finish(struct symtab *s)
 		shift++;
 	s->ord = malloc(n * sizeof(*s->ord));
 	s->bstart = calloc(nb + 1, sizeof(*s->bstart));
-	s->bnr = malloc(nb * sizeof(*s->bnr));
-	s->bpos = malloc(nb * sizeof(*s->bpos));
+	s->bk = malloc(nb * sizeof(*s->bk));
 	s->cover = calloc(nb, sizeof(*s->cover));
-	if (!s->ord || !s->bstart || !s->bnr || !s->bpos || !s->cover) {
+	if (!s->ord || !s->bstart || !s->bk || !s->cover) {
 		s->nb = 0;
 		symtab__unfinish(s);
 		return -ENOMEM;
@@ -348,7 +351,8 @@ int symtab__finish(struct symtab *s)
 	s->lo = lo;
 	s->shift = shift;
 	s->nb = nb;
-	memset(s->bnr, 0xff, nb * sizeof(*s->bnr)); /* BUCKET_RAW */
+	for (b = 0; b < nb; b++)
+		s->bk[b].nr = BUCKET_RAW;
 	for (i = 0; i < n; i++) {
 		const struct symtab_sym *y = &s->syms[i];
 
@@ -388,23 +392,22 @@ size_t symtab__nr(const struct symtab *s_)
 		return s->nr;
 	for (b = 0; b < s->nb; b++)
 		if (!finish_bucket(s, b))
-			nr += s->bnr[b];
+			nr += s->bk[b].nr;
 	return nr;
 }
 
-/* The end of entry i of bucket b. */
-static uint64_t entry_end(struct symtab *s, size_t b, uint32_t i)
+/* The end of open entry i of bucket b: the next bucket's first start. */
+static __attribute__((noinline)) uint64_t open_entry_end(struct symtab *s,
+							 size_t b, uint32_t i)
 {
-	struct symtab_ent *en = &bucket_ent(s, b)[i];
+	struct symtab_ent *en;
 	uint64_t next = UINT64_MAX;
 	size_t k;
 
-	if (!en->open)
-		return en->end;
 	for (k = b + 1; k < s->nb; k++) {
 		if (finish_bucket(s, k))
 			continue; /* (no memory: as if empty) */
-		if (s->bnr[k]) {
+		if (s->bk[k].nr) {
 			next = bucket_starts(s, k)[0];
 			break;
 		}
@@ -415,9 +418,18 @@ static uint64_t entry_end(struct symtab *s, size_t b, uint32_t i)
 	return en->end;
 }
 
+/* The end of entry i of bucket b. */
+static inline uint64_t entry_end(struct symtab *s, size_t b, uint32_t i)
+{
+	const struct symtab_ent *en = &bucket_ent(s, b)[i];
+
+	return en->open ? open_entry_end(s, b, i) : en->end;
+}
+
 /* The name entry en shows: its best symbol's, without a version,
  * demangled unless off; made once. */
-static const char *entry_name(struct symtab *s, struct symtab_ent *en)
+static __attribute__((noinline)) const char *
+entry_name_slow(struct symtab *s, struct symtab_ent *en)
 {
 	const struct symtab_sym *y;
 	const char *raw;
@@ -449,23 +461,40 @@ static const char *entry_name(struct symtab *s, struct symtab_ent *en)
 	return d ? d : raw;
 }
 
+static inline const char *entry_name(struct symtab *s,
+				     struct symtab_ent *en)
+{
+	if (en->shown && en->nr == 1)
+		return en->shown != not_mangled ? en->shown :
+			s->strs + s->syms[s->ord[en->first]].name;
+	return entry_name_slow(s, en);
+}
+
+/* Step (b, i) back to the last entry of an earlier bucket; 0, or -1 when
+ * there is none. */
+static __attribute__((noinline)) int step_back_bucket(struct symtab *s,
+						      size_t *b, uint32_t *i)
+{
+	while (*b > 0) {
+		(*b)--;
+		if (s->bstart[*b] == s->bstart[*b + 1] || finish_bucket(s, *b))
+			continue; /* empty (or no memory) */
+		if (s->bk[*b].nr) {
+			*i = s->bk[*b].nr - 1;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* Step (b, i) back to the entry before it; 0, or -1 at the first. */
-static int step_back(struct symtab *s, size_t *b, uint32_t *i)
+static inline int step_back(struct symtab *s, size_t *b, uint32_t *i)
 {
 	if (*i > 0) {
 		(*i)--;
 		return 0;
 	}
-	while (*b > 0) {
-		(*b)--;
-		if (s->bstart[*b] == s->bstart[*b + 1] || finish_bucket(s, *b))
-			continue; /* empty (or no memory) */
-		if (s->bnr[*b]) {
-			*i = s->bnr[*b] - 1;
-			return 0;
-		}
-	}
-	return -1;
+	return step_back_bucket(s, b, i);
 }
 
 int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
@@ -489,7 +518,7 @@ int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 	 * entry of an earlier bucket.
 	 */
 	st = bucket_starts(s, b);
-	n = s->bnr[b];
+	n = s->bk[b].nr;
 	i = 0;
 	if (n && st[0] <= vaddr) {
 		base = st;

@@ -34,6 +34,11 @@ struct symtab_ent {
 	uint8_t open;	/* size 0 and last of its bucket: end not known */
 };
 
+struct symtab_bucket {
+	uint32_t nr;	/* entries, or BUCKET_RAW: not finished yet */
+	uint32_t pos;	/* of the first in ent[] and starts[] */
+};
+
 struct symtab {
 	struct symtab_sym *syms;
 	size_t nr, cap;
@@ -43,16 +48,15 @@ struct symtab {
 	 * After symtab__finish(): syms[] indices dropped into nb buckets by
 	 * start (bucket b holds starts lo + [b << shift, (b + 1) << shift)),
 	 * bucket b at ord[bstart[b] .. bstart[b + 1]). A bucket is sorted and
-	 * grouped by the first lookup that needs it (bnr[b] != BUCKET_RAW):
-	 * its bnr[b] entries are appended to ent[] (their starts to
-	 * starts[]) at bpos[b], so memory is touched for the buckets looked
+	 * grouped by the first lookup that needs it (bk[b].nr != BUCKET_RAW):
+	 * its bk[b].nr entries are appended to ent[] (their starts to
+	 * starts[]) at bk[b].pos, so memory is touched for the buckets looked
 	 * up only. cover[b]: the largest end of a sized symbol in the
 	 * buckets before b.
 	 */
 	uint32_t *ord;
 	uint32_t *bstart;
-	uint32_t *bnr;
-	uint32_t *bpos;
+	struct symtab_bucket *bk;
 	uint64_t *cover;
 	struct symtab_ent *ent;
 	uint64_t *starts;
