@@ -124,6 +124,30 @@ typedef int (*elfread_sym_fn)(void *ctx, const struct elfread_sym *sym);
 int elfread__for_each_symbol(const struct elfread *e, uint32_t sht,
 			     elfread_sym_fn cb, void *ctx);
 
+/*
+ * The raw symbol table of type sht, for readers that decode it in bulk:
+ * nr entries of entsize bytes (Elf64_Sym when is_64, else Elf32_Sym, in
+ * host byte order, possibly unaligned: memcpy them out) at syms, all
+ * inside the image; its string table at strs, where any st_name below
+ * strs_len starts a NUL-terminated string inside the table (strs_len is
+ * 0 when no name is terminated) and any other st_name is invalid.
+ * 0 or -ENOENT (no such table, or no string table for it).
+ */
+struct elfread_symtab {
+	const uint8_t *syms;
+	uint64_t nr;
+	size_t entsize;
+	const char *strs;
+	uint64_t strs_len;
+	int is_64;
+};
+int elfread__symbol_table(const struct elfread *e, uint32_t sht,
+			  struct elfread_symtab *out);
+/* Symbol number idx of such a table: 0, or -ENOENT (idx out of range, or
+ * its name invalid). */
+int elfread_symtab__get(const struct elfread_symtab *t, uint64_t idx,
+			struct elfread_sym *out);
+
 /* Symbol number idx of the table of type sht. 0, -ENOENT (no table, idx
  * out of range, or its name outside the string table). */
 int elfread__symbol(const struct elfread *e, uint32_t sht, uint64_t idx,

@@ -2,19 +2,21 @@
 /*
  * Symbol tables: ELF vaddr -> function name, one per binary.
  *
- * A symtab is a sorted array of function symbols (STT_FUNC, STT_GNU_IFUNC)
+ * A symtab is an index of function symbols (STT_FUNC, STT_GNU_IFUNC)
  * with their names copied into its own string arena, so it outlives the
- * ELF images it was built from. Lookup is a binary search for the largest
- * start <= address, bounded by the symbol's size (or, for size-0 symbols,
- * by the next symbol and the end of the symbol's section).
+ * ELF images it was built from. Lookup finds the largest start <=
+ * address, bounded by the symbol's size (or, for size-0 symbols, by the
+ * next symbol and the end of the symbol's section). symtab__finish()
+ * only drops the symbols into buckets by address; the first lookup that
+ * lands in a bucket sorts it and chooses its names (see symtab_index.c).
  *
  * Several symbols at one address (glibc aliases) keep one: non-zero size,
  * then a function over a code label, then a public name over a glibc
  * internal alias (__GI_*, __libc_*, _IO_*), then global over weak over
  * local, then (as perf does) fewer leading underscores, then the longer
  * name. Code labels (STT_NOTYPE in an executable section, such as ld.so's
- * _dl_start_user) are symbols of size 0 unless they sit inside a sized
- * function; a size-0 symbol names the code up to the next symbol.
+ * _dl_start_user) are symbols of size 0 unless they start inside a sized
+ * symbol; a size-0 symbol names the code up to the next symbol.
  *
  * symtab__load() gathers the symbols of one binary from, in order:
  *   its own .symtab; else a separate debug file found by build-id
@@ -23,7 +25,9 @@
  *   <root>/usr/lib/debug/<dir>/; CRC32 or build-id checked);
  *   MiniDebugInfo (.gnu_debugdata, xz, as Fedora ships it);
  *   a Go binary's .gopclntab, when none of these had a .symtab;
- *   and always .dynsym (MiniDebugInfo omits what .dynsym has);
+ *   and .dynsym unless a full .symtab (the binary's or its debug file's,
+ *   which has all of .dynsym) was read: MiniDebugInfo omits what .dynsym
+ *   has, and perf reads one table of the two;
  *   and "name@plt" for x86-64 PLT stubs (.plt, .plt.sec, .plt.got), as
  *   perf and objdump name them.
  *
@@ -34,7 +38,8 @@
  * full_names asks for the whole signature.
  *
  * Ownership: a symtab owns everything it returns; returned names live
- * until symtab__free(). Not thread-safe (lookups cache demangled names).
+ * until symtab__free(). Not thread-safe (lookups finish buckets and cache
+ * names).
  */
 #ifndef SFPROF_SYMBOLIZE_H
 #define SFPROF_SYMBOLIZE_H

@@ -40,6 +40,8 @@ struct elfread {
 	GElf_Ehdr ehdr;
 	size_t shnum;
 	size_t shstrndx; /* SHN_UNDEF when unknown */
+	struct elfread_section shstr; /* its headers, when have_shstr */
+	int have_shstr;
 	struct elfread_load loads[MAX_LOADS];
 	size_t nr_loads;
 	int is_exec; /* elfread__is_executable() */
@@ -136,6 +138,18 @@ static int elfread__init(struct elfread *e)
 	return 0;
 }
 
+static int section_raw(const struct elfread *e, size_t idx,
+		       struct elfread_section *out, uint32_t *name_off);
+
+/* The section name table, read once (every section_at() names one). */
+static void elfread__init_shstr(struct elfread *e)
+{
+	uint32_t unused;
+
+	e->have_shstr = e->shstrndx != SHN_UNDEF &&
+			!section_raw(e, e->shstrndx, &e->shstr, &unused);
+}
+
 static struct elfread *elfread__new(const void *img, size_t len, void *owned,
 				    void *map)
 {
@@ -157,6 +171,7 @@ static struct elfread *elfread__new(const void *img, size_t len, void *owned,
 		errno = -err;
 		return NULL;
 	}
+	elfread__init_shstr(e);
 	return e;
 }
 
@@ -335,17 +350,15 @@ static int section_raw(const struct elfread *e, size_t idx,
 int elfread__section_at(const struct elfread *e, size_t idx,
 			struct elfread_section *out)
 {
-	struct elfread_section strs;
-	uint32_t name_off, unused;
+	uint32_t name_off;
 	const char *name;
 	int err;
 
 	err = section_raw(e, idx, out, &name_off);
 	if (err)
 		return err;
-	if (e->shstrndx != SHN_UNDEF &&
-	    !section_raw(e, e->shstrndx, &strs, &unused)) {
-		name = section_str(&strs, name_off);
+	if (e->have_shstr) {
+		name = section_str(&e->shstr, name_off);
 		if (name)
 			out->name = name;
 	}
@@ -355,12 +368,9 @@ int elfread__section_at(const struct elfread *e, size_t idx,
 int elfread__section(const struct elfread *e, const char *name,
 		     struct elfread_section *out)
 {
-	struct elfread_section strs;
-	uint32_t unused;
 	size_t i;
 
-	if (e->shstrndx == SHN_UNDEF ||
-	    section_raw(e, e->shstrndx, &strs, &unused))
+	if (!e->have_shstr)
 		return -ENOENT;
 	for (i = 1; i < e->shnum; i++) {
 		uint32_t name_off;
@@ -368,7 +378,7 @@ int elfread__section(const struct elfread *e, const char *name,
 
 		if (section_raw(e, i, out, &name_off) == -ENOENT)
 			break;
-		n = section_str(&strs, name_off);
+		n = section_str(&e->shstr, name_off);
 		if (!n || strcmp(n, name) != 0)
 			continue;
 		/* Found by name: now its bytes must be valid. */
@@ -550,26 +560,30 @@ static int symbol_tables(const struct elfread *e, uint32_t sht,
 			 struct elfread_section *syms,
 			 struct elfread_section *strs)
 {
+	uint32_t unused;
 	size_t idx;
 
+	/* (by header alone: their names are not needed) */
 	for (idx = 1; idx < e->shnum; idx++) {
-		if (elfread__section_at(e, idx, syms) == 0 &&
+		if (section_raw(e, idx, syms, &unused) == 0 &&
 		    syms->type == sht && syms->data)
 			break;
 	}
 	if (idx >= e->shnum)
 		return -ENOENT;
-	if (elfread__section_at(e, syms->link, strs) || !strs->data ||
+	if (section_raw(e, syms->link, strs, &unused) || !strs->data ||
 	    strs->type != SHT_STRTAB)
 		return -ENOENT;
 	return 0;
 }
 
-/* Decode symbol i (in bounds) of syms; 0, or -ENOENT for a bad name. */
+/* Decode symbol i (in bounds) of syms; 0, or -ENOENT for a bad name.
+ * names_len: bytes of strs in which every offset starts a NUL-terminated
+ * string (elfread_symtab.strs_len), or 0 to check this name alone. */
 static int decode_symbol(const struct elfread *e,
 			 const struct elfread_section *syms,
-			 const struct elfread_section *strs, uint64_t i,
-			 struct elfread_sym *s)
+			 const struct elfread_section *strs, uint64_t names_len,
+			 uint64_t i, struct elfread_sym *s)
 {
 	uint32_t name_off;
 
@@ -594,7 +608,11 @@ static int decode_symbol(const struct elfread *e,
 		s->type = ELF32_ST_TYPE(es.st_info);
 		s->bind = ELF32_ST_BIND(es.st_info);
 	}
-	s->name = section_str(strs, name_off);
+	if (names_len)
+		s->name = name_off < names_len ?
+			(const char *)strs->data + name_off : NULL;
+	else
+		s->name = section_str(strs, name_off);
 	return s->name ? 0 : -ENOENT;
 }
 
@@ -603,20 +621,83 @@ static size_t sym_entsize(const struct elfread *e)
 	return elfread__is_64(e) ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
 }
 
+/* Bytes of a string table up to and including its last NUL: a string at
+ * any offset below it is terminated inside the table. */
+static uint64_t names_len(const struct elfread_section *strs)
+{
+	const uint8_t *nul = memrchr(strs->data, '\0', strs->size);
+
+	return nul ? (uint64_t)(nul - strs->data) + 1 : 0;
+}
+
+int elfread__symbol_table(const struct elfread *e, uint32_t sht,
+			  struct elfread_symtab *out)
+{
+	struct elfread_section syms, strs;
+
+	memset(out, 0, sizeof(*out));
+	if (symbol_tables(e, sht, &syms, &strs))
+		return -ENOENT;
+	out->is_64 = elfread__is_64(e);
+	out->entsize = sym_entsize(e);
+	out->nr = syms.size / out->entsize;
+	out->syms = syms.data;
+	out->strs = (const char *)strs.data;
+	out->strs_len = names_len(&strs);
+	return 0;
+}
+
+int elfread_symtab__get(const struct elfread_symtab *t, uint64_t idx,
+			struct elfread_sym *out)
+{
+	uint32_t name_off;
+
+	if (idx >= t->nr)
+		return -ENOENT;
+	if (t->is_64) {
+		Elf64_Sym es;
+
+		memcpy(&es, t->syms + idx * sizeof(es), sizeof(es));
+		name_off = es.st_name;
+		out->value = es.st_value;
+		out->size = es.st_size;
+		out->shndx = es.st_shndx;
+		out->type = ELF64_ST_TYPE(es.st_info);
+		out->bind = ELF64_ST_BIND(es.st_info);
+	} else {
+		Elf32_Sym es;
+
+		memcpy(&es, t->syms + idx * sizeof(es), sizeof(es));
+		name_off = es.st_name;
+		out->value = es.st_value;
+		out->size = es.st_size;
+		out->shndx = es.st_shndx;
+		out->type = ELF32_ST_TYPE(es.st_info);
+		out->bind = ELF32_ST_BIND(es.st_info);
+	}
+	if (name_off >= t->strs_len)
+		return -ENOENT;
+	out->name = t->strs + name_off;
+	return 0;
+}
+
 int elfread__for_each_symbol(const struct elfread *e, uint32_t sht,
 			     elfread_sym_fn cb, void *ctx)
 {
 	struct elfread_section syms, strs;
-	uint64_t i, n;
+	uint64_t i, n, len;
 	int ret;
 
 	if (symbol_tables(e, sht, &syms, &strs))
 		return -ENOENT;
 	n = syms.size / sym_entsize(e);
+	len = names_len(&strs);
+	if (!len)
+		return 0; /* no name in the table is terminated */
 	for (i = 0; i < n; i++) {
 		struct elfread_sym s;
 
-		if (decode_symbol(e, &syms, &strs, i, &s))
+		if (decode_symbol(e, &syms, &strs, len, i, &s))
 			continue;
 		ret = cb(ctx, &s);
 		if (ret)
@@ -633,7 +714,7 @@ int elfread__symbol(const struct elfread *e, uint32_t sht, uint64_t idx,
 	if (symbol_tables(e, sht, &syms, &strs) ||
 	    idx >= syms.size / sym_entsize(e))
 		return -ENOENT;
-	return decode_symbol(e, &syms, &strs, idx, out);
+	return decode_symbol(e, &syms, &strs, 0, idx, out);
 }
 
 struct elfread *elfread__open_gnu_debugdata(const struct elfread *e,

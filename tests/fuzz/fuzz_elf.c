@@ -3,8 +3,9 @@
  * libFuzzer target: ELF bytes through elfread (libelf's elf_memory under
  * it) and everything sfprof extracts from them: sections, PT_LOAD address
  * translation, build-id, debuglink, symbols into a symbol table with
- * lookups, the MiniDebugInfo image (one level, small cap) and the .sframe
- * section as the dso code opens it.
+ * lookups (in and around each code section, and every bucket of the lazy
+ * index), the raw symbol table reader, the MiniDebugInfo image (one
+ * level, small cap) and the .sframe section as the dso code opens it.
  */
 #include <elf.h>
 #include <stdint.h>
@@ -81,8 +82,38 @@ static void extract(const struct elfread *e, int depth)
 				if (!symtab__lookup(st, probes[i], &name, &off,
 						    &start))
 					sink += strlen(name) + off + start;
+			/* in and around each code section (lazy buckets) */
+			for (i = 0; i < elfread__nr_sections(e) && i < 64; i++) {
+				uint64_t at[4], k;
+
+				if (elfread__section_at(e, i, &s) ||
+				    !(s.flags & SHF_EXECINSTR))
+					continue;
+				at[0] = s.vaddr;
+				at[1] = s.vaddr + s.size / 2;
+				at[2] = s.vaddr + s.size - 1;
+				at[3] = s.vaddr + s.size;
+				for (k = 0; k < 4; k++)
+					if (!symtab__lookup(st, at[k], &name,
+							    &off, &start))
+						sink += strlen(name) + off;
+			}
+			sink += symtab__nr(st); /* finishes every bucket */
 		}
 		symtab__free(st);
+	}
+	{
+		struct elfread_symtab t;
+		struct elfread_sym sym;
+		uint64_t k;
+
+		if (!elfread__symbol_table(e, SHT_SYMTAB, &t)) {
+			if (t.strs_len && t.strs[t.strs_len - 1])
+				abort(); /* strs_len ends at a NUL */
+			for (k = 0; k < t.nr && k < 100000; k++)
+				if (!elfread_symtab__get(&t, k, &sym))
+					sink += strlen(sym.name) + sym.value;
+		}
 	}
 	if (!elfread__section(e, ".sframe", &s) && s.data) {
 		struct sframe_table *t = NULL;
