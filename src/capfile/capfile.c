@@ -385,8 +385,8 @@ struct capfile_reader *capfile_reader__open(const char *path, int *err)
 			 * Pages not in the page cache yet are read as 2 MiB
 			 * folios, mapped (and unmapped at the end) as one
 			 * entry each instead of 512: an 8 MB capture read
-			 * back this way costs 0.08 ms of mmap+munmap, read
-			 * in 4 KiB pages 0.59 ms (BENCHMARKS.md). Then
+			 * back this way costs 0.07-0.1 ms of mmap+munmap,
+			 * in 4 KiB pages 1.0-1.2 ms (BENCHMARKS.md). Then
 			 * populated at once, one pass over the page cache
 			 * instead of a fault every few events (what
 			 * MAP_POPULATE did; it would populate before the

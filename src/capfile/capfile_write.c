@@ -23,9 +23,10 @@
  * a command is started would shift every later block off alignment. A
  * write makes page-cache folios of its own size and alignment, and every
  * report of the capture maps and unmaps it folio by folio (shallow
- * capture, 8 MB: 0.59 ms of mmap+munmap written in 4 KiB pieces, 0.31 ms
- * in 64 KiB ones; BENCHMARKS.md). Not larger: what is buffered is what a
- * SIGKILLed record loses (reliability_files_sigkill_temp_name).
+ * capture, 8 MB: 1.0-1.2 ms of mmap+munmap written in 4 KiB pieces,
+ * 0.3-0.45 ms in 64 KiB ones; BENCHMARKS.md). Not larger: what is
+ * buffered is what a SIGKILLed record loses
+ * (reliability_files_sigkill_temp_name).
  */
 #define CAPFILE_WRITE_BUF (64u << 10)
 

@@ -89,8 +89,9 @@ static int load(const char *dir, const struct dwarf_image_key *key, Elf *src,
 	 * reboot) comes in as 2 MiB folios, mapped as one entry each, not
 	 * 4 KiB pages that libdw's walk over every unit header faults in 16
 	 * at a time and munmap clears one by one (libc's 8.5 MB image: 109
-	 * faults and 0.2 ms of munmap in 4 KiB pages, 6 faults in 2 MiB
-	 * ones; BENCHMARKS.md). Pages already cached keep their size.
+	 * faults and 0.25-0.5 ms of munmap in 4 KiB pages, 6 faults and
+	 * 0.04-0.1 ms in 2 MiB ones; BENCHMARKS.md). Pages already cached
+	 * keep their size.
 	 */
 	if (img->map != MAP_FAILED)
 		(void)madvise(img->map, img->size, MADV_HUGEPAGE);
