@@ -84,6 +84,17 @@ static int load(const char *dir, const struct dwarf_image_key *key, Elf *src,
 	}
 	img->size = (size_t)st.st_size;
 	img->map = mmap(NULL, img->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/*
+	 * Advice: an image read back from disk (the next day, after a
+	 * reboot) comes in as 2 MiB folios, mapped as one entry each, not
+	 * 4 KiB pages that libdw's walk over every unit header faults in 16
+	 * at a time and munmap clears one by one (libc's 8.5 MB image: 109
+	 * faults and 0.25-0.5 ms of munmap in 4 KiB pages, 6 faults and
+	 * 0.04-0.1 ms in 2 MiB ones; BENCHMARKS.md). Pages already cached
+	 * keep their size.
+	 */
+	if (img->map != MAP_FAILED)
+		(void)madvise(img->map, img->size, MADV_HUGEPAGE);
 	/* its mtime is its last use: dwarf_image__cache_trim drops the oldest */
 	futimens(fd, NULL);
 	close(fd);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Capture files: round trip, mode, and reading damaged files. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -496,6 +497,59 @@ TEST(writer_should_refuse_an_event_whose_lengths_disagree)
 	CHECK_INT(capfile_writer__event(w, e), -EINVAL);
 	free(e);
 	CHECK_INT(capfile_writer__close(w), 0);
+}
+
+/*
+ * While recording, only whole 64 KiB blocks reach the file, at aligned
+ * offsets (also after the fflush(NULL) sfprof does before it starts a
+ * command): a write makes page-cache folios of its size, and the reports
+ * of the capture map and unmap it folio by folio. Data still reaches the
+ * file before close (a SIGKILLed record keeps it).
+ */
+TEST(writer_should_write_whole_aligned_blocks_while_recording)
+{
+	const char *path = tmp_path("blocks.cap");
+	struct capfile_meta meta = { .event = "cpu", .hz = 99 };
+	struct capfile_writer *w = capfile_writer__create(path, &meta);
+	struct sfprof_event *e = make_event(3, 1000);
+	char tmp[300] = "";
+	struct capfile_reader *r;
+	struct capfile_record rec;
+	struct dirent *d;
+	struct stat st;
+	long long on_disk;
+	int n = 0, rc, err;
+	DIR *dir;
+
+	CHECK(w);
+	fflush(NULL);
+	for (int i = 0; i < 250; i++)
+		CHECK_INT(capfile_writer__event(w, e), 0);
+	free(e);
+	dir = opendir(tmpdir);
+	CHECK(dir);
+	while ((d = readdir(dir)))
+		if (!strncmp(d->d_name, "blocks.cap.", 11))
+			snprintf(tmp, sizeof(tmp), "%s/%s", tmpdir, d->d_name);
+	closedir(dir);
+	CHECK(tmp[0]);
+	CHECK_INT(stat(tmp, &st), 0);
+	on_disk = st.st_size;
+	/* 250 events of 1.2 KB: whole blocks written, less than one buffered */
+	CHECK_MSG(on_disk > 0 && on_disk % 65536 == 0, "%lld bytes on disk", on_disk);
+	CHECK_INT(capfile_writer__close(w), 0);
+	CHECK_INT(stat(path, &st), 0);
+	CHECK_MSG(st.st_size > on_disk && st.st_size - on_disk < 65536,
+		  "%lld bytes on disk before close, %lld after", on_disk,
+		  (long long)st.st_size);
+	r = capfile_reader__open(path, &err);
+	CHECK(r);
+	while ((rc = capfile_reader__next(r, &rec)) == 1)
+		n += rec.type == CAPFILE_REC_EVENT;
+	CHECK_INT(rc, 0);
+	CHECK_INT(n, 250);
+	CHECK(capfile_reader__complete(r));
+	capfile_reader__free(r);
 }
 
 TEST_MAIN()
