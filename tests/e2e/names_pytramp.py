@@ -26,7 +26,8 @@ for lv in range(5):
 
 
 def check(path, what, errs):
-    total = full = trunc = unnamed = fp = at_tramp = 0
+    total = full = trunc = unnamed = fp = at_tramp = lazy = 0
+    cut = []
     for line in open(path):
         stack, _, n = line.rstrip("\n").rpartition(" ")
         frames, n = stack.split(";")[1:], int(n)
@@ -40,19 +41,28 @@ def check(path, what, errs):
             # would; anywhere else a cut is a fault
             if frames[-1].startswith("py::level"):
                 at_tramp += n
+            elif any(f.startswith("_dl_runtime_resolve") for f in frames):
+                # a first call's lazy binding: ld.so's resolver takes
+                # its CFA from %rbx (CFA = rbx + 32, to realign the stack
+                # for xsave), and rows carry only CFA, RA and FP rules,
+                # so below the leaf frame %rbx is not known: the walk
+                # stops there, counted (once in ~40 runs, at startup)
+                lazy += n
             else:
                 trunc += n
+                cut.append(line.rstrip("\n"))
         if any("+0x" in f for f in frames):
             unnamed += n
     print("%s: %d samples, %d through all 5 named trampolines to py_eval[;burn], "
-          "%d [truncated] (%d more with the trampoline as leaf), %d with an unnamed frame"
-          % (what, total, full, trunc, at_tramp, unnamed))
+          "%d [truncated] (%d more with the trampoline as leaf, %d in lazy binding), "
+          "%d with an unnamed frame" % (what, total, full, trunc, at_tramp, lazy, unnamed))
     if total < 50:
         errs.append("%s: only %d samples" % (what, total))
-    elif full < 0.9 * total or trunc or at_tramp > 0.01 * total or unnamed > 0.02 * total:
+    elif full < 0.9 * total or trunc or at_tramp > 0.01 * total or lazy > 0.01 * total or \
+            unnamed > 0.02 * total:
         errs.append("%s: %d of %d samples through the trampolines, %d truncated "
-                    "(%d at a trampoline), %d unnamed" % (what, full, total, trunc, at_tramp,
-                                                          unnamed))
+                    "(%d at a trampoline), %d unnamed; cut: %s" % (
+                        what, full, total, trunc, at_tramp, unnamed, cut[:3]))
 
 
 def main():
