@@ -172,6 +172,20 @@ def alias(name):
     return re.sub(r"^(__GI_)?_*", "", name.split("@")[0])
 
 
+def stack_key(names):
+    """A stack (leaf first) as both tools are compared on: aliases made one,
+    and a run of one name made one frame. pprof's forced symbolization asks
+    addr2line -i, which in libc can name an inline level after the
+    function around it (__pthread_disable_asynccancel twice over, once in
+    4 runs), while the folded side has --no-inline."""
+    key = []
+    for n in names:
+        n = alias(n)
+        if not key or key[-1] != n:
+            key.append(n)
+    return tuple(key)
+
+
 def check_by_the_spec(name, binary):
     """None, or why upstream pprof disagrees with sfprof on binary's profile."""
     up = ls.upprof()
@@ -202,7 +216,7 @@ def check_by_the_spec(name, binary):
     # (_init): such stacks are compared by total, like unnamed ones.
     want, plt = {}, set()
     for stack, c in folded.items():
-        key = tuple(alias(n) for n in reversed(stack[1:]))  # leaf first, no comm root
+        key = stack_key(reversed(stack[1:]))  # leaf first, no comm root
         want[key] = want.get(key, 0) + c
         if any(n.endswith("@plt") for n in stack):
             plt.add(key)
@@ -214,7 +228,7 @@ def check_by_the_spec(name, binary):
         return "pprof -symbolize=force: %s" % err[-300:]
     got = {}
     for v, labels, names in traces:
-        key = tuple(alias(n) for n in names)
+        key = stack_key(names)
         got[key] = got.get(key, 0) + v
     if sum(got.values()) != total:
         return "totals: folded %d, pprof %d" % (total, sum(got.values()))
