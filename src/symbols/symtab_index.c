@@ -24,15 +24,16 @@
 /* Marks "tried: not a mangled name" in symtab_ent.shown. */
 static char not_mangled[1];
 
-/* The entries of finished bucket b, and their starts. */
+/* The entries of finished bucket b, and their starts (NULL for an empty
+ * bucket: the arrays may not exist yet, and NULL + 0 is undefined). */
 static struct symtab_ent *bucket_ent(const struct symtab *s, size_t b)
 {
-	return s->ent + s->bk[b].pos;
+	return s->bk[b].nr ? s->ent + s->bk[b].pos : NULL;
 }
 
 static const uint64_t *bucket_starts(const struct symtab *s, size_t b)
 {
-	return s->starts + s->bk[b].pos;
+	return s->bk[b].nr ? s->starts + s->bk[b].pos : NULL;
 }
 
 static void drop_names(struct symtab *s)
@@ -255,6 +256,11 @@ static __attribute__((noinline)) int finish_bucket_slow(struct symtab *s,
 	uint64_t *starts, cover = s->cover[b];
 	struct symtab_ent *ent;
 
+	if (!m) { /* an empty bucket: nothing to grow or sort */
+		s->bk[b].pos = (uint32_t)s->nr_ent;
+		s->bk[b].nr = 0;
+		return 0;
+	}
 	if (util__grow((void **)&s->ent, &s->ent_cap, s->nr_ent + m,
 		       sizeof(*s->ent)) ||
 	    util__grow((void **)&s->starts, &s->starts_cap, s->nr_ent + m,
