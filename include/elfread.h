@@ -23,8 +23,10 @@
 #ifndef SFPROF_ELFREAD_H
 #define SFPROF_ELFREAD_H
 
+#include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ELFREAD_BUILD_ID_MAX 64 /* bytes; GNU ld uses 20 (sha1) */
 /* Larger files are refused (EFBIG): the largest debug files of big C++
@@ -143,6 +145,34 @@ struct elfread_symtab {
 };
 int elfread__symbol_table(const struct elfread *e, uint32_t sht,
 			  struct elfread_symtab *out);
+
+/* The fields of one entry of such a table, as the file has them. */
+struct elfread_raw_sym {
+	uint64_t value, size;
+	uint32_t name; /* st_name */
+	uint16_t shndx;
+	uint8_t info;
+};
+
+/* Entry idx (in bounds) of the entries at syms: the one decoder of the
+ * Elf64_Sym and Elf32_Sym layouts. */
+static inline void elfread_raw_sym__read(int is_64, const uint8_t *syms, uint64_t idx,
+					 struct elfread_raw_sym *r)
+{
+	if (is_64) {
+		Elf64_Sym es;
+
+		memcpy(&es, syms + idx * sizeof(es), sizeof(es));
+		*r = (struct elfread_raw_sym){ es.st_value, es.st_size, es.st_name,
+					       es.st_shndx, es.st_info };
+	} else {
+		Elf32_Sym es;
+
+		memcpy(&es, syms + idx * sizeof(es), sizeof(es));
+		*r = (struct elfread_raw_sym){ es.st_value, es.st_size, es.st_name,
+					       es.st_shndx, es.st_info };
+	}
+}
 /* Symbol number idx of such a table: 0, or -ENOENT (idx out of range, or
  * its name invalid). */
 int elfread_symtab__get(const struct elfread_symtab *t, uint64_t idx,

@@ -577,6 +577,20 @@ static int symbol_tables(const struct elfread *e, uint32_t sht,
 	return 0;
 }
 
+/* The decoded fields of a raw entry, its name aside. */
+static uint32_t sym_of_raw(int is_64, const uint8_t *syms, uint64_t i, struct elfread_sym *s)
+{
+	struct elfread_raw_sym r;
+
+	elfread_raw_sym__read(is_64, syms, i, &r);
+	s->value = r.value;
+	s->size = r.size;
+	s->shndx = r.shndx;
+	s->type = ELF64_ST_TYPE(r.info); /* (the same bits as ELF32_ST_*) */
+	s->bind = ELF64_ST_BIND(r.info);
+	return r.name;
+}
+
 /* Decode symbol i (in bounds) of syms; 0, or -ENOENT for a bad name.
  * names_len: bytes of strs in which every offset starts a NUL-terminated
  * string (elfread_symtab.strs_len), or 0 to check this name alone. */
@@ -585,29 +599,8 @@ static int decode_symbol(const struct elfread *e,
 			 const struct elfread_section *strs, uint64_t names_len,
 			 uint64_t i, struct elfread_sym *s)
 {
-	uint32_t name_off;
+	uint32_t name_off = sym_of_raw(elfread__is_64(e), syms->data, i, s);
 
-	if (elfread__is_64(e)) {
-		Elf64_Sym es;
-
-		memcpy(&es, syms->data + i * sizeof(es), sizeof(es));
-		name_off = es.st_name;
-		s->value = es.st_value;
-		s->size = es.st_size;
-		s->shndx = es.st_shndx;
-		s->type = ELF64_ST_TYPE(es.st_info);
-		s->bind = ELF64_ST_BIND(es.st_info);
-	} else {
-		Elf32_Sym es;
-
-		memcpy(&es, syms->data + i * sizeof(es), sizeof(es));
-		name_off = es.st_name;
-		s->value = es.st_value;
-		s->size = es.st_size;
-		s->shndx = es.st_shndx;
-		s->type = ELF32_ST_TYPE(es.st_info);
-		s->bind = ELF32_ST_BIND(es.st_info);
-	}
 	if (names_len)
 		s->name = name_off < names_len ?
 			(const char *)strs->data + name_off : NULL;
@@ -654,27 +647,7 @@ int elfread_symtab__get(const struct elfread_symtab *t, uint64_t idx,
 
 	if (idx >= t->nr)
 		return -ENOENT;
-	if (t->is_64) {
-		Elf64_Sym es;
-
-		memcpy(&es, t->syms + idx * sizeof(es), sizeof(es));
-		name_off = es.st_name;
-		out->value = es.st_value;
-		out->size = es.st_size;
-		out->shndx = es.st_shndx;
-		out->type = ELF64_ST_TYPE(es.st_info);
-		out->bind = ELF64_ST_BIND(es.st_info);
-	} else {
-		Elf32_Sym es;
-
-		memcpy(&es, t->syms + idx * sizeof(es), sizeof(es));
-		name_off = es.st_name;
-		out->value = es.st_value;
-		out->size = es.st_size;
-		out->shndx = es.st_shndx;
-		out->type = ELF32_ST_TYPE(es.st_info);
-		out->bind = ELF32_ST_BIND(es.st_info);
-	}
+	name_off = sym_of_raw(t->is_64, t->syms, idx, out);
 	if (name_off >= t->strs_len)
 		return -ENOENT;
 	out->name = t->strs + name_off;

@@ -115,14 +115,6 @@ static int sec_info__load(struct sec_info *si, const struct elfread *e)
 	return 0;
 }
 
-/* One entry of a symbol table, the fields symtab__add_elf() reads. */
-struct raw_sym {
-	uint64_t value, size;
-	uint32_t name;
-	uint16_t shndx;
-	uint8_t info;
-};
-
 /* What symtab__add_elf() reads one table with. */
 struct add_ctx {
 	struct sec_info si;
@@ -133,7 +125,7 @@ struct add_ctx {
 };
 
 /* Append r when it is a function (or a code label) with a valid name. */
-static inline void add_raw(struct add_ctx *c, const struct raw_sym *r)
+static inline void add_raw(struct add_ctx *c, const struct elfread_raw_sym *r)
 {
 	uint8_t type = ELF64_ST_TYPE(r->info), label = 0;
 	struct symtab_sym *y;
@@ -182,7 +174,7 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 {
 	struct elfread_symtab t;
 	struct add_ctx c;
-	struct raw_sym r;
+	struct elfread_raw_sym r;
 	uint64_t i;
 	size_t added;
 
@@ -199,30 +191,9 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 	c.out = s->syms + s->nr;
 	memcpy(s->strs + c.base, t.strs, t.strs_len);
 	s->strs_len += t.strs_len;
-	if (t.is_64) {
-		for (i = 0; i < t.nr; i++) {
-			Elf64_Sym es;
-
-			memcpy(&es, t.syms + i * sizeof(es), sizeof(es));
-			r.value = es.st_value;
-			r.size = es.st_size;
-			r.name = es.st_name;
-			r.shndx = es.st_shndx;
-			r.info = es.st_info;
-			add_raw(&c, &r);
-		}
-	} else {
-		for (i = 0; i < t.nr; i++) {
-			Elf32_Sym es;
-
-			memcpy(&es, t.syms + i * sizeof(es), sizeof(es));
-			r.value = es.st_value;
-			r.size = es.st_size;
-			r.name = es.st_name;
-			r.shndx = es.st_shndx;
-			r.info = es.st_info;
-			add_raw(&c, &r);
-		}
+	for (i = 0; i < t.nr; i++) {
+		elfread_raw_sym__read(t.is_64, t.syms, i, &r);
+		add_raw(&c, &r);
 	}
 	added = (size_t)(c.out - (s->syms + s->nr));
 	s->nr += added;
