@@ -147,6 +147,23 @@ err_out:
 	return err;
 }
 
+int util__write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t k = write(fd, b, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 uint64_t util__clock_ns(int clk)
 {
 	struct timespec ts;

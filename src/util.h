@@ -21,6 +21,10 @@
 int util__read_file(const char *path, size_t limit, uint8_t **out,
 		    size_t *out_len);
 
+/* All n bytes of p to fd, through short writes and EINTR: 0 or -errno
+ * (-EIO for a write that wrote nothing). */
+int util__write_all(int fd, const void *p, size_t n);
+
 /*
  * Errors of the helpers below that no errno names (negative returns, and
  * errno values). util__strerror() knows them and every errno.

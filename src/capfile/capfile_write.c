@@ -41,21 +41,11 @@ struct capfile_writer {
 /* buf[0..used) to the file; 0 or -errno */
 static int w_flush(struct capfile_writer *w)
 {
-	const uint8_t *p = w->buf;
-	size_t left = w->used;
+	int err = util__write_all(w->out.fd, w->buf, w->used);
 
-	while (left) {
-		ssize_t n = write(w->out.fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		left -= (size_t)n;
-	}
-	w->used = 0;
-	return 0;
+	if (!err)
+		w->used = 0;
+	return err;
 }
 
 static int w_put(struct capfile_writer *w, const void *p, size_t n)

@@ -118,7 +118,8 @@ static int copy_fd(int to, int from, uint64_t size)
 
 	while (off < size) {
 		size_t want = size - off < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
-		ssize_t n = pread(from, buf, want, (off_t)off), w = 0;
+		ssize_t n = pread(from, buf, want, (off_t)off);
+		int err;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -126,15 +127,9 @@ static int copy_fd(int to, int from, uint64_t size)
 			return -errno;
 		if (n == 0)
 			return -EIO; /* shrank while copied */
-		while (w < n) {
-			ssize_t k = write(to, buf + w, (size_t)(n - w));
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0)
-				return -errno;
-			w += k;
-		}
+		err = util__write_all(to, buf, (size_t)n);
+		if (err)
+			return err;
 		off += (uint64_t)n;
 	}
 	return 0;

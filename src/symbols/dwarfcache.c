@@ -16,6 +16,7 @@
 #include "buildid_cache.h"
 #include "dwarfimage_int.h"
 #include "elfread.h"
+#include "util.h"
 
 /* Bumped when what an image holds changes (the set of sections kept). */
 #define DWARF_IMAGE_VERSION 1
@@ -121,9 +122,7 @@ static int store(const char *dir, const struct dwarf_image_key *key,
 {
 	static unsigned seq;
 	char name[64], tmp[96];
-	const char *p = img->map;
-	size_t left = img->size;
-	int d, t, err = 0;
+	int d, t, err;
 
 	d = entry_dir(dir, key, 1, name, sizeof(name));
 	if (d < 0)
@@ -135,18 +134,7 @@ static int store(const char *dir, const struct dwarf_image_key *key,
 		close(d);
 		return err;
 	}
-	while (left) {
-		ssize_t n = write(t, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
+	err = util__write_all(t, img->map, img->size);
 	if (close(t) != 0 && !err)
 		err = -errno;
 	if (!err && renameat(d, tmp, d, name) != 0)
