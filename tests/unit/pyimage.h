@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CPython image of a live child, as sfprof would find it: the mapped
- * file (the executable, or libpython) that pyversion_detect() accepts,
- * and its load bias from /proc/PID/maps. Static: include it once per test.
+ * CPython for the tests that run one: an interpreter of a given minor
+ * version on this machine, and the CPython image of a live child, as
+ * sfprof would find it. Static: include it once per test.
  */
 #ifndef SFPROF_TEST_PYIMAGE_H
 #define SFPROF_TEST_PYIMAGE_H
 
 #include <errno.h>
+#include <glob.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -15,6 +17,26 @@
 #include "procmaps.h"
 #include "pyversion.h"
 
+/* The first CPython 3.minor here into out: pyenv's build, else
+ * /usr/bin's. 0, or -ENOENT when there is none. */
+static int find_python(unsigned minor, char *out, size_t len)
+{
+	char pat[128];
+	glob_t g;
+
+	snprintf(pat, sizeof(pat), "/root/.pyenv/versions/3.%u.*/bin/python3.%u", minor, minor);
+	if (glob(pat, 0, NULL, &g) != 0) {
+		snprintf(pat, sizeof(pat), "/usr/bin/python3.%u", minor);
+		if (glob(pat, 0, NULL, &g) != 0)
+			return -ENOENT;
+	}
+	snprintf(out, len, "%s", g.gl_pathv[0]);
+	globfree(&g);
+	return 0;
+}
+
+/* The mapped file (the executable, or libpython) that pyversion_detect()
+ * accepts in a live child, and its load bias from /proc/PID/maps. */
 static int find_python_image(pid_t pid, struct pyversion_info *v, int64_t *bias)
 {
 	struct procmaps *m;

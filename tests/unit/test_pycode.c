@@ -7,7 +7,7 @@
  * decoder on hand-encoded tables.
  */
 #include <errno.h>
-#include <glob.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,18 +238,11 @@ TEST(live_python311_after_exit_cached_names_stand_new_reads_fail)
 /* pyenv's (or any) 3.12 / 3.13 with a shared libpython: when present */
 static void live_other(unsigned minor)
 {
-	char pat[128];
-	glob_t g;
+	char py[PATH_MAX];
 
-	snprintf(pat, sizeof(pat), "/root/.pyenv/versions/3.%u.*/bin/python3.%u", minor, minor);
-	if (glob(pat, 0, NULL, &g) != 0) {
-		snprintf(pat, sizeof(pat), "/usr/bin/python3.%u", minor);
-		if (glob(pat, 0, NULL, &g) != 0)
-			SKIP("no CPython 3.%u on this machine", minor);
-	}
-	snprintf(pat, sizeof(pat), "%s", g.gl_pathv[0]);
-	globfree(&g);
-	live_check(pat, minor);
+	if (find_python(minor, py, sizeof(py)))
+		SKIP("no CPython 3.%u on this machine", minor);
+	live_check(py, minor);
 }
 
 TEST(live_python312_code_objects_when_present) { live_other(12); }

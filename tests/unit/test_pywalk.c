@@ -10,7 +10,7 @@
  * (sys._current_frames(): qualname and f_lineno of every frame).
  */
 #include <errno.h>
-#include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/uio.h>
@@ -213,18 +213,11 @@ TEST(python311_thread_found_both_ways_and_its_frames_walked_and_named)
 
 static void walk_other(unsigned minor)
 {
-	char pat[128];
-	glob_t g;
+	char py[PATH_MAX];
 
-	snprintf(pat, sizeof(pat), "/root/.pyenv/versions/3.%u.*/bin/python3.%u", minor, minor);
-	if (glob(pat, 0, NULL, &g) != 0) {
-		snprintf(pat, sizeof(pat), "/usr/bin/python3.%u", minor);
-		if (glob(pat, 0, NULL, &g) != 0)
-			SKIP("no CPython 3.%u on this machine", minor);
-	}
-	snprintf(pat, sizeof(pat), "%s", g.gl_pathv[0]);
-	globfree(&g);
-	walk_check(pat, minor);
+	if (find_python(minor, py, sizeof(py)))
+		SKIP("no CPython 3.%u on this machine", minor);
+	walk_check(py, minor);
 }
 
 TEST(python312_thread_walk_when_present) { walk_other(12); }
