@@ -25,20 +25,7 @@ REC_HZ = os.environ.get("REC_HZ", "999")
 SECS = os.environ.get("SECS", "3")
 PYTHONS = [("3.12", "/root/.pyenv/versions/3.12.1/bin/python3.12"),
            ("3.13", "/root/.pyenv/versions/3.13.0/bin/python3.13")]
-SCRIPT = """import time
-def leaf(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-def middle(n):
-    return leaf(n)
-def outer():
-    t = time.time()
-    while time.time() - t < %s:
-        middle(100000)
-outer()
-""" % SECS
+SCRIPT = os.path.join(ROOT, "tests", "workloads", "python", "pyperf_chain.py")
 
 
 def shares(path):
@@ -77,9 +64,7 @@ def main():
 
 def run(tools):
     with tempfile.TemporaryDirectory() as d:
-        script = os.path.join(d, "pyperf.py")
-        with open(script, "w") as f:
-            f.write(SCRIPT)
+        script = SCRIPT
         for ver, py in PYTHONS:
             if not os.access(py, os.X_OK):
                 print("SKIP %s (no CPython %s at %s)" % (ver, ver, py))
@@ -89,7 +74,7 @@ def run(tools):
                 for i in range(RUNS):
                     out = os.path.join(d, "o.folded")
                     subprocess.run([sf, "-F", HZ, "--quiet", "-o", out, "--", py, "-X", "perf",
-                                    script], check=True, stderr=subprocess.DEVNULL)
+                                    script, SECS], check=True, stderr=subprocess.DEVNULL)
                     total, trunc, chain = shares(out)
                     ns.append(total)
                     tr.append(100.0 * trunc / max(total, 1))
@@ -100,7 +85,7 @@ def run(tools):
             cap = os.path.join(d, "c.sfcap")
             sf = tools[0][1]
             subprocess.run([sf, "record", "-F", REC_HZ, "--quiet", "-o", cap, "--", py, "-X", "perf",
-                            script], check=True, stderr=subprocess.DEVNULL)
+                            script, SECS], check=True, stderr=subprocess.DEVNULL)
             out = os.path.join(d, "r.folded")
             subprocess.run([sf, "report", "-o", out, cap], check=True, stderr=subprocess.DEVNULL)
             total = shares(out)[0]

@@ -18,25 +18,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from libunwind import SFPROF  # noqa: E402
+from libunwind import ROOT, SFPROF  # noqa: E402
 
 NAME = "names_pyperf"
 PYTHONS = [("3.12", "/root/.pyenv/versions/3.12.1/bin/python3.12"),
            ("3.13", "/root/.pyenv/versions/3.13.0/bin/python3.13")]
-SCRIPT = """import time
-def leaf(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-def middle(n):
-    return leaf(n)
-def outer():
-    t = time.time()
-    while time.time() - t < 3:
-        middle(100000)
-outer()
-"""
+SCRIPT = os.path.join(ROOT, "tests", "workloads", "python", "pyperf_chain.py")
 ROOTS = ("_start", "main")
 
 
@@ -78,9 +65,7 @@ def main():
     errs = []
     ran = 0
     with tempfile.TemporaryDirectory() as d:
-        script = os.path.join(d, "pyperf.py")
-        with open(script, "w") as f:
-            f.write(SCRIPT)
+        script = SCRIPT
         for ver, py in PYTHONS:
             if not os.access(py, os.X_OK):
                 print("SKIP %s: %s (no CPython %s at %s)" % (NAME, ver, ver, py))
