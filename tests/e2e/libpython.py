@@ -71,6 +71,24 @@ def has_chain(frames, chain, file=None):
     return False
 
 
+def worker_samples(stacks):
+    """{stack: n} of the threads that are not the main one (per-thread
+    roots, "comm-PID/TID")."""
+    out = {}
+    for s, n in stacks.items():
+        root = s.split(";")[0]
+        pid, _, tid = root.rpartition("-")[2].partition("/")
+        if tid and tid != pid:
+            out[s] = n
+    return out
+
+
+def chain_samples(stacks, file):
+    """(total, those carrying outer -> middle -> leaf of `file`)."""
+    return sum(stacks.values()), sum(n for s, n in stacks.items()
+                                     if has_chain(s.split(";"), ["outer", "middle", "leaf"], file))
+
+
 class TempDir:
     def __enter__(self):
         self.d = tempfile.mkdtemp(prefix="sfprof-py.")

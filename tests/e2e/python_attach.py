@@ -10,7 +10,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from libpython import PY, SFPROF, TempDir, folded_counts, has_chain, ready, script  # noqa: E402
+from libpython import (PY, SFPROF, TempDir, chain_samples, folded_counts, ready,  # noqa: E402
+                       script, worker_samples)
 
 NAME = "python_attach"
 
@@ -42,11 +43,7 @@ def main():
             print("FAIL %s: sfprof exited %d: %s" % (NAME, prof.returncode, err[-400:]))
             return 1
         st = folded_counts(out)
-        workers = {s: n for s, n in st.items()
-                   if s.split(";")[0].rpartition("/")[2] != str(target.pid)}
-        total = sum(workers.values())
-        good = sum(n for s, n in workers.items()
-                   if has_chain(s.split(";"), ["outer", "middle", "leaf"], "late_threads.py"))
+        total, good = chain_samples(worker_samples(st), "late_threads.py")
         print("-p: %d samples of threads started after attach, %d (%.1f%%) carry the chain" % (
             total, good, 100.0 * good / max(total, 1)))
         if total < 60:

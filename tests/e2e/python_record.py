@@ -18,8 +18,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from libpython import EVAL, PY, SFPROF, TempDir, folded_counts, has_chain, py_name, ready, \
-    script  # noqa: E402
+from libpython import EVAL, PY, SFPROF, TempDir, chain_samples, folded_counts, py_name, ready, \
+    script, worker_samples  # noqa: E402
 
 NAME = "python_record"
 
@@ -50,12 +50,7 @@ def main():
             print("FAIL %s: report exited %d: %s" % (NAME, r.returncode, r.stderr[-400:]))
             return 1
         st = folded_counts(out)
-        workers = {s: n for s, n in st.items()
-                   if s.split(";")[0].rpartition("/")[2] !=
-                   s.split(";")[0].rpartition("-")[2].partition("/")[0]}
-        total = sum(workers.values())
-        good = sum(n for s, n in workers.items()
-                   if has_chain(s.split(";"), ["outer", "middle", "leaf"], "chain.py"))
+        total, good = chain_samples(worker_samples(st), "chain.py")
         print("report: %d worker samples, %d (%.1f%%) carry outer;middle;leaf" % (
             total, good, 100.0 * good / max(total, 1)))
         if total < 60:

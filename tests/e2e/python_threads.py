@@ -11,20 +11,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from libpython import (EVAL, PY, TempDir, folded_counts, has_chain, py_name, ready,  # noqa: E402
-                       run, script)
+                       run, script, worker_samples)
 
 NAME = "python_threads"
-
-
-def worker_samples(stacks):
-    """{stack: n} of the threads that are not the main one (per-thread roots)."""
-    out = {}
-    for s, n in stacks.items():
-        root = s.split(";")[0]
-        pid, _, tid = root.rpartition("-")[2].partition("/")
-        if tid and tid != pid:
-            out[s] = n
-    return out
 
 
 def main():

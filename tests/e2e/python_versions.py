@@ -9,7 +9,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from libpython import TempDir, folded_counts, has_chain, privileged, run, script  # noqa: E402
+from libpython import (TempDir, chain_samples, folded_counts, privileged, run,  # noqa: E402
+                       script, worker_samples)
 
 NAME = "python_versions"
 
@@ -46,12 +47,7 @@ def main():
             if rc != 0:
                 errs.append("%s: sfprof exited %d: %s" % (v, rc, err[-200:]))
                 continue
-            w = {s: n for s, n in folded_counts(out).items()
-                 if s.split(";")[0].rpartition("/")[2] !=
-                 s.split(";")[0].rpartition("-")[2].partition("/")[0]}
-            total = sum(w.values())
-            good = sum(n for s, n in w.items()
-                       if has_chain(s.split(";"), ["outer", "middle", "leaf"], "chain.py"))
+            total, good = chain_samples(worker_samples(folded_counts(out)), "chain.py")
             print("%s (%s): %d worker samples, %d (%.1f%%) carry the chain" % (
                 v, py, total, good, 100.0 * good / max(total, 1)))
             if total < 30:
