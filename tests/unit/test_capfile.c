@@ -104,6 +104,41 @@ static void fix_crcs(uint8_t *buf, size_t len)
 	}
 }
 
+/* Offset of the first record of `type` in a capture's bytes, 0 if none. */
+static size_t record_at(const uint8_t *buf, size_t len, uint32_t type)
+{
+	size_t off = CAPFILE_HDR_SIZE;
+
+	while (off + CAPFILE_REC_HDR <= len) {
+		uint32_t rlen = util__get32(buf + off + 4);
+
+		if (util__get32(buf + off) == type)
+			return off;
+		off += CAPFILE_REC_HDR + rlen + ((8 - (rlen & 7)) & 7);
+	}
+	return 0;
+}
+
+/* buf with its checksums fixed up, read to its end: the last
+ * capfile_reader__next() result (-ENODEV if it did not open), and the
+ * reader's error in why. */
+static int read_fixed(uint8_t *buf, size_t len, char *why, size_t why_len)
+{
+	struct capfile_record rec;
+	struct capfile_reader *r;
+	int err = 0, rc;
+
+	fix_crcs(buf, len);
+	r = capfile_reader__new_mem(buf, len, &err);
+	if (!r)
+		return -ENODEV;
+	while ((rc = capfile_reader__next(r, &rec)) == 1)
+		;
+	snprintf(why, why_len, "%s", capfile_reader__error(r) ? capfile_reader__error(r) : "");
+	capfile_reader__free(r);
+	return rc;
+}
+
 /* Offset of the n-th (from 1) record of type `type`, or 0. */
 static size_t find_record(const uint8_t *buf, size_t len, uint32_t type, int n)
 {
@@ -587,26 +622,13 @@ TEST(jit_records_should_round_trip_and_bad_ones_be_refused)
 	/* a JIT record whose range wraps (checksums fixed up) is corrupt */
 	size_t len;
 	uint8_t *buf = slurp(path, &len);
-	size_t at = CAPFILE_HDR_SIZE;
-	for (;;) {
-		uint32_t type, rlen;
+	size_t at = record_at(buf, len, CAPFILE_REC_JIT);
+	char why[256];
 
-		memcpy(&type, buf + at, 4);
-		memcpy(&rlen, buf + at + 4, 4);
-		if (type == CAPFILE_REC_JIT)
-			break;
-		at += CAPFILE_REC_HDR + rlen + ((8 - (rlen & 7)) & 7);
-		CHECK(at < len);
-	}
+	CHECK(at);
 	memset(buf + at + CAPFILE_REC_HDR + 8, 0xff, 8);
-	fix_crcs(buf, len);
-	r = capfile_reader__new_mem(buf, len, &err);
-	CHECK(r);
-	while ((rc = capfile_reader__next(r, &rec)) == 1)
-		;
-	CHECK_INT(rc, -CAPFILE_E_CORRUPT);
-	CHECK(strstr(capfile_reader__error(r), "JIT"));
-	capfile_reader__free(r);
+	CHECK_INT(read_fixed(buf, len, why, sizeof(why)), -CAPFILE_E_CORRUPT);
+	CHECK(strstr(why, "JIT"));
 }
 
 TEST(pytramp_records_should_round_trip_and_bad_ones_be_refused)
@@ -644,24 +666,11 @@ TEST(pytramp_records_should_round_trip_and_bad_ones_be_refused)
 	/* a length that disagrees with the record's (checksums fixed up) */
 	size_t len;
 	uint8_t *buf = slurp(path, &len);
-	size_t at = CAPFILE_HDR_SIZE;
-	for (;;) {
-		uint32_t type, rlen;
+	size_t at = record_at(buf, len, CAPFILE_REC_PYTRAMP);
+	char why[256];
 
-		memcpy(&type, buf + at, 4);
-		memcpy(&rlen, buf + at + 4, 4);
-		if (type == CAPFILE_REC_PYTRAMP)
-			break;
-		at += CAPFILE_REC_HDR + rlen + ((8 - (rlen & 7)) & 7);
-		CHECK(at < len);
-	}
+	CHECK(at);
 	buf[at + CAPFILE_REC_HDR + 4] = 12;
-	fix_crcs(buf, len);
-	r = capfile_reader__new_mem(buf, len, &err);
-	CHECK(r);
-	while ((rc = capfile_reader__next(r, &rec)) == 1)
-		;
-	CHECK_INT(rc, -CAPFILE_E_CORRUPT);
-	CHECK(strstr(capfile_reader__error(r), "PYTRAMP"));
-	capfile_reader__free(r);
+	CHECK_INT(read_fixed(buf, len, why, sizeof(why)), -CAPFILE_E_CORRUPT);
+	CHECK(strstr(why, "PYTRAMP"));
 }
