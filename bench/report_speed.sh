@@ -34,24 +34,17 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 CAPS=${CAPS:-$tmp}
 mkdir -p "$CAPS"
 
-record_both() { # tag secs command... (started here, attached with -p)
-	local tag=$1 secs=$2 wpid ppid
-	shift 2
+. bench/record_both.sh
+record_cached() { # tag secs command...: record_both into $CAPS unless it holds tag
+	local tag=$1
+	shift
 	[ -s "$CAPS/$tag.sfp" ] && [ -s "$CAPS/$tag.data" ] && return
-	"$@" >/dev/null &
-	wpid=$!
-	sleep 0.5
-	perf record -q -m 4096 --call-graph dwarf,$STACK -F "$HZ" -p "$wpid" -o "$CAPS/$tag.data" \
-		-- sleep "$secs" 2>/dev/null &
-	ppid=$!
-	"$SF" record -F "$HZ" --stack-size $STACK -d "$secs" -p "$wpid" -o "$CAPS/$tag.sfp" 2>/dev/null
-	wait "$ppid"
-	kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
+	record_both "$CAPS/$tag" "$@"
 }
 
 wl=$BUILD/workloads/uwmix-sframe
-record_both deep "$SECS" "$wl" $((SECS + 6)) chain,recurse,qsort,signal,dlopen
-record_both shallow "$SECS" "$wl" $((SECS + 6)) chain,qsort,signal,dlopen
+record_cached deep "$SECS" "$wl" $((SECS + 6)) chain,recurse,qsort,signal,dlopen
+record_cached shallow "$SECS" "$wl" $((SECS + 6)) chain,qsort,signal,dlopen
 if [ ! -s "$CAPS/xz.in" ]; then
 	# binaries compress like real data; repeated up to XZMB MB
 	while [ "$(stat -c %s "$CAPS/xz.in" 2>/dev/null || echo 0)" -lt $((XZMB << 20)) ]; do
@@ -59,7 +52,7 @@ if [ ! -s "$CAPS/xz.in" ]; then
 	done
 	truncate -s $((XZMB << 20)) "$CAPS/xz.in"
 fi
-record_both xz "$XZSECS" sh -c "exec xz -9 -T1 -c '$CAPS/xz.in'"
+record_cached xz "$XZSECS" sh -c "exec xz -9 -T1 -c '$CAPS/xz.in'"
 
 python3 - "$RUNS" "$SF" "$CAPS" "$BASE" <<'PY'
 import os, shutil, statistics, subprocess, sys, tempfile

@@ -24,25 +24,17 @@ if [ "$(id -u)" != 0 ]; then echo "unwind_marginal: needs root"; exit 0; fi
 command -v perf >/dev/null || { echo "unwind_marginal: perf missing"; exit 0; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-record_both() { # flavor parts secs tag
-	local wl=$BUILD/workloads/uwmix-$1 wpid ppid
-	"$wl" $(($3 + 6)) "$2" >/dev/null &
-	wpid=$!
-	sleep 0.5
-	perf record -q -m 4096 --call-graph dwarf,$STACK -F "$HZ" -p "$wpid" -o "$tmp/$4.data" \
-		-- sleep "$3" 2>/dev/null &
-	ppid=$!
-	"$SF" record -F "$HZ" --stack-size $STACK -d "$3" -p "$wpid" -o "$tmp/$4.sfp" 2>/dev/null
-	wait "$ppid"
-	kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
+. bench/record_both.sh
+record_mix() { # flavor parts secs tag
+	record_both "$tmp/$4" "$3" "$BUILD/workloads/uwmix-$1" $(($3 + 6)) "$2"
 }
 
 for cfg in sframe:chain,recurse,qsort,signal,dlopen ehframe:chain,recurse,qsort,signal,dlopen \
 	   sframe:chain,qsort,signal,dlopen; do
 	flavor=${cfg%%:*}
 	parts=${cfg#*:}
-	record_both "$flavor" "$parts" "$SHORT" short
-	record_both "$flavor" "$parts" "$LONG" long
+	record_mix "$flavor" "$parts" "$SHORT" short
+	record_mix "$flavor" "$parts" "$LONG" long
 	python3 - "$RUNS" "$SF" "$tmp" "uwmix-$flavor ($parts)" <<'PY'
 import os, statistics, subprocess, sys
 runs, sf, tmp, name = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
