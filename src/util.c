@@ -147,6 +147,22 @@ err_out:
 	return err;
 }
 
+int util__regular_end(int fd, uint64_t max, uint64_t *end)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	*end = (uint64_t)st.st_size;
+	if (*end > max) {
+		*end = max;
+		return -EFBIG;
+	}
+	return 0;
+}
+
 int util__write_all(int fd, const void *p, size_t n)
 {
 	const uint8_t *b = p;

@@ -21,6 +21,11 @@
 int util__read_file(const char *path, size_t limit, uint8_t **out,
 		    size_t *out_len);
 
+/* How far to read the regular file at fd: its size, or max when it is
+ * larger (then -EFBIG, *end still set). 0, -EINVAL (not a regular file)
+ * or -errno. */
+int util__regular_end(int fd, uint64_t max, uint64_t *end);
+
 /* All n bytes of p to fd, through short writes and EINTR: 0 or -errno
  * (-EIO for a write that wrote nothing). */
 int util__write_all(int fd, const void *p, size_t n);

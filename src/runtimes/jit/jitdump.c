@@ -454,21 +454,13 @@ int jitdump__line(struct jitdump *d, uint64_t addr, const char **file, uint32_t 
 
 int jitdump__read_fd(struct jitdump *d, int fd, uint64_t max_size)
 {
-	struct stat st;
 	uint64_t end;
 	uint8_t *buf = NULL;
 	size_t cap = 0;
-	int err = 0;
+	int err = util__regular_end(fd, max_size, &end);
 
-	if (fstat(fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	end = (uint64_t)st.st_size;
-	if (end > max_size) {
-		end = max_size;
-		err = -EFBIG;
-	}
+	if (err && err != -EFBIG)
+		return err;
 	while (!d->error && d->offset < end) {
 		uint64_t off = d->offset, left = end - off;
 		size_t want = jitdump__want(d), got = 0;

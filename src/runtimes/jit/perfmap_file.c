@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The I/O edge of perfmap.h: open a JIT's map file safely, read what it appended. */
 #include "perfmap.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,20 +68,12 @@ int perfmap__open_file_in(const char *root, const char *rel)
 
 int perfmap__read_fd(struct perfmap *m, int fd, uint64_t max_size)
 {
-	struct stat st;
 	uint64_t end;
 	char *buf = NULL;
-	int err = 0;
+	int err = util__regular_end(fd, max_size, &end);
 
-	if (fstat(fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	end = (uint64_t)st.st_size;
-	if (end > max_size) {
-		end = max_size;
-		err = -EFBIG;
-	}
+	if (err && err != -EFBIG)
+		return err;
 	if (perfmap__offset(m) >= end)
 		return err; /* nothing new (or a shorter file: keep what we have) */
 	buf = malloc(READ_CHUNK);
