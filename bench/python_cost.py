@@ -41,15 +41,7 @@ PYW = os.path.join(ROOT, "tests", "workloads", "python")
 PY = "/usr/bin/python3.11"
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 from libcapture import perf_env  # noqa: E402
-
-
-def stats_of(text):
-    st = {}
-    for line in text.splitlines():
-        k, sep, v = line.partition(": ")
-        if sep and v.strip().isdigit():
-            st[k] = int(v)
-    return st
+from libbench import stats_of  # noqa: E402
 
 
 def sfprof_stats(args, cmd):

@@ -18,6 +18,8 @@ import statistics
 import subprocess
 import sys
 
+from libbench import stats_of
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
 SFPROF = os.path.join(BUILD, "sfprof")
@@ -28,19 +30,10 @@ CC1 = ["sh", "-c", "for f in %s; do gcc -O2 -D_GNU_SOURCE -Iinclude -Isrc -I%s -
        % (" ".join(SRCS), BUILD)]
 
 
-def stats(text):
-    st = {}
-    for line in text.splitlines():
-        k, sep, v = line.partition(": ")
-        if sep and v.strip().isdigit():
-            st[k] = int(v)
-    return st
-
-
 def run(size, cmd):
     r = subprocess.run([SFPROF, "--stats", "-F", "999", "--stack-size", str(size), "-o",
                         "/dev/null", "--"] + cmd, capture_output=True, text=True, cwd=ROOT)
-    st = stats(r.stderr)
+    st = stats_of(r.stderr)
     ev = max(1, st.get("stacks_events", 0))
     return {
         "truncated %": 100.0 * st.get("stacks_truncated", 0) / ev,
