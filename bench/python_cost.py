@@ -34,14 +34,12 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
-SFPROF = os.path.join(BUILD, "sfprof")
+from libbench import ROOT, SFPROF, bpf_stats, cost, need_root, per_call, stats_of
+
 PYW = os.path.join(ROOT, "tests", "workloads", "python")
 PY = "/usr/bin/python3.11"
 sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 from libcapture import perf_env  # noqa: E402
-from libbench import stats_of  # noqa: E402
 
 
 def sfprof_stats(args, cmd):
@@ -50,11 +48,6 @@ def sfprof_stats(args, cmd):
     if r.returncode != 0:
         sys.exit("sfprof failed (%d): %s" % (r.returncode, r.stderr[-500:]))
     return stats_of(r.stderr)
-
-
-def per_call(st, prog):
-    n = st.get("bpf_run_cnt_" + prog, 0)
-    return st.get("bpf_run_ns_" + prog, 0) / n if n else 0.0
 
 
 def bpf_cost(reps):
@@ -81,7 +74,7 @@ def bpf_cost(reps):
                 st = sfprof_stats(args + ([] if mode == "py" else ["--no-python"]), cmd)
                 if prog == "cpu":
                     n = st["samples_seen"]
-                    vals.append((st["bpf_run_ns_cpu"] - f_cpu * (st["bpf_run_cnt_cpu"] - n)) / n)
+                    vals.append(cost(st, "cpu", f_cpu, n))
                 else:
                     n, ev = st["futex_waits_seen"], st["events_futex"]
                     vals.append((st["bpf_run_ns_sys_exit"] -
@@ -181,19 +174,11 @@ def shares(rounds_unused):
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    if os.geteuid() != 0:
-        print("python_cost: SKIP: needs root")
+    if not need_root("python_cost"):
         return 0
-    with open("/proc/sys/kernel/bpf_stats_enabled") as f:
-        old = f.read().strip()
-    with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-        f.write("1")
-    try:
-        if reps:
+    if reps:
+        with bpf_stats():
             bpf_cost(reps)
-    finally:
-        with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-            f.write(old)
     shutil.rmtree(slowdown(rounds), True)
     shares(rounds)
     return 0
