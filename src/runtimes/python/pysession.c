@@ -216,17 +216,26 @@ void pysession__event(struct pysession *ps, const struct sfprof_event *e)
 	}
 }
 
+/* pid is a new process image (fork or exec): nothing known of the old
+ * one stands. 0, or -1 when Python processes are not followed. */
+static int renew(struct pysession *ps, uint32_t pid)
+{
+	unexit(ps, pid);
+	pynames__forget_pid(ps->names, pid);
+	if (!ps->procs)
+		return -1;
+	pynames__lock(ps->names);
+	pyreader__forget_pid(ps->reader, pid);
+	pynames__unlock(ps->names);
+	return 0;
+}
+
 void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid)
 {
 	const struct pyproc_info *pi;
 
-	unexit(ps, pid);
-	pynames__forget_pid(ps->names, pid);
-	if (!ps->procs)
+	if (renew(ps, pid))
 		return;
-	pynames__lock(ps->names);
-	pyreader__forget_pid(ps->reader, pid);
-	pynames__unlock(ps->names);
 	pyprocs__fork(ps->procs, ppid, pid);
 	if ((pi = pyprocs__info(ps->procs, pid)))
 		learn(ps, pid, pi);
@@ -234,14 +243,8 @@ void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid)
 
 void pysession__exec(struct pysession *ps, uint32_t pid)
 {
-	unexit(ps, pid);
-	pynames__forget_pid(ps->names, pid);
-	if (!ps->procs)
-		return;
-	pynames__lock(ps->names);
-	pyreader__forget_pid(ps->reader, pid);
-	pynames__unlock(ps->names);
-	pyprocs__exec(ps->procs, pid);
+	if (!renew(ps, pid))
+		pyprocs__exec(ps->procs, pid);
 }
 
 void pysession__exit(struct pysession *ps, uint32_t pid, uint64_t ts)
