@@ -25,7 +25,7 @@ REC_HZ = os.environ.get("REC_HZ", "999")
 SECS = os.environ.get("SECS", "3")
 PYTHONS = [("3.12", "/root/.pyenv/versions/3.12.1/bin/python3.12"),
            ("3.13", "/root/.pyenv/versions/3.13.0/bin/python3.13")]
-SCRIPT = os.path.join(ROOT, "tests", "workloads", "python", "pyperf_chain.py")
+SCRIPT = os.path.join(ROOT, "tests", "workloads", "python", "chain.py")
 
 
 def shares(path):
@@ -74,7 +74,8 @@ def run(tools):
                 for i in range(RUNS):
                     out = os.path.join(d, "o.folded")
                     subprocess.run([sf, "-F", HZ, "--quiet", "-o", out, "--", py, "-X", "perf",
-                                    script, SECS], check=True, stderr=subprocess.DEVNULL)
+                                    script, SECS, "0"], check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
                     total, trunc, chain = shares(out)
                     ns.append(total)
                     tr.append(100.0 * trunc / max(total, 1))
@@ -85,7 +86,8 @@ def run(tools):
             cap = os.path.join(d, "c.sfcap")
             sf = tools[0][1]
             subprocess.run([sf, "record", "-F", REC_HZ, "--quiet", "-o", cap, "--", py, "-X", "perf",
-                            script, SECS], check=True, stderr=subprocess.DEVNULL)
+                            script, SECS, "0"], check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
             out = os.path.join(d, "r.folded")
             subprocess.run([sf, "report", "-o", out, cap], check=True, stderr=subprocess.DEVNULL)
             total = shares(out)[0]

@@ -23,7 +23,7 @@ from libunwind import ROOT, SFPROF  # noqa: E402
 NAME = "names_pyperf"
 PYTHONS = [("3.12", "/root/.pyenv/versions/3.12.1/bin/python3.12"),
            ("3.13", "/root/.pyenv/versions/3.13.0/bin/python3.13")]
-SCRIPT = os.path.join(ROOT, "tests", "workloads", "python", "pyperf_chain.py")
+SCRIPT = os.path.join(ROOT, "tests", "workloads", "python", "chain.py")
 ROOTS = ("_start", "main")
 
 
@@ -71,7 +71,7 @@ def main():
                 print("SKIP %s: %s (no CPython %s at %s)" % (NAME, ver, ver, py))
                 continue
             ran += 1
-            cmd = [py, "-X", "perf", script]
+            cmd = [py, "-X", "perf", script, "3", "0"]  # 3 s in the main thread
             out = os.path.join(d, ver + ".folded")
             before = set(glob.glob("/tmp/perf-*.map"))
             r = subprocess.run([SFPROF, "-F", "199", "--quiet", "--stats", "-o", out, "--"] + cmd,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""outer -> middle -> leaf in 3 threads for argv[1] s; prints their co_firstlineno."""
+"""outer -> middle -> leaf for argv[1] s in argv[2] threads (3; 0: main); prints co_firstlineno."""
 import sys
 import threading
 import time
@@ -25,7 +25,10 @@ def main():
     print("co_firstlineno", " ".join("%s=%d" % (f.__name__, f.__code__.co_firstlineno)
                                      for f in (leaf, middle, outer)), flush=True)
     stop = time.time() + float(sys.argv[1])
-    ts = [threading.Thread(target=outer, args=(stop,)) for _ in range(3)]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    if n == 0:
+        outer(stop)
+    ts = [threading.Thread(target=outer, args=(stop,)) for _ in range(n)]
     for t in ts:
         t.start()
     for t in ts:
