@@ -151,7 +151,7 @@ struct svg_state {
 	FILE *f;	 /* NULL in the counting pass */
 	double scale;	 /* px per weight unit */
 	uint64_t total;
-	uint64_t min_w;	 /* narrowest weight drawn */
+	double min_px;	 /* narrowest width drawn, px */
 	uint32_t height;
 	int inverted;	 /* --inverted: root on top */
 	struct svg_diff *diff; /* sfprof diff: colour by change against a base */
@@ -333,7 +333,9 @@ static void svg_node(struct svg_state *st, const uint32_t *path, uint32_t depth,
 	int dots;
 	FILE *f = st->f;
 
-	if (w < st->min_w || !w) {
+	/* in px, not a weight rounded down: (uint64_t)(0.1 * total / 1180)
+	 * is 0 below 11,800 samples and would keep every 1-sample node */
+	if (!w || (double)w * st->scale < st->min_px) {
 		if (!f)
 			st->dropped++;
 		return;
@@ -640,10 +642,7 @@ int profile__write_svg(const struct profile *p, FILE *f)
 		st.total = st.total + nm.stacks[i].weight < st.total ? UINT64_MAX
 								      : st.total + nm.stacks[i].weight;
 	st.scale = st.total ? (SVG_WIDTH - 2 * SVG_XPAD) / st.total : 0;
-	/* narrowest drawn: MIN_PX, i.e. MIN_PX / scale weight units */
-	st.min_w = st.total ? (uint64_t)(MIN_PX * st.total / (SVG_WIDTH - 2 * SVG_XPAD)) : 1;
-	if (!st.min_w)
-		st.min_w = 1;
+	st.min_px = MIN_PX;
 
 	if (st.diff && diff.cum[diff.nm.nr])
 		diff.scale = (double)st.total / (double)diff.cum[diff.nm.nr];

@@ -11,10 +11,12 @@
 """
 import atexit
 import os
+import random
 import re
 import shutil
 import subprocess
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -295,6 +297,39 @@ def js_errors(stderr):
     """Console errors and uncaught exceptions chromium logged."""
     return [l for l in stderr.splitlines()
             if "Uncaught" in l or ("CONSOLE" in l and "error" in l.lower())]
+
+
+def random_calls_folded(nsamples, seed=16, funcs=16):
+    """The random-call workload (record -F 4999 -- ./many 5): main calls one
+    of 16 functions, each calls a random one of them again or returns
+    (10%), up to 60 deep; nsamples samples, nearly all distinct stacks."""
+    rnd = random.Random(seed)
+    names = ["fn_%02d" % i for i in range(funcs)]
+    out = {}
+    for _ in range(nsamples):
+        st = ["many", "main"]
+        while len(st) < 60:
+            st.append(names[rnd.randrange(funcs)])
+            if rnd.random() < 0.1:
+                break
+        key = ";".join(st)
+        out[key] = out.get(key, 0) + 1
+    return "".join("%s %d\n" % kv for kv in out.items())
+
+
+def chromium_screenshot_secs(svg, runs=3):
+    """Median wall time of headless Chromium loading svg and painting it
+    to a PNG."""
+    png = svg[:-4] + ".png"
+    times = []
+    for _ in range(runs):
+        t0 = time.monotonic()
+        rc, _, err = chromium(["--window-size=1200,1000", "--screenshot=" + png,
+                                  "file://" + svg], timeout=300)
+        times.append(time.monotonic() - t0)
+        if rc != 0 or not os.path.exists(png) or js_errors(err):
+            raise RuntimeError("chromium rc=%d %s" % (rc, (js_errors(err) or [err[-200:]])[0]))
+    return sorted(times)[len(times) // 2]
 
 
 def pipeline_ready():
