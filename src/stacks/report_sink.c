@@ -153,7 +153,11 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 
 	if (s->stackss[idx])
 		return s->stackss[idx];
-	snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
+	/* the process's name, as report of the capture says, not the
+	 * first sampled thread's (worker-1) */
+	report__target_comm(&s->o, comm, sizeof(comm));
+	if (!comm[0])
+		snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	meta.target_pid = s->o.nr_pids == 1 || s->o.command ? e->pid : 0;
 	/* pprof's Mapping 1: the first target's executable */
 	meta.main_pid = s->o.nr_pids ? (uint32_t)s->o.pids[0] : meta.target_pid;
