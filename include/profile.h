@@ -48,6 +48,9 @@ struct profile_meta {
 	uint64_t duration_ns;	    /* may be set later: profile__set_duration */
 	uint64_t start_unix_ns;	    /* wall-clock start (pprof time_nanos), 0 = unknown */
 	const char *unit;	    /* NULL: "samples" (CPU) / "nanoseconds" (futex, offcpu) */
+	/* pprof's [kernel.kallsyms] build-id (lowercase hex), the profiled
+	 * kernel's (ksyms__running_build_id); NULL: unknown */
+	const char *kernel_build_id;
 };
 
 enum profile_frame_kind {

@@ -5,10 +5,12 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 #include "buildid_cache.h"
 #include "capfile.h"
+#include "elfread.h"
 #include "jitmap.h"
 #include "cmd.h"
 #include "ksyms.h"
@@ -94,7 +96,8 @@ static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof
 {
 	const struct capfile_meta *meta = capfile_reader__meta(r);
 	int one_target = meta->pid || meta->command[0];
-	char comm[SFPROF_COMM_LEN + 1] = "", argv0[512];
+	char comm[SFPROF_COMM_LEN + 1] = "", argv0[512], kbid[2 * ELFREAD_BUILD_ID_MAX + 1];
+	struct utsname un;
 	struct profile_meta pm = {
 		.kind = so->kind,
 		.hz = meta->hz,
@@ -115,6 +118,12 @@ static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof
 	if (e && one_target && !comm[0])
 		snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	pm.target_comm = comm[0] ? comm : NULL;
+	/* the kernel's build-id is known when it is the one running now,
+	 * on this host */
+	if (meta->kernel && !uname(&un) && !strcmp(meta->kernel, un.release) &&
+	    meta->host && !strcmp(meta->host, un.nodename) &&
+	    !ksyms__running_build_id(kbid, sizeof(kbid)))
+		pm.kernel_build_id = kbid;
 	*prof = profile__new(&pm);
 	stk = *prof ? stacks__new(pc, *prof, so) : NULL;
 	if (stk)
@@ -226,6 +235,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 		fprintf(stderr, "sfprof: %s holds no %s events: it was recorded with -e %s "
 			"(report it without -e)\n", o.input, report__event_name(b),
 			meta->event[0] ? meta->event : "?");
+		status = SFPROF_EXIT_USAGE;
 		goto out;
 	}
 	if (sfprof_opts__check_events(&o, stderr)) {

@@ -282,6 +282,10 @@ struct profile *profile__new(const struct profile_meta *meta)
 		goto err_out;
 	p->meta = *meta;
 	p->meta.target_comm = p->meta.target_cmdline = p->meta.unit = NULL;
+	p->meta.kernel_build_id = NULL;
+	if ((id = strtab__intern_str(&p->strs, meta->kernel_build_id)) < 0)
+		goto err_out;
+	p->meta.kernel_build_id = id ? p->strs.strs[id] : NULL;
 	if ((id = strtab__intern_str(&p->strs, meta->target_comm)) < 0)
 		goto err_out;
 	p->meta.target_comm = id ? p->strs.strs[id] : NULL;

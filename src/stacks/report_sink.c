@@ -14,6 +14,8 @@
 
 #include "buildid_cache.h"
 #include "capfile.h"
+#include "elfread.h"
+#include "ksyms.h"
 #include "interval.h"
 #include "ksyms.h"
 #include "output.h"
@@ -58,6 +60,7 @@ struct report_sink {
 	struct capture *cap;
 	struct ksyms ksyms;
 	uint64_t start_mono;
+	uint64_t attached_mono; /* the capture is attached: the profiled window opens */
 	struct sfprof_opts o;
 	const char *record_profile; /* SFPROF_RECORD_PROFILE */
 	int create_procs; /* -a: a process first seen in the side-band is in scope */
@@ -140,11 +143,23 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 	return 0;
 }
 
+/*
+ * From the attach to now (what was sampled, not the BPF load before it),
+ * and never more than -d: pprof divides by it for utilisation.
+ */
+static uint64_t profiled_window(const struct report_sink *s, const struct sfprof_opts *o)
+{
+	uint64_t now = util__now_ns(), from = s->attached_mono ? s->attached_mono : s->start_mono;
+	uint64_t d = now > from ? now - from : 0;
+
+	return o->duration_ns && d > o->duration_ns ? o->duration_ns : d;
+}
+
 /* The profile and stacks of event `idx`, made at its first record. */
 static struct stacks *sink_stacks(struct report_sink *s, int idx,
 				  const struct sfprof_event *e)
 {
-	char comm[SFPROF_COMM_LEN + 1], cmdline[512];
+	char comm[SFPROF_COMM_LEN + 1], cmdline[512], kbid[2 * ELFREAD_BUILD_ID_MAX + 1];
 	struct profile_meta meta = {
 		.kind = report__profile_kind(1u << idx),
 		.hz = s->o.freq,
@@ -162,6 +177,8 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 	/* pprof's Mapping 1: the first target's executable */
 	meta.main_pid = s->o.nr_pids ? (uint32_t)s->o.pids[0] : meta.target_pid;
 	meta.target_comm = comm;
+	if (!ksyms__running_build_id(kbid, sizeof(kbid)))
+		meta.kernel_build_id = kbid;
 	/* arguments leave the machine only when asked: they hold secrets */
 	if (s->o.command && s->o.keep_cmdline)
 		meta.target_cmdline = join_argv(cmdline, sizeof(cmdline),
@@ -273,6 +290,8 @@ err_out:
 void report_sink__set_capture(struct report_sink *s, struct capture *c)
 {
 	s->cap = c;
+	if (c && !s->attached_mono)
+		s->attached_mono = util__now_ns();
 	if (s->py)
 		pysession__set_capture(s->py, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
@@ -704,7 +723,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			if (!sink_stacks(s, i, &e0))
 				return -ENOMEM;
 		}
-		profile__set_duration(s->profs[i], util__now_ns() - s->start_mono);
+		profile__set_duration(s->profs[i], profiled_window(s, o));
 		if (stacks__flush(s->stackss[i]))
 			return -ENOMEM;
 	}

@@ -10,6 +10,7 @@
   that need a live capture SKIP until it does).
 """
 import atexit
+import gzip
 import os
 import random
 import re
@@ -193,7 +194,9 @@ def pprof_raw(path, index=0, tool=None):
                 samples.append((vals[index], [int(x) for x in m.group(2).split()]))
         elif section == "locs":
             # "NAME FILE:LINE s=START", FILE empty without source lines
-            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) (?:M=\d+ )?(.*?) \S*:\d+ s=\d+$", line)
+            # "(SYSTEM_NAME)" follows when it differs: none for a demangled name
+            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) (?:M=\d+ )?(.*?) \S*:\d+ s=\d+(?:\(.*\))?$",
+                         line)
             if m:
                 cur = int(m.group(1))
                 locs[cur] = m.group(3)
@@ -203,6 +206,33 @@ def pprof_raw(path, index=0, tool=None):
                     locs[int(m.group(1))] = m.group(2)
     out = [(v, [locs.get(i, "?%d" % i) for i in ids]) for v, ids in samples]
     return out, text
+
+
+def pprof_fields(path):
+    """{field number: [values]} of a pprof file's top-level profile.proto
+    fields (varints as ints, length-delimited as bytes)."""
+    data, out, i = gzip.open(path).read(), {}, 0
+
+    def varint(i):
+        v, shift = 0, 0
+        while True:
+            b = data[i]
+            v |= (b & 0x7f) << shift
+            i += 1
+            if not b & 0x80:
+                return v, i
+            shift += 7
+    while i < len(data):
+        key, i = varint(i)
+        if key & 7 == 0:
+            v, i = varint(i)
+        elif key & 7 == 2:
+            n, i = varint(i)
+            v, i = data[i:i + n], i + n
+        else:
+            raise ValueError("wire type %d at %d" % (key & 7, i))
+        out.setdefault(key >> 3, []).append(v)
+    return out
 
 
 def pprof_mappings(text):
