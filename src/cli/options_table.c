@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +42,8 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+#define SECONDS_MAX 1e7 /* 115 days: a longer run is a mistake */
+
 static int parse_seconds(const char *s, uint64_t *ns)
 {
 	double v;
@@ -50,7 +53,7 @@ static int parse_seconds(const char *s, uint64_t *ns)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 1e7)
+	if (errno || *end || !isfinite(v) || v <= 0 || v > SECONDS_MAX)
 		return -EINVAL;
 	*ns = (uint64_t)(v * 1e9);
 	return *ns ? 0 : -EINVAL;
@@ -92,6 +95,9 @@ static int set_event(struct sfprof_opts *o, const char *arg, FILE *err)
 	}
 	if (!mask)
 		BAD("-e: no event in '%s'", arg);
+	/* -e cpu -e futex is -e cpu,futex, as perf's -e adds events */
+	if (o->event_given)
+		mask |= (unsigned)o->event;
 	if ((mask & SFPROF_SEL_WALL) && mask != SFPROF_SEL_WALL)
 		BAD("-e wall is on-CPU and off-CPU time in one profile: give it alone");
 	o->event = (enum sfprof_event_sel)mask;
@@ -104,7 +110,8 @@ static int set_min_block(struct sfprof_opts *o, const char *arg, FILE *err)
 	uint64_t v;
 
 	if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
-		BAD("--min-block: expected microseconds (an integer >= 0), got '%s'", arg);
+		BAD("--min-block: expected microseconds (an integer from 0 to %" PRIu64 "), got '%s'",
+		    UINT64_MAX / 1000, arg);
 	o->min_block_us = v;
 	return 0;
 }
@@ -132,6 +139,8 @@ static int set_states(struct sfprof_opts *o, const char *arg, FILE *err)
 	return 0;
 }
 
+#define SFPROF_STACK_MIN 512u
+
 static int set_freq(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	uint64_t v;
@@ -158,14 +167,15 @@ static int set_cpu_event(struct sfprof_opts *o, const char *arg, FILE *err)
 static int set_duration(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	if (parse_seconds(arg, &o->duration_ns))
-		BAD("-d: duration must be a positive number of seconds, got '%s'", arg);
+		BAD("-d: duration must be a number of seconds above 0 and at most %.0f "
+		    "(115 days), got '%s'", SECONDS_MAX, arg);
 	return 0;
 }
 
 static int set_interval(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	if (parse_seconds(arg, &o->interval_ns) || o->interval_ns < 500000000ull)
-		BAD("--interval: expected seconds (at least 0.5), got '%s'", arg);
+		BAD("--interval: expected seconds from 0.5 to %.0f, got '%s'", SECONDS_MAX, arg);
 	return 0;
 }
 
@@ -174,7 +184,8 @@ static int set_min_wait(struct sfprof_opts *o, const char *arg, FILE *err)
 	uint64_t v;
 
 	if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
-		BAD("--min-wait: expected microseconds (an integer >= 0), got '%s'", arg);
+		BAD("--min-wait: expected microseconds (an integer from 0 to %" PRIu64 "), got '%s'",
+		    UINT64_MAX / 1000, arg);
 	o->min_wait_us = v;
 	return 0;
 }
@@ -183,8 +194,10 @@ static int set_stack_size(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, 0, SFPROF_STACK_MAX, &v))
-		BAD("--stack-size: expected bytes from 0 to %u, got '%s'", SFPROF_STACK_MAX, arg);
+	/* below a few frames' worth every stack is [truncated] */
+	if (parse_u64(arg, SFPROF_STACK_MIN, SFPROF_STACK_MAX, &v))
+		BAD("--stack-size: expected bytes from %u to %u, got '%s'", SFPROF_STACK_MIN,
+		    SFPROF_STACK_MAX, arg);
 	o->stack_size = (uint32_t)v;
 	return 0;
 }
@@ -404,7 +417,10 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "stats", 0, NULL, OPT_CAPTURING | OPT_REPORT, 0, OPTG_OTHER,
 	  "print counters on stderr at the end (name: value)", "off", NULL, FLAG(stats) },
 	{ "quiet", 0, NULL, OPT_CAPTURING, 0, OPTG_OTHER,
-	  "no progress line (one is shown on a terminal)", "off", NULL, FLAG(quiet) },
+	  "no progress line (one is shown on a terminal)\nand no end-of-run summary", "off", NULL,
+	  FLAG(quiet) },
+	{ "quiet", 0, NULL, OPT_REPORT | OPT_DIFF, 0, OPTG_OTHER,
+	  "no end-of-run summary", "off", NULL, FLAG(quiet) },
 	{ "help", 'h', NULL, OPT_ALL_CMDS, 0, OPTG_OTHER, "this help", NULL, NULL, FLAG(help) },
 	{ "version", 0, NULL, OPT_ALL_CMDS, 0, OPTG_OTHER,
 	  "print the version and the build's git describe", NULL, NULL, FLAG(version) },

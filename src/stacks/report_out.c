@@ -48,8 +48,11 @@ int report_output__check(const char *path)
 	if (!path || !strcmp(path, "-"))
 		return 0;
 	err = util__out_check(path);
+	if (!err)
+		err = profile__check_output(path); /* creates a file there: /proc */
 	if (err)
-		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
+		fprintf(stderr, "sfprof: -o %s: cannot write there: %s\n", path,
+			util__strerror(err));
 	return err;
 }
 
