@@ -14,6 +14,7 @@
 #include "jitmap.h"
 #include "cmd.h"
 #include "ksyms.h"
+#include "progress.h"
 #include "pysession.h"
 #include "report.h"
 #include "stacks.h"
@@ -442,6 +443,21 @@ out:
 	return status;
 }
 
+/* "sfprof: wrote FILE: N samples", as live runs end (not with --quiet). */
+static void report_summary(const struct sfprof_opts *o, const struct profile *p, uint32_t sel)
+{
+	uint32_t kind = profile__meta(p)->kind;
+	char path[4096];
+	const char *out = o->output;
+
+	if ((o->event & (o->event - 1)) &&
+	    report__event_path(path, sizeof(path), o->output, report__event_name(sel)) >= 0)
+		out = path;
+	progress__summary(stderr, o->quiet, out, profile__nr_events(p),
+			  kind == PROFILE_FUTEX ? "waits" : kind == PROFILE_OFFCPU ? "blocks" :
+			  kind == PROFILE_WALL ? "events" : "samples", PROGRESS_LOST_UNKNOWN);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct sfprof_opts o;
@@ -480,6 +496,8 @@ int cmd_report(int argc, char **argv)
 		one.event = (enum sfprof_event_sel)sel;
 		if (prof[i] && report__write_event_profile(prof[i], &one, 1u << i))
 			status = 1;
+		else if (prof[i])
+			report_summary(&one, prof[i], 1u << i);
 	}
 	for (int i = 0; i < REPORT_EVENTS; i++)
 		profile__free(prof[i]);

@@ -15,10 +15,10 @@
 #include "buildid_cache.h"
 #include "capfile.h"
 #include "elfread.h"
-#include "ksyms.h"
 #include "interval.h"
 #include "ksyms.h"
 #include "output.h"
+#include "progress.h"
 #include "pysession.h"
 #include "report.h"
 #include "stacks.h"
@@ -153,6 +153,42 @@ static uint64_t profiled_window(const struct report_sink *s, const struct sfprof
 	uint64_t d = now > from ? now - from : 0;
 
 	return o->duration_ns && d > o->duration_ns ? o->duration_ns : d;
+}
+
+/* What a profile of kind k counts, for the end-of-run line. */
+static const char *counted(uint32_t kind)
+{
+	return kind == PROFILE_FUTEX ? "waits" : kind == PROFILE_OFFCPU ? "blocks" :
+	       kind == PROFILE_WALL ? "events" : "samples";
+}
+
+/* The end-of-run lines: one per profile written (progress__summary). */
+static void sink_summary(struct report_sink *s, const struct sfprof_opts *o,
+			 const struct capture_stats *st)
+{
+	uint64_t lost = st ? capture_stats__lost(st) : 0;
+	char path[4096];
+
+	if (o->quiet)
+		return;
+	if (s->record) {
+		uint64_t n = st ? st->events_cpu + st->events_futex + st->events_offcpu : 0;
+
+		progress__summary(stderr, 0, o->output, n, "events", lost);
+		return;
+	}
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		const char *out = o->output;
+
+		if (!(o->event & (1u << i)) || !s->profs[i])
+			continue;
+		if ((o->event & (o->event - 1)) &&
+		    report__event_path(path, sizeof(path), o->output, report__event_name(1u << i)) >= 0)
+			out = path;
+		progress__summary(stderr, 0, out, profile__nr_events(s->profs[i]),
+				  counted(profile__meta(s->profs[i])->kind), lost);
+		lost = 0; /* the run's: warned once */
+	}
 }
 
 /* The profile and stacks of event `idx`, made at its first record. */
@@ -797,5 +833,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
 	if (o->stats)
 		print_stats(s);
+	if (!err)
+		sink_summary(s, o, st);
 	return err;
 }
