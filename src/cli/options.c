@@ -139,6 +139,12 @@ static int check_outputs(const struct sfprof_opts *o, FILE *err)
 			    o->output);
 		return 0;
 	}
+	/* Chromium reads a .svgz from file:// as XML and fails: only a web
+	 * server's Content-Encoding: gzip makes it gunzip one */
+	if (len > 5 && !strcasecmp(o->output + len - 5, ".svgz"))
+		BAD("-o %s: browsers do not open .svgz files from disk (Chromium decodes gzip "
+		    "only with a server's Content-Encoding): write .svg, or .svg.gz to serve "
+		    "compressed", o->output);
 	if (len > 6 && !strcasecmp(o->output + len - 6, ".sfcap"))
 		BAD("-o %s: a capture file is written by `sfprof record -o %s`; this command "
 		    "writes a profile (.svg, .folded, .pb.gz)", o->output, o->output);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "options_int.h"
+#include "profile.h"
 #include "sfprof_event.h"
 
 #ifndef SFPROF_GIT_DESCRIBE
@@ -288,6 +289,69 @@ static int set_title(struct sfprof_opts *o, const char *arg, FILE *err)
 	return 0;
 }
 
+static int set_subtitle(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	(void)err;
+	o->subtitle = arg;
+	return 0;
+}
+
+static int set_countname(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (!arg[0])
+		BAD("--countname: empty name");
+	o->countname = arg;
+	return 0;
+}
+
+/* A number in [lo, hi], all of s (an optional trailing '%' when pct). */
+static int parse_real(const char *s, double lo, double hi, int *pct, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (pct && (*pct = *end == '%'))
+		end++;
+	if (errno || *end || !isfinite(v) || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int set_svg_width(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (parse_real(arg, 200, 100000, NULL, &o->svg_width))
+		BAD("--width: expected pixels from 200 to 100000, got '%s'", arg);
+	return 0;
+}
+
+static int set_minwidth(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	double v;
+	int pct = 0;
+
+	if (parse_real(arg, 0.001, 1000, &pct, &v) || (pct && v > 100))
+		BAD("--minwidth: expected pixels from 0.001 to 1000, or a share of the total "
+		    "from 0.001%% to 100%% (e.g. 0.5%%), got '%s'", arg);
+	o->min_px = pct ? 0 : v;
+	o->min_pct = pct ? v : 0;
+	return 0;
+}
+
+static int set_colors(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	int pal = svg_palette__parse(arg);
+
+	if (pal < 0)
+		BAD("--colors: unknown palette '%s' (expected %s)", arg, svg_palette__names());
+	o->palette = pal;
+	return 0;
+}
+
 static int set_base(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	if (!arg[0])
@@ -361,7 +425,7 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 
 	/* ---- output ---- */
 	{ "output", 'o', "FILE", OPT_PROFILING, 0, OPTG_OUTPUT,
-	  "write the profile to FILE; by extension: .svg,\n.svgz (gzip), .pb.gz/.pb/.pprof (pprof),\n"
+	  "write the profile to FILE; by extension: .svg,\n.svg.gz (gzip), .pb.gz/.pb/.pprof (pprof),\n"
 	  ".folded/.txt, .folded.gz (gzip); else folded",
 	  "stdout", set_output },
 	{ "output", 'o', "FILE", OPT_RECORD, 0, OPTG_OUTPUT,
@@ -396,6 +460,24 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "reverse", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
 	  "SVG: stacks reversed before merging (merged by\nleaf: who calls the hot functions)",
 	  "off", NULL, FLAG(reverse), .formats = OPT_FMT_SVG },
+	{ "subtitle", 0, "TEXT", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: a line under the title", "none", set_subtitle, .formats = OPT_FMT_SVG },
+	{ "width", 0, "PX", OPT_PROFILING, 0, OPTG_OUTPUT, "SVG: the image's width in pixels",
+	  "1200", set_svg_width, .formats = OPT_FMT_SVG },
+	{ "minwidth", 0, "PX|PCT%", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: leave out frames narrower than PX pixels,\nor than PCT% of the total (the header "
+	  "counts\nthem)", "0.1", set_minwidth, .formats = OPT_FMT_SVG },
+	{ "countname", 0, "NAME", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: what the counts are, in tooltips (\"1,234\nNAME\")",
+	  "samples, or times off CPU", set_countname, .formats = OPT_FMT_SVG },
+	{ "colors", 0, "PALETTE", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: runtime (by what runs: native red, kernel\norange, Python green, JIT aqua, Go "
+	  "yellow,\nlock purple; a legend says so), flamegraph.pl's\nhot, mem, io, java, js, perl, "
+	  "python, or one\nhue: red, green, blue, aqua, yellow, purple,\norange", "runtime",
+	  set_colors, .formats = OPT_FMT_SVG },
+	{ "hash", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: colour by name prefix, so similar names get\nsimilar colours (flamegraph.pl's --hash)",
+	  "a hash of the whole name", NULL, FLAG(svg_hash), .formats = OPT_FMT_SVG },
 
 	/* ---- sframe-dump ---- */
 	{ "raw", 0, NULL, OPT_SFRAME, 0, OPTG_OUTPUT,

@@ -29,7 +29,11 @@ void report__print_problem(void *ctx, const char *path, const char *what,
 
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
 {
-	struct profile_render r = { o->title, o->inverted, o->reverse };
+	struct profile_render r = { .title = o->title, .inverted = o->inverted,
+				    .reverse = o->reverse, .width = o->svg_width,
+				    .subtitle = o->subtitle, .countname = o->countname,
+				    .min_px = o->min_px, .min_pct = o->min_pct,
+				    .palette = o->palette, .hash = o->svg_hash };
 	int err = profile__set_render(prof, &r);
 
 	if (!err)

@@ -356,7 +356,7 @@ TEST(svg_options_should_need_svg_output)
 	char *a[] = { "report", "--inverted", "-o", "x.folded", "cap", NULL };
 	char *b[] = { "report", "--title", "T", "cap", NULL }; /* stdout: folded */
 	char *c[] = { "report", "--reverse", "-f", "pprof", "-o", "x.svg", "cap", NULL };
-	char *d[] = { "report", "--inverted", "--title", "T", "-o", "x.svgz", "cap", NULL };
+	char *d[] = { "report", "--inverted", "--title", "T", "-o", "x.svg.gz", "cap", NULL };
 	char *e[] = { "diff", "--reverse", "-f", "svg", "b", "n", NULL };
 
 	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, a), -EINVAL);
