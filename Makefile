@@ -66,7 +66,7 @@ WL_CC ?= gcc
 WL_CXX ?= g++
 WL_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -D_GNU_SOURCE
 
-.PHONY: all deps test check fuzz fuzz-smoke bench demo clean install workloads FORCE
+.PHONY: all deps test-deps test check fuzz fuzz-smoke bench demo clean install workloads FORCE
 all: $(BUILD)/sfprof workloads
 
 workloads: $(WL_BINS) $(WL_SOS) $(BUILD)/workloads/demo-nopie
@@ -142,10 +142,16 @@ $(BUILD)/workloads/%.so: tests/workloads/%.c | $(BUILD)/workloads/.dir
 	$(Q)mkdir -p $(dir $@) && touch $@
 
 # Install the Debian packages the build and the tests need (idempotent).
+# what building and running need; test-deps adds what the tests need
+# (a browser, Go, node, austin...): `make test` installs it first
 deps:
-	$(Q)./tests/install-deps.sh
+	$(Q)./tests/install-deps.sh build
 
-test: all $(UNIT_BINS) $(REPLAY_BINS)
+test-deps:
+	$(Q)./tests/install-deps.sh test
+
+test: test-deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(REPLAY_BINS)
 	$(Q)BUILD=$(BUILD) ./tests/run-tests.sh
 
 # The whole suite again under ASan+UBSan, in its own build tree.
