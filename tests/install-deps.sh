@@ -4,6 +4,7 @@
 #   tests/install-deps.sh          building and running (make deps)
 #   tests/install-deps.sh test     that and what the tests need (make test-deps,
 #                                  which make test runs first)
+#   tests/install-deps.sh GROUP --list   print the group's packages, install nothing
 # The one list, in two groups: add a package a build or sfprof itself needs
 # to pkgs, one only tests or benchmarks need to test_pkgs.
 set -eu
@@ -35,6 +36,10 @@ test_pkgs="$test_pkgs austin"
 
 [ "$group" = test ] && pkgs="$pkgs $test_pkgs"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
+if [ "${2:-}" = --list ]; then
+	echo $pkgs
+	exit 0
+fi
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
