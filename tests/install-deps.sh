@@ -16,7 +16,7 @@ esac
 
 # ---- build and run: make all (sfprof, its BPF skeletons, the workloads) ----
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libdw-dev
-      binutils liblzma-dev libstdc++-12-dev libbz2-dev libdeflate-dev"
+      binutils liblzma-dev libstdc++-12-dev libbz2-dev"
 
 # ---- tests and benchmarks only (make test-deps) ----
 # e2e scripts, perf as the unwinding oracle, the processes they inspect

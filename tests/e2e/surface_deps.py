@@ -3,7 +3,9 @@
 """Setup installs what it needs: `make deps` (tests/install-deps.sh build)
 lists what building and running need and none of what only the tests use
 (browser, Go, node, austin, Python debug symbols, perf, libFuzzer);
-`make test-deps` adds those, and `make test` runs it before building."""
+`make test-deps` adds those, and `make test` runs it before building. One
+DEFLATE library (zlib, which libelf needs anyway), and sfprof links its
+libraries statically by default, dynamically with LINK=dynamic."""
 import os
 import subprocess
 import sys
@@ -44,6 +46,33 @@ def test_deps_should_install_only_what_building_and_running_need():
     if bad:
         return "FAIL %s: %s" % (name, "; ".join(bad))
     return "PASS %s (%d build packages, %d with the tests')" % (name, len(build), len(test))
+
+
+def link_line(*args):
+    """The command make would link sfprof with (make -n, nothing built)."""
+    d = ls.tmpdir("sfprof-surface-deps-")
+    r = subprocess.run(["make", "-n", "-B", "--no-print-directory", "-C", ls.ROOT,
+                        "BUILD=" + d] + list(args) + [d + "/sfprof"],
+                       capture_output=True, text=True, timeout=120)
+    return next((l for l in r.stdout.splitlines() if "-o %s/sfprof " % d in l + " "), "")
+
+
+def test_sfprof_should_link_one_deflate_library_statically_or_dynamically():
+    name = "sfprof_should_link_one_deflate_library_statically_or_dynamically"
+    static, dynamic = link_line(), link_line("LINK=dynamic")
+    bad = []
+    if "-Wl,-Bstatic" not in static or "-lbpf" not in static:
+        bad.append("default link is not static: %r" % static[-160:])
+    if "-Bstatic" in dynamic or "-lbpf" not in dynamic:
+        bad.append("LINK=dynamic link: %r" % dynamic[-160:])
+    for line in (static, dynamic):
+        if "-ldeflate" in line or "-lz" not in line:
+            bad.append("expected zlib alone for DEFLATE: %r" % line[-160:])
+    if "libdeflate-dev" in listed("test"):
+        bad.append("install-deps.sh still installs libdeflate-dev")
+    if bad:
+        return "FAIL %s: %s" % (name, "; ".join(bad))
+    return "PASS " + name
 
 
 if __name__ == "__main__":
