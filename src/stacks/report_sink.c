@@ -746,6 +746,14 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			fprintf(stderr, "intervals_written: %" PRIu64 "\n", s->iv_written);
 			print_stats(s);
 		}
+		if (!s->iv_err && !o->quiet) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "interval profiles of %" PRIu64 " events",
+				 st ? st->events_cpu + st->events_futex + st->events_offcpu : 0);
+			progress__summary(stderr, 0, o->output, s->iv_written, what,
+					  st ? capture_stats__lost(st) : 0);
+		}
 		return s->iv_err ? REPORT_E_REPORTED : 0;
 	}
 	for (int i = 0; i < SINK_EVENTS; i++) {

@@ -248,6 +248,12 @@ def test_end_of_run_should_say_what_was_written_and_quiet_should_silence_it():
     if rep.returncode or "sfprof: wrote %s: " % out not in rep.stderr:
         return "FAIL %s: report: expected 'sfprof: wrote %s: N samples', got %r" % (
             name, out, rep.stderr[-300:])
+    tmpl = os.path.join(TMP, "iv-%t.folded")
+    r, _ = sfprof(["-F", "99", "--interval", "0.5", "-o", tmpl], secs=1.2)
+    if r.returncode or not re.search(r"^sfprof: wrote %s: \d+ interval profiles of [\d,]+ events, "
+                                     r"[\d,]+ lost$" % re.escape(tmpl), r.stderr, re.M):
+        return "FAIL %s: --interval: expected 'sfprof: wrote %s: N interval profiles...', got %r" % (
+            name, tmpl, r.stderr[-300:])
     for args in (["-F", "99", "--quiet", "-o", out],):
         r, _ = sfprof(args, secs=1)
         if r.returncode or "sfprof: wrote" in r.stderr:
