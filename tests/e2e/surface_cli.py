@@ -266,6 +266,37 @@ def test_end_of_run_should_say_what_was_written_and_quiet_should_silence_it():
     return "PASS " + name
 
 
+def test_end_of_run_should_warn_when_events_were_lost():
+    name = "end_of_run_should_warn_when_events_were_lost"
+    ok, why = ready()
+    if not ok:
+        return "SKIP %s: %s" % (name, why)
+    import signal
+    out = os.path.join(TMP, "lossy.folded")
+    # a 1 MiB ring and a stalled consumer (SIGSTOP), as capture_losses.py
+    p = subprocess.Popen([ls.SFPROF, "--ring-mb", "1", "--stack-size", "65528", "--stats",
+                          "-F", "5000", "-o", out, "--",
+                          os.path.join(ls.WL, "threads-sframe"), "4", "100", "3"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.8)
+    p.send_signal(signal.SIGSTOP)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGCONT)
+    _, err = p.communicate(timeout=120)
+    lost = re.search(r"^lost_total: (\d+)$", err, re.M)
+    m = re.search(r"^sfprof: wrote %s: [\d,]+ samples, ([\d,]+) lost$" % re.escape(out), err, re.M)
+    if p.returncode or not lost or not m:
+        return "FAIL %s: expected a summary and lost_total, got exit %d %r" % (
+            name, p.returncode, err[-300:])
+    if int(lost.group(1)) == 0:
+        return "SKIP %s: the ring never filled (nothing to warn about)" % name
+    if int(m.group(1).replace(",", "")) != int(lost.group(1)):
+        return "FAIL %s: expected %s lost (lost_total), got %s" % (name, lost.group(1), m.group(1))
+    if not re.search(r"^sfprof: warning: [\d,]+ events lost .*--ring-mb", err, re.M):
+        return "FAIL %s: %s lost and no warning line: %r" % (name, m.group(1), err[-300:])
+    return "PASS %s (%s lost)" % (name, m.group(1))
+
+
 def test_unwritable_output_should_exit_2_before_profiling():
     name = "unwritable_output_should_exit_2_before_profiling"
     if os.geteuid() != 0:
