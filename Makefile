@@ -37,12 +37,17 @@ endif
 WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) -MMD -MP
-LDLIBS   := -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 -lstdc++ -lpthread
-# sfprof itself links these statically (libc stays shared): loading them
-# cost 0.6 ms of every run (BENCHMARKS.md, unwind). Sanitizer builds and
-# the test programs keep them shared.
-SFPROF_LDLIBS = $(if $(SAN),$(LDLIBS),-Wl,-Bstatic -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 \
-	-lstdc++ -Wl,-Bdynamic -lm -lpthread -static-libgcc)
+LDLIBS   := -lbpf -ldw -lelf -lz -llzma -lbz2 -lstdc++ -lpthread
+# LINK=static (the default): sfprof links these statically, libc stays
+# shared, so one binary drops onto any glibc machine (an agent, a
+# container) whatever libbpf/elfutils it has; start-up is 0.6 ms shorter
+# (BENCHMARKS.md, "static or dynamic"). LINK=dynamic: against the
+# system's shared libraries, as a distribution packages it (security
+# updates of libbpf, elfutils, zlib reach it). Sanitizer builds and the
+# test programs always link shared.
+LINK ?= static
+SFPROF_LDLIBS = $(if $(or $(SAN),$(filter dynamic,$(LINK))),$(LDLIBS) -lm,-Wl,-Bstatic -lbpf \
+	-ldw -lelf -lz -llzma -lbz2 -lstdc++ -Wl,-Bdynamic -lm -lpthread -static-libgcc)
 
 LIB_SRCS := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
@@ -66,7 +71,7 @@ WL_CC ?= gcc
 WL_CXX ?= g++
 WL_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -D_GNU_SOURCE
 
-.PHONY: all deps test check fuzz fuzz-smoke bench demo clean install workloads FORCE
+.PHONY: all deps test-deps test check fuzz fuzz-smoke bench demo clean install workloads FORCE
 all: $(BUILD)/sfprof workloads
 
 workloads: $(WL_BINS) $(WL_SOS) $(BUILD)/workloads/demo-nopie
@@ -142,10 +147,16 @@ $(BUILD)/workloads/%.so: tests/workloads/%.c | $(BUILD)/workloads/.dir
 	$(Q)mkdir -p $(dir $@) && touch $@
 
 # Install the Debian packages the build and the tests need (idempotent).
+# what building and running need; test-deps adds what the tests need
+# (a browser, Go, node, austin...): `make test` installs it first
 deps:
-	$(Q)./tests/install-deps.sh
+	$(Q)./tests/install-deps.sh build
 
-test: all $(UNIT_BINS) $(REPLAY_BINS)
+test-deps:
+	$(Q)./tests/install-deps.sh test
+
+test: test-deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(REPLAY_BINS)
 	$(Q)BUILD=$(BUILD) ./tests/run-tests.sh
 
 # The whole suite again under ASan+UBSan, in its own build tree.

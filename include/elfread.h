@@ -112,6 +112,10 @@ int elfread__mapping_bias(const struct elfread *e, uint64_t start,
 /* GNU build-id: copies up to ELFREAD_BUILD_ID_MAX bytes. 0 / -ENOENT. */
 int elfread__build_id(const struct elfread *e, uint8_t *id, size_t *len);
 
+/* The GNU build-id in a bare run of 4-aligned ELF notes, such as
+ * /sys/kernel/notes (the running kernel's): 0, -ENOENT (none), -EINVAL. */
+int elfread__notes_build_id(const void *notes, size_t len, uint8_t *id, size_t *id_len);
+
 /* .gnu_debuglink: file name (NUL-terminated inside the section) and CRC. */
 int elfread__debuglink(const struct elfread *e, const char **name,
 		       uint32_t *crc);

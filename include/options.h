@@ -105,6 +105,13 @@ struct sfprof_opts {
 	const char *title;		/* --title TEXT: the SVG's title, NULL = by event */
 	int inverted;			/* --inverted: SVG icicle, root on top */
 	int reverse;			/* --reverse: SVG of stacks merged by leaf */
+	/* SVG, flamegraph.pl's (profile_render's; 0 / NULL: defaults) */
+	double svg_width;		/* --width PX */
+	const char *subtitle;		/* --subtitle TEXT */
+	const char *countname;		/* --countname NAME */
+	double min_px, min_pct;		/* --minwidth PX or PCT% */
+	int palette;			/* --colors PALETTE: enum svg_palette */
+	int svg_hash;			/* --hash */
 	int sframe_raw;			/* sframe-dump --raw */
 	const char *sframe_base;	/* sframe-dump --base ADDR (as given) */
 	int from_eh_frame;		/* sframe-dump --from-eh-frame */

@@ -501,6 +501,13 @@ static int notes_build_id(const uint8_t *p, uint64_t len, uint64_t align,
 	return -ENOENT;
 }
 
+int elfread__notes_build_id(const void *notes, size_t len, uint8_t *id, size_t *id_len)
+{
+	if (!notes || !id || !id_len)
+		return -EINVAL;
+	return notes_build_id(notes, len, 4, id, id_len);
+}
+
 int elfread__build_id(const struct elfread *e, uint8_t *id, size_t *len)
 {
 	size_t i, phnum = 0;

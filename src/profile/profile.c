@@ -282,6 +282,10 @@ struct profile *profile__new(const struct profile_meta *meta)
 		goto err_out;
 	p->meta = *meta;
 	p->meta.target_comm = p->meta.target_cmdline = p->meta.unit = NULL;
+	p->meta.kernel_build_id = NULL;
+	if ((id = strtab__intern_str(&p->strs, meta->kernel_build_id)) < 0)
+		goto err_out;
+	p->meta.kernel_build_id = id ? p->strs.strs[id] : NULL;
 	if ((id = strtab__intern_str(&p->strs, meta->target_comm)) < 0)
 		goto err_out;
 	p->meta.target_comm = id ? p->strs.strs[id] : NULL;
@@ -323,11 +327,15 @@ void profile__set_duration(struct profile *p, uint64_t duration_ns)
 int profile__set_render(struct profile *p, const struct profile_render *r)
 {
 	int64_t id = strtab__intern_str(&p->strs, r->title);
+	int64_t sub = strtab__intern_str(&p->strs, r->subtitle);
+	int64_t cnt = strtab__intern_str(&p->strs, r->countname);
 
-	if (id < 0)
+	if (id < 0 || sub < 0 || cnt < 0)
 		return -ENOMEM;
 	p->render = *r;
 	p->render.title = id ? p->strs.strs[id] : NULL;
+	p->render.subtitle = sub ? p->strs.strs[sub] : NULL;
+	p->render.countname = cnt ? p->strs.strs[cnt] : NULL;
 	return 0;
 }
 

@@ -29,7 +29,11 @@ void report__print_problem(void *ctx, const char *path, const char *what,
 
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
 {
-	struct profile_render r = { o->title, o->inverted, o->reverse };
+	struct profile_render r = { .title = o->title, .inverted = o->inverted,
+				    .reverse = o->reverse, .width = o->svg_width,
+				    .subtitle = o->subtitle, .countname = o->countname,
+				    .min_px = o->min_px, .min_pct = o->min_pct,
+				    .palette = o->palette, .hash = o->svg_hash };
 	int err = profile__set_render(prof, &r);
 
 	if (!err)
@@ -48,8 +52,11 @@ int report_output__check(const char *path)
 	if (!path || !strcmp(path, "-"))
 		return 0;
 	err = util__out_check(path);
+	if (!err)
+		err = profile__check_output(path); /* creates a file there: /proc */
 	if (err)
-		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
+		fprintf(stderr, "sfprof: -o %s: cannot write there: %s\n", path,
+			util__strerror(err));
 	return err;
 }
 

@@ -14,9 +14,11 @@
 
 #include "buildid_cache.h"
 #include "capfile.h"
+#include "elfread.h"
 #include "interval.h"
 #include "ksyms.h"
 #include "output.h"
+#include "progress.h"
 #include "pysession.h"
 #include "report.h"
 #include "stacks.h"
@@ -58,6 +60,7 @@ struct report_sink {
 	struct capture *cap;
 	struct ksyms ksyms;
 	uint64_t start_mono;
+	uint64_t attached_mono; /* the capture is attached: the profiled window opens */
 	struct sfprof_opts o;
 	const char *record_profile; /* SFPROF_RECORD_PROFILE */
 	int create_procs; /* -a: a process first seen in the side-band is in scope */
@@ -140,11 +143,59 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 	return 0;
 }
 
+/*
+ * From the attach to now (what was sampled, not the BPF load before it),
+ * and never more than -d: pprof divides by it for utilisation.
+ */
+static uint64_t profiled_window(const struct report_sink *s, const struct sfprof_opts *o)
+{
+	uint64_t now = util__now_ns(), from = s->attached_mono ? s->attached_mono : s->start_mono;
+	uint64_t d = now > from ? now - from : 0;
+
+	return o->duration_ns && d > o->duration_ns ? o->duration_ns : d;
+}
+
+/* What a profile of kind k counts, for the end-of-run line. */
+static const char *counted(uint32_t kind)
+{
+	return kind == PROFILE_FUTEX ? "waits" : kind == PROFILE_OFFCPU ? "blocks" :
+	       kind == PROFILE_WALL ? "events" : "samples";
+}
+
+/* The end-of-run lines: one per profile written (progress__summary). */
+static void sink_summary(struct report_sink *s, const struct sfprof_opts *o,
+			 const struct capture_stats *st)
+{
+	uint64_t lost = st ? capture_stats__lost(st) : 0;
+	char path[4096];
+
+	if (o->quiet)
+		return;
+	if (s->record) {
+		uint64_t n = st ? st->events_cpu + st->events_futex + st->events_offcpu : 0;
+
+		progress__summary(stderr, 0, o->output, n, "events", lost);
+		return;
+	}
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		const char *out = o->output;
+
+		if (!(o->event & (1u << i)) || !s->profs[i])
+			continue;
+		if ((o->event & (o->event - 1)) &&
+		    report__event_path(path, sizeof(path), o->output, report__event_name(1u << i)) >= 0)
+			out = path;
+		progress__summary(stderr, 0, out, profile__nr_events(s->profs[i]),
+				  counted(profile__meta(s->profs[i])->kind), lost);
+		lost = 0; /* the run's: warned once */
+	}
+}
+
 /* The profile and stacks of event `idx`, made at its first record. */
 static struct stacks *sink_stacks(struct report_sink *s, int idx,
 				  const struct sfprof_event *e)
 {
-	char comm[SFPROF_COMM_LEN + 1], cmdline[512];
+	char comm[SFPROF_COMM_LEN + 1], cmdline[512], kbid[2 * ELFREAD_BUILD_ID_MAX + 1];
 	struct profile_meta meta = {
 		.kind = report__profile_kind(1u << idx),
 		.hz = s->o.freq,
@@ -153,11 +204,17 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 
 	if (s->stackss[idx])
 		return s->stackss[idx];
-	snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
+	/* the process's name, as report of the capture says, not the
+	 * first sampled thread's (worker-1) */
+	report__target_comm(&s->o, comm, sizeof(comm));
+	if (!comm[0])
+		snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	meta.target_pid = s->o.nr_pids == 1 || s->o.command ? e->pid : 0;
 	/* pprof's Mapping 1: the first target's executable */
 	meta.main_pid = s->o.nr_pids ? (uint32_t)s->o.pids[0] : meta.target_pid;
 	meta.target_comm = comm;
+	if (!ksyms__running_build_id(kbid, sizeof(kbid)))
+		meta.kernel_build_id = kbid;
 	/* arguments leave the machine only when asked: they hold secrets */
 	if (s->o.command && s->o.keep_cmdline)
 		meta.target_cmdline = join_argv(cmdline, sizeof(cmdline),
@@ -269,6 +326,8 @@ err_out:
 void report_sink__set_capture(struct report_sink *s, struct capture *c)
 {
 	s->cap = c;
+	if (c && !s->attached_mono)
+		s->attached_mono = util__now_ns();
 	if (s->py)
 		pysession__set_capture(s->py, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
@@ -687,6 +746,14 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			fprintf(stderr, "intervals_written: %" PRIu64 "\n", s->iv_written);
 			print_stats(s);
 		}
+		if (!s->iv_err && !o->quiet) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "interval profiles of %" PRIu64 " events",
+				 st ? st->events_cpu + st->events_futex + st->events_offcpu : 0);
+			progress__summary(stderr, 0, o->output, s->iv_written, what,
+					  st ? capture_stats__lost(st) : 0);
+		}
 		return s->iv_err ? REPORT_E_REPORTED : 0;
 	}
 	for (int i = 0; i < SINK_EVENTS; i++) {
@@ -700,7 +767,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			if (!sink_stacks(s, i, &e0))
 				return -ENOMEM;
 		}
-		profile__set_duration(s->profs[i], util__now_ns() - s->start_mono);
+		profile__set_duration(s->profs[i], profiled_window(s, o));
 		if (stacks__flush(s->stackss[i]))
 			return -ENOMEM;
 	}
@@ -774,5 +841,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
 	if (o->stats)
 		print_stats(s);
+	if (!err)
+		sink_summary(s, o, st);
 	return err;
 }

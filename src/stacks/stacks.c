@@ -12,6 +12,8 @@
 #include "jitmap.h"
 #include "wakers.h"
 #include "util.h"
+#include "dso.h"
+#include "elfread.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
 	       "an aggregation key holds unwind_frames as two words each");
@@ -503,6 +505,52 @@ static void lock_label(struct stacks *s, const struct sfprof_event *e, char *buf
 	snprintf(buf, size, "%s", root + strlen("lock:"));
 }
 
+struct exe_name_ctx {
+	char *buf;
+	size_t size;
+};
+
+static int exe_name_cb(void *ctx, struct dso *d)
+{
+	struct exe_name_ctx *c = ctx;
+	const struct elfread *elf = dso__elf(d);
+
+	if (!elf || !elfread__is_executable(elf))
+		return 0;
+	snprintf(c->buf, c->size, "%.*s", SFPROF_COMM_LEN - 1, dso__name(d)); /* as exec's comm */
+	return 1;
+}
+
+/*
+ * The name of e's process, one per pid whichever thread is sampled
+ * (threads name themselves worker-0, worker-1...): the main thread's comm
+ * (tid == pid), which is the exec name unless it renamed itself; before
+ * the main thread is seen, the executable's base name, else the thread's
+ * comm. Kept until the main thread's comm changes (exec).
+ */
+static const char *stacks_process_name(struct stacks *s, const struct sfprof_event *e)
+{
+	unsigned slot = e->pid % 64;
+	typeof(&s->pnames[0]) pn = &s->pnames[slot];
+	int is_main = e->tid == e->pid;
+
+	if (pn->pid != e->pid || !pn->name[0]) {
+		struct exe_name_ctx c = { pn->name, sizeof(pn->name) };
+
+		memset(pn, 0, sizeof(*pn));
+		pn->pid = e->pid;
+		if (is_main || !s->cur || proc__for_each_dso(s->cur, exe_name_cb, &c) != 1)
+			stacks_copy_comm(pn->name, e->comm);
+	}
+	if (is_main && (!pn->main_seen || memcmp(pn->main_comm, e->comm, SFPROF_COMM_LEN))) {
+		if (pn->main_seen) /* exec: a new program in this pid */
+			stacks_copy_comm(pn->name, e->comm);
+		pn->main_seen = true;
+		memcpy(pn->main_comm, e->comm, SFPROF_COMM_LEN);
+	}
+	return pn->name;
+}
+
 /* lock: lock_label()'s, for a futex event (else unused). */
 static void make_root(struct stacks *s, const struct sfprof_event *e, const char *lock,
 		      char *root, size_t size)
@@ -520,7 +568,7 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, const char
 	else if (s->opts.per_thread)
 		profile_root__thread(root, size, comm, e->pid, e->tid);
 	else if (s->opts.per_process)
-		profile_root__process(root, size, comm, e->pid);
+		profile_root__process(root, size, stacks_process_name(s, e), e->pid);
 	else
 		memcpy(root, comm, strlen(comm) + 1); /* (by_lock, no proc) */
 }

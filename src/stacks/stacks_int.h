@@ -128,6 +128,14 @@ struct stacks {
 		uint32_t pid;
 		char comm[SFPROF_COMM_LEN];
 	} comms[64];
+	/* --per-process roots: the process's name per pid (stacks.c's
+	 * stacks_process_name), so that all its threads share one root */
+	struct {
+		uint32_t pid;
+		bool main_seen; /* main_comm is the main thread's */
+		char main_comm[SFPROF_COMM_LEN];
+		char name[SFPROF_COMM_LEN + 1];
+	} pnames[64];
 	unsigned cache_bits;
 	uint64_t cache_misses; /* since the caches were last (re)made */
 	/* aggregation by raw stack: entries in arrival order, found through
