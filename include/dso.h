@@ -114,6 +114,8 @@ const char *dso__name(const struct dso *d);	/* basename of path */
 const char *dso__build_id_hex(const struct dso *d); /* "" when none */
 size_t dso__build_id(const struct dso *d, const uint8_t **id); /* 0 = none */
 const struct elfread *dso__elf(const struct dso *d);
+/* The options of d's cache (for the runtimes' hooks, runtime.h). */
+const struct dso_cache_opts *dso__opts(const struct dso *d);
 
 /* Runtime = vaddr + bias for a mapping [start, ...) at file offset off. */
 int dso__mapping_bias(const struct dso *d, uint64_t start, uint64_t off,
