@@ -91,6 +91,11 @@ struct runtime_ops {
 				 const uint8_t *data, size_t len);
 };
 
+/* on_capture_record()'s types: the capture's runtime records (capfile.h) */
+enum runtime_record_type {
+	RUNTIME_REC_PYTRAMP = 1, /* a CPython trampoline template */
+};
+
 /* At most this many runtimes, built in and registered together. */
 #define RUNTIME_MAX 8
 

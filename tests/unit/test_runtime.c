@@ -8,7 +8,10 @@
  * SYMSRC bit) and gives their rows before the binary's own (dso__find_row:
  * its CFA offset); its per-binary state is made once per binary that is
  * its own, never for another, and released with the cache. Not
- * registered, the same binary is named and unwound as before.
+ * registered, the same binary is named and unwound as before. Per
+ * process: a capture's record of its own type reaches it (report's
+ * stacks__runtime_record()), another type is not its, and its state is
+ * attached once per stacks and detached with it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,8 +20,11 @@
 
 #include "dso.h"
 #include "elfread.h"
+#include "proc.h"
+#include "profile.h"
 #include "runtimes/runtime.h"
 #include "sframe.h"
+#include "stacks.h"
 #include "symbolize.h"
 #include "testlib.h"
 
@@ -149,6 +155,49 @@ static int fake_add_symbols(struct symtab *s, const struct elfread *e, int have_
 	return b.n;
 }
 
+#define FAKERT_REC 77
+
+struct fake_state {
+	uint32_t pid;
+	char text[16];
+};
+
+static int attaches, detaches;
+
+static void *fake_attach(void)
+{
+	attaches++;
+	return calloc(1, sizeof(struct fake_state));
+}
+
+static void fake_detach(void *state)
+{
+	detaches++;
+	free(state);
+}
+
+static int fake_on_capture_record(void *state, unsigned type, uint32_t pid,
+				  const uint8_t *data, size_t len)
+{
+	struct fake_state *st = state;
+
+	if (type != FAKERT_REC)
+		return -ENOENT;
+	if (len >= sizeof(st->text))
+		return -EINVAL;
+	st->pid = pid;
+	memcpy(st->text, data, len);
+	st->text[len] = 0;
+	return 0;
+}
+
+static struct fake_state *last_state;
+
+static void *fake_attach_seen(void)
+{
+	return last_state = fake_attach();
+}
+
 static const struct runtime_ops fakert_ops = {
 	.name = "fakert",
 	.symsrc = FAKERT_SYMSRC,
@@ -156,6 +205,9 @@ static const struct runtime_ops fakert_ops = {
 	.release = fake_release,
 	.special_row = fake_special_row,
 	.add_symbols = fake_add_symbols,
+	.attach = fake_attach_seen,
+	.detach = fake_detach,
+	.on_capture_record = fake_on_capture_record,
 };
 
 static struct dso *open_fix(struct dso_cache *c, const char *name)
@@ -255,6 +307,36 @@ TEST(runtime_names_and_unwinds_through_its_table)
 	CHECK_INT(releases, 1);
 	runtime__unregister_all();
 	CHECK(runtime__count() >= 1); /* the built-in ones stay */
+}
+
+TEST(runtime_gets_its_capture_records)
+{
+	struct proc_cache_opts po = { .quiet = 1 };
+	struct profile_meta pm = { .kind = PROFILE_CPU, .hz = 99 };
+	struct stacks_opts so = { .kind = PROFILE_CPU };
+	struct proc_cache *pc = proc_cache__new(&po);
+	struct profile *prof = profile__new(&pm);
+	struct stacks *s = pc && prof ? stacks__new(pc, prof, &so) : NULL;
+
+	CHECK(s);
+	attaches = detaches = 0;
+	last_state = NULL;
+	CHECK_INT(stacks__runtime_record(s, FAKERT_REC, 42, (const uint8_t *)"frame", 5), -ENOENT);
+	CHECK_INT(attaches, 0);
+	CHECK(runtime__register(&fakert_ops) >= 0);
+	CHECK_INT(stacks__runtime_record(s, FAKERT_REC, 42, (const uint8_t *)"frame", 5), 0);
+	CHECK(last_state && last_state->pid == 42);
+	CHECK_STR(last_state->text, "frame");
+	CHECK_INT(stacks__runtime_record(s, FAKERT_REC, 43, (const uint8_t *)"a too long record", 17),
+		  -EINVAL);
+	/* a type of no runtime */
+	CHECK_INT(stacks__runtime_record(s, 12345, 42, (const uint8_t *)"x", 1), -ENOENT);
+	CHECK_INT(attaches, 1);
+	stacks__free(s);
+	CHECK_INT(detaches, 1);
+	profile__free(prof);
+	proc_cache__free(pc);
+	runtime__unregister_all();
 }
 
 TEST_MAIN()
