@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals of the stacks module (stacks.c: caches, aggregation, the
- * walk; stacks_names.c: what each frame is called). Not a public
- * interface: only those two files include it.
+ * Internals of the stacks module (stacks.c: caches and the walk;
+ * stacks_agg.c: aggregation; stacks_names.c: what each frame is called;
+ * stacks_jit.c: JIT maps; stacks_runtime.c: the runtimes' per-process
+ * hooks). Not a public interface: only those five files include it.
  */
 #ifndef SFPROF_STACKS_INT_H
 #define SFPROF_STACKS_INT_H
