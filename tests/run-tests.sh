@@ -92,28 +92,60 @@ start_test() {
 	) &
 }
 
-# run_all JOBS NAME COMMAND -- NAME COMMAND -- ...: every test, JOBS at a
-# time; the outputs are printed whole, in the order given, each as soon as
-# it and those before it are done, so parallel output never interleaves.
+# group SCRIPT: the scripts of one group share something among themselves
+# only, so they never run beside each other (but beside any other):
+group() {
+	case $1 in
+	# They glob /tmp/perf-*.map before and after their JIT runs: a map a
+	# neighbour's JIT writes is taken for their own (names_jitdump fails
+	# on it, the others delete it under the neighbour's feet).
+	names_jit.py|names_jitdump.py|names_pyperf.py|names_pytramp.py) echo perf-maps;;
+	esac
+}
+
+# run_all JOBS: every test of names[]/cmds[], JOBS at a time, none beside
+# another of its group; the outputs are printed whole, in the order
+# given, each as soon as it and those before it are done, so parallel
+# output never interleaves.
 names=() cmds=()
 run_all() {
-	local jobs=$1 n=${#names[@]} next=0 done_=0 running=0 i
+	local jobs=$1 n=${#names[@]} done_=0 running=0 i j g busy
+	local -a state groups
+	for ((i = 0; i < n; i++)); do
+		state[i]=0 # 0 waiting, 1 running, 2 finished
+		groups[i]=$(group "${names[$i]}")
+	done
 	while [ $done_ -lt "$n" ]; do
-		while [ $running -lt "$jobs" ] && [ $next -lt "$n" ]; do
+		for ((i = done_; i < n && running < jobs; i++)); do
+			[ "${state[i]}" = 0 ] || continue
+			g=${groups[i]} busy=
+			if [ -n "$g" ]; then
+				for ((j = done_; j < n; j++)); do
+					if [ "${state[j]}" = 1 ] && [ "${groups[j]}" = "$g" ]; then busy=1; fi
+				done
+			fi
+			[ -z "$busy" ] || continue
 			# shellcheck disable=SC2086
-			start_test "$next" "${names[$next]}" ${cmds[$next]}
-			next=$((next + 1)) running=$((running + 1))
+			start_test "$i" "${names[$i]}" ${cmds[$i]}
+			state[i]=1 running=$((running + 1))
 		done
 		wait -n
-		running=$((running - 1))
-		if [ $running -le 0 ] && [ $next -ge "$n" ]; then
-			# all started and none running: one killed before it wrote
-			# its status counts as failed, never as a hang here
+		for ((i = done_; i < n; i++)); do
+			if [ "${state[i]}" = 1 ] && [ -f "$outdir/$i.rc" ]; then
+				state[i]=2 running=$((running - 1))
+			fi
+		done
+		if [ -z "$(jobs -pr)" ]; then
+			# none running: one killed before it wrote its status
+			# counts as failed, never as a hang here
 			for ((i = done_; i < n; i++)); do
-				[ -f "$outdir/$i.rc" ] || { touch "$outdir/$i.out"; echo 0 >"$outdir/$i.sec"; echo 137 >"$outdir/$i.rc"; }
+				if [ "${state[i]}" = 1 ]; then
+					touch "$outdir/$i.out"; echo 0 >"$outdir/$i.sec"; echo 137 >"$outdir/$i.rc"
+					state[i]=2 running=$((running - 1))
+				fi
 			done
 		fi
-		while [ $done_ -lt "$n" ] && [ -f "$outdir/$done_.rc" ]; do
+		while [ $done_ -lt "$n" ] && [ "${state[done_]}" = 2 ]; do
 			i=$done_
 			report "${names[$i]}" "$outdir/$i.out" "$(cat "$outdir/$i.rc")"
 			printf '%s %s\n' "$(cat "$outdir/$i.sec")" "${names[$i]}" >>"$outdir/times"
