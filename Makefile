@@ -6,7 +6,8 @@
 #                         stages, in a sample's order: capture/ (BPF ring, side-band),
 #                         capfile/, model/ (address spaces, binaries), unwind/,
 #                         symbols/, runtimes/*/ (JIT maps...), stacks/ (events ->
-#                         stacks), profile/, output/ (folded/SVG/pprof/diff), cli/
+#                         stacks), profile/, output/ (folded/SVG/pprof/diff), cli/;
+#                         which may call which: doc/layers.md
 #   bpf/*.bpf.c        -> build/bpf/*.bpf.o -> build/*.skel.h (bpftool gen skeleton):
 #                         one object per event source; capture.c shares their maps
 #   tests/unit/test_*.c-> build/tests/test_*   (each prints PASS/FAIL lines)
