@@ -40,7 +40,9 @@ QUICK="layout_include_cycles.py layout_calls.py capture_badinput.sh capture_fute
 alone() { # script name -> 0 if it must run alone
 	case $1 in
 	# -a attaches system-wide: every process of a neighbour test is in
-	# its profile and in its process-storm and PID-reuse counts.
+	# its profile and in its process-storm counts; and it writes
+	# /proc/sys/kernel/ns_last_pid to reuse a PID, which a neighbour's
+	# forks would take.
 	targets_scope.py) return 0;;
 	# Rates and CPU time: samples per second of CPU time against -F, or a
 	# spinner that must get a whole core (a neighbour takes one of the two).
@@ -57,6 +59,14 @@ alone() { # script name -> 0 if it must run alone
 	# The page cache's folio sizes: a neighbour's memory use decides
 	# whether 2 MiB folios can be had.
 	capture_pagecache.py) return 0;;
+	# Kernel stacks that must end at __schedule: while a neighbour's
+	# sfprof also has a program on sched_switch (-e offcpu, wall,
+	# --wakers, --kernel), the kernel calls them through
+	# __traceiter_sched_switch, one frame more than the fixed skip of
+	# bpf_get_stackid (SFPROF_KSTACK_SKIP_TP) drops: 0% of the waits
+	# then end at __schedule (a bug of sfprof's own, two profilers on
+	# one machine, not of the test).
+	offcpu_futex_kernel.py) return 0;;
 	# Issue 21's agent and its benchmarks (another branch): they listen on
 	# a port and measure the agent's CPU and memory.
 	agent_*) return 0;;
