@@ -494,22 +494,24 @@ static int find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 		  struct sframe_func *fn)
 {
-	size_t nrt = runtime__count();
+	bool rt = dso__has_runtime(d);
+	size_t nrt = rt ? runtime__count() : 0;
+	const struct runtime_ops *ops;
 	void *bin;
 
 	d->cache->st.row_lookups++;
 	/* a runtime's rows before the binary's own (Go's stack switches) */
 	for (size_t i = 0; i < nrt; i++)
-		if (runtime__get(i)->special_row && (bin = dso__runtime(d, i)) &&
-		    runtime__get(i)->special_row(bin, vaddr, row, fn))
+		if ((bin = d->rt[i].bin) && (ops = runtime__get(i))->special_row &&
+		    ops->special_row(bin, vaddr, row, fn))
 			return 0;
 	if (!find_row(d, vaddr, row, fn))
 		return 0;
 	/* and for the PCs the binary's own miss (Go code in a binary whose
 	 * CFI is only its C code's: external linking, then strip) */
 	for (size_t i = 0; i < nrt; i++)
-		if (runtime__get(i)->find_row && (bin = dso__runtime(d, i)) &&
-		    !runtime__get(i)->find_row(d, bin, vaddr, row, fn))
+		if ((bin = d->rt[i].bin) && (ops = runtime__get(i))->find_row &&
+		    !ops->find_row(d, bin, vaddr, row, fn))
 			return 0;
 	d->cache->st.row_misses++;
 	return -ESRCH;

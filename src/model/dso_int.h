@@ -7,6 +7,7 @@
 #ifndef SFPROF_DSO_INT_H
 #define SFPROF_DSO_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -55,6 +56,8 @@ struct dso {
 		int probed;
 		void *bin;
 	} rt[RUNTIME_MAX];
+	uint32_t rt_mask;  /* bit i: rt[i].bin is set */
+	uint32_t rt_known; /* runtimes all probed, of runtime__count() */
 
 	struct dso *next_all;
 	struct dso *next_bid; /* build-id hash chain */
@@ -85,5 +88,8 @@ void dso_lazy__free(struct dso_lazy *z);
 /* Runtime i's state for d (probed on the first call), or NULL: d is not
  * its binary, or it has no per-binary hooks. */
 void *dso__runtime(struct dso *d, size_t i);
+/* Whether some runtime has state for d (every one probed on the first
+ * call): the row lookup's fast path skips their loops without. */
+bool dso__has_runtime(struct dso *d);
 
 #endif

@@ -26,8 +26,22 @@ void *dso__runtime(struct dso *d, size_t i)
 	if (!d->rt[i].probed) {
 		d->rt[i].probed = 1;
 		d->rt[i].bin = ops->probe(d);
+		if (d->rt[i].bin)
+			d->rt_mask |= 1u << i;
 	}
 	return d->rt[i].bin;
+}
+
+bool dso__has_runtime(struct dso *d)
+{
+	size_t n = runtime__count();
+
+	if (d->rt_known != n) {
+		for (size_t i = 0; i < n; i++)
+			dso__runtime(d, i);
+		d->rt_known = (uint32_t)n;
+	}
+	return d->rt_mask != 0;
 }
 
 /* A table derived from .eh_frame/.debug_frame, or a negative error. */

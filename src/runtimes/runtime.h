@@ -106,7 +106,9 @@ const struct runtime_ops *runtime__get(size_t i);
 /* Add a runtime (a test's): its index, or -ENOSPC / -EEXIST. A dso or
  * stacks made before asks it on its next lookup. Single-threaded. */
 int runtime__register(const struct runtime_ops *ops);
-/* Drop the runtimes runtime__register() added. */
+/* Drop the runtimes runtime__register() added: only once no dso or stacks
+ * made since they were registered lives (their slots hold the dropped
+ * runtimes' state). */
 void runtime__unregister_all(void);
 
 #endif
