@@ -14,7 +14,9 @@
  *    mapped bytes, never copied), else one derived from .eh_frame (and
  *    .debug_frame) via cfi_to_sframe() (include/cfi.h);
  *  - its symbol table (symbolize.h), with separate debug files;
- *  - its DWARF source lines and inline frames (srcline.h).
+ *  - its DWARF source lines and inline frames (srcline.h);
+ *  - each language runtime's state for it, when it is the runtime's (a Go
+ *    binary's pclntab): runtimes/runtime.h, asked on the first row lookup.
  *
  * Ownership: the cache owns every dso. Pointers returned by dso_cache__*
  * and every pointer a dso returns (path, name, build-id, table, symbol
