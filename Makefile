@@ -6,7 +6,8 @@
 #                         stages, in a sample's order: capture/ (BPF ring, side-band),
 #                         capfile/, model/ (address spaces, binaries), unwind/,
 #                         symbols/, runtimes/*/ (JIT maps...), stacks/ (events ->
-#                         stacks), profile/, output/ (folded/SVG/pprof/diff), cli/
+#                         stacks), profile/, output/ (folded/SVG/pprof/diff), cli/;
+#                         which may call which: doc/layers.md
 #   bpf/*.bpf.c        -> build/bpf/*.bpf.o -> build/*.skel.h (bpftool gen skeleton):
 #                         one object per event source; capture.c shares their maps
 #   tests/unit/test_*.c-> build/tests/test_*   (each prints PASS/FAIL lines)
@@ -71,7 +72,7 @@ WL_CC ?= gcc
 WL_CXX ?= g++
 WL_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -D_GNU_SOURCE
 
-.PHONY: all deps test-deps test check fuzz fuzz-smoke bench demo clean install workloads FORCE
+.PHONY: all deps test-deps test test-quick check fuzz fuzz-smoke bench demo clean install workloads FORCE
 all: $(BUILD)/sfprof workloads
 
 workloads: $(WL_BINS) $(WL_SOS) $(BUILD)/workloads/demo-nopie
@@ -155,9 +156,19 @@ deps:
 test-deps:
 	$(Q)./tests/install-deps.sh test
 
+# The suite's budget: `make test` <= 15 minutes on a 2-core machine (it
+# prints its wall time), `.ci/run` (test, check, fuzz-smoke) <= 45. The e2e
+# scripts run TEST_JOBS (2) at a time but for those that must run alone
+# (tests/run-tests.sh says which and why). `make test-quick` is the inner
+# loop: unit tests, fuzz replays and a few fast e2e scripts.
+TEST_JOBS ?= 2
 test: test-deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(REPLAY_BINS)
-	$(Q)BUILD=$(BUILD) ./tests/run-tests.sh
+	$(Q)BUILD=$(BUILD) TEST_JOBS=$(TEST_JOBS) ./tests/run-tests.sh
+
+test-quick: test-deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(REPLAY_BINS)
+	$(Q)BUILD=$(BUILD) TEST_JOBS=$(TEST_JOBS) TEST_TIER=quick ./tests/run-tests.sh
 
 # The whole suite again under ASan+UBSan, in its own build tree.
 check:

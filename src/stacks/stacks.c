@@ -85,7 +85,7 @@ void stacks__free(struct stacks *s)
 	if (!s->jit_borrowed)
 		jitmaps__free(s->jit);
 	stacks_jit_free(s);
-	stacks_pytramp_free(s);
+	stacks_runtime_free(s);
 	wakers__free(s->wakers);
 	free(s);
 }
@@ -196,9 +196,10 @@ static __attribute__((noinline)) void row_fill(struct stacks *s,
 	s->cache_misses++;
 	f.flags = 0;
 	e->rc = (int16_t)proc__find_row(s->cur, pc, &e->row, &f, NULL);
-	/* a CPython trampoline's row comes from its JIT map: kept nowhere */
+	/* a runtime's row (a CPython trampoline's, from its JIT map): kept
+	 * nowhere */
 	e->valid = 1;
-	if (e->rc && (rc = stacks_pytramp_row(s, pc, &e->row)) != -ESRCH) {
+	if (e->rc && (rc = stacks_runtime_row(s, pc, &e->row)) != -ESRCH) {
 		e->valid = 0;
 		f.flags = UNWIND_FUNC_NO_MEMO;
 		if (!rc)

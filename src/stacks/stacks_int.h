@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals of the stacks module (stacks.c: caches, aggregation, the
- * walk; stacks_names.c: what each frame is called). Not a public
- * interface: only those two files include it.
+ * Internals of the stacks module (stacks.c: caches and the walk;
+ * stacks_agg.c: aggregation; stacks_names.c: what each frame is called;
+ * stacks_jit.c: JIT maps; stacks_runtime.c: the runtimes' per-process
+ * hooks). Not a public interface: only those five files include it.
  */
 #ifndef SFPROF_STACKS_INT_H
 #define SFPROF_STACKS_INT_H
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "pymerge.h"
+#include "runtimes/runtime.h"
 #include "stacks.h"
 #include "srcline.h"
 
@@ -162,7 +164,12 @@ struct stacks {
 	size_t resolved_n;   /* frames of the last stacks__resolve_event() */
 	int resolved_stop;   /* and how its walk ended */
 	struct stacks_jit_rec *jrec; /* jit_record: what was written (stacks_jit.c) */
-	struct stacks_pytramp *pytramp; /* CPython trampolines (stacks_pytramp.c) */
+	/* the runtimes' per-process state (runtimes/runtime.h: attach()ed on
+	 * first use), and the writer of their records (record) */
+	void *rt[RUNTIME_MAX];
+	bool rt_attached[RUNTIME_MAX];
+	stacks_pytramp_fn rt_write;
+	void *rt_write_ctx;
 };
 
 /* The PC cache's entry for (current proc, pc), reset when it held
@@ -195,16 +202,17 @@ void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
 void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
 void stacks_jit_free(struct stacks *s);
 
-/* stacks_pytramp.c: the row of a CPython perf trampoline at pc of the
- * current process: 0 with *row; -ESRCH: the process has no known
- * template (a cacheable miss); -EAGAIN: it has, but no trampoline entry
- * holds pc (yet: ask again). stacks_pytramp_proc(): it has a template.
- * stacks_pytramp_written(): before pid's JIT entry (name, size) goes to
- * a capture, its template once (the writer's error, else 0). */
-int stacks_pytramp_row(struct stacks *s, uint64_t pc, struct sframe_row *row);
-bool stacks_pytramp_proc(struct stacks *s);
-int stacks_pytramp_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size);
-void stacks_pytramp_free(struct stacks *s);
+/* stacks_runtime.c: the runtimes' per-process hooks (runtimes/runtime.h)
+ * for the current process. stacks_runtime_row(): a row for pc that no
+ * binary has: 0 with *row, -ESRCH (no runtime's process: a cacheable
+ * miss) or -EAGAIN (ask again). stacks_runtime_proc(): a runtime's
+ * process (any frame may be JIT code). stacks_runtime_jit_written():
+ * before pid's JIT entry (name, size) goes to a capture (the writer's
+ * error, else 0). */
+int stacks_runtime_row(struct stacks *s, uint64_t pc, struct sframe_row *row);
+bool stacks_runtime_proc(struct stacks *s);
+int stacks_runtime_jit_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size);
+void stacks_runtime_free(struct stacks *s);
 
 /* stacks_names.c */
 bool stacks_is_sigtramp(void *ctx, uint64_t pc); /* unwind_ops.is_sigtramp */
