@@ -37,12 +37,12 @@ endif
 WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) -MMD -MP
-LDLIBS   := -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 -lstdc++ -lpthread
+LDLIBS   := -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 -lstdc++ -lmicrohttpd -lpthread
 # sfprof itself links these statically (libc stays shared): loading them
 # cost 0.6 ms of every run (BENCHMARKS.md, unwind). Sanitizer builds and
 # the test programs keep them shared.
 SFPROF_LDLIBS = $(if $(SAN),$(LDLIBS),-Wl,-Bstatic -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 \
-	-lstdc++ -Wl,-Bdynamic -lm -lpthread -static-libgcc)
+	-lstdc++ -Wl,-Bdynamic -lmicrohttpd -lm -lpthread -static-libgcc)
 
 LIB_SRCS := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)

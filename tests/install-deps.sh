@@ -16,6 +16,9 @@ pkgs="$pkgs golang-github-google-pprof-dev"
 pkgs="$pkgs python3.11 python3.11-dbg"
 # the python benchmark compares with austin (bench/python_cost.py)
 pkgs="$pkgs austin"
+# sfprof agent: its HTTP server; the agent tests scrape it with a real
+# Prometheus and make a TLS certificate with openssl
+pkgs="$pkgs libmicrohttpd-dev prometheus openssl"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do
