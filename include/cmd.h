@@ -17,6 +17,5 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sframe_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
-int cmd_agent(int argc, char **argv);
 
 #endif

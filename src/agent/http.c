@@ -154,6 +154,9 @@ static enum MHD_Result send_buf(struct agent_http *h, struct MHD_Connection *c, 
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	/* go tool pprof shows a text answer's body when this is set */
+	if (code != 200)
+		MHD_add_response_header(r, "X-Go-Pprof", "1");
 	if (code == 401)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
 	if (!strcmp(ctype, "application/octet-stream"))

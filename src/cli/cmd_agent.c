@@ -36,6 +36,7 @@ struct agent_opts {
 	unsigned retention;
 	const char *token_file, *tls_cert, *tls_key;
 	uint64_t interval_ns;
+	unsigned header_timeout;
 };
 
 struct agent_run {
@@ -75,6 +76,10 @@ static void usage(FILE *f)
 	      "      --interval SEC        also write one profile per SEC to -o FILE (%t: the\n"
 	      "                            start); without it, -o gets the last retention\n"
 	      "                            at exit\n"
+	      "      --header-timeout SEC  close a connection whose request header is not in\n"
+	      "                            within SEC (default: 10)\n"
+	      "Limits: 1024 connections, 128 per address, 16 KiB per request, 60 s idle,\n"
+	      "4 profile requests at once (more get 503).\n"
 	      "\nThe one-shot options follow (`sfprof --help` explains them):\n", f);
 }
 
@@ -108,7 +113,8 @@ static int agent_opts__split(int argc, char **argv, struct agent_opts *ao, char 
 			     int *no_output)
 {
 	static const char *const with_value[] = { "--listen", "--retention", "--auth-token-file",
-						  "--tls-cert", "--tls-key", "--interval" };
+						  "--tls-cert", "--tls-key", "--interval",
+						  "--header-timeout" };
 	int target = 0, output = 0, n = 0;
 
 	fwd[n++] = argv[0];
@@ -159,6 +165,10 @@ static int agent_opts__split(int argc, char **argv, struct agent_opts *ao, char 
 			break;
 		case 4:
 			ao->tls_key = val;
+			break;
+		case 6:
+			if (parse_uint(val, 1, 600, &ao->header_timeout))
+				return bad("--header-timeout: expected seconds from 1 to 600", val);
 			break;
 		default: {
 			unsigned sec;
@@ -488,12 +498,12 @@ static int http_opts(const struct agent_opts *ao, struct agent_http_opts *ho, ch
 	ho->max_conns = 1024;
 	ho->max_per_ip = 128;
 	ho->max_profiles = 4;
-	ho->header_timeout_s = 10;
+	ho->header_timeout_s = ao->header_timeout;
 	ho->idle_timeout_s = 60;
 	return 0;
 }
 
-int cmd_agent(int argc, char **argv)
+int cmd_agent_run(int argc, char **argv, run_stacks_fn run)
 {
 	struct run_hooks hooks = { .on_sink = on_sink, .on_capture = on_capture,
 				   .on_event = on_event, .on_sideband = on_sideband,
@@ -508,6 +518,7 @@ int cmd_agent(int argc, char **argv)
 	if (!r || !fwd)
 		goto out;
 	r->ao.retention = AGENT_DEFAULT_RETENTION;
+	r->ao.header_timeout = 10;
 	err = agent_opts__split(argc, argv, &r->ao, fwd, &nfwd, &no_output);
 	if (err == 1) {
 		usage(stdout);
@@ -566,7 +577,7 @@ int cmd_agent(int argc, char **argv)
 		strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
 		agent_http__port(http));
 	hooks.ctx = r;
-	status = run_stacks_hooked(&r->o, &hooks);
+	status = run(&r->o, &hooks);
 	/* the last slices are in: the files, then the server */
 	agent_slices__close(r->a.slices);
 	if (r->ao.interval_ns && r->iv_end)

@@ -533,6 +533,11 @@ int cmd_record(int argc, char **argv)
 	return parse_and_run(SFPROF_CMD_RECORD, argc, argv);
 }
 
+static int cmd_agent(int argc, char **argv)
+{
+	return cmd_agent_run(argc, argv, run_stacks_hooked);
+}
+
 struct subcmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);

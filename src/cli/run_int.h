@@ -28,4 +28,9 @@ struct run_hooks {
 /* A live run as main.c's: the exit status. h may be NULL. */
 int run_stacks_hooked(struct sfprof_opts *o, const struct run_hooks *h);
 
+/* `sfprof agent`, given main.c's runner (the library, which the fuzz
+ * and test programs link without main.c, does not call into main.c) */
+typedef int (*run_stacks_fn)(struct sfprof_opts *o, const struct run_hooks *h);
+int cmd_agent_run(int argc, char **argv, run_stacks_fn run);
+
 #endif
