@@ -40,6 +40,7 @@ struct agent_http {
 	pthread_mutex_t mu;
 	pthread_cond_t cv; /* jobs ended */
 	unsigned jobs;
+	unsigned answering; /* requests of jobs whose answers are not out yet */
 	struct conn_watch head; /* list of connections */
 	pthread_t watchdog;
 	int stopping, watchdog_started;
@@ -196,8 +197,10 @@ static enum MHD_Result start_job(struct agent_http *h, struct agent_req *r)
 
 	pthread_mutex_lock(&h->mu);
 	busy = h->stopping || h->jobs >= h->o.max_profiles;
-	if (!busy)
+	if (!busy) {
 		h->jobs++;
+		h->answering++;
+	}
 	pthread_mutex_unlock(&h->mu);
 	if (busy)
 		return send_text(h, r->conn, 503, "sfprof agent: too many profile requests at "
@@ -288,6 +291,12 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	const union MHD_ConnectionInfo *ci;
 
 	(void)toe;
+	if (r && r->state != AGENT_REQ_NEW) { /* a job's answer is out (or given up) */
+		pthread_mutex_lock(&h->mu);
+		h->answering--;
+		pthread_cond_broadcast(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+	}
 	if (r) {
 		free(r->body);
 		free(r);
@@ -396,10 +405,11 @@ int agent_http__stop(struct agent_http *h)
 	h->stopping = 1;
 	pthread_cond_broadcast(&h->cv);
 	/* the jobs see the slices closed and end; their connections must
-	 * be resumed before the daemon stops (at most 2 s) */
+	 * be resumed before the daemon stops, and their answers sent (at
+	 * most 2 s) */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_sec += 2;
-	while (h->jobs && pthread_cond_timedwait(&h->cv, &h->mu, &ts) == 0)
+	while ((h->jobs || h->answering) && pthread_cond_timedwait(&h->cv, &h->mu, &ts) == 0)
 		;
 	pthread_mutex_unlock(&h->mu);
 	if (h->watchdog_started)

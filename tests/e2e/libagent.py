@@ -112,7 +112,8 @@ def raw_samples(text):
 def raw_header(text):
     """(Time as unix ns, Duration in s) of pprof -raw text."""
     m = re.search(r"^Time: (\d+-\d+-\d+ \d+:\d+:\d+)(\.\d+)? \+0000 UTC", text, re.M)
-    d = re.search(r"^Duration: ([\d.]+)(ms|s)", text, re.M)
+    # (pprof prints a fractional duration in seconds without the unit)
+    d = re.search(r"^Duration: ([\d.]+)(ms|s)?$", text, re.M)
     if not m or not d:
         return None, None
     t = time.mktime(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) - time.timezone
