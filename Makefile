@@ -175,9 +175,14 @@ demo: all
 	$(Q)./tests/demo.sh
 
 PREFIX ?= /usr/local
+# systemd looks for units of /usr/local in /usr/local/lib/systemd/system
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 install: $(BUILD)/sfprof
 	install -D -m 0755 $(BUILD)/sfprof $(DESTDIR)$(PREFIX)/bin/sfprof
 	if [ -f doc/sfprof.1 ]; then install -D -m 0644 doc/sfprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/sfprof.1; fi
+	mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/sfprof-agent.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/sfprof-agent.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/sfprof-agent.service
 
 clean:
 	rm -rf build
