@@ -127,11 +127,13 @@ struct agent_filter {
 #define AGENT_MERGE_MAX_STACKS 262144u
 
 /*
- * Add the stacks of src that pass f to dst (same kind). 0 or -ENOMEM;
- * *dropped counts stacks left out at AGENT_MERGE_MAX_STACKS.
+ * Add the stacks of src that pass f to dst (same kind), in time linear in
+ * src's size. Bounded: once dst holds max_stacks distinct stacks, every
+ * further stack of src is left out and counted in *dropped (the answer
+ * says so in /metrics). 0 or -ENOMEM.
  */
 int agent_profile__merge(struct profile *dst, const struct profile *src,
-			 const struct agent_filter *f, uint64_t *dropped);
+			 const struct agent_filter *f, size_t max_stacks, uint64_t *dropped);
 
 /* ---- the HTTP side ---- */
 

@@ -197,7 +197,9 @@ void agent_route__profile(struct agent *a, struct agent_req *r)
 					first_start = sl->start_mono;
 				}
 				if (!err)
-					err = agent_profile__merge(acc, sl->prof, &r->f, &dropped);
+					err = agent_profile__merge(acc, sl->prof, &r->f,
+								   AGENT_MERGE_MAX_STACKS,
+								   &dropped);
 				if (sl->end_mono > last_end)
 					last_end = sl->end_mono;
 				last_seq = sl->seq;

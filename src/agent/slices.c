@@ -216,7 +216,7 @@ static const char *str_or_null(const struct profile *p, uint32_t id)
 }
 
 int agent_profile__merge(struct profile *dst, const struct profile *src,
-			 const struct agent_filter *f, uint64_t *dropped)
+			 const struct agent_filter *f, size_t max_stacks, uint64_t *dropped)
 {
 	uint32_t nf, *ids = NULL;
 	const struct prof_frame *frames = prof__frames(src, &nf);
@@ -236,7 +236,7 @@ int agent_profile__merge(struct profile *dst, const struct profile *src,
 
 		if (!stack_passes(src, st, f))
 			continue;
-		if (profile__nr_stacks(dst) >= AGENT_MERGE_MAX_STACKS) {
+		if (profile__nr_stacks(dst) >= max_stacks) {
 			(*dropped)++;
 			continue;
 		}

@@ -314,7 +314,7 @@ static void interval_add(struct agent_run *r, int idx, const struct profile *p, 
 		if (!(r->acc[idx] = profile__new(&m)))
 			return;
 	}
-	if (agent_profile__merge(r->acc[idx], p, NULL, &dropped))
+	if (agent_profile__merge(r->acc[idx], p, NULL, AGENT_MERGE_MAX_STACKS, &dropped))
 		r->file_err = -ENOMEM;
 }
 
@@ -336,7 +336,8 @@ static void retention_write(struct agent_run *r)
 					first = v[k]->start_mono;
 				}
 				if (p)
-					agent_profile__merge(p, v[k]->prof, NULL, &dropped);
+					agent_profile__merge(p, v[k]->prof, NULL,
+							     AGENT_MERGE_MAX_STACKS, &dropped);
 				profile__set_duration(p, v[k]->end_mono - first);
 				last = v[k]->seq;
 				agent_slices__put(r->a.slices, v[k]);
