@@ -177,6 +177,7 @@ struct agent_counters {
 	uint64_t labelled_procs, label_reads, label_table_full;
 	uint64_t bpf_run_ns, bpf_run_cnt;
 	uint64_t slices, slices_dropped, merge_dropped;
+	uint64_t rss, pss, priv; /* bytes, agent_metrics__memory() */
 };
 
 struct agent {
@@ -194,6 +195,8 @@ struct agent {
 
 /* The /metrics text into a malloc'd buffer (*len). NULL on ENOMEM. */
 char *agent_metrics__text(struct agent *a, size_t *len);
+/* Rss, Pss and private bytes of /proc/self/smaps_rollup (0 if unreadable). */
+void agent_metrics__memory(uint64_t *rss, uint64_t *pss, uint64_t *priv);
 void agent__count_http(struct agent *a, unsigned code);
 
 #endif

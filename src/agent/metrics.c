@@ -3,8 +3,9 @@
  * /metrics: Prometheus text exposition (format 0.0.4). The capture's
  * counters come from the snapshot the capture thread refreshes after
  * its drains; the process's own CPU and memory are read at the scrape.
- * Memory: RSS counts the ring buffer's pages twice (it is mapped twice
- * so records never wrap), so Pss and private bytes from
+ * Memory (read by the capture thread, agent_metrics__memory(): a request
+ * reads no file): RSS counts the ring buffer's pages twice (it is mapped
+ * twice so records never wrap), so Pss and private bytes from
  * /proc/self/smaps_rollup are given beside it; private is what the agent
  * alone holds.
  */
@@ -33,8 +34,19 @@ void agent__count_http(struct agent *a, unsigned code)
 	pthread_mutex_unlock(&a->mu);
 }
 
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void one(FILE *f, const char *name, const char *type, const char *help, uint64_t v)
+{
+	head(f, name, type, help);
+	fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
 /* Rss, Pss and Private_* of smaps_rollup, in bytes (0 when unreadable). */
-static void read_memory(uint64_t *rss, uint64_t *pss, uint64_t *priv)
+void agent_metrics__memory(uint64_t *rss, uint64_t *pss, uint64_t *priv)
 {
 	char buf[4096], *line;
 	ssize_t n;
@@ -61,22 +73,11 @@ static void read_memory(uint64_t *rss, uint64_t *pss, uint64_t *priv)
 	}
 }
 
-static void head(FILE *f, const char *name, const char *type, const char *help)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void one(FILE *f, const char *name, const char *type, const char *help, uint64_t v)
-{
-	head(f, name, type, help);
-	fprintf(f, "%s %" PRIu64 "\n", name, v);
-}
-
 char *agent_metrics__text(struct agent *a, size_t *len)
 {
 	static const char *const src[4] = { "cpu", "futex", "offcpu", "wall" };
 	struct agent_counters c;
-	uint64_t codes[HTTP_CODES + 1], rss, pss, priv, stacks, timeouts;
+	uint64_t codes[HTTP_CODES + 1], stacks, timeouts;
 	struct rusage ru;
 	char *buf = NULL;
 	size_t nslices;
@@ -88,7 +89,6 @@ char *agent_metrics__text(struct agent *a, size_t *len)
 	timeouts = a->http_header_timeouts;
 	pthread_mutex_unlock(&a->mu);
 	nslices = agent_slices__count(a->slices, &stacks);
-	read_memory(&rss, &pss, &priv);
 	getrusage(RUSAGE_SELF, &ru);
 	if (!(f = open_memstream(&buf, len)))
 		return NULL;
@@ -149,11 +149,11 @@ char *agent_metrics__text(struct agent *a, size_t *len)
 		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 	one(f, "process_resident_memory_bytes", "gauge",
-	    "Resident memory (Rss; counts the ring buffer's double mapping twice).", rss);
+	    "Resident memory (Rss; counts the ring buffer's double mapping twice).", c.rss);
 	head(f, "sfprof_memory_bytes", "gauge",
 	     "The agent's memory from smaps_rollup: pss (proportional), private (its own).");
-	fprintf(f, "sfprof_memory_bytes{kind=\"pss\"} %" PRIu64 "\n", pss);
-	fprintf(f, "sfprof_memory_bytes{kind=\"private\"} %" PRIu64 "\n", priv);
+	fprintf(f, "sfprof_memory_bytes{kind=\"pss\"} %" PRIu64 "\n", c.pss);
+	fprintf(f, "sfprof_memory_bytes{kind=\"private\"} %" PRIu64 "\n", c.priv);
 	head(f, "sfprof_http_requests_total", "counter", "HTTP requests answered, by status code.");
 	for (size_t i = 0; i <= HTTP_CODES; i++) {
 		if (i < HTTP_CODES)

@@ -46,7 +46,8 @@ struct agent_run {
 	struct agent_pids *pids;
 	struct report_sink *rs;
 	struct capture *cap;
-	uint64_t last_snap, last_sweep;
+	uint64_t last_snap, last_sweep, last_mem;
+	uint64_t rss, pss, priv; /* the last smaps_rollup read */
 	/* what the capture thread counts between snapshots */
 	uint64_t samples[4], stops[UNWIND_STOP__NR];
 	/* --interval: the current file interval, one profile per event */
@@ -419,9 +420,16 @@ static void snapshot(struct agent_run *r)
 	struct agent_pids_stats ps;
 	struct proc_stats pr;
 
+	uint64_t now = util__now_ns();
+
 	memset(&st, 0, sizeof(st));
 	if (r->cap)
 		capture__stats(r->cap, &st);
+	/* smaps_rollup walks every mapping: every 2 s is enough */
+	if (now - r->last_mem >= 2000000000ull) {
+		r->last_mem = now;
+		agent_metrics__memory(&r->rss, &r->pss, &r->priv);
+	}
 	agent_pids__stats(r->pids, &ps);
 	memset(&pr, 0, sizeof(pr));
 	if (r->rs)
@@ -450,6 +458,9 @@ static void snapshot(struct agent_run *r)
 	c.label_reads = ps.reads;
 	c.label_table_full = ps.full;
 	c.bpf_run_ns = prog_ns(&st, &c.bpf_run_cnt);
+	c.rss = r->rss;
+	c.pss = r->pss;
+	c.priv = r->priv;
 	r->a.c = c;
 	r->a.running = 1;
 	pthread_mutex_unlock(&r->a.mu);

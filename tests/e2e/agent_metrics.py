@@ -52,6 +52,10 @@ def test_metrics_should_pass_promtool_and_hold_every_series():
                      'sfprof_unwind_stops_total{reason="complete"}',
                      'sfprof_memory_bytes{kind="pss"}', 'sfprof_http_requests_total{code="404"} 1'):
             c.check(want in text, "no %s" % want)
+        for series in ("process_resident_memory_bytes ", 'sfprof_memory_bytes{kind="pss"} ',
+                       'sfprof_memory_bytes{kind="private"} '):
+            v = [ln for ln in text.splitlines() if ln.startswith(series)]
+            c.check(v and int(v[0].split()[-1]) > 1 << 20, "%s: %s, expected > 1 MiB" % (series, v))
         cpu = [ln for ln in text.splitlines() if ln.startswith('sfprof_samples_total{source="cpu"}')]
         c.check(cpu and int(cpu[0].split()[1]) > 0, "no cpu samples counted: %s" % cpu)
     finally:
