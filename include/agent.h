@@ -105,8 +105,9 @@ size_t agent_slices__get(struct agent_slices *s, uint32_t sel, uint64_t after_se
 			 uint64_t from_mono, uint64_t to_mono, struct agent_slice **out,
 			 size_t max);
 void agent_slices__put(struct agent_slices *s, struct agent_slice *sl);
-/* The end of the newest slice (0: none yet). */
-uint64_t agent_slices__newest_end(struct agent_slices *s);
+/* The end of the newest slice (0: none yet); *first_start (may be NULL):
+ * the start of the first slice ever added (0: none yet). */
+uint64_t agent_slices__newest_end(struct agent_slices *s, uint64_t *first_start);
 /* Wait until a slice ends at or after mono, or deadline_mono, or close.
  * 1 when such a slice is there. */
 int agent_slices__wait(struct agent_slices *s, uint64_t mono, uint64_t deadline_mono);

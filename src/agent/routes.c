@@ -173,14 +173,17 @@ void agent_route__profile(struct agent *a, struct agent_req *r)
 	int err = 0;
 	FILE *f;
 
-	newest = agent_slices__newest_end(a->slices);
-	oldest = a->start_mono;
+	/* the oldest data held: the first slice's start (now, before any),
+	 * or the retention's */
+	newest = agent_slices__newest_end(a->slices, &oldest);
+	if (!oldest)
+		oldest = util__now_ns();
 	if (newest > a->retention_ns && newest - a->retention_ns > oldest)
 		oldest = newest - a->retention_ns;
 	end = newest > oldest + n_ns ? newest : oldest + n_ns;
 	from = end - n_ns;
 	for (;;) {
-		int complete = agent_slices__newest_end(a->slices) >= end;
+		int complete = agent_slices__newest_end(a->slices, NULL) >= end;
 
 		/* (+ slice_ns: the slice that holds `end` counts whole) */
 		while (!err && (got = agent_slices__get(a->slices, r->sel, last_seq, from,

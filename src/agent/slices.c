@@ -19,7 +19,7 @@ struct agent_slices {
 	pthread_cond_t cv; /* a slice came, or close */
 	struct agent_slice **v;
 	size_t nr, cap;
-	uint64_t retention_ns, seq, newest_end;
+	uint64_t retention_ns, seq, newest_end, first_start;
 	int closed;
 };
 
@@ -81,6 +81,8 @@ int agent_slices__add(struct agent_slices *s, uint32_t sel, struct profile *prof
 	s->v[s->nr++] = sl;
 	if (end_mono > s->newest_end)
 		s->newest_end = end_mono;
+	if (!s->first_start)
+		s->first_start = start_mono;
 	/* what ended more than the retention before the newest goes */
 	while (drop < s->nr && drop < 64 && s->v[drop]->end_mono + s->retention_ns < s->newest_end)
 		drop++;
@@ -127,12 +129,14 @@ void agent_slices__put(struct agent_slices *s, struct agent_slice *sl)
 		slice_free(sl);
 }
 
-uint64_t agent_slices__newest_end(struct agent_slices *s)
+uint64_t agent_slices__newest_end(struct agent_slices *s, uint64_t *first_start)
 {
 	uint64_t e;
 
 	pthread_mutex_lock(&s->mu);
 	e = s->newest_end;
+	if (first_start)
+		*first_start = s->first_start;
 	pthread_mutex_unlock(&s->mu);
 	return e;
 }

@@ -3,6 +3,7 @@
 on a loopback port it picks (it prints the address), wait until it is
 attached (/healthz 200), fetch over plain HTTP or TLS, read pprof -raw
 text with its labels, stop with a signal and time the exit."""
+import gzip
 import os
 import re
 import signal
@@ -107,6 +108,40 @@ def raw_samples(text):
             for k, v in re.findall(r"(\w+):\[([^\]]*)\]", line):
                 cur[1][k] = v
     return out
+
+
+def pprof_times(data):
+    """(time_nanos, duration_nanos) of a gzipped profile.proto (bytes), read
+    from its top-level fields 9 and 10 (pprof -raw rounds and drops units)."""
+    buf = gzip.decompress(data)
+    i, out = 0, {}
+
+    def varint():
+        nonlocal i
+        v = shift = 0
+        while True:
+            b = buf[i]
+            i += 1
+            v |= (b & 0x7f) << shift
+            shift += 7
+            if b < 0x80:
+                return v
+
+    while i < len(buf):
+        key = varint()
+        field, wt = key >> 3, key & 7
+        if wt == 0:
+            out[field] = varint()
+        elif wt == 2:
+            n = varint()  # (read before i moves)
+            i += n
+        elif wt == 1:
+            i += 8
+        elif wt == 5:
+            i += 4
+        else:
+            raise ValueError("wire type %d in a profile" % wt)
+    return out.get(9), out.get(10, 0)
 
 
 def raw_header(text):

@@ -50,7 +50,7 @@ TEST(slices_past_the_retention_should_go_and_references_keep_them)
 	n = agent_slices__get(s, SFPROF_SEL_CPU, 0, 0, UINT64_MAX, v, 8);
 	CHECK_INT((int)n, 4);
 	CHECK_U64(v[0]->end_mono, 3 * S);
-	CHECK_U64(agent_slices__newest_end(s), 6 * S);
+	CHECK_U64(agent_slices__newest_end(s, NULL), 6 * S);
 	/* a held slice outlives its drop */
 	for (uint64_t t = 6; t < 12; t++)
 		agent_slices__add(s, SFPROF_SEL_CPU, prof_of(pids, comms, cgroups, 3, 1), t * S,
