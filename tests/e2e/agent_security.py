@@ -6,7 +6,8 @@ without the token or with a wrong one gets 401; TLS (a self-signed
 certificate made here with openssl) is fetched by Python's ssl and by
 upstream pprof -tls_ca and
 `go tool pprof` (SSL_CERT_FILE); garbage and out-of-range parameters get 400 at
-once with one line; 300 idle connections (from other loopback addresses)
+once with one line; a fifth profile request while four wait gets 503 at
+once; 300 idle connections (from other loopback addresses)
 leave /metrics answering, and the per-address limit holds; a client that
 sends its header a byte at a time is cut off at --header-timeout while
 others are served. Only loopback addresses are used."""
@@ -15,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -152,6 +154,37 @@ def test_bad_parameters_should_get_400_at_once():
         c.check(st in (413, 431), "a 20 KB header: %d" % st)
         st, _ = ag.get("/metrics")
         c.check(st == 200, "after the big header /metrics: %d" % st)
+    finally:
+        rc, _ = ag.stop()
+    c.check(rc == 0, "agent exit %d" % rc)
+    return c.done()
+
+
+def test_concurrent_profile_requests_should_be_limited():
+    name = "concurrent_profile_requests_should_be_limited"
+    if not lc.privileged(name):
+        return True
+    c = lc.Checker(name)
+    ag = la.Agent(["--retention", "2"])
+    res = []
+    try:
+        # four requests past the retention wait ~3 s each for their data
+        ths = [threading.Thread(target=lambda: res.append(
+            ag.get("/debug/pprof/profile?seconds=5", timeout=30)[0])) for _ in range(4)]
+        for t in ths:
+            t.start()
+        time.sleep(0.5)
+        t0 = time.time()
+        st, body = ag.get("/debug/pprof/profile?seconds=1")
+        c.check(st == 503 and time.time() - t0 < 1, "a fifth at once: %d after %.2f s"
+                % (st, time.time() - t0))
+        st, _ = ag.get("/metrics", timeout=2)
+        c.check(st == 200, "/metrics while four wait: %d" % st)
+        for t in ths:
+            t.join(timeout=30)
+        c.check(sorted(res) == [200] * 4, "the four waiting got %s" % res)
+        st, _ = ag.get("/debug/pprof/profile?seconds=1")
+        c.check(st == 200, "once they are answered: %d" % st)
     finally:
         rc, _ = ag.stop()
     c.check(rc == 0, "agent exit %d" % rc)
