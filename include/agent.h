@@ -65,8 +65,10 @@ int proc_cgroup__v2_path(const char *text, size_t len, char *buf, size_t size);
 struct agent_pids;
 struct agent_pids *agent_pids__new(const char *proc_root); /* NULL: "/proc" */
 void agent_pids__free(struct agent_pids *t);
-/* A sample of pid (at ts, CLOCK_MONOTONIC): read its labels if new. */
-void agent_pids__touch(struct agent_pids *t, uint32_t pid);
+/* A sample of pid: read its labels if new. main_comm (may be NULL): the
+ * comm of its main thread, if the sample is of that thread, the process
+ * name when /proc has it no more (a process that lived for milliseconds). */
+void agent_pids__touch(struct agent_pids *t, uint32_t pid, const char *main_comm);
 /* pid exec'd (re-read at its next sample) or exited (swept later). */
 void agent_pids__exec(struct agent_pids *t, uint32_t pid);
 void agent_pids__exit(struct agent_pids *t, uint32_t pid, uint64_t now_ns);

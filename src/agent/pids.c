@@ -109,7 +109,7 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 	return got;
 }
 
-static void entry_read(struct agent_pids *t, struct pid_entry *e)
+static void entry_read(struct agent_pids *t, struct pid_entry *e, const char *comm)
 {
 	char path[320], buf[PID_CGROUP_MAX + 64], cg[PID_CGROUP_MAX], exe[PATH_MAX];
 	ssize_t n;
@@ -120,8 +120,8 @@ static void entry_read(struct agent_pids *t, struct pid_entry *e)
 	n = read_small(path, e->comm, sizeof(e->comm));
 	if (n > 0 && e->comm[n - 1] == '\n')
 		e->comm[n - 1] = 0;
-	else if (n < 0)
-		e->comm[0] = 0;
+	else if (n < 0) /* gone already: the main thread's comm is its name */
+		snprintf(e->comm, sizeof(e->comm), "%s", comm ? comm : "");
 	snprintf(path, sizeof(path), "%s/%u/exe", t->root, e->pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	free(e->exe);
@@ -141,7 +141,7 @@ static void entry_read(struct agent_pids *t, struct pid_entry *e)
 	}
 }
 
-void agent_pids__touch(struct agent_pids *t, uint32_t pid)
+void agent_pids__touch(struct agent_pids *t, uint32_t pid, const char *main_comm)
 {
 	struct pid_entry *e = find(t, pid);
 
@@ -149,7 +149,7 @@ void agent_pids__touch(struct agent_pids *t, uint32_t pid)
 		if (e->stale || e->exited_ns) {
 			/* exited and seen again: a new process under a reused pid */
 			e->exited_ns = 0;
-			entry_read(t, e);
+			entry_read(t, e, main_comm);
 		}
 		return;
 	}
@@ -165,7 +165,7 @@ void agent_pids__touch(struct agent_pids *t, uint32_t pid)
 	e->pid = pid;
 	insert(t->slots, t->nslots, e);
 	t->used++;
-	entry_read(t, e);
+	entry_read(t, e, main_comm);
 }
 
 void agent_pids__exec(struct agent_pids *t, uint32_t pid)

@@ -387,8 +387,12 @@ static void on_event(void *ctx, const struct sfprof_event *e)
 
 	if (e->kind == SFPROF_EV_EXIT)
 		agent_pids__exit(r->pids, e->pid, e->ts_ns);
-	else if (e->kind != SFPROF_EV_FORK)
-		agent_pids__touch(r->pids, e->pid);
+	else if (e->kind != SFPROF_EV_FORK) {
+		char comm[SFPROF_COMM_LEN + 1];
+
+		snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
+		agent_pids__touch(r->pids, e->pid, e->pid == e->tid ? comm : NULL);
+	}
 }
 
 static void on_sideband(void *ctx, const struct sideband_rec *rec)
