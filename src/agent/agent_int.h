@@ -14,6 +14,8 @@
 
 /* a request's header and everything libmicrohttpd keeps of it */
 #define AGENT_HTTP_REQUEST_MAX (16 * 1024)
+/* the addresses pprof may post to /debug/pprof/symbol (read, discarded) */
+#define AGENT_SYMBOL_BODY_MAX (4u << 20)
 
 enum agent_req_state {
 	AGENT_REQ_NEW = 0,
@@ -26,6 +28,7 @@ struct agent_req {
 	struct MHD_Connection *conn;
 	enum agent_req_state state;
 	int has_body;
+	size_t body_bytes;
 	/* the route, parsed */
 	uint32_t sel;	  /* SFPROF_SEL_* the endpoint serves */
 	unsigned seconds; /* the window asked for */

@@ -247,7 +247,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*req_cls = r;
 		return MHD_YES;
 	}
-	if (*upload_size) { /* no route takes a body */
+	if (*upload_size) { /* only /debug/pprof/symbol takes one: discarded */
+		r->body_bytes += *upload_size;
 		*upload_size = 0;
 		r->has_body = 1;
 		return MHD_YES;
@@ -258,13 +259,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		r->state = AGENT_REQ_DONE;
 		return send_buf(h, c, r->code, r->ctype, body, r->len, 1);
 	}
+	if (!authorized(h, c))
+		return send_text(h, c, 401, "sfprof agent: a bearer token is needed "
+				 "(Authorization: Bearer TOKEN)\n");
+	/*
+	 * pprof asks here for the names of addresses in mappings whose
+	 * functions a profile does not all name (POST "0xADDR+0xADDR...").
+	 * The profile carries every name the agent has: it answers that it
+	 * serves symbols and names none, so pprof keeps the addresses (a 405
+	 * would end `go tool pprof` with an error).
+	 */
+	if (!strcmp(url, "/debug/pprof/symbol") && (!strcmp(method, MHD_HTTP_METHOD_POST) ||
+						    !strcmp(method, MHD_HTTP_METHOD_GET)))
+		return r->body_bytes > AGENT_SYMBOL_BODY_MAX ?
+			send_text(h, c, 413, "sfprof agent: too many addresses\n") :
+			send_text(h, c, 200, "num_symbols: 1\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_text(h, c, 405, "sfprof agent: only GET is served\n");
 	if (r->has_body)
 		return send_text(h, c, 400, "sfprof agent: a GET request has no body\n");
-	if (!authorized(h, c))
-		return send_text(h, c, 401, "sfprof agent: a bearer token is needed "
-				 "(Authorization: Bearer TOKEN)\n");
 	if (!strcmp(url, "/healthz"))
 		return __atomic_load_n(&h->a->running, __ATOMIC_ACQUIRE) ?
 			send_text(h, c, 200, "ok\n") :

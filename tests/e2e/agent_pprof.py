@@ -78,7 +78,8 @@ def test_profile_of_a_pid_should_be_99hz_times_its_cpu_time_with_labels():
         rc, text = la.pprof_fetch([upprof], url)
         if c.check(rc == 0, "upstream pprof failed: %s" % text[-400:]):
             cpu_check(c, "upstream pprof", text, pid, clock, exe)
-        rc, text = la.pprof_fetch(["go", "tool", "pprof"], url)
+        # as a user runs it: pprof also posts to /debug/pprof/symbol
+        rc, text = la.pprof_fetch(["go", "tool", "pprof"], url, symbolize=True)
         if c.check(rc == 0, "go tool pprof failed: %s" % text[-400:]):
             cpu_check(c, "go tool pprof", text, pid, clock, exe)
         time.sleep(0.2)

@@ -156,10 +156,13 @@ def raw_header(text):
     return ns, float(d.group(1)) / (1000 if d.group(2) == "ms" else 1)
 
 
-def pprof_fetch(tool, url, *extra, env_add=None):
-    """pprof -raw of url with tool (a command list); (returncode, text)."""
+def pprof_fetch(tool, url, *extra, env_add=None, symbolize=False):
+    """pprof -raw of url with tool (a command list); (returncode, text).
+    symbolize: as pprof does by default (it asks the server's
+    /debug/pprof/symbol for what the profile does not name)."""
     env = dict(ls.pprof_env(), PPROF_TMPDIR=ls.tmpdir("sfprof-agent-pprof-"), **(env_add or {}))
-    r = subprocess.run(tool + ["-raw", "-symbolize=none"] + list(extra) + [url],
+    r = subprocess.run(tool + ["-raw"] + ([] if symbolize else ["-symbolize=none"]) +
+                       list(extra) + [url],
                        capture_output=True, text=True, timeout=120, env=env)
     return r.returncode, r.stdout + r.stderr
 
