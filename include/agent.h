@@ -83,11 +83,24 @@ void agent_pids__stats(const struct agent_pids *t, struct agent_pids_stats *st);
 
 /* ---- slices ---- */
 
+/*
+ * The newest AGENT_FINE_NS of each event are kept as the one-second
+ * slices the capture cuts; older ones are merged AGENT_COARSE_NS at a time
+ * into one slice, which replaces them: a profile's frames and strings are
+ * then held once per 10 s instead of once per second (the retention's
+ * memory is mostly those). A window reaching past the fine part covers
+ * whole coarse slices.
+ */
+#define AGENT_FINE_NS (10 * 1000000000ull)
+#define AGENT_COARSE_NS (10 * 1000000000ull)
+
 struct agent_slice {
 	struct profile *prof; /* immutable once added */
 	uint32_t sel;	      /* SFPROF_SEL_* */
+	int coarse;	      /* merged from the fine slices first_seq..seq */
 	uint64_t start_mono, end_mono;
-	uint64_t seq; /* 1, 2, ... in the order added */
+	uint64_t seq;	    /* 1, 2, ... in the order added (coarse: its last's) */
+	uint64_t first_seq; /* fine: seq */
 	int refs;
 };
 
@@ -101,7 +114,8 @@ int agent_slices__add(struct agent_slices *s, uint32_t sel, struct profile *prof
 /*
  * Up to max slices of event sel with seq > after_seq that end after
  * from_mono and no later than to_mono, oldest first, each referenced
- * (agent_slices__put them). The count.
+ * (agent_slices__put them). The count. (A coarse slice holding some
+ * slices at or before after_seq is not given: its newest part was.)
  */
 size_t agent_slices__get(struct agent_slices *s, uint32_t sel, uint64_t after_seq,
 			 uint64_t from_mono, uint64_t to_mono, struct agent_slice **out,

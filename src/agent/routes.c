@@ -205,7 +205,8 @@ void agent_route__profile(struct agent *a, struct agent_req *r)
 								   &dropped);
 				if (sl->end_mono > last_end)
 					last_end = sl->end_mono;
-				last_seq = sl->seq;
+				if (sl->seq > last_seq)
+					last_seq = sl->seq;
 				agent_slices__put(a->slices, sl);
 			}
 		}

@@ -14,7 +14,14 @@
 #include "profile/profile_int.h"
 #include "util.h"
 
+/* a coarse slice being made, per event (the capture's thread only) */
+struct coarse {
+	struct profile *prof;
+	uint64_t start, end, first_seq, last_seq;
+};
+
 struct agent_slices {
+	struct coarse co[4];
 	pthread_mutex_t mu;
 	pthread_cond_t cv; /* a slice came, or close */
 	struct agent_slice **v;
@@ -52,10 +59,100 @@ void agent_slices__free(struct agent_slices *s)
 	for (size_t i = 0; i < s->nr; i++)
 		if (--s->v[i]->refs == 0)
 			slice_free(s->v[i]);
+	for (int i = 0; i < 4; i++)
+		profile__free(s->co[i].prof);
 	free(s->v);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
+}
+
+/* The coarse slice c of sel replaces the fine ones it was made of. */
+static void publish(struct agent_slices *s, uint32_t sel, struct coarse *c)
+{
+	struct agent_slice *sl = calloc(1, sizeof(*sl)), *gone[64];
+	size_t k = 0, ngone = 0, at = SIZE_MAX;
+
+	if (!sl) {
+		profile__free(c->prof);
+		c->prof = NULL;
+		return;
+	}
+	*sl = (struct agent_slice){ .prof = c->prof, .sel = sel, .coarse = 1,
+				    .start_mono = c->start, .end_mono = c->end, .seq = c->last_seq,
+				    .first_seq = c->first_seq, .refs = 1 };
+	c->prof = NULL;
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < s->nr; i++) {
+		struct agent_slice *f = s->v[i];
+
+		if (f->sel == sel && !f->coarse && f->seq >= sl->first_seq && f->seq <= sl->seq &&
+		    ngone < 64) {
+			if (at == SIZE_MAX)
+				at = k++; /* the coarse one takes the first one's place */
+			if (--f->refs == 0)
+				gone[ngone++] = f;
+			continue;
+		}
+		s->v[k++] = f;
+	}
+	s->nr = k;
+	if (at == SIZE_MAX) { /* all gone already (the retention) */
+		pthread_mutex_unlock(&s->mu);
+		slice_free(sl);
+	} else {
+		s->v[at] = sl;
+		pthread_mutex_unlock(&s->mu);
+	}
+	for (size_t i = 0; i < ngone; i++)
+		slice_free(gone[i]);
+}
+
+/*
+ * The fine slices of sel that left the newest AGENT_FINE_NS go into the
+ * coarse one being made (merged outside the lock: a slice is immutable),
+ * which is published once it spans AGENT_COARSE_NS.
+ */
+static void coalesce(struct agent_slices *s, uint32_t sel)
+{
+	struct coarse *c = &s->co[__builtin_ctz(sel) & 3];
+	struct agent_slice *aged[16];
+	uint64_t dropped = 0;
+	size_t n = 0;
+
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < s->nr && n < 16; i++) {
+		struct agent_slice *f = s->v[i];
+
+		if (f->sel == sel && !f->coarse && f->seq > c->last_seq &&
+		    f->end_mono + AGENT_FINE_NS <= s->newest_end) {
+			f->refs++;
+			aged[n++] = f;
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	for (size_t i = 0; i < n; i++) {
+		struct agent_slice *f = aged[i];
+
+		if (!c->prof) {
+			c->prof = profile__new(profile__meta(f->prof));
+			c->start = f->start_mono;
+			c->first_seq = f->seq;
+		}
+		/* no memory for it: those fine slices stay as they are */
+		if (c->prof && agent_profile__merge(c->prof, f->prof, NULL, AGENT_MERGE_MAX_STACKS,
+						    &dropped)) {
+			profile__free(c->prof);
+			c->prof = NULL;
+		}
+		c->end = f->end_mono;
+		c->last_seq = f->seq;
+		agent_slices__put(s, f);
+		if (c->prof && c->end - c->start >= AGENT_COARSE_NS) {
+			profile__set_duration(c->prof, c->end - c->start);
+			publish(s, sel, c);
+		}
+	}
 }
 
 int agent_slices__add(struct agent_slices *s, uint32_t sel, struct profile *prof,
@@ -77,7 +174,7 @@ int agent_slices__add(struct agent_slices *s, uint32_t sel, struct profile *prof
 		slice_free(sl);
 		return err;
 	}
-	sl->seq = ++s->seq;
+	sl->seq = sl->first_seq = ++s->seq;
 	s->v[s->nr++] = sl;
 	if (end_mono > s->newest_end)
 		s->newest_end = end_mono;
@@ -95,6 +192,7 @@ int agent_slices__add(struct agent_slices *s, uint32_t sel, struct profile *prof
 	pthread_mutex_unlock(&s->mu);
 	for (size_t i = 0; i < nold; i++) /* freed outside the lock */
 		slice_free(old[i]);
+	coalesce(s, sel);
 	return 0;
 }
 
@@ -108,7 +206,7 @@ size_t agent_slices__get(struct agent_slices *s, uint32_t sel, uint64_t after_se
 	for (size_t i = 0; i < s->nr && n < max; i++) {
 		struct agent_slice *sl = s->v[i];
 
-		if (sl->sel != sel || sl->seq <= after_seq || sl->end_mono <= from_mono ||
+		if (sl->sel != sel || sl->first_seq <= after_seq || sl->end_mono <= from_mono ||
 		    sl->end_mono > to_mono)
 			continue;
 		sl->refs++;

@@ -67,6 +67,51 @@ TEST(slices_past_the_retention_should_go_and_references_keep_them)
 	agent_slices__free(s);
 }
 
+TEST(slices_older_than_the_fine_part_should_be_merged_ten_seconds_at_a_time)
+{
+	struct agent_slices *s = agent_slices__new(60 * S);
+	struct agent_slice *v[64];
+	uint64_t events = 0, stacks;
+	size_t n, coarse = 0;
+
+	CHECK(s);
+	for (uint64_t t = 0; t < 30; t++) {
+		CHECK_INT(agent_slices__add(s, SFPROF_SEL_CPU, prof_of(pids, comms, cgroups, 3, 1),
+					    t * S, (t + 1) * S), 0);
+		CHECK_INT(agent_slices__add(s, SFPROF_SEL_OFFCPU, prof_of(pids, comms, cgroups, 3, 2),
+					    t * S, (t + 1) * S), 0);
+	}
+	/* newest end 30 s: [0, 10) and [10, 20) coarse, the last 10 s fine */
+	n = agent_slices__get(s, SFPROF_SEL_CPU, 0, 0, UINT64_MAX, v, 64);
+	for (size_t i = 0; i < n; i++) {
+		events += profile__nr_events(v[i]->prof);
+		coarse += v[i]->coarse;
+		if (v[i]->coarse)
+			CHECK_U64(v[i]->end_mono - v[i]->start_mono, 10 * S);
+		agent_slices__put(s, v[i]);
+	}
+	CHECK_INT((int)n, 12);
+	CHECK_INT((int)coarse, 2);
+	CHECK_U64(events, 30 * 3); /* nothing lost or counted twice */
+	/* a coarse slice holds each stack once, not once per second */
+	CHECK_INT((int)agent_slices__count(s, &stacks), 24);
+	CHECK_U64(stacks, 24 * 3);
+	/* the newest 5 s are still per second */
+	n = agent_slices__get(s, SFPROF_SEL_OFFCPU, 0, 25 * S, 30 * S, v, 64);
+	CHECK_INT((int)n, 5);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(!v[i]->coarse);
+		agent_slices__put(s, v[i]);
+	}
+	/* what a request merged already is not given again as coarse */
+	n = agent_slices__get(s, SFPROF_SEL_CPU, 15, 0, UINT64_MAX, v, 64);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(v[i]->first_seq > 15);
+		agent_slices__put(s, v[i]);
+	}
+	agent_slices__free(s);
+}
+
 static uint64_t merged(const struct agent_filter *f, size_t max, uint64_t *dropped)
 {
 	struct profile *src = prof_of(pids, comms, cgroups, 3, 5);
