@@ -38,7 +38,7 @@ endif
 WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) -MMD -MP
-LDLIBS   := -lbpf -ldw -lelf -lz -llzma -lbz2 -lstdc++ -lpthread
+LDLIBS   := -lbpf -ldw -lelf -lz -llzma -lbz2 -lstdc++ -lmicrohttpd -lpthread
 # LINK=static (the default): sfprof links these statically, libc stays
 # shared, so one binary drops onto any glibc machine (an agent, a
 # container) whatever libbpf/elfutils it has; start-up is 0.6 ms shorter
@@ -48,7 +48,7 @@ LDLIBS   := -lbpf -ldw -lelf -lz -llzma -lbz2 -lstdc++ -lpthread
 # test programs always link shared.
 LINK ?= static
 SFPROF_LDLIBS = $(if $(or $(SAN),$(filter dynamic,$(LINK))),$(LDLIBS) -lm,-Wl,-Bstatic -lbpf \
-	-ldw -lelf -lz -llzma -lbz2 -lstdc++ -Wl,-Bdynamic -lm -lpthread -static-libgcc)
+	-ldw -lelf -lz -llzma -lbz2 -lstdc++ -Wl,-Bdynamic -lmicrohttpd -lm -lpthread -static-libgcc)
 
 LIB_SRCS := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
@@ -197,9 +197,14 @@ demo: all
 	$(Q)./tests/demo.sh
 
 PREFIX ?= /usr/local
+# systemd looks for units of /usr/local in /usr/local/lib/systemd/system
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 install: $(BUILD)/sfprof
 	install -D -m 0755 $(BUILD)/sfprof $(DESTDIR)$(PREFIX)/bin/sfprof
 	if [ -f doc/sfprof.1 ]; then install -D -m 0644 doc/sfprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/sfprof.1; fi
+	mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/sfprof-agent.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/sfprof-agent.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/sfprof-agent.service
 
 clean:
 	rm -rf build

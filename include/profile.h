@@ -113,6 +113,9 @@ struct profile_labels {
 	const char *thread;  /* the thread's comm */
 	const char *lock;    /* futex: "SYMBOL" or "SYMBOL+0xOFF", or NULL */
 	uint64_t lock_addr;  /* futex: the futex word's address */
+	/* the process's (sfprof agent): its comm, executable path, cgroup v2
+	 * path, and the container id / systemd unit that path names */
+	const char *process, *exe, *cgroup, *container, *unit;
 };
 
 struct profile;

@@ -121,6 +121,15 @@ void stacks__free(struct stacks *s); /* NULL is a no-op */
  */
 void stacks__forget_binaries(struct stacks *s);
 
+/*
+ * More labels for every sample of a process (the agent's: process name,
+ * executable, cgroup, container, unit): fn fills those fields of *l for
+ * pid; its strings must stay valid until the sample is added (the
+ * profile copies them). Unset: pid, tid and thread only.
+ */
+typedef void (*stacks_label_fn)(void *ctx, uint32_t pid, struct profile_labels *l);
+void stacks__set_labeler(struct stacks *s, stacks_label_fn fn, void *ctx);
+
 /* Kernel symbol lookup for kernel frames (may be unset: "0xADDR"). */
 typedef const char *(*stacks_ksym_fn)(void *ctx, uint64_t addr);
 void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx);

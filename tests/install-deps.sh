@@ -17,6 +17,8 @@ esac
 # ---- build and run: make all (sfprof, its BPF skeletons, the workloads) ----
 pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libdw-dev
       binutils liblzma-dev libstdc++-12-dev libbz2-dev"
+# sfprof agent: its HTTP server (GnuTLS for --tls-cert)
+pkgs="$pkgs libmicrohttpd-dev"
 
 # ---- tests and benchmarks only (make test-deps) ----
 # e2e scripts, perf as the unwinding oracle, the processes they inspect
@@ -33,6 +35,9 @@ test_pkgs="$test_pkgs golang-github-google-pprof-dev"
 test_pkgs="$test_pkgs python3.11 python3.11-dbg"
 # the python benchmark compares with austin (bench/python_cost.py)
 test_pkgs="$test_pkgs austin"
+# sfprof agent tests: scraped by a real Prometheus, a TLS certificate made
+# with openssl
+test_pkgs="$test_pkgs prometheus openssl"
 
 [ "$group" = test ] && pkgs="$pkgs $test_pkgs"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"

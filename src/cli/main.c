@@ -21,6 +21,7 @@
 #include "procmaps.h"
 #include "progress.h"
 #include "report.h"
+#include "run_int.h"
 #include "util.h"
 
 _Static_assert((int)SFPROF_SEL_CPU == (int)CAPTURE_CPU &&
@@ -415,6 +416,7 @@ out:
 struct stacks_sink {
 	struct report_sink *rs;
 	FILE *dump; /* --dump-events, may be NULL */
+	const struct run_hooks *h; /* sfprof agent's, may be NULL */
 };
 
 static int stacks_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
@@ -423,6 +425,8 @@ static int stacks_sink__event(void *ctx, const struct sfprof_event *e, size_t le
 
 	if (s->dump && raw_write(s->dump, e))
 		return -EIO;
+	if (s->h && s->h->on_event)
+		s->h->on_event(s->h->ctx, e);
 	return report_sink__event(s->rs, e, len);
 }
 
@@ -439,6 +443,8 @@ static void stacks_sink__capture(void *ctx, struct capture *c)
 	struct stacks_sink *s = ctx;
 
 	report_sink__set_capture(s->rs, c);
+	if (s->h && s->h->on_capture)
+		s->h->on_capture(s->h->ctx, c);
 }
 
 static int stacks_sink__targets(void *ctx, const pid_t *pids, int n)
@@ -452,6 +458,8 @@ static int stacks_sink__sideband(void *ctx, const struct sideband_rec *r)
 {
 	struct stacks_sink *s = ctx;
 
+	if (s->h && s->h->on_sideband)
+		s->h->on_sideband(s->h->ctx, r);
 	return report_sink__sideband(s->rs, r);
 }
 
@@ -460,11 +468,13 @@ static void stacks_sink__drained(void *ctx, uint64_t now_ns)
 	struct stacks_sink *s = ctx;
 
 	report_sink__drained(s->rs, now_ns);
+	if (s->h && s->h->on_drained)
+		s->h->on_drained(s->h->ctx, now_ns);
 }
 
-static int run_stacks(struct sfprof_opts *o)
+int run_stacks_hooked(struct sfprof_opts *o, const struct run_hooks *h)
 {
-	struct stacks_sink ss = { NULL, NULL };
+	struct stacks_sink ss = { NULL, NULL, h };
 	struct sink sink = {
 		.on_event = stacks_sink__event,
 		.finish = stacks_sink__finish,
@@ -482,7 +492,8 @@ static int run_stacks(struct sfprof_opts *o)
 		return 1;
 	}
 	ss.rs = report_sink__new(o);
-	if (!ss.rs) {
+	if (!ss.rs || (h && h->on_sink && h->on_sink(h->ctx, ss.rs))) {
+		report_sink__free(ss.rs);
 		if (ss.dump)
 			fclose(ss.dump);
 		return 1;
@@ -509,7 +520,7 @@ static int parse_and_run(enum sfprof_subcmd cmd, int argc, char **argv)
 	/* a refused -o says so now, not after the run */
 	if (report_output__check(o.output))
 		return SFPROF_EXIT_USAGE;
-	return run_stacks(&o);
+	return run_stacks_hooked(&o, NULL);
 }
 
 int cmd_live(int argc, char **argv)
@@ -520,6 +531,11 @@ int cmd_live(int argc, char **argv)
 int cmd_record(int argc, char **argv)
 {
 	return parse_and_run(SFPROF_CMD_RECORD, argc, argv);
+}
+
+static int cmd_agent(int argc, char **argv)
+{
+	return cmd_agent_run(argc, argv, run_stacks_hooked);
 }
 
 struct subcmd {
@@ -533,6 +549,7 @@ static const struct subcmd subcmds[] = {
 	{ "report", cmd_report },
 	{ "sframe-dump", cmd_sframe_dump },
 	{ "diff", cmd_diff },
+	{ "agent", cmd_agent },
 };
 
 int main(int argc, char **argv)

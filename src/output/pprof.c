@@ -507,6 +507,16 @@ static void pp_samples(struct pp_state *st, struct pb_gz *g, struct pbuf *m, str
 				pp_label(st, m, sub, "lock", s->lock, 0);
 			if (s->lock_addr)
 				pp_label(st, m, sub, "lock_addr", 0, s->lock_addr);
+			if (s->process)
+				pp_label(st, m, sub, "process", s->process, 0);
+			if (s->exe)
+				pp_label(st, m, sub, "exe", s->exe, 0);
+			if (s->cgroup)
+				pp_label(st, m, sub, "cgroup", s->cgroup, 0);
+			if (s->container)
+				pp_label(st, m, sub, "container_id", s->container, 0);
+			if (s->unit)
+				pp_label(st, m, sub, "systemd_unit", s->unit, 0);
 		}
 		if (packed->err || sub->err)
 			m->err = -ENOMEM;

@@ -74,8 +74,12 @@ struct report_sink {
 	 * until the current one is written */
 	int iv_idx;
 	uint64_t iv_start, iv_end;
-	struct profile *next_prof;
-	struct stacks *next_stacks;
+	struct profile *next_prof[SINK_EVENTS];
+	struct stacks *next_stacks[SINK_EVENTS];
+	report_slice_fn slice_fn; /* the agent: intervals go there, not to files */
+	void *slice_ctx;
+	stacks_label_fn labeler;
+	void *labeler_ctx;
 	int64_t unix_minus_mono; /* wall clock = monotonic + this */
 	int iv_err;		 /* the first write error of an interval */
 	uint64_t iv_written;
@@ -140,6 +144,8 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 	}
 	if (s->cap)
 		stacks__set_thread_top(*stacks, report_sink__thread_top, s->cap);
+	if (s->labeler)
+		stacks__set_labeler(*stacks, s->labeler, s->labeler_ctx);
 	return 0;
 }
 
@@ -266,9 +272,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->record = o->cmd == SFPROF_CMD_RECORD;
 	s->start_mono = util__now_ns();
 	s->unix_minus_mono = (int64_t)util__clock_ns(CLOCK_REALTIME) - (int64_t)s->start_mono;
-	for (int i = 0; i < SINK_EVENTS; i++) /* --interval takes one event */
-		if (o->event == (1u << i))
-			s->iv_idx = i;
+	/* --interval takes one event (the agent several: all are cut) */
+	s->iv_idx = o->event ? __builtin_ctz(o->event) : 0;
 	s->iv_start = s->start_mono;
 	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
@@ -321,6 +326,20 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 err_out:
 	report_sink__free(s);
 	return NULL;
+}
+
+void report_sink__set_slice_hook(struct report_sink *s, report_slice_fn fn, void *ctx,
+				 stacks_label_fn labeler, void *labeler_ctx)
+{
+	s->slice_fn = fn;
+	s->slice_ctx = ctx;
+	s->labeler = labeler;
+	s->labeler_ctx = labeler_ctx;
+}
+
+void report_sink__proc_stats(const struct report_sink *s, struct proc_stats *out)
+{
+	proc_cache__stats(s->pc, out);
 }
 
 void report_sink__set_capture(struct report_sink *s, struct capture *c)
@@ -403,11 +422,12 @@ static int interval_path(struct report_sink *s, uint64_t mono, char *buf, size_t
 				     (uint64_t)((int64_t)mono + s->unix_minus_mono), pid);
 }
 
-/* Write the current interval [iv_start, end) and free it. */
-static int interval_write(struct report_sink *s, uint64_t end)
+/* Write event idx's current interval [iv_start, end) (or hand it to the
+ * slice hook) and free it. */
+static int interval_write(struct report_sink *s, int idx, uint64_t end)
 {
-	struct profile **prof = &s->profs[s->iv_idx];
-	struct stacks **stk = &s->stackss[s->iv_idx];
+	struct profile **prof = &s->profs[idx];
+	struct stacks **stk = &s->stackss[idx];
 	char path[4096];
 	int err;
 
@@ -415,6 +435,17 @@ static int interval_write(struct report_sink *s, uint64_t end)
 		return 0;
 	profile__set_duration(*prof, end > s->iv_start ? end - s->iv_start : 0);
 	err = *stk ? stacks__flush(*stk) : 0;
+	if (s->slice_fn) {
+		struct stacks_stats ss;
+
+		if (*stk && !err) {
+			stacks__stats(*stk, &ss);
+			s->slice_fn(s->slice_ctx, 1u << idx, *prof, s->iv_start, end, &ss);
+			*prof = NULL; /* the hook's now */
+			s->iv_written++;
+		}
+		goto out;
+	}
 	if (!err)
 		err = interval_path(s, s->iv_start, path, sizeof(path));
 	/* another interval began in the same second: number this one
@@ -435,6 +466,7 @@ static int interval_write(struct report_sink *s, uint64_t end)
 	}
 	if (!err)
 		s->iv_written++;
+out:
 	stacks__free(*stk);
 	profile__free(*prof);
 	*stk = NULL;
@@ -443,71 +475,83 @@ static int interval_write(struct report_sink *s, uint64_t end)
 }
 
 /*
- * End the current interval: write it, and make the next one current (the
- * one its late events already went to, or a new empty one). The next
- * interval starts where this one ended, so every event lands in exactly
- * one profile, cut by its timestamp.
+ * End the current interval: write it (each event's), and make the next
+ * one current (the one its late events already went to, or a new empty
+ * one). The next interval starts where this one ended, so every event
+ * lands in exactly one profile, cut by its timestamp.
  */
 static int interval_rotate(struct report_sink *s)
 {
+	struct profile *nprof[SINK_EVENTS] = { NULL };
+	struct stacks *nstk[SINK_EVENTS] = { NULL };
 	struct profile_meta meta;
-	struct profile *nprof = NULL;
-	struct stacks *nstk = NULL;
-	int err, nerr = 0;
+	int err = 0, nerr = 0, werr;
 
-	if (!s->profs[s->iv_idx])
-		return 0;
-	/* the next interval's pipeline, when no event made it yet: made
-	 * before this one is written and freed, since the meta's strings
-	 * (comm, command line) live in this profile */
-	if (!s->next_prof) {
-		meta = *profile__meta(s->profs[s->iv_idx]);
-		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
-		meta.duration_ns = 0;
-		nerr = sink_pipeline(s, s->iv_idx, &meta, &nprof, &nstk);
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		if (!s->profs[i])
+			continue;
+		/* the next interval's pipeline, when no event made it yet:
+		 * made before this one is written and freed, since the
+		 * meta's strings (comm, command line) live in this profile */
+		if (!s->next_prof[i]) {
+			meta = *profile__meta(s->profs[i]);
+			meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
+			meta.duration_ns = 0;
+			if (sink_pipeline(s, i, &meta, &nprof[i], &nstk[i]))
+				nerr = -ENOMEM;
+		}
+		werr = interval_write(s, i, s->iv_end);
+		if (werr && !err)
+			err = werr;
 	}
-	err = interval_write(s, s->iv_end);
 	s->iv_start = s->iv_end;
 	s->iv_end = s->iv_start + s->o.interval_ns;
 	/*
 	 * Free the binaries no process maps any more, so a long run stays
-	 * flat. The written pipeline is gone; the next one, when events for
-	 * it came already (a busy target: nearly always), forgets what its
+	 * flat. The written pipelines are gone; a next one that events
+	 * came for already (a busy target: nearly always) forgets what its
 	 * caches point to in them first.
 	 */
-	if (s->next_prof) {
-		s->profs[s->iv_idx] = s->next_prof;
-		s->stackss[s->iv_idx] = s->next_stacks;
-		s->next_prof = NULL;
-		s->next_stacks = NULL;
-		stacks__forget_binaries(s->stackss[s->iv_idx]);
-		proc_cache__evict_unused(s->pc);
-	} else {
-		proc_cache__evict_unused(s->pc);
-		if (nerr)
-			return -ENOMEM;
-		s->profs[s->iv_idx] = nprof;
-		s->stackss[s->iv_idx] = nstk;
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		if (s->next_prof[i]) {
+			s->profs[i] = s->next_prof[i];
+			s->stackss[i] = s->next_stacks[i];
+			s->next_prof[i] = NULL;
+			s->next_stacks[i] = NULL;
+			stacks__forget_binaries(s->stackss[i]);
+		} else if (nprof[i]) {
+			s->profs[i] = nprof[i];
+			s->stackss[i] = nstk[i];
+		}
 	}
-	return err;
+	proc_cache__evict_unused(s->pc);
+	return nerr ? nerr : err;
+}
+
+static int has_next(const struct report_sink *s)
+{
+	for (int i = 0; i < SINK_EVENTS; i++)
+		if (s->next_prof[i])
+			return 1;
+	return 0;
 }
 
 /* Which pipeline an event belongs to: the current interval's, or the
  * next one's when it is stamped at or after the current one's end. */
-static struct stacks *interval_stacks(struct report_sink *s, const struct sfprof_event *e,
-				      struct stacks *cur)
+static struct stacks *interval_stacks(struct report_sink *s, int idx,
+				      const struct sfprof_event *e, struct stacks *cur)
 {
 	struct profile_meta meta;
 
 	if (!s->o.interval_ns || e->ts_ns < s->iv_end)
 		return cur;
-	if (!s->next_prof) {
-		meta = *profile__meta(s->profs[s->iv_idx]);
+	if (!s->next_prof[idx]) {
+		meta = *profile__meta(s->profs[idx]);
 		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
-		if (sink_pipeline(s, s->iv_idx, &meta, &s->next_prof, &s->next_stacks))
+		if (sink_pipeline(s, idx, &meta, &s->next_prof[idx], &s->next_stacks[idx]))
 			return NULL;
 	}
-	return s->next_stacks;
+	return s->next_stacks[idx];
 }
 
 /*
@@ -558,7 +602,7 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 		 * events for it came already, began at the old end) */
 		if (report_sink_cut_requested) {
 			report_sink_cut_requested = 0;
-			if (!s->next_prof && now_ns > s->iv_start && now_ns < s->iv_end)
+			if (!has_next(s) && now_ns > s->iv_start && now_ns < s->iv_end)
 				s->iv_end = now_ns;
 		}
 		while (now_ns >= s->iv_end + REPORT_SINK_INTERVAL_SLACK_NS) {
@@ -591,8 +635,10 @@ void report_sink__free(struct report_sink *s)
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
 	}
-	stacks__free(s->next_stacks);
-	profile__free(s->next_prof);
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		stacks__free(s->next_stacks[i]);
+		profile__free(s->next_prof[i]);
+	}
 	proc_cache__free(s->pc);
 	ksyms__free(&s->ksyms);
 	free(s);
@@ -649,7 +695,9 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		return sink_task(s, e);
 	if (s->py)
 		pysession__event(s->py, e);
-	if (!(stk = sink_stacks(s, sink_index(e, s->o.event), e)))
+	int idx = sink_index(e, s->o.event);
+
+	if (!(stk = sink_stacks(s, idx, e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
 	int want_k = s->o.kernel || e->kind == SFPROF_EV_WAKER;
@@ -660,7 +708,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 			nk = 0;
 	}
 	if (!s->record) {
-		stk = interval_stacks(s, e, stk);
+		stk = interval_stacks(s, idx, e, stk);
 		return stk ? stacks__add_event(stk, e, kips, (size_t)nk) : -ENOMEM;
 	}
 
@@ -733,14 +781,16 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			if (!sink_stacks(s, s->iv_idx, &e0))
 				return -ENOMEM;
 		}
-		if (s->next_prof) {
+		if (has_next(s)) {
 			err = interval_rotate(s);
 			if (!s->iv_err)
 				s->iv_err = err;
 		}
-		err = interval_write(s, now > s->iv_end ? s->iv_end : now);
-		if (!s->iv_err)
-			s->iv_err = err;
+		for (int i = 0; i < SINK_EVENTS; i++) {
+			err = interval_write(s, i, now > s->iv_end ? s->iv_end : now);
+			if (!s->iv_err)
+				s->iv_err = err;
+		}
 		proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
 		if (o->stats) {
 			fprintf(stderr, "intervals_written: %" PRIu64 "\n", s->iv_written);

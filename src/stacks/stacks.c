@@ -96,6 +96,12 @@ void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx
 	s->thread_top_ctx = ctx;
 }
 
+void stacks__set_labeler(struct stacks *s, stacks_label_fn fn, void *ctx)
+{
+	s->labeler = fn;
+	s->labeler_ctx = ctx;
+}
+
 void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx)
 {
 	s->pyname = fn;
@@ -688,6 +694,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	make_root(s, e, lock, root, sizeof(root));
 	stacks_copy_comm(comm, e->comm);
 	labels = (struct profile_labels){ .pid = e->pid, .tid = e->tid, .thread = comm };
+	if (s->labeler)
+		s->labeler(s->labeler_ctx, e->pid, &labels);
 	if (e->kind == SFPROF_EV_FUTEX) {
 		labels.lock = lock;
 		labels.lock_addr = e->futex_addr;

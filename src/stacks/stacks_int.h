@@ -115,6 +115,8 @@ struct stacks {
 	void *ksym_ctx;
 	stacks_thread_top_fn thread_top;
 	void *thread_top_ctx;
+	stacks_label_fn labeler;
+	void *labeler_ctx;
 	/* ELF entry points of binaries, by dso path (strings live as long as
 	 * the proc cache) */
 	struct {
