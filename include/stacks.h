@@ -140,6 +140,9 @@ void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx
  * _PyEval_EvalFrameDefault frames (pymerge.h says how).
  */
 void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx);
+/* The same for CRuby's iseqs (rbmerge.h): Ruby sections replace the
+ * native rb_vm_exec frames. */
+void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx);
 
 /*
  * Unwind, symbolize and add one event. kips[0..nk) is its kernel stack,

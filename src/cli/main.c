@@ -308,6 +308,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.kernel_stacks = o->kernel,
 		.on_sideband = sink->on_sideband,
 		.python = !o->no_python,
+		.ruby = !o->no_ruby,
 	};
 	struct capture_run_opts ro = {
 		.duration_ns = o->duration_ns,

@@ -18,6 +18,7 @@
 #include "ksyms.h"
 #include "output.h"
 #include "pysession.h"
+#include "rbsession.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
@@ -65,6 +66,7 @@ struct report_sink {
 	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
 	struct buildid_keeper *keeper; /* record: binaries for report */
 	struct pysession *py;	       /* CPython processes (not --no-python) */
+	struct rbsession *rb;	       /* CRuby processes (not --no-ruby) */
 	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
 	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
 	 * stamped later go to the next one, made when the first arrives,
@@ -127,6 +129,12 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 		pyname_fn fn = pysession__namer(s->py, &pctx);
 
 		stacks__set_python(*stacks, fn, pctx);
+	}
+	if (s->rb) {
+		void *rctx;
+		pyname_fn fn = rbsession__namer(s->rb, &rctx);
+
+		stacks__set_ruby(*stacks, fn, rctx);
 	}
 	if (s->record && stacks__set_pytramp_writer(*stacks, sink_pytramp, s)) {
 		stacks__free(*stacks);
@@ -215,7 +223,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->iv_start = s->start_mono;
 	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
-	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))))
+	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))) ||
+	    (!o->no_ruby && !(s->rb = rbsession__new())))
 		goto err_out;
 	if (s->record) {
 		char cmd[512] = "", events[64] = "";
@@ -258,6 +267,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		proc_cache__set_observer(s->pc, record_change, s);
 		if (s->py)
 			pysession__set_writer(s->py, s->w);
+		if (s->rb)
+			rbsession__set_writer(s->rb, s->w);
 	}
 	return s;
 
@@ -271,6 +282,8 @@ void report_sink__set_capture(struct report_sink *s, struct capture *c)
 	s->cap = c;
 	if (s->py)
 		pysession__set_capture(s->py, c);
+	if (s->rb)
+		rbsession__set_capture(s->rb, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
 		if (s->stackss[i] && c)
 			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
@@ -295,6 +308,8 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 			return -ENOMEM;
 		if (s->py)
 			pysession__attach(s->py, (uint32_t)pids[i]);
+		if (s->rb)
+			rbsession__attach(s->rb, (uint32_t)pids[i]);
 	}
 	return s->werr;
 }
@@ -322,6 +337,8 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 		err = proc_cache__reset(s->pc, r->pid, r->ts_ns, s->create_procs);
 		if (s->py)
 			pysession__exec(s->py, r->pid);
+		if (s->rb)
+			rbsession__exec(s->rb, r->pid);
 		break;
 	case SIDEBAND_LOST:
 		proc_cache__changes_lost(s->pc, r->lost);
@@ -517,6 +534,8 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 		proc_cache__reap(s->pc, now_ns - REPORT_SINK_REAP_AFTER_NS);
 		if (s->py)
 			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		if (s->rb)
+			rbsession__reap(s->rb, now_ns - REPORT_SINK_REAP_AFTER_NS);
 	}
 }
 
@@ -528,6 +547,7 @@ void report_sink__free(struct report_sink *s)
 		capfile_writer__close(s->w);
 	buildid_keeper__free(s->keeper);
 	pysession__free(s->py);
+	rbsession__free(s->rb);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
@@ -572,6 +592,10 @@ static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 		pysession__fork(s->py, e->ppid, e->pid);
 	else if (s->py)
 		pysession__exit(s->py, e->pid, e->ts_ns);
+	if (s->rb && e->kind == SFPROF_EV_FORK)
+		rbsession__fork(s->rb, e->ppid, e->pid);
+	else if (s->rb)
+		rbsession__exit(s->rb, e->pid, e->ts_ns);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
@@ -590,6 +614,8 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		return sink_task(s, e);
 	if (s->py)
 		pysession__event(s->py, e);
+	if (s->rb)
+		rbsession__event(s->rb, e);
 	if (!(stk = sink_stacks(s, sink_index(e, s->o.event), e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
@@ -653,6 +679,8 @@ static void print_stats(struct report_sink *s)
 	proc_stats__print(&ps, stderr);
 	if (s->py)
 		pysession__print_stats(s->py, stderr);
+	if (s->rb)
+		rbsession__print_stats(s->rb, stderr);
 }
 
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,

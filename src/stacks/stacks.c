@@ -11,6 +11,7 @@
 #include "lockname.h"
 #include "jitmap.h"
 #include "wakers.h"
+#include "rbmerge.h"
 #include "util.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
@@ -100,17 +101,29 @@ void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx)
 	s->pyname_ctx = ctx;
 }
 
+void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx)
+{
+	s->rbname = fn;
+	s->rbname_ctx = ctx;
+}
+
+/* Ruby's or Python's: the section being merged says which (rbmerge.h). */
+static int stacks_is_eval(const struct stacks *s, const char *name)
+{
+	return (s->py->flags & SFPROF_PYS_RUBY) ? rbmerge__is_eval(name) : pymerge__is_eval(name);
+}
+
 /* The event's Python section when its frames are to be merged, else NULL. */
 static const struct sfprof_py_section *event_python(struct stacks *s, const struct sfprof_event *e)
 {
 	const struct sfprof_py_section *sec;
 	int bad = 0;
 
-	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python || !s->pyname)
+	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python || !(s->pyname || s->rbname))
 		return NULL;
 	sec = pymerge__section(e, &bad);
 	s->pyst.bad_sections += bad;
-	if (!sec)
+	if (!sec || !((sec->flags & SFPROF_PYS_RUBY) ? s->rbname : s->pyname))
 		return NULL;
 	s->pyst.sections++;
 	s->pyst.cut += !!(sec->flags & SFPROF_PYS_CUT);
@@ -344,7 +357,7 @@ static int py_plan(struct stacks *s, size_t n, struct py_plan *p)
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 
-		p->nev += pymerge__is_eval(stacks_symbolized(s, look)->sym.name);
+		p->nev += stacks_is_eval(s, stacks_symbolized(s, look)->sym.name);
 	}
 	if (p->nev == 0)
 		s->pyst.no_eval++;
@@ -359,7 +372,9 @@ static int py_plan(struct stacks *s, size_t n, struct py_plan *p)
 static int py_ids(struct stacks *s, const struct py_plan *p, uint32_t g, uint32_t last,
 		  uint32_t *out, size_t room)
 {
-	struct pymerge_ctx c = { s->prof, s->pyname, s->pyname_ctx, s->py_pid, &s->pyst };
+	int rb = !!(s->py->flags & SFPROF_PYS_RUBY);
+	struct pymerge_ctx c = { s->prof, rb ? s->rbname : s->pyname,
+				 rb ? s->rbname_ctx : s->pyname_ctx, s->py_pid, &s->pyst };
 	uint32_t to = last < p->ng ? p->starts[last] : s->py->nframes;
 	int cut = last >= p->ng && (s->py->flags & (SFPROF_PYS_CUT | SFPROF_PYS_READ_FAILED));
 
@@ -401,7 +416,7 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct pc_entry *e = stacks_symbolized(s, look);
 
-		if (ids && py.ng && pymerge__is_eval(e->sym.name) && py.seen++ >= py.skip) {
+		if (ids && py.ng && stacks_is_eval(s, e->sym.name) && py.seen++ >= py.skip) {
 			/* eval frame g (innermost first) runs group g; the
 			 * outermost matched one also the groups left over */
 			uint32_t g = py.nev - py.seen, last = g + 1;
