@@ -14,6 +14,10 @@
  * (RUBY_VM_END_CONTROL_FRAME), oldest last. The walk only goes up and
  * stops at that end, so it cannot loop.
  *
+ * An iseq seen for the first time in a process (an LRU set, rb_seen)
+ * also goes, as a struct sfprof_py_code, through a ring of its own,
+ * rb_new, which a thread of sfprof drains at once (rbsession.h).
+ *
  * Per frame: one read of the control frame (pc, iseq, ep), one of
  * ep[0] (VM_ENV_DATA_INDEX_FLAGS: the frame's magic and
  * VM_FRAME_FLAG_FINISH), and for an iseq frame iseq->body and
@@ -50,10 +54,38 @@ struct {
 	__type(value, struct sfprof_rb_proc);
 } rb_procs SEC(".maps");
 
+/* iseqs seen per process, and the new ones for user space to read at
+ * once, while the process lives (a thread of sfprof drains rb_new): the
+ * events that need them may be handled after the process is gone, as
+ * python.bpf.h's py_new does for code objects */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct sfprof_py_code);
+	__type(value, __u8);
+} rb_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} rb_new SEC(".maps");
+
+static __always_inline void rb_note_iseq(__u32 tgid, __u64 iseq)
+{
+	struct sfprof_py_code k = { .tgid = tgid, .code = iseq };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&rb_seen, &k))
+		return;
+	if (!bpf_map_update_elem(&rb_seen, &k, &one, BPF_NOEXIST))
+		bpf_ringbuf_output(&rb_new, &k, sizeof(k), 0);
+}
+
 struct rb_walk {
 	struct py_buf *b;
 	const struct sfprof_rb_proc *p;
 	__u64 cfp, end;
+	__u32 tgid;
 };
 
 /* The newest frame kept begins a C-level VM call. */
@@ -108,6 +140,7 @@ static long rb_frame(__u64 i, void *data)
 	b->frames[n].instr = instr;
 	b->frames[n].flags = (flags & SFPROF_RB_FLAG_FINISH) ? SFPROF_PYF_ENTRY : 0;
 	b->nframes = n + 1;
+	rb_note_iseq(w->tgid, iseq);
 	return 0;
 }
 
@@ -184,6 +217,7 @@ static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind
 		w.b = b;
 		w.p = p;
 		w.cfp = ctx[2];
+		w.tgid = tgid;
 		w.end = ctx[0] + ctx[1] * 8;
 		bpf_loop(SFPROF_RB_STEPS, rb_frame, &w, 0);
 		if (!(b->flags & (SFPROF_PYS_CUT | SFPROF_PYS_READ_FAILED)) &&

@@ -175,6 +175,10 @@ int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py
 /* Process `tgid` runs CRuby as p says (bpf/ruby.bpf.h); p NULL: no
  * more. A no-op without capture_opts.ruby. 0, or a negative errno. */
 int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p);
+/* The fd of the rb_new ring (struct sfprof_py_code records: an iseq a
+ * Ruby process ran for the first time), or -ENOENT without
+ * capture_opts.ruby. The capture's fd: dup() it to keep. */
+int capture__ruby_ring(struct capture *c);
 
 /*
  * The fd of the py_new ring (struct sfprof_py_code records: a code object

@@ -707,6 +707,11 @@ int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_p
 	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
 }
 
+int capture__ruby_ring(struct capture *c)
+{
+	return c->task->rodata->cfg.ruby ? bpf_map__fd(c->task->maps.rb_new) : -ENOENT;
+}
+
 int capture__python_ring(struct capture *c)
 {
 	return c->task->rodata->cfg.python ? bpf_map__fd(c->task->maps.py_new) : -ENOENT;
