@@ -47,6 +47,11 @@ struct rbiseq_name {
  */
 int rbreader__string(const struct rbreader_src *s, uint64_t v, char *buf, size_t size, int *cut);
 
+/* An iseq's path from its pathobj: the string itself, or element 0 of
+ * an array [path, realpath]. As rbreader__string. */
+int rbreader__path(const struct rbreader_src *s, uint64_t pathobj, char *buf, size_t size,
+		   int *cut);
+
 /*
  * The line of position pos (the instruction's index in iseq_encoded) of
  * the iseq whose body is at `body`, given the body's bytes win[0,

@@ -16,6 +16,8 @@ pkgs="$pkgs golang-github-google-pprof-dev"
 pkgs="$pkgs python3.11 python3.11-dbg"
 # the python benchmark compares with austin (bench/python_cost.py)
 pkgs="$pkgs austin"
+# ruby reader tests: Debian's ruby3.1 (test_rboffsets, tests/e2e/ruby_*)
+pkgs="$pkgs ruby3.1"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do

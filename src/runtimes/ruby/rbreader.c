@@ -95,8 +95,7 @@ int rbreader__string(const struct rbreader_src *s, uint64_t v, char *buf, size_t
 	return (int)n;
 }
 
-/* Element 0 of an array, or the string itself: pathobj's path. */
-static int path_of(const struct rbreader_src *s, uint64_t pathobj, char *buf, size_t size,
+int rbreader__path(const struct rbreader_src *s, uint64_t pathobj, char *buf, size_t size,
 		   int *cut)
 {
 	const struct rboffsets *o = s->o;
@@ -247,7 +246,7 @@ int rbreader__iseq(const struct rbreader_src *s, uint64_t iseq, int32_t instr,
 	if ((err = rbreader__string(s, get64(win, o->loc_label), out->label, sizeof(out->label),
 				    &out->truncated)) < 0)
 		return err;
-	if ((err = path_of(s, get64(win, o->loc_pathobj), out->path, sizeof(out->path),
+	if ((err = rbreader__path(s, get64(win, o->loc_pathobj), out->path, sizeof(out->path),
 			   &out->truncated)) < 0)
 		return err;
 	if (instr < 0) {
