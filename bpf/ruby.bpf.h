@@ -19,13 +19,15 @@
  * rb_new, which a thread of sfprof drains at once (rbsession.h).
  *
  * Per frame: one read of the control frame (pc, iseq, ep), one of
- * ep[0] (VM_ENV_DATA_INDEX_FLAGS: the frame's magic and
- * VM_FRAME_FLAG_FINISH), and for an iseq frame iseq->body and
- * body->iseq_encoded, which turn pc into an index user space can look a
- * line up with. C-function, C-block (ifunc) and dummy frames carry no
- * iseq: they are passed over (the native stack has the C code), their
- * FINISH mark moved to the newer frame, as python.bpf.h does for 3.12's
- * shim frames. More frames than SFPROF_PY_FRAMES_MAX, or than the
+ * ep[-2..0] (VM_ENV_DATA_INDEX_ME_CREF: a C method frame's method entry;
+ * VM_ENV_DATA_INDEX_FLAGS: the frame's magic and VM_FRAME_FLAG_FINISH),
+ * and for an iseq frame iseq->body and body->iseq_encoded, which turn pc
+ * into an index user space can look a line up with. A C method's frame
+ * is kept as its method entry (instr SFPROF_RB_INSTR_CFUNC), named by
+ * user space; C-block (ifunc) and dummy frames carry no name: they are
+ * passed over (the native stack has the C code), their FINISH mark
+ * moved to the newer frame, as python.bpf.h does for 3.12's shim
+ * frames. More frames than SFPROF_PY_FRAMES_MAX, or than the
  * loop's bound, mark the section cut; an unreadable frame marks it
  * failed (frames read so far are kept).
  *
@@ -102,7 +104,7 @@ static long rb_frame(__u64 i, void *data)
 	struct py_buf *b = w->b;
 	const struct sfprof_rb_proc *p = w->p;
 	__u32 n = b->nframes, len = p->cfp_size, magic;
-	__u64 pc, iseq, ep, flags = 0, body = 0, enc = 0;
+	__u64 pc, iseq, ep, flags, body = 0, enc = 0, env[3];
 	__s32 instr = -1;
 
 	if (w->cfp + len > w->end)
@@ -121,21 +123,27 @@ static long rb_frame(__u64 i, void *data)
 	pc = py_win64(b, p->cfp_pc);
 	iseq = py_win64(b, p->cfp_iseq);
 	ep = py_win64(b, p->cfp_ep);
-	if (!ep || bpf_probe_read_user(&flags, sizeof(flags), (void *)ep)) {
+	/* ep[-2] (the method entry of a C frame), ep[-1], ep[0] (flags) */
+	if (!ep || bpf_probe_read_user(env, sizeof(env), (void *)(ep - 16))) {
 		b->flags |= SFPROF_PYS_READ_FAILED;
 		return 1;
 	}
+	flags = env[2];
 	magic = (__u32)flags & SFPROF_RB_MAGIC_MASK;
-	if (!iseq || magic == SFPROF_RB_MAGIC_CFUNC || magic == SFPROF_RB_MAGIC_IFUNC ||
-	    magic == SFPROF_RB_MAGIC_DUMMY) {
+	if (magic == SFPROF_RB_MAGIC_CFUNC && env[0]) {
+		iseq = env[0];
+		instr = SFPROF_RB_INSTR_CFUNC;
+	} else if (!iseq || magic == SFPROF_RB_MAGIC_CFUNC || magic == SFPROF_RB_MAGIC_IFUNC ||
+		   magic == SFPROF_RB_MAGIC_DUMMY) {
 		if (flags & SFPROF_RB_FLAG_FINISH)
 			rb_mark_entry(b, n);
 		return 0;
-	}
-	if (pc && !bpf_probe_read_user(&body, sizeof(body), (void *)(iseq + p->iseq_body)) &&
-	    body && !bpf_probe_read_user(&enc, sizeof(enc), (void *)(body + p->body_encoded)) &&
-	    enc && pc >= enc && (pc - enc) / 8 < 0x7fffffff)
+	} else if (pc && !bpf_probe_read_user(&body, sizeof(body), (void *)(iseq + p->iseq_body)) &&
+		   body &&
+		   !bpf_probe_read_user(&enc, sizeof(enc), (void *)(body + p->body_encoded)) &&
+		   enc && pc >= enc && (pc - enc) / 8 < 0x7fffffff) {
 		instr = (__s32)((pc - enc) / 8);
+	}
 	b->frames[n].code = iseq;
 	b->frames[n].instr = instr;
 	b->frames[n].flags = (flags & SFPROF_RB_FLAG_FINISH) ? SFPROF_PYF_ENTRY : 0;
@@ -173,30 +181,24 @@ static __always_inline __u64 rb_ec(const struct sfprof_rb_proc *p, int *failed)
 }
 
 /*
- * Walk the current thread's Ruby frames into the buffer of program kind
- * `kind`: the buffer (hold it until py_put()) when the thread runs Ruby,
- * else NULL. Sets SFPROF_EVF_PYTHON in h when it returns one.
+ * Walk the current thread (of process tgid)'s Ruby frames into the
+ * buffer of program kind `kind`: the buffer (hold it until py_put())
+ * when the thread runs Ruby, else NULL; *failed when its context could
+ * not be read.
  */
-static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind)
+static __always_inline struct py_buf *rb_walk_tgid(__u32 tgid, __u32 kind, int *failed)
 {
-	__u32 tgid = h->pid;
 	const struct sfprof_rb_proc *p;
 	struct rb_walk w = {};
 	struct py_buf *b;
 	__u64 ctx[3] = {}, ec;
-	int failed = 0;
 
-	if (!cfg.ruby || (h->flags & SFPROF_EVF_NO_USER_REGS))
-		return NULL;
 	p = bpf_map_lookup_elem(&rb_procs, &tgid);
 	if (!p)
 		return NULL;
-	ec = rb_ec(p, &failed);
-	if (!ec) {
-		if (failed)
-			count(SFPROF_CNT_RB_FAILED, 1);
+	ec = rb_ec(p, failed);
+	if (!ec)
 		return NULL;
-	}
 	b = bpf_map_lookup_elem(&py_bufs, &kind);
 	if (!b)
 		return NULL;
@@ -224,6 +226,27 @@ static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind
 		    w.cfp + p->cfp_size <= w.end)
 			b->flags |= SFPROF_PYS_CUT;
 	}
+	return b;
+}
+
+/*
+ * Walk the current thread's Ruby frames for the record h of program kind
+ * `kind`: the buffer (hold it until py_put()) when the thread runs Ruby,
+ * else NULL. Sets SFPROF_EVF_PYTHON in h when it returns one.
+ */
+static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind)
+{
+	struct py_buf *b;
+	int failed = 0;
+
+	if (!cfg.ruby || (h->flags & SFPROF_EVF_NO_USER_REGS))
+		return NULL;
+	b = rb_walk_tgid(h->pid, kind, &failed);
+	if (!b) {
+		if (failed)
+			count(SFPROF_CNT_RB_FAILED, 1);
+		return NULL;
+	}
 	count(SFPROF_CNT_RB_WALKS, 1);
 	count(SFPROF_CNT_RB_FRAMES, b->nframes);
 	if (b->flags & SFPROF_PYS_READ_FAILED)
@@ -232,6 +255,41 @@ static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind
 		count(SFPROF_CNT_RB_CUT, 1);
 	h->flags |= SFPROF_EVF_PYTHON;
 	return b;
+}
+
+/* when each thread's frames were last noted at a block (rb_note) */
+#define SFPROF_RB_NOTE_NS (50ull * 1000 * 1000)
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);   /* tid */
+	__type(value, __u64); /* ns */
+} rb_noted SEC(".maps");
+
+/*
+ * A Ruby thread leaves the CPU to block (offcpu.bpf.c): its iseqs go to
+ * rb_new now, no record made, at most once per SFPROF_RB_NOTE_NS per
+ * thread. The frames of a block are otherwise first seen at its end
+ * (the switch-in builds the record), which for a thread never sampled
+ * running may come just before its process exits, too late to read
+ * them.
+ */
+static __always_inline void rb_note(__u32 tgid, __u32 tid)
+{
+	__u64 now, *last;
+	struct py_buf *b;
+	int failed = 0;
+
+	if (!cfg.ruby || !bpf_map_lookup_elem(&rb_procs, &tgid))
+		return;
+	now = bpf_ktime_get_ns();
+	last = bpf_map_lookup_elem(&rb_noted, &tid);
+	if (last && now - *last < SFPROF_RB_NOTE_NS)
+		return;
+	bpf_map_update_elem(&rb_noted, &tid, &now, BPF_ANY);
+	b = rb_walk_tgid(tgid, SFPROF_SLOT_OFFCPU, &failed);
+	if (b)
+		py_put(b);
 }
 
 #endif

@@ -24,6 +24,11 @@
  *   first  = FIX2INT(*(body + loc_first_lineno))
  *   line   = the insns_info entry at pos = pc index - 1 (the pc points
  *            past the instruction running: vm_backtrace.c calc_pos)
+ * and for a C method's frame (ep[0]'s magic VM_FRAME_MAGIC_CFUNC) the
+ * name of its method entry's called_id:
+ *   serial = id > last_op_id ? id >> id_scope_shift : id
+ *   ary    = RArray *(symbols + sym_ids), element serial / id_entry_unit
+ *   name   = RString: element (serial % id_entry_unit) * id_entry_size of it
  */
 #ifndef SFPROF_RBOFFSETS_H
 #define SFPROF_RBOFFSETS_H
@@ -65,6 +70,10 @@ struct rboffsets {
 	uint32_t str_len, str_ptr, str_embed, str_noembed, str_embed_shift, str_embed_mask;
 	/* RArray */
 	uint32_t ary_len, ary_ptr, ary_embed, ary_embed_flag, ary_embed_shift, ary_embed_mask;
+	/* C methods: rb_callable_method_entry_t, and an ID's name through
+	 * the global symbol table (rb_symbols_t ruby_global_symbols) */
+	uint32_t me_called_id, imemo_ment;
+	uint32_t sym_last_id, sym_ids, id_entry_unit, id_entry_size, last_op_id, id_scope_shift;
 };
 
 #define RBOFF_NFIELDS (sizeof(struct rboffsets) / sizeof(uint32_t))

@@ -34,12 +34,14 @@ struct rbprocs_stats {
 	uint64_t no_vm;	      /* ... mapping a ruby-named image without a VM */
 	uint64_t unsupported; /* ... a CRuby version without offsets */
 	uint64_t no_tls;      /* ... whose ruby_current_ec could not be located */
+	uint64_t no_symbols;  /* ... without a symbol table found: C methods unnamed */
 	uint64_t set_errors;  /* the BPF map refused an entry */
 };
 
 struct rbproc_info {
 	const struct rboffsets *o;
 	uint32_t major, minor, patch;
+	uint64_t symbols; /* &ruby_global_symbols in the process, or 0 */
 	struct sfprof_rb_proc bpf;
 };
 
@@ -51,7 +53,23 @@ struct rbimage {
 	uint64_t got_offset;	/* ... of its DTPOFF64 slot, or 0 */
 	int64_t dtpoff_addend;
 	uint64_t got_tpoff;	/* ... of its TPOFF64 slot (initial-exec), or 0 */
+	/* vaddr of ruby_global_symbols (C methods' names), or 0: from the
+	 * symbol table, or, Debian's libruby having only dynamic symbols,
+	 * from the code of rb_id2str (rbprocs__find_symbols) */
+	uint64_t symbols;
 };
+
+/*
+ * ruby_global_symbols from the code of rb_id2str at vaddr fn (code[0,
+ * len) its bytes): rb_id2str (3.x) goes, directly or through one jmp,
+ * into get_id_serial_entry, which compares the serial with
+ * symbols.last_id (a 32-bit cmp with a RIP-relative operand) and then
+ * loads symbols.ids (a 64-bit mov, RIP-relative) sym_ids bytes further:
+ * the first such pair names the struct. 0 when the code does not say.
+ * The process's own memory then has to agree (rbsession checks).
+ */
+uint64_t rbprocs__find_symbols(const uint8_t *code, size_t len, uint64_t fn, uint32_t sym_ids,
+			       const uint8_t *(*at)(void *ctx, uint64_t vaddr, size_t n), void *ctx);
 
 /* ruby_version and the TLS relocations of an image: 0, -ENOENT (no
  * Ruby VM in it), -EINVAL (a malformed version or table). */

@@ -67,4 +67,16 @@ int rbreader__line(const struct rbreader_src *s, const uint8_t *win, uint32_t po
 int rbreader__iseq(const struct rbreader_src *s, uint64_t iseq, int32_t instr,
 		   struct rbiseq_name *out);
 
+/* The name of ID id through the global symbol table at `symbols`. */
+int rbreader__id_name(const struct rbreader_src *s, uint64_t symbols, uint64_t id, char *buf,
+		      size_t size, int *cut);
+
+/*
+ * The method name of a C method's frame: method entry me's called_id,
+ * looked up in the global symbol table at `symbols` (rb_symbols_t in the
+ * target; 0: unknown, -ENOENT). Into buf as rbreader__string.
+ */
+int rbreader__cfunc(const struct rbreader_src *s, uint64_t symbols, uint64_t me, char *buf,
+		    size_t size, int *cut);
+
 #endif

@@ -177,7 +177,9 @@ enum sfprof_py_section_flag {
 	/* CRuby's frames (bpf/ruby.bpf.h), in the same layout: code is the
 	 * frame's rb_iseq_t *, instr its pc as an index into the iseq's
 	 * iseq_encoded (-1: no pc), SFPROF_PYF_ENTRY a frame that began a
-	 * C-level VM call (VM_FRAME_FLAG_FINISH) */
+	 * C-level VM call (VM_FRAME_FLAG_FINISH); a C method's frame has
+	 * instr SFPROF_RB_INSTR_CFUNC and code its method entry
+	 * (rb_callable_method_entry_t *) */
 	SFPROF_PYS_RUBY = 1u << 2,
 };
 
@@ -241,6 +243,7 @@ enum sfprof_rb_tls {
 	SFPROF_RB_TLS_TP = 2,
 };
 #define SFPROF_RB_CFP_MAX 96u /* bytes of one rb_control_frame_t read */
+#define SFPROF_RB_INSTR_CFUNC (-0x7fffffff - 1)
 struct sfprof_rb_proc {
 	__u64 tls_module;    /* DTV: the module id (the GOT's DTPMOD64 value) */
 	__s64 tls_offset;    /* DTV: offset in the module's block; TP: from fsbase */

@@ -6,7 +6,10 @@ shows, in >= 90% of the process's samples, as those four Ruby frames in
 order, each at the file:line Ruby's own caller_locations gives (the
 leaf: a line of its body), merged into the native stack (native frames
 below them). The same through record and report (the names travel in
-the capture), and --no-ruby keeps the native rb_vm_exec frames only."""
+the capture), and --no-ruby keeps the native rb_vm_exec frames only.
+Mixed: Array#each, a C method calling back into Ruby, shows as its
+method name (each) right after middle, then its C code (rb_ary_each,
+rb_yield), then the block it called."""
 import os
 import sys
 import tempfile
@@ -18,10 +21,21 @@ NAME = "ruby_chain"
 CHAIN = ["outer", "middle", "block in middle", "leaf_work"]
 
 
+def mixed(stack):
+    """middle, then each (the C method), rb_ary_each, rb_yield, the block."""
+    fr = stack.split(";")
+    try:
+        m = next(i for i, f in enumerate(fr) if f.startswith("middle ("))
+        b = next(i for i, f in enumerate(fr) if f.startswith("block in middle ("))
+    except StopIteration:
+        return False
+    return fr[m + 1] == "each" and m + 1 < fr.index("rb_ary_each") < fr.index("rb_yield") < b
+
+
 def share(stacks, loc):
     total = sum(stacks.values())
     good = sum(n for s, n in stacks.items() if has_chain(s, CHAIN, loc) and
-               not s.split(";")[1].endswith(")"))
+               not s.split(";")[1].endswith(")") and mixed(s))
     return good, total
 
 
@@ -36,7 +50,8 @@ def main():
         loc = where(so)
         stacks = folded_counts(out) if rc == 0 else {}
         good, total = share(stacks, loc)
-        print("live: exit %d, %d of %d samples show the chain; where %s; ruby_processes %s"
+        print("live: exit %d, %d of %d samples show the chain and each; where %s; "
+              "ruby_processes %s"
               % (rc, good, total, loc, st.get("ruby_processes")))
         if rc != 0:
             errs.append("sfprof exited %d: %s" % (rc, se[-300:]))

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Ruby methods in off-CPU stacks: a Ruby thread blocked 2 s in Queue#pop
 (tests/workloads/ruby/wait.rb: consumer -> wait_item -> Queue#pop) shows
-under -e offcpu as consumer -> wait_item at the lines of the call and of
-the pop, for >= 75% of the time it waited (folded weights are microseconds), above the native wait. The
+under -e offcpu as consumer -> wait_item -> pop (the C method, by its
+name) at the lines of the call and of the pop, for >= 75% of the time it waited (folded weights are microseconds), above the native wait. The
 names of a process that exits right after its block ends are read while
 it runs (the rb_new ring), so the frames are named, not unreadable."""
 import os
@@ -29,7 +29,9 @@ def main():
         stacks = folded_counts(out) if rc == 0 else {}
     chain = ["consumer", "wait_item"]
     named = sum(n for s, n in stacks.items() if has_chain(s, chain, loc) and
-                "futex" in s.rpartition(";")[2])
+                "futex" in s.rpartition(";")[2] and
+                s.split(";")[s.split(";").index("wait_item (wait.rb:%d)" % loc["wait_item"][1]) + 1]
+                == "pop")
     unreadable = sum(n for s, n in stacks.items() if "[python: unreadable frame]" in s)
     print("exit %d; where %s; %.2f s blocked in consumer -> wait_item at a futex wait; "
           "%.2f s unreadable" % (rc, loc, named / 1e6, unreadable / 1e6))

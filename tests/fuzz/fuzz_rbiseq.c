@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target: the CRuby iseq and string readers (rbreader.h) over
- * a hostile memory image, with Ruby 3.1's offsets. Input: base address
+ * a hostile memory image, with Ruby 3.1's offsets (and the C method
+ * reader, the image's base taken as the global symbol table). Input: base address
  * (u64), iseq address (u64), pc index (s32), 4 bytes of padding, then
  * the memory at base. Every result is checked: strings terminated, in
  * bounds and without control bytes, lines not negative.
@@ -71,6 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		sink += (uint64_t)nm.line + (uint64_t)nm.first_lineno;
 	}
+	/* the iseq address as a C method's entry, the base as the symbols */
+	if (rbreader__cfunc(&src, m.base, iseq, small, sizeof(small), &cut) >= 0)
+		check_str(small, sizeof(small));
 	/* every word of the image as a string, into a small buffer */
 	for (size_t off = 0; off + 8 <= m.len && off < 4096; off += 8) {
 		uint64_t v;

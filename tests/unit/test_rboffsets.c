@@ -5,8 +5,9 @@
  * fails), and, for the interpreter on this machine (Debian's ruby3.1,
  * required), the values are checked against the live interpreter: the
  * image's version and TLS relocations (rbprocs__image), then strings,
- * arrays, an iseq's label, path and first line, and the line of every
- * instruction of it, read through the reader from the memory of a ruby
+ * arrays, an iseq's label, path and first line, the line of every
+ * instruction of it, and the names of IDs through ruby_global_symbols
+ * (found in the code of rb_id2str), read through the reader from the memory of a ruby
  * that reports those objects' addresses and Ruby's own view of them
  * (tests/workloads/ruby/probe.rb). No expected number is in this file.
  */
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "elfread.h"
+#include "procmaps.h"
 #include "rboffsets.h"
 #include "rbprocs.h"
 #include "rbreader.h"
@@ -81,6 +83,31 @@ static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
+/* &ruby_global_symbols in pid, as rbprocs finds it. */
+static uint64_t libruby_symbols(pid_t pid)
+{
+	struct procmaps *m = NULL;
+	uint64_t out = 0;
+
+	if (procmaps__read((uint32_t)pid, &m))
+		return 0;
+	for (size_t i = 0; i < m->nr && !out; i++) {
+		const struct procmaps_entry *me = &m->entries[i];
+		struct elfread *e;
+		struct rbimage im;
+		int64_t bias;
+
+		if (me->offset || !strstr(me->path, "/libruby-3.1.so") || !(e = elfread__open(me->path)))
+			continue;
+		if (!rbprocs__image(e, &im) && im.symbols &&
+		    !elfread__mapping_bias(e, me->start, me->offset, &bias))
+			out = im.symbols + (uint64_t)bias;
+		elfread__free(e);
+	}
+	procmaps__free(m);
+	return out;
+}
+
 static void chomp(char *s)
 {
 	s[strcspn(s, "\n")] = 0;
@@ -90,7 +117,7 @@ TEST(live_interpreter_agrees)
 {
 	const struct rboffsets *o = rboffsets__find(3, 1);
 	int in[2], out[2];
-	char lines[10][1024], *table = NULL;
+	char lines[12][1024], *table = NULL;
 	size_t tlen = 0;
 	uint64_t iseqw, str_short, str_long, ary, big, iseq;
 	FILE *f;
@@ -111,11 +138,11 @@ TEST(live_interpreter_agrees)
 	close(in[0]);
 	close(out[1]);
 	f = fdopen(out[0], "r");
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 12; i++)
 		if (!fgets(lines[i], sizeof(lines[i]), f))
 			lines[i][0] = 0;
 	CHECK(getline(&table, &tlen, f) > 0);
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 12; i++)
 		chomp(lines[i]);
 	iseqw = strtoull(lines[0], NULL, 10);
 	str_short = strtoull(lines[1], NULL, 10);
@@ -129,21 +156,21 @@ TEST(live_interpreter_agrees)
 	int cut = 0;
 
 	CHECK(rbreader__string(&src, str_short, buf, sizeof(buf), &cut) > 0);
-	SAME(buf, lines[8]);
+	SAME(buf, lines[10]);
 	CHECK(rbreader__string(&src, str_long, buf, sizeof(buf), &cut) > 0);
-	SAME(buf, lines[9]);
+	SAME(buf, lines[11]);
 	CHECK(rbreader__path(&src, ary, buf, sizeof(buf), &cut) > 0);
-	SAME(buf, lines[8]); /* an embedded array: [short, long] */
+	SAME(buf, lines[10]); /* an embedded array: [short, long] */
 	CHECK(rbreader__path(&src, big, buf, sizeof(buf), &cut) > 0);
 	SAME(buf, "1"); /* a heap array: ("1".."40") */
 	/* the wrapper is an RTypedData (basic, type, typed_flag, data): its
 	 * data is the rb_iseq_t (iseq.c iseqw_new; a test-only offset) */
 	CHECK_INT(read_pid(&pid, iseqw + 32, &iseq, sizeof(iseq)), 0);
 	CHECK_INT(rbreader__iseq(&src, iseq, -1, &nm), 0);
-	SAME(nm.label, lines[5]);
-	SAME(nm.path, lines[6]);
-	CHECK_INT(nm.first_lineno, atoi(lines[7]));
-	CHECK_INT(nm.line, atoi(lines[7]));
+	SAME(nm.label, lines[7]);
+	SAME(nm.path, lines[8]);
+	CHECK_INT(nm.first_lineno, atoi(lines[9]));
+	CHECK_INT(nm.line, atoi(lines[9]));
 	/* "pos:line" of every instruction: a frame whose pc is the next
 	 * instruction's (pos + 1 words at least) is on that line */
 	int n = 0;
@@ -162,6 +189,16 @@ TEST(live_interpreter_agrees)
 			p++;
 	}
 	CHECK_MSG(n >= 8, "%d instructions checked", n);
+	/* IDs by name through ruby_global_symbols, found in rb_id2str's code */
+	uint64_t symbols = libruby_symbols(pid);
+
+	CHECK_MSG(symbols, "ruby_global_symbols not found");
+	CHECK(rbreader__id_name(&src, symbols, strtoull(lines[5], NULL, 10) >> 8, buf, sizeof(buf),
+				&cut) > 0);
+	SAME(buf, "a_probe_symbol_name");
+	CHECK(rbreader__id_name(&src, symbols, strtoull(lines[6], NULL, 10) >> 8, buf, sizeof(buf),
+				&cut) > 0);
+	SAME(buf, "+");
 	free(table);
 	close(in[1]);
 	fclose(f);

@@ -41,6 +41,11 @@ const struct rboffsets rboffsets_table[] = {
 		/* basic (16), then heap { len, aux, ptr } or embed ary[3] */
 		.ary_len = 16, .ary_ptr = 32, .ary_embed = 16,
 		.ary_embed_flag = 1u << 13, .ary_embed_shift = 15, .ary_embed_mask = 0x3,
+		/* flags, defined_class, def, called_id, owner */
+		.me_called_id = 24, .imemo_ment = 6,
+		/* last_id (u32), str_sym, ids, dsymbol_fstr_hash */
+		.sym_last_id = 0, .sym_ids = 16, .id_entry_unit = 512, .id_entry_size = 2,
+		.last_op_id = 169, .id_scope_shift = 4,
 	},
 };
 const size_t rboffsets_count = sizeof(rboffsets_table) / sizeof(rboffsets_table[0]);
@@ -99,6 +104,14 @@ const struct rboff_source rboffsets_sources[] = {
 	S31(ary_embed_flag, "include/ruby/internal/core/rarray.h:119 RARRAY_EMBED_FLAG = RUBY_FL_USER1"),
 	S31(ary_embed_shift, "include/ruby/internal/core/rarray.h:159 RARRAY_EMBED_LEN_SHIFT"),
 	S31(ary_embed_mask, "include/ruby/internal/core/rarray.h:133 RARRAY_EMBED_LEN_MASK: USER3|USER4"),
+	S31(me_called_id, "method.h:62-68 rb_callable_method_entry_t: flags, defined_class, def, called_id"),
+	S31(imemo_ment, "internal/imemo.h:40 imemo_ment"),
+	S31(sym_last_id, "symbol.h:61-66 rb_symbols_t.last_id (rb_id_serial_t, u32)"),
+	S31(sym_ids, "symbol.h:64 rb_symbols_t.ids (after str_sym)"),
+	S31(id_entry_unit, "symbol.c:68 ID_ENTRY_UNIT 512"),
+	S31(id_entry_size, "symbol.c:70-74 ID_ENTRY_STR, ID_ENTRY_SYM, ID_ENTRY_SIZE"),
+	S31(last_op_id, "id.h:111-131,289 tLAST_OP_ID = tPRESERVED_ID_END - 1 = 150 + 19; rb_id2str's cmp $0xa9"),
+	S31(id_scope_shift, "id.h:26 RUBY_ID_SCOPE_SHIFT; symbol.h:69-76 rb_id_to_serial"),
 };
 const size_t rboffsets_sources_count = sizeof(rboffsets_sources) / sizeof(rboffsets_sources[0]);
 

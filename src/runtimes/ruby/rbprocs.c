@@ -46,7 +46,7 @@ int rbprocs__name_is_ruby(const char *path)
 }
 
 struct sym_find {
-	uint64_t version, version_size, tls_value;
+	uint64_t version, version_size, tls_value, id2str, id2str_size, symbols;
 	int has_tls, has_version;
 };
 
@@ -59,6 +59,11 @@ static int on_sym(void *ctx, const struct elfread_sym *s)
 	if (s->type == STT_TLS && !strcmp(s->name, "ruby_current_ec")) {
 		f->tls_value = s->value;
 		f->has_tls = 1;
+	} else if (s->type == STT_FUNC && !strcmp(s->name, "rb_id2str")) {
+		f->id2str = s->value;
+		f->id2str_size = s->size;
+	} else if (s->type == STT_OBJECT && !strcmp(s->name, "ruby_global_symbols")) {
+		f->symbols = s->value;
 	} else if (s->type == STT_OBJECT && !strcmp(s->name, "ruby_version")) {
 		f->version = s->value;
 		f->version_size = s->size;
@@ -83,6 +88,51 @@ static const uint8_t *at_vaddr(const struct elfread *e, uint64_t v, uint64_t n)
 		return img + l.offset + (v - l.vaddr);
 	}
 	return NULL;
+}
+
+/* The target of a RIP-relative operand whose disp32 is at code[at]. */
+static uint64_t rip_target(const uint8_t *code, uint64_t fn, size_t at, size_t end)
+{
+	int32_t d;
+
+	memcpy(&d, code + at, sizeof(d));
+	return fn + end + (uint64_t)(int64_t)d;
+}
+
+uint64_t rbprocs__find_symbols(const uint8_t *code, size_t len, uint64_t fn, uint32_t sym_ids,
+			       const uint8_t *(*at)(void *ctx, uint64_t vaddr, size_t n), void *ctx)
+{
+	for (int hop = 0; hop < 2 && code; hop++) {
+		size_t n = len < 256 ? len : 256, jmp = 0;
+		uint64_t cmp_at = 0;
+
+		for (size_t i = 0; i + 7 <= n; i++) {
+			/* cmp [rip + d], r32 / cmp r32, [rip + d]: 39 or 3b, modrm 00 reg 101 */
+			if ((code[i] == 0x39 || code[i] == 0x3b) && (code[i + 1] & 0xc7) == 0x05)
+				cmp_at = rip_target(code, fn, i + 2, i + 6);
+			/* mov r64, [rip + d]: REX.W 8b modrm */
+			else if ((code[i] == 0x48 || code[i] == 0x4c) && code[i + 1] == 0x8b &&
+				 (code[i + 2] & 0xc7) == 0x05 && cmp_at &&
+				 rip_target(code, fn, i + 3, i + 7) == cmp_at + sym_ids)
+				return cmp_at;
+		}
+		/* rb_id2str itself may only jump on: follow its first jmp rel32 */
+		while (jmp + 5 <= n && code[jmp] != 0xe9)
+			jmp++;
+		if (jmp + 5 > n)
+			return 0;
+		fn = rip_target(code, fn, jmp + 1, jmp + 5);
+		len = 256;
+		code = at(ctx, fn, len);
+	}
+	return 0;
+}
+
+static const uint8_t *at_vaddr(const struct elfread *e, uint64_t v, uint64_t n);
+
+static const uint8_t *at_cb(void *ctx, uint64_t vaddr, size_t n)
+{
+	return at_vaddr(ctx, vaddr, n);
 }
 
 /* "3.1.2" into out's version. */
@@ -155,6 +205,17 @@ int rbprocs__image(const struct elfread *e, struct rbimage *out)
 	if (parse_version((const char *)v, f.version_size, out))
 		return -EINVAL;
 	out->tls_value = f.tls_value;
+	elfread__for_each_symbol(e, SHT_SYMTAB, on_sym, &f);
+	out->symbols = f.symbols;
+	if (!out->symbols && f.id2str) {
+		const struct rboffsets *o = rboffsets__find(out->major, out->minor);
+		size_t n = f.id2str_size && f.id2str_size < 256 ? f.id2str_size : 256;
+		const uint8_t *code = at_vaddr(e, f.id2str, n);
+
+		if (o && code)
+			out->symbols = rbprocs__find_symbols(code, n, f.id2str, o->sym_ids, at_cb,
+							     (void *)e);
+	}
 	if (elfread__symbol_table(e, SHT_DYNSYM, &t))
 		return -EINVAL;
 	for (uint64_t i = 0; i < t.nr; i++) {
@@ -297,6 +358,20 @@ static int locate_tls(uint32_t pid, const struct rbimage *im, int64_t bias,
 	return -ENOENT;
 }
 
+/* What the code said is ruby_global_symbols: a sane last_id, ids a T_ARRAY. */
+static int check_symbols(uint32_t pid, const struct rboffsets *o, uint64_t symbols)
+{
+	uint64_t ids, flags;
+	uint32_t last;
+
+	if (read_mem(pid, symbols + o->sym_last_id, &last, sizeof(last)) ||
+	    read_mem(pid, symbols + o->sym_ids, &ids, sizeof(ids)) || !last || last >= (1u << 28) ||
+	    (ids & 7) || !ids || read_mem(pid, ids, &flags, sizeof(flags)) ||
+	    (flags & o->t_mask) != o->t_array)
+		return -EINVAL;
+	return 0;
+}
+
 static void fill_bpf(const struct rboffsets *o, struct sfprof_rb_proc *b)
 {
 	b->ec_vm_stack = (uint16_t)o->ec_vm_stack;
@@ -353,6 +428,11 @@ static int classify_image(struct rbprocs *rp, struct rbproc *p, const struct pro
 	if (locate_tls(p->pid, &im, bias, &p->info.bpf)) {
 		rp->st.no_tls++;
 		return 1;
+	}
+	p->info.symbols = im.symbols ? im.symbols + (uint64_t)bias : 0;
+	if (p->info.symbols && check_symbols(p->pid, o, p->info.symbols)) {
+		p->info.symbols = 0;
+		rp->st.no_symbols++;
 	}
 	p->info.o = o;
 	p->info.major = im.major;

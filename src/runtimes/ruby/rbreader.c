@@ -124,6 +124,75 @@ int rbreader__path(const struct rbreader_src *s, uint64_t pathobj, char *buf, si
 	return rbreader__string(s, first, buf, size, cut);
 }
 
+/* Element i of array ary. */
+static int ary_elem(const struct rbreader_src *s, uint64_t ary, uint64_t i, uint64_t *out)
+{
+	const struct rboffsets *o = s->o;
+	uint8_t hdr[64];
+	uint64_t flags, len;
+	int err;
+
+	if ((err = object(s, ary, o->t_array, &flags)))
+		return err;
+	if (o->ary_ptr + 8 > sizeof(hdr) || o->ary_len + 8 > sizeof(hdr) || o->ary_embed >= sizeof(hdr))
+		return -EINVAL;
+	if ((err = rd(s, ary, hdr, sizeof(hdr))))
+		return err;
+	if (flags & o->ary_embed_flag) {
+		len = (flags >> o->ary_embed_shift) & o->ary_embed_mask;
+		if (i >= len || o->ary_embed + (i + 1) * 8 > sizeof(hdr))
+			return -EINVAL;
+		*out = get64(hdr, o->ary_embed + (uint32_t)i * 8);
+		return 0;
+	}
+	len = get64(hdr, o->ary_len);
+	if (i >= len || len > (1u << 30))
+		return -EINVAL;
+	return rd(s, get64(hdr, o->ary_ptr) + i * 8, out, sizeof(*out));
+}
+
+int rbreader__id_name(const struct rbreader_src *s, uint64_t symbols, uint64_t id, char *buf,
+		      size_t size, int *cut)
+{
+	const struct rboffsets *o = s->o;
+	uint64_t serial, ids, chunk, str;
+	uint32_t last;
+	int err;
+
+	if (size)
+		buf[0] = 0;
+	if (!symbols || !o->id_entry_unit || !o->id_entry_size)
+		return -ENOENT;
+	if ((err = rd(s, symbols + o->sym_last_id, &last, sizeof(last))) ||
+	    (err = rd(s, symbols + o->sym_ids, &ids, sizeof(ids))))
+		return err;
+	serial = id > o->last_op_id ? id >> o->id_scope_shift : id;
+	if (!serial || serial > last)
+		return -EINVAL;
+	if ((err = ary_elem(s, ids, serial / o->id_entry_unit, &chunk)) ||
+	    (err = ary_elem(s, chunk, (serial % o->id_entry_unit) * o->id_entry_size, &str)))
+		return err;
+	return rbreader__string(s, str, buf, size, cut);
+}
+
+int rbreader__cfunc(const struct rbreader_src *s, uint64_t symbols, uint64_t me, char *buf,
+		    size_t size, int *cut)
+{
+	const struct rboffsets *o = s->o;
+	uint64_t flags, id;
+	int err;
+
+	if (size)
+		buf[0] = 0;
+	if ((err = object(s, me, o->t_imemo, &flags)))
+		return err;
+	if (((flags >> o->fl_ushift) & o->imemo_mask) != o->imemo_ment)
+		return -EINVAL;
+	if ((err = rd(s, me + o->me_called_id, &id, sizeof(id))))
+		return err;
+	return rbreader__id_name(s, symbols, id, buf, size, cut);
+}
+
 /* succ_index_lookup (iseq.c): the insns_info rank of position x. */
 static int succ_lookup(const struct rbreader_src *s, uint64_t table, uint32_t max_pos, uint32_t x)
 {

@@ -199,15 +199,35 @@ static int keep_range(struct rbreader_src *src, uint64_t addr, uint64_t len,
 	return 0;
 }
 
-/* Read iseq of pid into p: names, body, line tables. */
-static int snap_read(const struct rboffsets *o, uint32_t pid, uint64_t iseq, struct rbsnap *p)
+/* A C method's entry me of pid into p: its name. */
+static int snap_cfunc(const struct rbproc_info *pi, uint32_t pid, uint64_t me, struct rbsnap *p)
 {
+	struct rbreader_src src = { pi->o, read_pid, &pid };
+	char buf[RBREADER_STR_MAX];
+	int cut = 0, err = rbreader__cfunc(&src, pi->symbols, me, buf, sizeof(buf), &cut);
+
+	if (err < 0)
+		return err;
+	if (!(p->label = strdup(buf)) || !(p->path = strdup("")))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Read iseq (or a C method's entry) of pid into p: names, body, line tables. */
+static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, struct rbsnap *p)
+{
+	const struct rboffsets *o = pi->o;
 	struct rbreader_src src = { o, read_pid, &pid };
-	struct rbiseq_name *nm = malloc(sizeof(*nm));
-	uint64_t body, nent, iseq_size, tab = 0;
+	struct rbiseq_name *nm;
+	uint64_t body, nent, iseq_size, tab = 0, flags;
 	int err;
 
-	if (!nm)
+	if ((err = read_pid(&pid, iseq, &flags, sizeof(flags))))
+		return err;
+	if ((flags & o->t_mask) == o->t_imemo &&
+	    ((flags >> o->fl_ushift) & o->imemo_mask) == o->imemo_ment)
+		return snap_cfunc(pi, pid, iseq, p);
+	if (!(nm = malloc(sizeof(*nm))))
 		return -ENOMEM;
 	err = rbreader__iseq(&src, iseq, -1, nm);
 	if (!err && (!(p->label = strdup(nm->label)) || !(p->path = strdup(nm->path))))
@@ -262,7 +282,7 @@ static struct rbsnap *snap_get(struct rbsession *rs, uint32_t pid, uint64_t iseq
 	p->iseq = iseq;
 	rs->reads++;
 	pi = rbprocs__info(rs->procs, pid);
-	p->err = pi ? snap_read(pi->o, pid, iseq, p) : -ESRCH;
+	p->err = pi ? snap_read(pi, pid, iseq, p) : -ESRCH;
 	if (p->err) {
 		rs->read_errors++;
 		free(p->label);
@@ -548,6 +568,8 @@ void rbsession__print_stats(const struct rbsession *rs, FILE *f)
 	P("ruby_processes_no_vm", st.no_vm);
 	P("ruby_processes_unsupported", st.unsupported);
 	P("ruby_processes_no_tls", st.no_tls);
+	if (st.no_symbols)
+		P("ruby_processes_no_symbols", st.no_symbols);
 	if (st.set_errors)
 		P("ruby_config_errors", st.set_errors);
 	P("ruby_iseq_reads", rs->reads);

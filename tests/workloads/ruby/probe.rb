@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # For tests/unit/test_rboffsets.c: prints the addresses (Fiddle.dlwrap:
-# the VALUE) of an iseq's wrapper, a short and a long string and an
-# array, what Ruby says of them, and the line of every instruction of
+# the VALUE) of an iseq's wrapper, a short and a long string, two
+# arrays and two symbols, what Ruby says of them, and the line of every instruction of
 # the iseq ("pos:line", from its own to_a), then waits for stdin to close.
 require "fiddle"
 
@@ -19,6 +19,8 @@ ary = [short, long]
 big = (1..40).map(&:to_s)
 puts Fiddle.dlwrap(iseq), Fiddle.dlwrap(short), Fiddle.dlwrap(long), Fiddle.dlwrap(ary),
      Fiddle.dlwrap(big)
+# a static Symbol's VALUE is its ID << 8 | 0x0c (RUBY_SPECIAL_SHIFT, RUBY_SYMBOL_FLAG)
+puts Fiddle.dlwrap(:a_probe_symbol_name), Fiddle.dlwrap(:+)
 puts iseq.label, iseq.path, iseq.first_lineno, short, long
 pos = 0
 line = 0
