@@ -96,6 +96,7 @@ struct capture_opts {
 	capture_sideband_fn on_sideband; /* mapping changes; NULL: no side-band */
 	int python;		/* walk CPython frames of processes capture__set_python names */
 	int ruby;		/* walk CRuby frames of processes capture__set_ruby names */
+	int php;		/* walk PHP frames of processes capture__set_php names */
 };
 
 /* Totals: BPF per-CPU counters summed, plus what user space saw. */
@@ -175,6 +176,9 @@ int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py
 /* Process `tgid` runs CRuby as p says (bpf/ruby.bpf.h); p NULL: no
  * more. A no-op without capture_opts.ruby. 0, or a negative errno. */
 int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p);
+/* Process `tgid` runs PHP as p says (bpf/php.bpf.h); p NULL: no more.
+ * A no-op without capture_opts.php. 0, or a negative errno. */
+int capture__set_php(struct capture *c, uint32_t tgid, const struct sfprof_php_proc *p);
 /* The fd of the rb_new ring (struct sfprof_py_code records: an iseq a
  * Ruby process ran for the first time), or -ENOENT without
  * capture_opts.ruby. The capture's fd: dup() it to keep. */

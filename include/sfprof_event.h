@@ -42,6 +42,8 @@ struct sfprof_config {
 	__u32 wakers;	     /* offcpu, futex: WAKER records (--wakers) */
 	__u32 python;	     /* walk CPython frames of processes in py_procs */
 	__u32 ruby;	     /* walk CRuby frames of processes in rb_procs */
+	__u32 php;	     /* walk PHP frames of processes in php_procs */
+	__u32 pad3;
 };
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
@@ -181,6 +183,12 @@ enum sfprof_py_section_flag {
 	 * instr SFPROF_RB_INSTR_CFUNC and code its method entry
 	 * (rb_callable_method_entry_t *) */
 	SFPROF_PYS_RUBY = 1u << 2,
+	/* PHP's frames (bpf/php.bpf.h), in the same layout: code is the
+	 * frame's zend_function *, instr its opline's index in the
+	 * op_array's opcodes (-1: none, or an internal function),
+	 * SFPROF_PYF_ENTRY a frame with ZEND_CALL_TOP (begun by a C-level
+	 * zend_execute / zend_call_function: one execute_ex) */
+	SFPROF_PYS_PHP = 1u << 3,
 };
 
 struct sfprof_py_frame {
@@ -256,6 +264,20 @@ struct sfprof_rb_proc {
 	__u16 pad[5];
 };
 
+/*
+ * What the BPF walk needs of one PHP process (php_procs map, by tgid),
+ * filled by user space (src/runtimes/php/): the NTS executor globals'
+ * current_execute_data, and the offsets of the frame fields.
+ */
+#define SFPROF_PHP_EX_WIN 64u /* bytes of one zend_execute_data read */
+struct sfprof_php_proc {
+	__u64 current_ex;    /* &executor_globals.current_execute_data */
+	__u16 ex_opline, ex_func, ex_call_info, ex_prev; /* zend_execute_data */
+	__u16 fn_opcodes;    /* zend_op_array: opcodes */
+	__u16 op_size;	     /* sizeof(zend_op) */
+	__u16 pad[2];
+};
+
 /* Per-CPU loss and activity counters kept by the BPF side. */
 enum sfprof_counter {
 	SFPROF_CNT_LOST_RINGBUF = 0, /* ring buffer full: record dropped */
@@ -287,6 +309,10 @@ enum sfprof_counter {
 	SFPROF_CNT_RB_FRAMES,	     /* Ruby frames read */
 	SFPROF_CNT_RB_FAILED,	     /* walks that stopped at an unreadable frame or context */
 	SFPROF_CNT_RB_CUT,	     /* walks cut at SFPROF_PY_FRAMES_MAX */
+	SFPROF_CNT_PHP_WALKS,	     /* records with a PHP section */
+	SFPROF_CNT_PHP_FRAMES,	     /* PHP frames read */
+	SFPROF_CNT_PHP_FAILED,	     /* walks that stopped at an unreadable frame */
+	SFPROF_CNT_PHP_CUT,	     /* walks cut at SFPROF_PY_FRAMES_MAX */
 	SFPROF_CNT_MAX
 };
 

@@ -19,6 +19,7 @@
 #include "output.h"
 #include "pysession.h"
 #include "rbsession.h"
+#include "phpsession.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
@@ -67,6 +68,7 @@ struct report_sink {
 	struct buildid_keeper *keeper; /* record: binaries for report */
 	struct pysession *py;	       /* CPython processes (not --no-python) */
 	struct rbsession *rb;	       /* CRuby processes (not --no-ruby) */
+	struct phpsession *php;	       /* PHP processes (not --no-php) */
 	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
 	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
 	 * stamped later go to the next one, made when the first arrives,
@@ -135,6 +137,12 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 		pyname_fn fn = rbsession__namer(s->rb, &rctx);
 
 		stacks__set_ruby(*stacks, fn, rctx);
+	}
+	if (s->php) {
+		void *hctx;
+		pyname_fn fn = phpsession__namer(s->php, &hctx);
+
+		stacks__set_php(*stacks, fn, hctx);
 	}
 	if (s->record && stacks__set_pytramp_writer(*stacks, sink_pytramp, s)) {
 		stacks__free(*stacks);
@@ -224,7 +232,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
 	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))) ||
-	    (!o->no_ruby && !(s->rb = rbsession__new())))
+	    (!o->no_ruby && !(s->rb = rbsession__new())) ||
+	    (!o->no_php && !(s->php = phpsession__new())))
 		goto err_out;
 	if (s->record) {
 		char cmd[512] = "", events[64] = "";
@@ -269,6 +278,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 			pysession__set_writer(s->py, s->w);
 		if (s->rb)
 			rbsession__set_writer(s->rb, s->w);
+		if (s->php)
+			phpsession__set_writer(s->php, s->w);
 	}
 	return s;
 
@@ -284,6 +295,8 @@ void report_sink__set_capture(struct report_sink *s, struct capture *c)
 		pysession__set_capture(s->py, c);
 	if (s->rb)
 		rbsession__set_capture(s->rb, c);
+	if (s->php)
+		phpsession__set_capture(s->php, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
 		if (s->stackss[i] && c)
 			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
@@ -310,6 +323,8 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 			pysession__attach(s->py, (uint32_t)pids[i]);
 		if (s->rb)
 			rbsession__attach(s->rb, (uint32_t)pids[i]);
+		if (s->php)
+			phpsession__attach(s->php, (uint32_t)pids[i]);
 	}
 	return s->werr;
 }
@@ -339,6 +354,8 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 			pysession__exec(s->py, r->pid);
 		if (s->rb)
 			rbsession__exec(s->rb, r->pid);
+		if (s->php)
+			phpsession__exec(s->php, r->pid);
 		break;
 	case SIDEBAND_LOST:
 		proc_cache__changes_lost(s->pc, r->lost);
@@ -536,6 +553,8 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
 		if (s->rb)
 			rbsession__reap(s->rb, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		if (s->php)
+			phpsession__reap(s->php, now_ns - REPORT_SINK_REAP_AFTER_NS);
 	}
 }
 
@@ -548,6 +567,7 @@ void report_sink__free(struct report_sink *s)
 	buildid_keeper__free(s->keeper);
 	pysession__free(s->py);
 	rbsession__free(s->rb);
+	phpsession__free(s->php);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
@@ -596,6 +616,10 @@ static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 		rbsession__fork(s->rb, e->ppid, e->pid);
 	else if (s->rb)
 		rbsession__exit(s->rb, e->pid, e->ts_ns);
+	if (s->php && e->kind == SFPROF_EV_FORK)
+		phpsession__fork(s->php, e->ppid, e->pid);
+	else if (s->php)
+		phpsession__exit(s->php, e->pid, e->ts_ns);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
@@ -616,6 +640,8 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		pysession__event(s->py, e);
 	if (s->rb)
 		rbsession__event(s->rb, e);
+	if (s->php)
+		phpsession__event(s->php, e);
 	if (!(stk = sink_stacks(s, sink_index(e, s->o.event), e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
@@ -681,6 +707,8 @@ static void print_stats(struct report_sink *s)
 		pysession__print_stats(s->py, stderr);
 	if (s->rb)
 		rbsession__print_stats(s->rb, stderr);
+	if (s->php)
+		phpsession__print_stats(s->php, stderr);
 }
 
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,

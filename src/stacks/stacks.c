@@ -12,6 +12,7 @@
 #include "jitmap.h"
 #include "wakers.h"
 #include "rbmerge.h"
+#include "phpreader.h"
 #include "util.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
@@ -107,10 +108,35 @@ void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx)
 	s->rbname_ctx = ctx;
 }
 
-/* Ruby's or Python's: the section being merged says which (rbmerge.h). */
+void stacks__set_php(struct stacks *s, pyname_fn fn, void *ctx)
+{
+	s->phpname = fn;
+	s->phpname_ctx = ctx;
+}
+
+/* Ruby's, PHP's or Python's: the section being merged says which. */
 static int stacks_is_eval(const struct stacks *s, const char *name)
 {
-	return (s->py->flags & SFPROF_PYS_RUBY) ? rbmerge__is_eval(name) : pymerge__is_eval(name);
+	if (s->py->flags & SFPROF_PYS_RUBY)
+		return rbmerge__is_eval(name);
+	if (s->py->flags & SFPROF_PYS_PHP)
+		return phpmerge__is_eval(name);
+	return pymerge__is_eval(name);
+}
+
+/* The namer of the section being merged, and its context. */
+static pyname_fn stacks_namer(const struct stacks *s, uint32_t flags, void **ctx)
+{
+	if (flags & SFPROF_PYS_RUBY) {
+		*ctx = s->rbname_ctx;
+		return s->rbname;
+	}
+	if (flags & SFPROF_PYS_PHP) {
+		*ctx = s->phpname_ctx;
+		return s->phpname;
+	}
+	*ctx = s->pyname_ctx;
+	return s->pyname;
 }
 
 /* The event's Python section when its frames are to be merged, else NULL. */
@@ -119,11 +145,14 @@ static const struct sfprof_py_section *event_python(struct stacks *s, const stru
 	const struct sfprof_py_section *sec;
 	int bad = 0;
 
-	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python || !(s->pyname || s->rbname))
+	void *ctx;
+
+	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python ||
+	    !(s->pyname || s->rbname || s->phpname))
 		return NULL;
 	sec = pymerge__section(e, &bad);
 	s->pyst.bad_sections += bad;
-	if (!sec || !((sec->flags & SFPROF_PYS_RUBY) ? s->rbname : s->pyname))
+	if (!sec || !stacks_namer(s, sec->flags, &ctx))
 		return NULL;
 	s->pyst.sections++;
 	s->pyst.cut += !!(sec->flags & SFPROF_PYS_CUT);
@@ -372,9 +401,9 @@ static int py_plan(struct stacks *s, size_t n, struct py_plan *p)
 static int py_ids(struct stacks *s, const struct py_plan *p, uint32_t g, uint32_t last,
 		  uint32_t *out, size_t room)
 {
-	int rb = !!(s->py->flags & SFPROF_PYS_RUBY);
-	struct pymerge_ctx c = { s->prof, rb ? s->rbname : s->pyname,
-				 rb ? s->rbname_ctx : s->pyname_ctx, s->py_pid, &s->pyst };
+	struct pymerge_ctx c = { s->prof, NULL, NULL, s->py_pid, &s->pyst };
+
+	c.name = stacks_namer(s, s->py->flags, &c.name_ctx);
 	uint32_t to = last < p->ng ? p->starts[last] : s->py->nframes;
 	int cut = last >= p->ng && (s->py->flags & (SFPROF_PYS_CUT | SFPROF_PYS_READ_FAILED));
 
