@@ -18,6 +18,8 @@ pkgs="$pkgs python3.11 python3.11-dbg"
 pkgs="$pkgs austin"
 # ruby reader tests: Debian's ruby3.1 (test_rboffsets, tests/e2e/ruby_*)
 pkgs="$pkgs ruby3.1"
+# php reader tests: Debian's php8.2 CLI (test_phpoffsets, tests/e2e/php_*)
+pkgs="$pkgs php8.2-cli"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do

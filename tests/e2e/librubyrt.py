@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""Helpers for the CRuby end-to-end tests (not a test: lib* is skipped).
+"""Helpers for the CRuby and PHP end-to-end tests (not a test: lib* is
+skipped).
 
-The workloads are Ruby scripts in tests/workloads/ruby/, run by Debian's
-ruby3.1 under sfprof. A Ruby frame prints as "label (file.rb:LINE)" in
-folded stacks, as a Python one does."""
+The workloads are Ruby scripts in tests/workloads/ruby/ and PHP ones in
+tests/workloads/php/, run by Debian's ruby3.1 and php8.2 under sfprof. A
+Ruby or PHP frame prints as "name (file:LINE)" in folded stacks, as a
+Python one does."""
 import os
 import re
 import subprocess
@@ -14,6 +16,8 @@ from libcapture import ROOT, SFPROF, folded_counts, parse_stats, privileged  # n
 
 RUBY = "/usr/bin/ruby3.1" if os.access("/usr/bin/ruby3.1", os.X_OK) else None
 WORKLOADS = os.path.join(ROOT, "tests", "workloads", "ruby")
+PHP = "/usr/bin/php8.2" if os.access("/usr/bin/php8.2", os.X_OK) else None
+PHP_WORKLOADS = os.path.join(ROOT, "tests", "workloads", "php")
 RBFRAME = re.compile(r"^(.+) \(([^():]+):(\d+)\)$")
 
 
@@ -25,6 +29,20 @@ def ready(name):
         print("SKIP %s: no ruby3.1 on this machine (tests/install-deps.sh)" % name)
         return False
     return True
+
+
+def php_ready(name):
+    """SKIP unless root and php8.2 are there."""
+    if not privileged(name):
+        return False
+    if not PHP:
+        print("SKIP %s: no php8.2 on this machine (tests/install-deps.sh)" % name)
+        return False
+    return True
+
+
+def php_script(name):
+    return os.path.join(PHP_WORKLOADS, name)
 
 
 def script(name):
@@ -48,7 +66,7 @@ def rb_frames(stack):
 
 
 def where(stdout):
-    """What chain.rb printed before "ready": {label: (file, lo, hi)}."""
+    """What chain.rb (chain.php) printed before "ready": {label: (file, lo, hi)}."""
     out = {}
     for line in stdout.splitlines():
         if line == "ready":
