@@ -257,36 +257,50 @@ static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind
 	return b;
 }
 
-/* when each thread's frames were last noted at a block (rb_note) */
+/* where each thread's frames were last noted at a block (rb_note) */
 #define SFPROF_RB_NOTE_NS (50ull * 1000 * 1000)
+struct rb_noted_at {
+	__u64 ns;
+	__u64 where; /* its innermost frame and its caller's pc, hashed */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
-	__type(key, __u32);   /* tid */
-	__type(value, __u64); /* ns */
+	__type(key, __u32); /* tid */
+	__type(value, struct rb_noted_at);
 } rb_noted SEC(".maps");
 
 /*
  * A Ruby thread leaves the CPU to block (offcpu.bpf.c): its iseqs go to
- * rb_new now, no record made, at most once per SFPROF_RB_NOTE_NS per
- * thread. The frames of a block are otherwise first seen at its end
- * (the switch-in builds the record), which for a thread never sampled
- * running may come just before its process exits, too late to read
- * them.
+ * rb_new now, no record made. The frames of a block are otherwise first
+ * seen at its end (the switch-in builds the record), which for a thread
+ * never sampled running may come just before its process exits, too late
+ * to read them. A thread that blocks again where it last did (the same
+ * innermost control frame and caller pc) within SFPROF_RB_NOTE_NS is not
+ * walked again: GVL hand-offs and wait loops block at the same place.
  */
 static __always_inline void rb_note(__u32 tgid, __u32 tid)
 {
-	__u64 now, *last;
+	const struct sfprof_rb_proc *p;
+	struct rb_noted_at at = {}, *last;
+	__u64 ec, cfp = 0, pcs[2] = {};
 	struct py_buf *b;
 	int failed = 0;
 
-	if (!cfg.ruby || !bpf_map_lookup_elem(&rb_procs, &tgid))
+	if (!cfg.ruby || !(p = bpf_map_lookup_elem(&rb_procs, &tgid)))
 		return;
-	now = bpf_ktime_get_ns();
+	ec = rb_ec(p, &failed);
+	if (!ec || bpf_probe_read_user(&cfp, sizeof(cfp), (void *)(ec + p->ec_cfp)) || !cfp)
+		return;
+	bpf_probe_read_user(&pcs[0], 8, (void *)(cfp + p->cfp_pc));
+	bpf_probe_read_user(&pcs[1], 8, (void *)(cfp + p->cfp_size + p->cfp_pc));
+	at.ns = bpf_ktime_get_ns();
+	at.where = cfp ^ (pcs[0] * 0x9e3779b97f4a7c15ull) ^ (pcs[1] * 0xc2b2ae3d27d4eb4full);
 	last = bpf_map_lookup_elem(&rb_noted, &tid);
-	if (last && now - *last < SFPROF_RB_NOTE_NS)
+	if (last && last->where == at.where && at.ns - last->ns < SFPROF_RB_NOTE_NS)
 		return;
-	bpf_map_update_elem(&rb_noted, &tid, &now, BPF_ANY);
+	bpf_map_update_elem(&rb_noted, &tid, &at, BPF_ANY);
 	b = rb_walk_tgid(tgid, SFPROF_SLOT_OFFCPU, &failed);
 	if (b)
 		py_put(b);

@@ -48,4 +48,8 @@ struct phpimage {
 struct elfread;
 int phpsession__image(const struct elfread *e, struct phpimage *out);
 
+/* A FORK or EXIT record: __fork or __exit. Every call but __new and
+ * __namer is a no-op on NULL (the run has no php support). */
+void phpsession__task(struct phpsession *s, const struct sfprof_event *e);
+
 #endif

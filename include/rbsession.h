@@ -49,4 +49,8 @@ size_t rbsession__reap(struct rbsession *rs, uint64_t before);
 /* --stats lines (nothing when no Ruby-named process was seen). */
 void rbsession__print_stats(const struct rbsession *rs, FILE *f);
 
+/* A FORK or EXIT record: __fork or __exit. Every call but __new and
+ * __namer is a no-op on NULL (the run has no rb support). */
+void rbsession__task(struct rbsession *s, const struct sfprof_event *e);
+
 #endif

@@ -132,18 +132,13 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 
 		stacks__set_python(*stacks, fn, pctx);
 	}
-	if (s->rb) {
-		void *rctx;
-		pyname_fn fn = rbsession__namer(s->rb, &rctx);
+	void *nctx; /* Ruby's and PHP's namers (the context is set by the call) */
+	pyname_fn nfn;
 
-		stacks__set_ruby(*stacks, fn, rctx);
-	}
-	if (s->php) {
-		void *hctx;
-		pyname_fn fn = phpsession__namer(s->php, &hctx);
-
-		stacks__set_php(*stacks, fn, hctx);
-	}
+	if (s->rb && (nfn = rbsession__namer(s->rb, &nctx)))
+		stacks__set_ruby(*stacks, nfn, nctx);
+	if (s->php && (nfn = phpsession__namer(s->php, &nctx)))
+		stacks__set_php(*stacks, nfn, nctx);
 	if (s->record && stacks__set_pytramp_writer(*stacks, sink_pytramp, s)) {
 		stacks__free(*stacks);
 		profile__free(*prof);
@@ -276,10 +271,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		proc_cache__set_observer(s->pc, record_change, s);
 		if (s->py)
 			pysession__set_writer(s->py, s->w);
-		if (s->rb)
-			rbsession__set_writer(s->rb, s->w);
-		if (s->php)
-			phpsession__set_writer(s->php, s->w);
+		rbsession__set_writer(s->rb, s->w);
+		phpsession__set_writer(s->php, s->w);
 	}
 	return s;
 
@@ -293,10 +286,8 @@ void report_sink__set_capture(struct report_sink *s, struct capture *c)
 	s->cap = c;
 	if (s->py)
 		pysession__set_capture(s->py, c);
-	if (s->rb)
-		rbsession__set_capture(s->rb, c);
-	if (s->php)
-		phpsession__set_capture(s->php, c);
+	rbsession__set_capture(s->rb, c);
+	phpsession__set_capture(s->php, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
 		if (s->stackss[i] && c)
 			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
@@ -321,10 +312,8 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 			return -ENOMEM;
 		if (s->py)
 			pysession__attach(s->py, (uint32_t)pids[i]);
-		if (s->rb)
-			rbsession__attach(s->rb, (uint32_t)pids[i]);
-		if (s->php)
-			phpsession__attach(s->php, (uint32_t)pids[i]);
+		rbsession__attach(s->rb, (uint32_t)pids[i]);
+		phpsession__attach(s->php, (uint32_t)pids[i]);
 	}
 	return s->werr;
 }
@@ -352,10 +341,8 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 		err = proc_cache__reset(s->pc, r->pid, r->ts_ns, s->create_procs);
 		if (s->py)
 			pysession__exec(s->py, r->pid);
-		if (s->rb)
-			rbsession__exec(s->rb, r->pid);
-		if (s->php)
-			phpsession__exec(s->php, r->pid);
+		rbsession__exec(s->rb, r->pid);
+		phpsession__exec(s->php, r->pid);
 		break;
 	case SIDEBAND_LOST:
 		proc_cache__changes_lost(s->pc, r->lost);
@@ -551,10 +538,8 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 		proc_cache__reap(s->pc, now_ns - REPORT_SINK_REAP_AFTER_NS);
 		if (s->py)
 			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
-		if (s->rb)
-			rbsession__reap(s->rb, now_ns - REPORT_SINK_REAP_AFTER_NS);
-		if (s->php)
-			phpsession__reap(s->php, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		rbsession__reap(s->rb, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		phpsession__reap(s->php, now_ns - REPORT_SINK_REAP_AFTER_NS);
 	}
 }
 
@@ -612,14 +597,8 @@ static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 		pysession__fork(s->py, e->ppid, e->pid);
 	else if (s->py)
 		pysession__exit(s->py, e->pid, e->ts_ns);
-	if (s->rb && e->kind == SFPROF_EV_FORK)
-		rbsession__fork(s->rb, e->ppid, e->pid);
-	else if (s->rb)
-		rbsession__exit(s->rb, e->pid, e->ts_ns);
-	if (s->php && e->kind == SFPROF_EV_FORK)
-		phpsession__fork(s->php, e->ppid, e->pid);
-	else if (s->php)
-		phpsession__exit(s->php, e->pid, e->ts_ns);
+	rbsession__task(s->rb, e);
+	phpsession__task(s->php, e);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
@@ -638,10 +617,8 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		return sink_task(s, e);
 	if (s->py)
 		pysession__event(s->py, e);
-	if (s->rb)
-		rbsession__event(s->rb, e);
-	if (s->php)
-		phpsession__event(s->php, e);
+	rbsession__event(s->rb, e);
+	phpsession__event(s->php, e);
 	if (!(stk = sink_stacks(s, sink_index(e, s->o.event), e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
@@ -705,10 +682,8 @@ static void print_stats(struct report_sink *s)
 	proc_stats__print(&ps, stderr);
 	if (s->py)
 		pysession__print_stats(s->py, stderr);
-	if (s->rb)
-		rbsession__print_stats(s->rb, stderr);
-	if (s->php)
-		phpsession__print_stats(s->php, stderr);
+	rbsession__print_stats(s->rb, stderr);
+	phpsession__print_stats(s->php, stderr);
 }
 
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,

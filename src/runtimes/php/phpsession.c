@@ -210,11 +210,15 @@ void phpsession__free(struct phpsession *ps)
 
 void phpsession__set_capture(struct phpsession *ps, struct capture *c)
 {
+	if (!ps)
+		return;
 	ps->cap = c;
 }
 
 void phpsession__set_writer(struct phpsession *ps, struct capfile_writer *w)
 {
+	if (!ps)
+		return;
 	ps->w = w;
 }
 
@@ -302,6 +306,8 @@ pyname_fn phpsession__namer(struct phpsession *ps, void **ctx)
 
 void phpsession__attach(struct phpsession *ps, uint32_t pid)
 {
+	if (!ps)
+		return;
 	struct phpproc **s = proc_slot(ps, pid), *p;
 
 	if (*s || !(p = calloc(1, sizeof(*p))))
@@ -314,6 +320,8 @@ void phpsession__attach(struct phpsession *ps, uint32_t pid)
 
 void phpsession__event(struct phpsession *ps, const struct sfprof_event *e)
 {
+	if (!ps)
+		return;
 	const struct sfprof_py_section *sec;
 	int bad = 0;
 
@@ -334,6 +342,8 @@ static void unexit(struct phpsession *ps, uint32_t pid)
 
 void phpsession__fork(struct phpsession *ps, uint32_t ppid, uint32_t pid)
 {
+	if (!ps)
+		return;
 	struct phpproc *parent = *proc_slot(ps, ppid), *p;
 
 	unexit(ps, pid);
@@ -352,6 +362,8 @@ void phpsession__fork(struct phpsession *ps, uint32_t ppid, uint32_t pid)
 
 void phpsession__exec(struct phpsession *ps, uint32_t pid)
 {
+	if (!ps)
+		return;
 	unexit(ps, pid);
 	names_drop(ps, pid, 0);
 	forget(ps, pid);
@@ -359,6 +371,8 @@ void phpsession__exec(struct phpsession *ps, uint32_t pid)
 
 void phpsession__exit(struct phpsession *ps, uint32_t pid, uint64_t ts)
 {
+	if (!ps)
+		return;
 	forget(ps, pid);
 	unexit(ps, pid);
 	if (ps->nexited == ps->capexited) {
@@ -376,6 +390,8 @@ void phpsession__exit(struct phpsession *ps, uint32_t pid, uint64_t ts)
 
 size_t phpsession__reap(struct phpsession *ps, uint64_t before)
 {
+	if (!ps)
+		return 0;
 	size_t n = 0;
 
 	for (size_t i = 0; i < ps->nexited; i++) {
@@ -390,6 +406,8 @@ size_t phpsession__reap(struct phpsession *ps, uint64_t before)
 
 void phpsession__print_stats(const struct phpsession *ps, FILE *f)
 {
+	if (!ps)
+		return;
 	if (!ps->php && !ps->no_vm && !ps->unsupported)
 		return;
 #define P(name, v) fprintf(f, "%s: %" PRIu64 "\n", name, (uint64_t)(v))
@@ -406,4 +424,12 @@ void phpsession__print_stats(const struct phpsession *ps, FILE *f)
 	if (ps->write_errors)
 		P("php_names_write_errors", ps->write_errors);
 #undef P
+}
+
+void phpsession__task(struct phpsession *ps, const struct sfprof_event *e)
+{
+	if (ps && e->kind == SFPROF_EV_FORK)
+		phpsession__fork(ps, e->ppid, e->pid);
+	else if (ps && e->kind == SFPROF_EV_EXIT)
+		phpsession__exit(ps, e->pid, e->ts_ns);
 }

@@ -431,6 +431,8 @@ void rbsession__free(struct rbsession *rs)
 
 void rbsession__set_capture(struct rbsession *rs, struct capture *c)
 {
+	if (!rs)
+		return;
 	int fd;
 
 	prefetch_stop(rs);
@@ -451,6 +453,8 @@ void rbsession__set_capture(struct rbsession *rs, struct capture *c)
 
 void rbsession__set_writer(struct rbsession *rs, struct capfile_writer *w)
 {
+	if (!rs)
+		return;
 	rs->w = w;
 }
 
@@ -468,6 +472,8 @@ static void attach(struct rbsession *rs, uint32_t pid)
 
 void rbsession__attach(struct rbsession *rs, uint32_t pid)
 {
+	if (!rs)
+		return;
 	pthread_mutex_lock(&rs->lock);
 	attach(rs, pid);
 	pthread_mutex_unlock(&rs->lock);
@@ -475,6 +481,8 @@ void rbsession__attach(struct rbsession *rs, uint32_t pid)
 
 void rbsession__event(struct rbsession *rs, const struct sfprof_event *e)
 {
+	if (!rs)
+		return;
 	const struct sfprof_py_section *sec;
 	int bad = 0;
 
@@ -499,6 +507,8 @@ static void unexit(struct rbsession *rs, uint32_t pid)
 
 void rbsession__fork(struct rbsession *rs, uint32_t ppid, uint32_t pid)
 {
+	if (!rs)
+		return;
 	pthread_mutex_lock(&rs->lock);
 	unexit(rs, pid);
 	names_drop(rs, pid, 0);
@@ -508,6 +518,8 @@ void rbsession__fork(struct rbsession *rs, uint32_t ppid, uint32_t pid)
 
 void rbsession__exec(struct rbsession *rs, uint32_t pid)
 {
+	if (!rs)
+		return;
 	pthread_mutex_lock(&rs->lock);
 	unexit(rs, pid);
 	names_drop(rs, pid, 0);
@@ -517,6 +529,8 @@ void rbsession__exec(struct rbsession *rs, uint32_t pid)
 
 void rbsession__exit(struct rbsession *rs, uint32_t pid, uint64_t ts)
 {
+	if (!rs)
+		return;
 	pthread_mutex_lock(&rs->lock);
 	rbprocs__exit(rs->procs, pid);
 	/* the names stay until rbsession__reap: events in flight need them */
@@ -537,6 +551,8 @@ void rbsession__exit(struct rbsession *rs, uint32_t pid, uint64_t ts)
 
 size_t rbsession__reap(struct rbsession *rs, uint64_t before)
 {
+	if (!rs)
+		return 0;
 	size_t n = 0;
 
 	pthread_mutex_lock(&rs->lock);
@@ -554,6 +570,8 @@ size_t rbsession__reap(struct rbsession *rs, uint64_t before)
 
 void rbsession__print_stats(const struct rbsession *rs, FILE *f)
 {
+	if (!rs)
+		return;
 	pthread_mutex_t *lock = (pthread_mutex_t *)&rs->lock;
 	struct rbprocs_stats st;
 
@@ -584,4 +602,12 @@ void rbsession__print_stats(const struct rbsession *rs, FILE *f)
 		P("ruby_names_write_errors", rs->write_errors);
 #undef P
 	pthread_mutex_unlock(lock);
+}
+
+void rbsession__task(struct rbsession *rs, const struct sfprof_event *e)
+{
+	if (rs && e->kind == SFPROF_EV_FORK)
+		rbsession__fork(rs, e->ppid, e->pid);
+	else if (rs && e->kind == SFPROF_EV_EXIT)
+		rbsession__exit(rs, e->pid, e->ts_ns);
 }
