@@ -10,9 +10,14 @@
  * iseq, instr the pc index), written before the event that needs it;
  * report names Ruby frames from those records as it names Python's.
  *
- * Names are read while the event is handled, in the consumer's thread:
- * the frames of a process that exited before its events were drained
- * cannot be read and are named PYMERGE_UNREADABLE.
+ * Names are read while the process lives: each iseq a process runs for
+ * the first time comes through the rb_new ring (bpf/ruby.bpf.h) to a
+ * thread of this session, which reads its names and line table at once
+ * and keeps them; a Ruby thread's frames are also noted when it blocks.
+ * What is lost: a thread that blocked before sfprof knew its process
+ * for Ruby (the first events after its exec are handled a drain later)
+ * is seen only when its block ends; if the process exits within
+ * milliseconds of that, its frames are named PYMERGE_UNREADABLE.
  *
  * Ownership: borrows the capture and the writer. Single-threaded.
  */
