@@ -6,11 +6,15 @@ shows, in >= 90% of the process's samples, as those four Ruby frames in
 order, each at the file:line Ruby's own caller_locations gives (the
 leaf: a line of its body), merged into the native stack (native frames
 below them). The same through record and report (the names travel in
-the capture), and --no-ruby keeps the native rb_vm_exec frames only.
+the capture), and --no-ruby keeps the native rb_vm_exec frames only. In
+pprof each Ruby method is a Function with its file and start line (its
+def) and its samples' Lines at the lines Ruby reports.
 Mixed: Array#each, a C method calling back into Ruby, shows as its
 method name (each) right after middle, then its C code (rb_ary_each,
 rb_yield), then the block it called."""
 import os
+import re
+import shutil
 import sys
 import tempfile
 
@@ -37,6 +41,35 @@ def share(stacks, loc):
     good = sum(n for s, n in stacks.items() if has_chain(s, CHAIN, loc) and
                not s.split(";")[1].endswith(")") and mixed(s))
     return good, total
+
+
+def pprof_check(d, cmd):
+    """leaf_work, middle, outer: Functions of chain.rb starting at their
+    def lines, with Lines where Ruby says they run."""
+    if not shutil.which("go"):
+        print("(pprof not checked: no go tool; tests/install-deps.sh installs golang-go)")
+        return []
+    from libsurface import pprof_raw  # noqa: E402
+    out = os.path.join(d, "p.pb.gz")
+    rc, so, se, _ = run(["-F", "199", "--quiet", "-o", out] + cmd)
+    if rc != 0:
+        return ["pprof run exited %d: %s" % (rc, se[-300:])]
+    loc = where(so)
+    _, text = pprof_raw(out)
+    errs, seen = [], {}
+    for m in re.finditer(r"^\s+\d+: 0x0 (.+) (\S+):(\d+) s=(\d+)$", text, re.M):
+        seen.setdefault(m.group(1), set()).add((os.path.basename(m.group(2)), int(m.group(3)),
+                                                int(m.group(4))))
+    defs = dict((n, loc["def " + n][1]) for n in ("leaf_work", "middle", "outer"))
+    for name, start in defs.items():
+        want = [(f, line, s) for f, line, s in seen.get(name, ())
+                if f == "chain.rb" and s == start and
+                (loc[name][1] <= line <= loc[name][2])]
+        print("pprof %s: %s" % (name, sorted(seen.get(name, ()))[:4]))
+        if not want:
+            errs.append("expected pprof Function %s of chain.rb at start line %d with a Line in "
+                        "%s, got %s" % (name, start, loc[name][1:], sorted(seen.get(name, ()))))
+    return errs
 
 
 def main():
@@ -73,6 +106,8 @@ def main():
         elif total < 100 or good < 0.9 * total:
             errs.append("expected >= 90%% of the reported samples with the chain, got %d of %d"
                         % (good, total))
+
+        errs += pprof_check(d, cmd)
 
         out = os.path.join(d, "native.folded")
         rc, so, se, st = run(["-F", "199", "--no-ruby", "--quiet", "-o", out] + cmd)

@@ -2,7 +2,8 @@
 # A class method chain outer -> middle -> (a block) -> leaf_work, run for
 # SECONDS. Prints, once, where each frame of the chain is as Ruby itself
 # sees it (caller_locations): "label file line" lines, innermost first,
-# the leaf as "leaf_work file FIRST-LAST" (its body's lines), then "ready".
+# the leaf as "leaf_work file FIRST-LAST" (its body's lines), each
+# method's def line as "def NAME file LINE", then "ready".
 #   ruby chain.rb [SECONDS]
 class Chain
   def self.leaf_work(n)
@@ -29,6 +30,9 @@ secs = (ARGV[0] || "3").to_f
 Chain.outer(10)
 leaf = Chain.method(:leaf_work).source_location
 puts "leaf_work #{File.basename(leaf[0])} #{leaf[1]}-#{leaf[1] + 9}"
+%i[leaf_work middle outer].each do |m|
+  puts "def #{m} #{File.basename(leaf[0])} #{Chain.method(m).source_location[1]}"
+end
 $where.each do |l|
   # Array#each is C: its location is its caller's, and it has no frame of its own
   next if l.path.nil? || l.label == "each"
