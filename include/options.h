@@ -82,6 +82,8 @@ struct sfprof_opts {
 	int full_names;			/* --full-names: C++ signatures */
 	int no_inline;			/* --no-inline: no inline frames or lines */
 	int no_python;			/* --no-python: native eval frames, no Python ones */
+	int no_ruby;			/* --no-ruby: native rb_vm_exec frames, no Ruby ones */
+	int no_php;			/* --no-php: native execute_ex frames, no PHP ones */
 	int by_lock;			/* --by-lock (futex) */
 	int per_thread;			/* --per-thread: root comm-pid/tid */
 	int per_process;		/* --per-process: root comm-pid */

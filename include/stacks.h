@@ -149,6 +149,11 @@ void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx
  * _PyEval_EvalFrameDefault frames (pymerge.h says how).
  */
 void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx);
+/* The same for CRuby's iseqs (rbmerge.h): Ruby sections replace the
+ * native rb_vm_exec frames. */
+void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx);
+/* And for PHP's functions (phpreader.h), in place of execute_ex. */
+void stacks__set_php(struct stacks *s, pyname_fn fn, void *ctx);
 
 /*
  * Unwind, symbolize and add one event. kips[0..nk) is its kernel stack,

@@ -38,6 +38,10 @@ test_pkgs="$test_pkgs austin"
 # sfprof agent tests: scraped by a real Prometheus, a TLS certificate made
 # with openssl
 test_pkgs="$test_pkgs prometheus openssl"
+# ruby reader tests: Debian's ruby3.1 (test_rboffsets, tests/e2e/ruby_*)
+test_pkgs="$test_pkgs ruby3.1"
+# php reader tests: Debian's php8.2 CLI (test_phpoffsets, tests/e2e/php_*)
+test_pkgs="$test_pkgs php8.2-cli"
 
 [ "$group" = test ] && pkgs="$pkgs $test_pkgs"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"

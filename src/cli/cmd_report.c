@@ -260,7 +260,8 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
 	jit = jitmaps__new_offline();
-	if (!pc || !jit || (!o.no_python && !(py = pysession__new(0)))) {
+	/* (Ruby and PHP frames are named from the same PYFRAME records) */
+	if (!pc || !jit || ((!o.no_python || !o.no_ruby || !o.no_php) && !(py = pysession__new(0)))) {
 		fprintf(stderr, "sfprof: out of memory\n");
 		goto out;
 	}
@@ -336,8 +337,12 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				void *pctx;
 				pyname_fn fn = pysession__namer(py, &pctx);
 
-				if (stk[i])
+				if (stk[i] && !o.no_python)
 					stacks__set_python(stk[i], fn, pctx);
+				if (stk[i] && !o.no_ruby)
+					stacks__set_ruby(stk[i], fn, pctx);
+				if (stk[i] && !o.no_php)
+					stacks__set_php(stk[i], fn, pctx);
 			}
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;

@@ -309,6 +309,8 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.kernel_stacks = o->kernel,
 		.on_sideband = sink->on_sideband,
 		.python = !o->no_python,
+		.ruby = !o->no_ruby,
+		.php = !o->no_php,
 	};
 	struct capture_run_opts ro = {
 		.duration_ns = o->duration_ns,

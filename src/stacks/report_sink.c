@@ -20,6 +20,8 @@
 #include "output.h"
 #include "progress.h"
 #include "pysession.h"
+#include "rbsession.h"
+#include "phpsession.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
@@ -68,6 +70,8 @@ struct report_sink {
 	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
 	struct buildid_keeper *keeper; /* record: binaries for report */
 	struct pysession *py;	       /* CPython processes (not --no-python) */
+	struct rbsession *rb;	       /* CRuby processes (not --no-ruby) */
+	struct phpsession *php;	       /* PHP processes (not --no-php) */
 	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
 	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
 	 * stamped later go to the next one, made when the first arrives,
@@ -135,6 +139,13 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 
 		stacks__set_python(*stacks, fn, pctx);
 	}
+	void *nctx; /* Ruby's and PHP's namers (the context is set by the call) */
+	pyname_fn nfn;
+
+	if (s->rb && (nfn = rbsession__namer(s->rb, &nctx)))
+		stacks__set_ruby(*stacks, nfn, nctx);
+	if (s->php && (nfn = phpsession__namer(s->php, &nctx)))
+		stacks__set_php(*stacks, nfn, nctx);
 	if (s->record && stacks__set_pytramp_writer(*stacks, sink_pytramp, s)) {
 		stacks__free(*stacks);
 		profile__free(*prof);
@@ -277,7 +288,9 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->iv_start = s->start_mono;
 	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
-	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))))
+	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))) ||
+	    (!o->no_ruby && !(s->rb = rbsession__new())) ||
+	    (!o->no_php && !(s->php = phpsession__new())))
 		goto err_out;
 	if (s->record) {
 		char cmd[512] = "", events[64] = "";
@@ -320,6 +333,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		proc_cache__set_observer(s->pc, record_change, s);
 		if (s->py)
 			pysession__set_writer(s->py, s->w);
+		rbsession__set_writer(s->rb, s->w);
+		phpsession__set_writer(s->php, s->w);
 	}
 	return s;
 
@@ -349,6 +364,8 @@ void report_sink__set_capture(struct report_sink *s, struct capture *c)
 		s->attached_mono = util__now_ns();
 	if (s->py)
 		pysession__set_capture(s->py, c);
+	rbsession__set_capture(s->rb, c);
+	phpsession__set_capture(s->php, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
 		if (s->stackss[i] && c)
 			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
@@ -373,6 +390,8 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 			return -ENOMEM;
 		if (s->py)
 			pysession__attach(s->py, (uint32_t)pids[i]);
+		rbsession__attach(s->rb, (uint32_t)pids[i]);
+		phpsession__attach(s->php, (uint32_t)pids[i]);
 	}
 	return s->werr;
 }
@@ -400,6 +419,8 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 		err = proc_cache__reset(s->pc, r->pid, r->ts_ns, s->create_procs);
 		if (s->py)
 			pysession__exec(s->py, r->pid);
+		rbsession__exec(s->rb, r->pid);
+		phpsession__exec(s->php, r->pid);
 		break;
 	case SIDEBAND_LOST:
 		proc_cache__changes_lost(s->pc, r->lost);
@@ -620,6 +641,8 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 		proc_cache__reap(s->pc, now_ns - REPORT_SINK_REAP_AFTER_NS);
 		if (s->py)
 			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		rbsession__reap(s->rb, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		phpsession__reap(s->php, now_ns - REPORT_SINK_REAP_AFTER_NS);
 	}
 }
 
@@ -631,6 +654,8 @@ void report_sink__free(struct report_sink *s)
 		capfile_writer__close(s->w);
 	buildid_keeper__free(s->keeper);
 	pysession__free(s->py);
+	rbsession__free(s->rb);
+	phpsession__free(s->php);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
@@ -677,6 +702,8 @@ static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 		pysession__fork(s->py, e->ppid, e->pid);
 	else if (s->py)
 		pysession__exit(s->py, e->pid, e->ts_ns);
+	rbsession__task(s->rb, e);
+	phpsession__task(s->php, e);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
@@ -695,6 +722,8 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		return sink_task(s, e);
 	if (s->py)
 		pysession__event(s->py, e);
+	rbsession__event(s->rb, e);
+	phpsession__event(s->php, e);
 	int idx = sink_index(e, s->o.event);
 
 	if (!(stk = sink_stacks(s, idx, e)))
@@ -760,6 +789,8 @@ static void print_stats(struct report_sink *s)
 	proc_stats__print(&ps, stderr);
 	if (s->py)
 		pysession__print_stats(s->py, stderr);
+	rbsession__print_stats(s->rb, stderr);
+	phpsession__print_stats(s->php, stderr);
 }
 
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,

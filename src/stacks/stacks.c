@@ -11,6 +11,8 @@
 #include "lockname.h"
 #include "jitmap.h"
 #include "wakers.h"
+#include "rbmerge.h"
+#include "phpreader.h"
 #include "util.h"
 #include "dso.h"
 #include "elfread.h"
@@ -108,17 +110,57 @@ void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx)
 	s->pyname_ctx = ctx;
 }
 
+void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx)
+{
+	s->rbname = fn;
+	s->rbname_ctx = ctx;
+}
+
+void stacks__set_php(struct stacks *s, pyname_fn fn, void *ctx)
+{
+	s->phpname = fn;
+	s->phpname_ctx = ctx;
+}
+
+/* Ruby's, PHP's or Python's: the section being merged says which. */
+static int stacks_is_eval(const struct stacks *s, const char *name)
+{
+	if (s->py->flags & SFPROF_PYS_RUBY)
+		return rbmerge__is_eval(name);
+	if (s->py->flags & SFPROF_PYS_PHP)
+		return phpmerge__is_eval(name);
+	return pymerge__is_eval(name);
+}
+
+/* The namer of the section being merged, and its context. */
+static pyname_fn stacks_namer(const struct stacks *s, uint32_t flags, void **ctx)
+{
+	if (flags & SFPROF_PYS_RUBY) {
+		*ctx = s->rbname_ctx;
+		return s->rbname;
+	}
+	if (flags & SFPROF_PYS_PHP) {
+		*ctx = s->phpname_ctx;
+		return s->phpname;
+	}
+	*ctx = s->pyname_ctx;
+	return s->pyname;
+}
+
 /* The event's Python section when its frames are to be merged, else NULL. */
 static const struct sfprof_py_section *event_python(struct stacks *s, const struct sfprof_event *e)
 {
 	const struct sfprof_py_section *sec;
 	int bad = 0;
 
-	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python || !s->pyname)
+	void *ctx;
+
+	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python ||
+	    !(s->pyname || s->rbname || s->phpname))
 		return NULL;
 	sec = pymerge__section(e, &bad);
 	s->pyst.bad_sections += bad;
-	if (!sec)
+	if (!sec || !stacks_namer(s, sec->flags, &ctx))
 		return NULL;
 	s->pyst.sections++;
 	s->pyst.cut += !!(sec->flags & SFPROF_PYS_CUT);
@@ -353,7 +395,7 @@ static int py_plan(struct stacks *s, size_t n, struct py_plan *p)
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 
-		p->nev += pymerge__is_eval(stacks_symbolized(s, look)->sym.name);
+		p->nev += stacks_is_eval(s, stacks_symbolized(s, look)->sym.name);
 	}
 	if (p->nev == 0)
 		s->pyst.no_eval++;
@@ -368,7 +410,9 @@ static int py_plan(struct stacks *s, size_t n, struct py_plan *p)
 static int py_ids(struct stacks *s, const struct py_plan *p, uint32_t g, uint32_t last,
 		  uint32_t *out, size_t room)
 {
-	struct pymerge_ctx c = { s->prof, s->pyname, s->pyname_ctx, s->py_pid, &s->pyst };
+	struct pymerge_ctx c = { s->prof, NULL, NULL, s->py_pid, &s->pyst };
+
+	c.name = stacks_namer(s, s->py->flags, &c.name_ctx);
 	uint32_t to = last < p->ng ? p->starts[last] : s->py->nframes;
 	int cut = last >= p->ng && (s->py->flags & (SFPROF_PYS_CUT | SFPROF_PYS_READ_FAILED));
 
@@ -410,7 +454,7 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct pc_entry *e = stacks_symbolized(s, look);
 
-		if (ids && py.ng && pymerge__is_eval(e->sym.name) && py.seen++ >= py.skip) {
+		if (ids && py.ng && stacks_is_eval(s, e->sym.name) && py.seen++ >= py.skip) {
 			/* eval frame g (innermost first) runs group g; the
 			 * outermost matched one also the groups left over */
 			uint32_t g = py.nev - py.seen, last = g + 1;

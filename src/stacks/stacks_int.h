@@ -157,6 +157,10 @@ struct stacks {
 	 * stack being named (NULL: none), of process py_pid */
 	pyname_fn pyname;
 	void *pyname_ctx;
+	pyname_fn rbname; /* CRuby's (rbmerge.h): sections with SFPROF_PYS_RUBY */
+	void *rbname_ctx;
+	pyname_fn phpname; /* PHP's (phpreader.h): sections with SFPROF_PYS_PHP */
+	void *phpname_ctx;
 	const struct sfprof_py_section *py;
 	uint32_t py_pid;
 	uint64_t pybuf[1 + 2 * SFPROF_PY_FRAMES_MAX]; /* a section rebuilt from a key */
