@@ -61,6 +61,11 @@ struct dwarf_image_key {
  * the variables set, or $SFPROF_DWARF_CACHE empty), -ENAMETOOLONG. */
 int dwarf_image__cache_dir(char *buf, size_t size);
 
+/* The stored image only (nothing read from src but its ELF header):
+ * 0, or -errno when there is no good one. */
+int dwarf_image__load_cached(Elf *src, const char *dir, const struct dwarf_image_key *key,
+			     struct dwarf_image **out);
+
 /*
  * As dwarf_image__open, through the cache at dir (NULL: none): the
  * stored image when there is a good one, else one made from src and

@@ -270,6 +270,13 @@ static uint64_t cache_max(void)
 	return mb << 20;
 }
 
+int dwarf_image__load_cached(Elf *src, const char *dir, const struct dwarf_image_key *key,
+			     struct dwarf_image **out)
+{
+	*out = NULL;
+	return load(dir, key, src, out);
+}
+
 int dwarf_image__open_cached(Elf *src, const char *dir,
 			     const struct dwarf_image_key *key,
 			     struct dwarf_image **out)
