@@ -588,7 +588,8 @@ static int parse_and_run(enum sfprof_subcmd cmd, int argc, char **argv)
 	if (o.help)
 		return 0;
 	/* a refused -o says so now, not after the run */
-	if (report_output__check(o.output))
+	if (report_output__check(o.output) ||
+	    (cmd == SFPROF_CMD_LIVE && report_output__check_events(o.output, o.event)))
 		return SFPROF_EXIT_USAGE;
 	return run_stacks(&o);
 }

@@ -53,6 +53,15 @@ int report_output__check(const char *path)
 	return err;
 }
 
+int report_output__check_events(const char *path, uint32_t sel)
+{
+	if (!(sel & (sel - 1)) || !path || !strcmp(path, "-") || util__out_is_file(path))
+		return 0;
+	fprintf(stderr, "sfprof: -o %s is not a regular file, and several events make one file "
+		"each beside it (%s.cpu...): give a file name, or one event with -e\n", path, path);
+	return -EINVAL;
+}
+
 const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t size)
 {
 	if (o->no_buildid_cache)
