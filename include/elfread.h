@@ -97,9 +97,14 @@ int elfread__section_at(const struct elfread *e, size_t idx,
 			struct elfread_section *out);
 int elfread__section(const struct elfread *e, const char *name,
 		     struct elfread_section *out);
-/* elfread__section without its bytes (data NULL; nothing read). */
+/* elfread__section(_at) without its bytes (data NULL; nothing read). */
 int elfread__section_header(const struct elfread *e, const char *name,
 			    struct elfread_section *out);
+int elfread__section_header_at(const struct elfread *e, size_t idx,
+			       struct elfread_section *out);
+/* Where the section / program header tables are in the file: 0, -ENOENT. */
+int elfread__shdr_table(const struct elfread *e, uint64_t *off, uint64_t *size);
+int elfread__phdr_table(const struct elfread *e, uint64_t *off, uint64_t *size);
 
 /* PT_LOAD segments in program header order. */
 size_t elfread__nr_loads(const struct elfread *e);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -48,7 +49,51 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-/* name below dirfd, a directory and no symlink: its fd, or -errno. */
+/*
+ * A cache directory is used only when it is sfprof's user's and no one
+ * else can write to it: otherwise another user (whose HOME root kept, as
+ * sudo -E does) could plant a binary under any build-id, or lead root's
+ * writes elsewhere through symlinks. Every directory above it must be
+ * root's or the user's, and not writable by others unless sticky (/tmp).
+ * fd's directory: 0, or -EPERM.
+ */
+static int dir_ours(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+static int ancestors_trusted(const char *dir)
+{
+	char p[4096];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(p) || dir[0] != '/')
+		return dir[0] == '/' ? -ENAMETOOLONG : 0; /* relative: as given */
+	memcpy(p, dir, n + 1);
+	for (size_t i = n; i > 0; i--) {
+		struct stat st;
+
+		if (p[i] != '/')
+			continue;
+		p[i] = 0;
+		if (lstat(i ? p : "/", &st)) {
+			if (errno == ENOENT)
+				continue; /* made below, by us, in a checked parent */
+			return -errno;
+		}
+		if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+		    ((st.st_mode & 002) && !(st.st_mode & S_ISVTX) && !S_ISLNK(st.st_mode)))
+			return -EPERM;
+	}
+	return 0;
+}
+
+/* name below dirfd, a directory and no symlink, ours: its fd, or -errno. */
 static int sub_dir(int dirfd, const char *name, int create)
 {
 	int fd;
@@ -56,7 +101,13 @@ static int sub_dir(int dirfd, const char *name, int create)
 	if (create && mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST)
 		return -errno;
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	if (dir_ours(fd)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
 }
 
 int buildid_cache__entry_dir(const char *dir, const uint8_t *id, size_t len, int create)
@@ -69,11 +120,18 @@ int buildid_cache__entry_dir(const char *dir, const uint8_t *id, size_t len, int
 	elfread__hex(id, len, hex);
 	memcpy(xx, hex, 2);
 	xx[2] = 0;
+	/* (checked before mkdir -p makes anything in another's tree) */
+	if ((err = ancestors_trusted(dir)))
+		return err;
 	if (create && (err = make_dirs(dir)))
 		return err;
 	base = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* as the user gave it */
 	if (base < 0)
 		return -errno;
+	if (dir_ours(base)) {
+		close(base);
+		return -EPERM;
+	}
 	a = sub_dir(base, xx, create);
 	close(base);
 	if (a < 0)
@@ -111,49 +169,122 @@ int buildid_cache__has(const char *dir, const uint8_t *id, size_t len)
 	return 1;
 }
 
-static int copy_fd(int to, int from, uint64_t size)
+/*
+ * The copy holds only what report reads of a binary: its headers, its
+ * PT_LOAD segments and its sections (symbols, unwind tables, DWARF), at
+ * their offsets in a file of the same size, and of those only the bytes
+ * the source holds (SEEK_DATA): a 4 GiB sparse file, or a junk tail no
+ * header names, costs the cache nothing. At most BUILDID_CACHE_COPY_MAX
+ * bytes are copied per binary (-EFBIG beyond).
+ */
+struct copy {
+	int to, from;
+	uint64_t size, copied;
+	char buf[1 << 16];
+};
+
+static int copy_range(struct copy *c, uint64_t off, uint64_t len)
 {
-	static char buf[1 << 16];
-	uint64_t off = 0;
+	uint64_t end = len > c->size - off ? c->size : off + len;
 
-	while (off < size) {
-		size_t want = size - off < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
-		ssize_t n = pread(from, buf, want, (off_t)off);
-		int err;
+	if (off >= c->size)
+		return 0;
+	while (off < end) {
+		off_t data = lseek(c->from, (off_t)off, SEEK_DATA), hole;
+		uint64_t stop;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO; /* shrank while copied */
-		err = util__write_all(to, buf, (size_t)n);
-		if (err)
-			return err;
-		off += (uint64_t)n;
+		if (data < 0 && errno == ENXIO)
+			return 0; /* a hole to the end */
+		if (data < 0)
+			data = (off_t)off;
+		if ((uint64_t)data >= end)
+			return 0;
+		hole = lseek(c->from, data, SEEK_HOLE);
+		stop = hole < 0 || (uint64_t)hole > end || hole <= data ? end : (uint64_t)hole;
+		for (off = (uint64_t)data; off < stop;) {
+			size_t want = stop - off < sizeof(c->buf) ? (size_t)(stop - off) : sizeof(c->buf);
+			ssize_t n = pread(c->from, c->buf, want, (off_t)off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return -errno;
+			if (n == 0)
+				return -EIO; /* shrank while copied */
+			/* (ranges overlap: a byte counts once per write, the
+			 * bound is on what is written) */
+			c->copied += (uint64_t)n;
+			if (c->copied > BUILDID_CACHE_COPY_MAX)
+				return -EFBIG;
+			for (ssize_t w = 0; w < n;) {
+				ssize_t k = pwrite(c->to, c->buf + w, (size_t)(n - w), (off_t)off + w);
+
+				if (k < 0 && errno == EINTR)
+					continue;
+				if (k <= 0)
+					return k < 0 ? -errno : -EIO;
+				w += k;
+			}
+			off += (uint64_t)n;
+		}
 	}
 	return 0;
 }
 
-/* 0 when the ELF file at fd has build-id id, else -ESTALE (or -errno). */
-static int same_build_id(int fd, const uint8_t *id, size_t len)
+static int copy_elf(int to, int from, uint64_t size, const struct elfread *e)
+{
+	struct copy *c = malloc(sizeof(*c));
+	struct elfread_load l;
+	struct elfread_section sec;
+	int err = 0;
+
+	if (!c)
+		return -ENOMEM;
+	c->to = to, c->from = from, c->size = size, c->copied = 0;
+	if (ftruncate(to, (off_t)size) != 0) {
+		free(c);
+		return -errno;
+	}
+	/* the ELF header's page, the segments, the sections, both tables */
+	err = copy_range(c, 0, 4096);
+	for (size_t i = 0; !err && !elfread__load(e, i, &l); i++)
+		err = copy_range(c, l.offset, l.filesz);
+	for (size_t i = 1; !err && elfread__section_header_at(e, i, &sec) != -ENOENT; i++)
+		if (sec.type != SHT_NOBITS && sec.size)
+			err = copy_range(c, sec.offset, sec.size);
+	if (!err && !elfread__shdr_table(e, &sec.offset, &sec.size))
+		err = copy_range(c, sec.offset, sec.size);
+	if (!err && !elfread__phdr_table(e, &sec.offset, &sec.size))
+		err = copy_range(c, sec.offset, sec.size);
+	free(c);
+	return err;
+}
+
+/* 0 when the ELF file at fd has build-id id, else -ESTALE (or -errno);
+ * *out: the elfread of it when 0. */
+static int same_build_id(int fd, const uint8_t *id, size_t len, struct elfread **out)
 {
 	uint8_t got[ELFREAD_BUILD_ID_MAX];
 	struct elfread *e = elfread__open_fd(fd);
 	size_t n = 0;
 	int err;
 
+	*out = NULL;
 	if (!e)
 		return errno ? -errno : -EINVAL;
 	err = elfread__build_id(e, got, &n);
-	elfread__free(e);
+	if (!err && (n != len || memcmp(got, id, len)))
+		err = -ESTALE;
 	if (err)
-		return err;
-	return n == len && !memcmp(got, id, len) ? 0 : -ESTALE;
+		elfread__free(e);
+	else
+		*out = e;
+	return err;
 }
 
 int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd)
 {
+	struct elfread *e = NULL;
 	char tmp[64];
 	struct stat st;
 	int d, t, err;
@@ -166,12 +297,15 @@ int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd
 		return -EFBIG;
 	/* only the file the build-id names: a path reused since the run
 	 * began must not poison the entry for every later report */
-	if ((err = same_build_id(fd, id, len)))
+	if ((err = same_build_id(fd, id, len, &e)))
 		return err;
 	d = buildid_cache__entry_dir(dir, id, len, 1);
-	if (d < 0)
+	if (d < 0) {
+		elfread__free(e);
 		return d;
+	}
 	if (faccessat(d, "elf", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		elfread__free(e);
 		close(d);
 		return 0; /* kept before (another run, another process) */
 	}
@@ -182,10 +316,12 @@ int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd
 	t = openat(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (t < 0) {
 		err = -errno;
+		elfread__free(e);
 		close(d);
 		return err;
 	}
-	err = copy_fd(t, fd, (uint64_t)st.st_size);
+	err = copy_elf(t, fd, (uint64_t)st.st_size, e);
+	elfread__free(e);
 	if (close(t) != 0 && !err)
 		err = -errno;
 	if (!err && renameat(d, tmp, d, "elf") != 0)

@@ -660,6 +660,34 @@ int elfread__section_header(const struct elfread *e, const char *name,
 	return section_named(e, name, out, 0);
 }
 
+int elfread__section_header_at(const struct elfread *e, size_t idx,
+			       struct elfread_section *out)
+{
+	uint32_t name_off;
+	int err = section_raw(e, idx, out, &name_off, 0);
+
+	out->data = NULL;
+	return err;
+}
+
+int elfread__shdr_table(const struct elfread *e, uint64_t *off, uint64_t *size)
+{
+	if (!e->ehdr.e_shoff || !e->shnum)
+		return -ENOENT;
+	*off = e->ehdr.e_shoff;
+	*size = (uint64_t)e->shnum * e->ehdr.e_shentsize;
+	return 0;
+}
+
+int elfread__phdr_table(const struct elfread *e, uint64_t *off, uint64_t *size)
+{
+	if (!e->ehdr.e_phoff || !e->ehdr.e_phnum)
+		return -ENOENT;
+	*off = e->ehdr.e_phoff;
+	*size = (uint64_t)e->ehdr.e_phnum * e->ehdr.e_phentsize;
+	return 0;
+}
+
 size_t elfread__nr_loads(const struct elfread *e)
 {
 	return e->nr_loads;
