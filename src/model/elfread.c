@@ -8,7 +8,7 @@
  * are accepted: libelf may convert other images in place, and sfprof
  * profiles the machine it runs on.
  */
-#include "elfread.h"
+#include "elfread_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,125 +29,6 @@
 #define HOST_ELFDATA ELFDATA2MSB
 #endif
 
-#define MAX_LOADS 64 /* real binaries have < 10 PT_LOADs */
-
-struct elfread {
-	Elf *elf;
-	const uint8_t *img;
-	size_t len;
-	void *owned;	/* free() on close */
-	void *map;	/* munmap(map, len) on close */
-	struct lazy *lazy; /* a file's copy, filled as read; NULL for memory */
-	GElf_Ehdr ehdr;
-	size_t shnum;
-	size_t shstrndx; /* SHN_UNDEF when unknown */
-	struct elfread_section shstr; /* its headers, when have_shstr */
-	int have_shstr;
-	struct elfread_load loads[MAX_LOADS];
-	size_t nr_loads;
-	int is_exec; /* elfread__is_executable() */
-};
-
-static int in_image(const struct elfread *e, uint64_t off, uint64_t size)
-{
-	return off <= e->len && size <= e->len - off;
-}
-
-/*
- * A file is never mapped: a target can truncate its own binary while it
- * is open here, and a mapped page past the new end (even one copied on
- * write: truncation drops those too) faults with SIGBUS in whatever
- * touches it next, libdw included. Its bytes are read instead into
- * anonymous memory of the file's size (MAP_NORESERVE: pages never read
- * cost nothing), page by page as they are first wanted: the headers at
- * open, a section's bytes when it is looked up, everything else a
- * libelf user may read when the Elf is handed out (elfread__libelf), and
- * the DWARF only when asked for (elfread__libelf_dwarf). A page that
- * can no longer be read (the file shrank) stays zeros, the read fails,
- * and the file is counted once (elfread__nr_changed).
- */
-#define LAZY_PAGE 4096u
-
-struct lazy {
-	int fd;
-	int changed;
-	int all, dwarf; /* elfread__libelf / _dwarf filled it so */
-	uint8_t *done;	/* a bit per page */
-};
-
-/* Binaries dropped because their file changed size while read. */
-static uint64_t nr_changed;
-
-uint64_t elfread__nr_changed(void)
-{
-	return __atomic_load_n(&nr_changed, __ATOMIC_RELAXED);
-}
-
-/* [off, end) of the file into dst + off, skipping holes (SEEK_DATA): a
- * sparse file costs what it holds, not what it claims. 0, -ESTALE when
- * the file ended early, -errno. */
-static int read_range(int fd, uint8_t *dst, uint64_t off, uint64_t end)
-{
-	while (off < end) {
-		off_t data = lseek(fd, (off_t)off, SEEK_DATA), hole;
-		uint64_t stop;
-
-		if (data < 0 && errno == ENXIO)
-			return -ESTALE; /* nothing but a hole to the end, or shrunk */
-		if (data < 0)
-			data = (off_t)off; /* no SEEK_DATA here: read it all */
-		if ((uint64_t)data >= end)
-			return 0;
-		hole = lseek(fd, data, SEEK_HOLE);
-		stop = hole < 0 || (uint64_t)hole > end || hole <= data ? end : (uint64_t)hole;
-		for (off = (uint64_t)data; off < stop;) {
-			ssize_t n = pread(fd, dst + off, stop - off, (off_t)off);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return -errno;
-			if (n == 0)
-				return -ESTALE;
-			off += (uint64_t)n;
-		}
-	}
-	return 0;
-}
-
-/* Make [off, off + size) of the image hold the file's bytes: 0 or -errno. */
-static int fill(const struct elfread *e, uint64_t off, uint64_t size)
-{
-	struct lazy *lz = e->lazy;
-	uint64_t p, last, run;
-	int err;
-
-	if (!lz || !size)
-		return 0;
-	if (!in_image(e, off, size))
-		return -EINVAL;
-	if (lz->changed)
-		return -ESTALE;
-	last = (off + size - 1) / LAZY_PAGE;
-	for (p = off / LAZY_PAGE; p <= last; p = run) {
-		if (lz->done[p / 8] & (1u << (p % 8))) {
-			run = p + 1;
-			continue;
-		}
-		for (run = p; run <= last && !(lz->done[run / 8] & (1u << (run % 8))); run++)
-			lz->done[run / 8] |= (uint8_t)(1u << (run % 8));
-		err = read_range(lz->fd, e->map, p * LAZY_PAGE,
-				 run * LAZY_PAGE < e->len ? run * LAZY_PAGE : e->len);
-		if (err) {
-			if (err == -ESTALE) {
-				lz->changed = 1;
-				__atomic_fetch_add(&nr_changed, 1, __ATOMIC_RELAXED);
-			}
-			return err;
-		}
-	}
-	return 0;
-}
 
 /*
  * A PIE executable and a shared library are both ET_DYN; the linker marks
@@ -161,7 +42,7 @@ static int dynamic_says_pie(const struct elfread *e, size_t phnum)
 		size_t esz = e->img[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
 
 		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_DYNAMIC ||
-		    !in_image(e, ph.p_offset, ph.p_filesz) || fill(e, ph.p_offset, ph.p_filesz))
+		    !in_image(e, ph.p_offset, ph.p_filesz) || elfread__fill(e, ph.p_offset, ph.p_filesz))
 			continue;
 		for (uint64_t off = 0; off + esz <= ph.p_filesz; off += esz) {
 			uint64_t tag, val;
@@ -186,7 +67,7 @@ static int dynamic_says_pie(const struct elfread *e, size_t phnum)
 	return 0;
 }
 
-static int elfread__init(struct elfread *e)
+int elfread__init(struct elfread *e)
 {
 	size_t phnum = 0, i;
 
@@ -235,17 +116,14 @@ static int elfread__init(struct elfread *e)
 	return 0;
 }
 
-static int section_raw(const struct elfread *e, size_t idx,
-		       struct elfread_section *out, uint32_t *name_off, int want);
-static const char *section_str(const struct elfread_section *s, uint64_t off);
 
 /* The section name table, read once (every section_at() names one). */
-static void elfread__init_shstr(struct elfread *e)
+void elfread__init_shstr(struct elfread *e)
 {
 	uint32_t unused;
 
 	e->have_shstr = e->shstrndx != SHN_UNDEF &&
-			!section_raw(e, e->shstrndx, &e->shstr, &unused, 1);
+			!elfread__section_raw(e, e->shstrndx, &e->shstr, &unused, 1);
 }
 
 static struct elfread *elfread__new(const void *img, size_t len, void *owned,
@@ -300,197 +178,6 @@ struct elfread *elfread__open_mem_owned(void *image, size_t len)
 	return e;
 }
 
-/* The ELF, program and section header tables, before libelf sees them
- * (it reads them at elf_memory and elf_getshdr). */
-static int fill_headers(struct elfread *e)
-{
-	const uint8_t *h = e->img;
-	uint64_t phoff, shoff, phn, shn, phes, shes;
-
-	if (fill(e, 0, e->len < sizeof(Elf64_Ehdr) ? e->len : sizeof(Elf64_Ehdr)))
-		return -EINVAL;
-	if (e->len < EI_NIDENT || memcmp(h, ELFMAG, SELFMAG) != 0)
-		return -EINVAL;
-	if (h[EI_CLASS] == ELFCLASS64 && e->len >= sizeof(Elf64_Ehdr)) {
-		Elf64_Ehdr eh;
-
-		memcpy(&eh, h, sizeof(eh));
-		phoff = eh.e_phoff, shoff = eh.e_shoff;
-		phn = eh.e_phnum, shn = eh.e_shnum;
-		phes = eh.e_phentsize, shes = eh.e_shentsize;
-	} else if (h[EI_CLASS] == ELFCLASS32 && e->len >= sizeof(Elf32_Ehdr)) {
-		Elf32_Ehdr eh;
-
-		memcpy(&eh, h, sizeof(eh));
-		phoff = eh.e_phoff, shoff = eh.e_shoff;
-		phn = eh.e_phnum, shn = eh.e_shnum;
-		phes = eh.e_phentsize, shes = eh.e_shentsize;
-	} else {
-		return -EINVAL;
-	}
-	/* (extended numbering: the count is in section 0's header) */
-	if (shoff && !shn && shes >= sizeof(Elf64_Shdr) / 2 && in_image(e, shoff, shes)) {
-		if (fill(e, shoff, shes))
-			return -EINVAL;
-		if (h[EI_CLASS] == ELFCLASS64 && shes >= sizeof(Elf64_Shdr)) {
-			Elf64_Shdr s0;
-
-			memcpy(&s0, h + shoff, sizeof(s0));
-			shn = s0.sh_size;
-		} else if (h[EI_CLASS] == ELFCLASS32 && shes >= sizeof(Elf32_Shdr)) {
-			Elf32_Shdr s0;
-
-			memcpy(&s0, h + shoff, sizeof(s0));
-			shn = s0.sh_size;
-		}
-	}
-	/* tables out of the file are libelf's to refuse */
-	if (phn && phes && phn <= e->len / phes && in_image(e, phoff, phn * phes) &&
-	    fill(e, phoff, phn * phes))
-		return -EINVAL;
-	if (shn && shes && shn <= e->len / shes && in_image(e, shoff, shn * shes) &&
-	    fill(e, shoff, shn * shes))
-		return -EINVAL;
-	return 0;
-}
-
-/* Every byte a libelf user may read: all of the file but the DWARF
- * (.debug_*, other than .debug_frame, which unwinders read) and holes. */
-static int fill_for_libelf(const struct elfread *e)
-{
-	struct lazy *lz = e->lazy;
-	size_t i;
-
-	if (!lz || lz->all)
-		return lz && lz->changed ? -ESTALE : 0;
-	for (i = 0; i < e->nr_loads; i++)
-		if (fill(e, e->loads[i].offset, e->loads[i].filesz))
-			return -ESTALE;
-	for (i = 1; i < e->shnum; i++) {
-		struct elfread_section sec;
-		uint32_t name_off;
-		const char *n;
-
-		if (section_raw(e, i, &sec, &name_off, 0) == -ENOENT)
-			break;
-		n = e->have_shstr ? section_str(&e->shstr, name_off) : NULL;
-		if (!sec.data || (n && (!strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8)) &&
-				  strcmp(n, ".debug_frame")))
-			continue;
-		section_raw(e, i, &sec, &name_off, 1);
-	}
-	lz->all = 1;
-	return lz->changed ? -ESTALE : 0;
-}
-
-int elfread__fill_dwarf(const struct elfread *e)
-{
-	struct lazy *lz = e->lazy;
-
-	if (!lz)
-		return 0;
-	if (!lz->dwarf) {
-		fill_for_libelf(e);
-		for (size_t i = 1; i < e->shnum; i++) {
-			struct elfread_section sec;
-			uint32_t name_off;
-
-			if (section_raw(e, i, &sec, &name_off, 0) == -ENOENT)
-				break;
-			if (sec.data)
-				section_raw(e, i, &sec, &name_off, 1);
-		}
-		lz->dwarf = 1;
-	}
-	return lz->changed ? -ESTALE : 0;
-}
-
-struct elfread *elfread__open_fd(int fd)
-{
-	struct elfread *e;
-	struct lazy *lz;
-	struct stat st;
-	size_t pages;
-	void *map;
-	int err;
-
-	if (fstat(fd, &st) != 0)
-		return NULL;
-	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX ||
-	    (uint64_t)st.st_size > ELFREAD_FILE_MAX) {
-		errno = EFBIG;
-		return NULL;
-	}
-	pages = ((size_t)st.st_size + LAZY_PAGE - 1) / LAZY_PAGE;
-	e = calloc(1, sizeof(*e));
-	lz = calloc(1, sizeof(*lz));
-	map = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (lz)
-		lz->done = calloc((pages + 7) / 8, 1);
-	if (lz)
-		lz->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (!e || !lz || !lz->done || lz->fd < 0 || map == MAP_FAILED) {
-		err = lz && lz->fd < 0 ? errno : ENOMEM;
-		goto err_out;
-	}
-	e->img = map;
-	e->map = map;
-	e->len = st.st_size;
-	e->lazy = lz;
-	lz = NULL;
-	if (fill_headers(e)) {
-		err = e->lazy->changed ? ESTALE : EINVAL;
-		elfread__free(e);
-		errno = err;
-		return NULL;
-	}
-	err = elfread__init(e);
-	if (err) {
-		err = e->lazy->changed ? ESTALE : -err;
-		elfread__free(e);
-		errno = err;
-		return NULL;
-	}
-	elfread__init_shstr(e);
-	return e;
-
-err_out:
-	if (map != MAP_FAILED)
-		munmap(map, st.st_size);
-	if (lz) {
-		if (lz->fd >= 0)
-			close(lz->fd);
-		free(lz->done);
-	}
-	free(lz);
-	free(e);
-	errno = err;
-	return NULL;
-}
-
-struct elfread *elfread__open(const char *path)
-{
-	struct elfread *e;
-	/* regular files only, never a blocking open: debug-file candidates
-	 * come from names inside binaries (symlinks followed: .build-id/) */
-	int fd = util__open_regular(path, 0, NULL);
-	int saved;
-
-	if (fd < 0) {
-		errno = fd == -UTIL_E_NOT_REGULAR ? EINVAL : -fd;
-		return NULL;
-	}
-	e = elfread__open_fd(fd);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return e;
-}
 
 void elfread__free(struct elfread *e)
 {
@@ -500,11 +187,7 @@ void elfread__free(struct elfread *e)
 		elf_end(e->elf);
 	if (e->map)
 		munmap(e->map, e->len);
-	if (e->lazy) {
-		close(e->lazy->fd);
-		free(e->lazy->done);
-		free(e->lazy);
-	}
+	elfread__lazy_free(e->lazy);
 	free(e->owned);
 	free(e);
 }
@@ -512,7 +195,7 @@ void elfread__free(struct elfread *e)
 const uint8_t *elfread__image(const struct elfread *e, size_t *len)
 {
 	/* (a file that shrank since open reads as zeros past its end) */
-	fill_for_libelf(e);
+	elfread__fill_for_libelf(e);
 	if (len)
 		*len = e->len;
 	return e->img;
@@ -525,7 +208,7 @@ size_t elfread__size(const struct elfread *e)
 
 void *elfread__libelf(const struct elfread *e)
 {
-	fill_for_libelf(e);
+	elfread__fill_for_libelf(e);
 	return e->elf;
 }
 
@@ -555,7 +238,7 @@ size_t elfread__nr_sections(const struct elfread *e)
 }
 
 /* A NUL-terminated string at off inside the section's bytes, or NULL. */
-static const char *section_str(const struct elfread_section *s, uint64_t off)
+const char *elfread__section_str(const struct elfread_section *s, uint64_t off)
 {
 	if (!s->data || off >= s->size)
 		return NULL;
@@ -568,8 +251,8 @@ static const char *section_str(const struct elfread_section *s, uint64_t off)
 /* Headers of section idx, without its name; with want, its bytes too
  * (read from the file if not yet). Without, data points at bytes that
  * may not be read yet: for the name and type only. */
-static int section_raw(const struct elfread *e, size_t idx,
-		       struct elfread_section *out, uint32_t *name_off, int want)
+int elfread__section_raw(const struct elfread *e, size_t idx, struct elfread_section *out,
+			 uint32_t *name_off, int want)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -595,7 +278,7 @@ static int section_raw(const struct elfread *e, size_t idx,
 		return 0;
 	if (!in_image(e, sh.sh_offset, sh.sh_size))
 		return -EINVAL;
-	if (want && fill(e, sh.sh_offset, sh.sh_size))
+	if (want && elfread__fill(e, sh.sh_offset, sh.sh_size))
 		return -EINVAL;
 	out->data = e->img + sh.sh_offset;
 	return 0;
@@ -608,11 +291,11 @@ int elfread__section_at(const struct elfread *e, size_t idx,
 	const char *name;
 	int err;
 
-	err = section_raw(e, idx, out, &name_off, 1);
+	err = elfread__section_raw(e, idx, out, &name_off, 1);
 	if (err)
 		return err;
 	if (e->have_shstr) {
-		name = section_str(&e->shstr, name_off);
+		name = elfread__section_str(&e->shstr, name_off);
 		if (name)
 			out->name = name;
 	}
@@ -630,13 +313,13 @@ static int section_named(const struct elfread *e, const char *name,
 		uint32_t name_off;
 		const char *n;
 
-		if (section_raw(e, i, out, &name_off, 0) == -ENOENT)
+		if (elfread__section_raw(e, i, out, &name_off, 0) == -ENOENT)
 			break;
-		n = section_str(&e->shstr, name_off);
+		n = elfread__section_str(&e->shstr, name_off);
 		if (!n || strcmp(n, name) != 0)
 			continue;
 		/* Found by name: now its bytes must be valid. */
-		if (section_raw(e, i, out, &name_off, want))
+		if (elfread__section_raw(e, i, out, &name_off, want))
 			return -EINVAL;
 		if (!want)
 			out->data = NULL;
@@ -664,7 +347,7 @@ int elfread__section_header_at(const struct elfread *e, size_t idx,
 			       struct elfread_section *out)
 {
 	uint32_t name_off;
-	int err = section_raw(e, idx, out, &name_off, 0);
+	int err = elfread__section_raw(e, idx, out, &name_off, 0);
 
 	out->data = NULL;
 	return err;
@@ -806,8 +489,8 @@ int elfread__build_id(const struct elfread *e, uint8_t *id, size_t *len)
 		uint32_t name_off;
 		GElf_Shdr sh;
 
-		if (section_raw(e, i, &s, &name_off, 0) || s.type != SHT_NOTE ||
-		    !s.data || section_raw(e, i, &s, &name_off, 1))
+		if (elfread__section_raw(e, i, &s, &name_off, 0) || s.type != SHT_NOTE ||
+		    !s.data || elfread__section_raw(e, i, &s, &name_off, 1))
 			continue;
 		if (!gelf_getshdr(elf_getscn(e->elf, i), &sh))
 			continue;
@@ -821,7 +504,7 @@ int elfread__build_id(const struct elfread *e, uint8_t *id, size_t *len)
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(e->elf, i, &ph) || ph.p_type != PT_NOTE ||
-		    !in_image(e, ph.p_offset, ph.p_filesz) || fill(e, ph.p_offset, ph.p_filesz))
+		    !in_image(e, ph.p_offset, ph.p_filesz) || elfread__fill(e, ph.p_offset, ph.p_filesz))
 			continue;
 		if (!notes_build_id(e->img + ph.p_offset, ph.p_filesz,
 				    ph.p_align, id, len))
@@ -839,7 +522,7 @@ int elfread__debuglink(const struct elfread *e, const char **name,
 
 	if (elfread__section(e, ".gnu_debuglink", &s) || !s.data)
 		return -ENOENT;
-	n = section_str(&s, 0);
+	n = elfread__section_str(&s, 0);
 	if (!n || !*n)
 		return -EINVAL;
 	/* The CRC follows the name, 4-byte aligned. */
@@ -861,13 +544,13 @@ static int symbol_tables(const struct elfread *e, uint32_t sht,
 
 	/* (by header alone: their names are not needed) */
 	for (idx = 1; idx < e->shnum; idx++) {
-		if (section_raw(e, idx, syms, &unused, 0) == 0 &&
+		if (elfread__section_raw(e, idx, syms, &unused, 0) == 0 &&
 		    syms->type == sht && syms->data)
 			break;
 	}
-	if (idx >= e->shnum || section_raw(e, idx, syms, &unused, 1))
+	if (idx >= e->shnum || elfread__section_raw(e, idx, syms, &unused, 1))
 		return -ENOENT;
-	if (section_raw(e, syms->link, strs, &unused, 1) || !strs->data ||
+	if (elfread__section_raw(e, syms->link, strs, &unused, 1) || !strs->data ||
 	    strs->type != SHT_STRTAB)
 		return -ENOENT;
 	return 0;
@@ -901,7 +584,7 @@ static int decode_symbol(const struct elfread *e,
 		s->name = name_off < names_len ?
 			(const char *)strs->data + name_off : NULL;
 	else
-		s->name = section_str(strs, name_off);
+		s->name = elfread__section_str(strs, name_off);
 	return s->name ? 0 : -ENOENT;
 }
 
