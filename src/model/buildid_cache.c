@@ -141,32 +141,129 @@ int buildid_cache__entry_dir(const char *dir, const uint8_t *id, size_t len, int
 	return b;
 }
 
-int buildid_cache__open(const char *dir, const uint8_t *id, size_t len)
-{
-	struct stat st;
-	int d = buildid_cache__entry_dir(dir, id, len, 0), fd;
+/*
+ * Each copy has a checksum beside it, elf.crc: "crc32c XXXXXXXX size N",
+ * the CRC32C of the bytes of its data extents in order (SEEK_DATA; holes
+ * are not bytes) and its size. It is verified whenever the copy is opened
+ * for use: a copy cut short, bit-flipped or changed since is not used
+ * (and replaced by the next record that keeps the binary).
+ */
+#define SUM_NAME "elf.crc"
 
-	if (d < 0)
-		return d;
+static int sum_fd(int fd, uint32_t *crc, uint64_t *size)
+{
+	static char buf[1 << 16];
+	struct stat st;
+	uint64_t off = 0;
+	uint32_t c = 0;
+
+	if (fstat(fd, &st))
+		return -errno;
+	while (off < (uint64_t)st.st_size) {
+		off_t data = lseek(fd, (off_t)off, SEEK_DATA), hole;
+		uint64_t stop;
+
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data < 0)
+			data = (off_t)off;
+		hole = lseek(fd, data, SEEK_HOLE);
+		stop = hole < 0 || hole <= data || hole > st.st_size ? (uint64_t)st.st_size
+								     : (uint64_t)hole;
+		for (off = (uint64_t)data; off < stop;) {
+			size_t want = stop - off < sizeof(buf) ? (size_t)(stop - off) : sizeof(buf);
+			ssize_t n = pread(fd, buf, want, (off_t)off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return n < 0 ? -errno : -EIO;
+			c = util__crc32c(c, buf, (size_t)n);
+			off += (uint64_t)n;
+		}
+	}
+	*crc = c;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* What d/elf.crc says: 0, or -errno (-EBADMSG: not a checksum line). */
+static int sum_read(int d, uint32_t *crc, uint64_t *size)
+{
+	char line[80];
+	unsigned long long n;
+	unsigned c;
+	struct stat st;
+	ssize_t got;
+	int fd = openat(d, SUM_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	got = pread(fd, line, sizeof(line) - 1, 0);
+	close(fd);
+	if (got <= 0)
+		return -EBADMSG;
+	line[got] = 0;
+	if (sscanf(line, "crc32c %8x size %llu", &c, &n) != 2)
+		return -EBADMSG;
+	*crc = c;
+	*size = n;
+	return 0;
+}
+
+/* d/elf, opened, when its checksum holds: fd, or -errno. */
+static int open_verified(int d)
+{
+	uint32_t want = 0, got = 0;
+	uint64_t wsize = 0, gsize = 0;
+	struct stat st;
+	int fd, err;
+
 	fd = openat(d, "elf", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		fd = -errno;
-	close(d);
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
 		close(fd);
 		return -UTIL_E_NOT_REGULAR;
+	}
+	err = sum_read(d, &want, &wsize);
+	if (!err)
+		err = sum_fd(fd, &got, &gsize);
+	if (!err && (got != want || gsize != wsize))
+		err = -EBADMSG;
+	if (err) {
+		close(fd);
+		return err;
 	}
 	return fd;
 }
 
+int buildid_cache__open(const char *dir, const uint8_t *id, size_t len)
+{
+	int d = buildid_cache__entry_dir(dir, id, len, 0), fd;
+
+	if (d < 0)
+		return d;
+	fd = open_verified(d);
+	close(d);
+	return fd;
+}
+
+/* (cheap: record asks for every binary; the copy is verified when used) */
 int buildid_cache__has(const char *dir, const uint8_t *id, size_t len)
 {
-	int fd = buildid_cache__open(dir, id, len);
+	int d = buildid_cache__entry_dir(dir, id, len, 0), has;
 
-	if (fd < 0)
+	if (d < 0)
 		return 0;
-	close(fd);
-	return 1;
+	has = faccessat(d, "elf", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	      faccessat(d, SUM_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	close(d);
+	return has;
 }
 
 /*
@@ -282,6 +379,31 @@ static int same_build_id(int fd, const uint8_t *id, size_t len, struct elfread *
 	return err;
 }
 
+/* elf.crc of the copy open at t (to be renamed from tmp): 0 or -errno */
+static int sum_write(int d, int t, const char *tmp)
+{
+	char name[96], line[80];
+	uint64_t size;
+	uint32_t crc;
+	int fd, err = sum_fd(t, &crc, &size), n;
+
+	if (err)
+		return err;
+	n = snprintf(line, sizeof(line), "crc32c %08x size %llu\n", crc, (unsigned long long)size);
+	snprintf(name, sizeof(name), "%s.crc", tmp);
+	fd = openat(d, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	err = util__write_all(fd, line, (size_t)n);
+	if (close(fd) != 0 && !err)
+		err = -errno;
+	if (!err && renameat(d, name, d, SUM_NAME) != 0)
+		err = -errno;
+	if (err)
+		unlinkat(d, name, 0);
+	return err;
+}
+
 int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd)
 {
 	struct elfread *e = NULL;
@@ -304,16 +426,19 @@ int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd
 		elfread__free(e);
 		return d;
 	}
-	if (faccessat(d, "elf", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+	t = open_verified(d);
+	if (t >= 0) {
+		close(t);
 		elfread__free(e);
 		close(d);
 		return 0; /* kept before (another run, another process) */
 	}
+	/* none, or one that fails its checksum: made anew */
 	/* unique per process and call; O_EXCL|O_NOFOLLOW: nothing there is
 	 * opened, least of all through a symlink */
 	static unsigned seq;
 	snprintf(tmp, sizeof(tmp), ".elf.%d.%u", (int)getpid(), seq++);
-	t = openat(d, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	t = openat(d, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (t < 0) {
 		err = -errno;
 		elfread__free(e);
@@ -322,8 +447,11 @@ int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd
 	}
 	err = copy_elf(t, fd, (uint64_t)st.st_size, e);
 	elfread__free(e);
+	if (!err)
+		err = sum_write(d, t, tmp);
 	if (close(t) != 0 && !err)
 		err = -errno;
+	/* the sum first: an elf without one is never used */
 	if (!err && renameat(d, tmp, d, "elf") != 0)
 		err = -errno;
 	if (err)

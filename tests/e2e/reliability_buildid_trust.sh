@@ -5,6 +5,7 @@
 #   XDG_CACHE_HOME, as sudo -E keeps HOME) holds a binary with a forged
 #   build-id; report must not name a frame from it, and record must not
 #   write into that user's tree (here a symlink to a root directory);
+# - checksum: a cached copy with one byte changed is not used;
 # - sparse: a process maps a 4 GiB sparse ELF file as code; record -d 3
 #   must end within 2x of -d, and the cache grow by at most 64 MB (only
 #   what the binary holds is copied, holes stay holes).
@@ -58,6 +59,24 @@ if [ -n "$(ls -A "$T/rootdir")" ]; then
 	echo "FAIL reliability_buildid_trust_no_write_through_users_symlink: root wrote $(ls -A "$T/rootdir" | head -3 | tr '\n' ' ')into the directory it points at"
 else
 	echo "PASS reliability_buildid_trust_no_write_through_users_symlink"
+fi
+
+# a copy changed in the cache (one byte flipped) is not used
+cp "$T/bin/planted" "$T/bin/p2"
+"$SFPROF" record --buildid-dir "$T/c2" -o "$T/c.cap" -F 199 -d 1 -- "$T/bin/p2" 2 >/dev/null 2>"$T/c.err"
+rm "$T/bin/p2"
+"$SFPROF" report --buildid-dir "$T/c2" -o "$T/c1.folded" "$T/c.cap" 2>>"$T/c.err"
+elf="$T/c2/${BID:0:2}/${BID:2}/elf"
+off=$(( $(stat -c %s "$elf") / 2 ))
+b=$(od -An -tu1 -j $off -N1 "$elf" | tr -d ' ')
+printf "\\$(printf %o $(( (b + 1) % 256 )))" | dd of="$elf" bs=1 seek=$off conv=notrunc status=none
+"$SFPROF" report --buildid-dir "$T/c2" -o "$T/c2.folded" "$T/c.cap" 2>>"$T/c.err"
+if ! grep -q planted_leaf "$T/c1.folded"; then
+	echo "FAIL reliability_buildid_trust_checksum: the intact copy was not used: $(head -3 "$T/c.err")"
+elif grep -q planted_leaf "$T/c2.folded"; then
+	echo "FAIL reliability_buildid_trust_checksum: a copy with a byte changed still named frames"
+else
+	echo "PASS reliability_buildid_trust_checksum"
 fi
 
 # a 4 GiB sparse ELF mapped as code
