@@ -768,6 +768,8 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 					"(%s); report may not name their frames\n",
 					report__buildid_dir(o, dir, sizeof(dir)), failed,
 					kept + failed, util__strerror(kerr));
+			if (kept)
+				report__cache_trim(o);
 		}
 		for (int i = 0; i < SINK_EVENTS && !err && s->record_profile; i++) {
 			struct sfprof_opts rp = *o;
