@@ -221,7 +221,7 @@ struct elfread *elfread__open_fd(int fd)
 	struct stat st;
 	size_t pages;
 	void *map;
-	int err;
+	int err, borrowed = 0;
 
 	if (fstat(fd, &st) != 0)
 		return NULL;
@@ -241,8 +241,15 @@ struct elfread *elfread__open_fd(int fd)
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (lz)
 		lz->done = calloc((pages + 7) / 8, 1);
-	if (lz)
+	/* its own fd, kept for the reads to come; with none left (EMFILE),
+	 * the caller's, and the whole file read now */
+	if (lz) {
 		lz->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (lz->fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			lz->fd = fd;
+			borrowed = 1;
+		}
+	}
 	if (!e || !lz || !lz->done || lz->fd < 0 || map == MAP_FAILED) {
 		err = lz && lz->fd < 0 ? errno : ENOMEM;
 		goto err_out;
@@ -254,6 +261,8 @@ struct elfread *elfread__open_fd(int fd)
 	lz = NULL;
 	if (fill_headers(e)) {
 		err = e->lazy->changed ? ESTALE : EINVAL;
+		if (borrowed)
+			e->lazy->fd = -1;
 		elfread__free(e);
 		errno = err;
 		return NULL;
@@ -261,18 +270,29 @@ struct elfread *elfread__open_fd(int fd)
 	err = elfread__init(e);
 	if (err) {
 		err = e->lazy->changed ? ESTALE : -err;
+		if (borrowed)
+			e->lazy->fd = -1;
 		elfread__free(e);
 		errno = err;
 		return NULL;
 	}
 	elfread__init_shstr(e);
+	if (borrowed) {
+		err = elfread__fill(e, 0, e->len);
+		e->lazy->fd = -1; /* (the caller's: not closed here) */
+		if (err) {
+			elfread__free(e);
+			errno = -err;
+			return NULL;
+		}
+	}
 	return e;
 
 err_out:
 	if (map != MAP_FAILED)
 		munmap(map, st.st_size);
 	if (lz) {
-		if (lz->fd >= 0)
+		if (lz->fd >= 0 && !borrowed)
 			close(lz->fd);
 		free(lz->done);
 	}
@@ -305,7 +325,8 @@ void elfread__lazy_free(struct lazy *lz)
 {
 	if (!lz)
 		return;
-	close(lz->fd);
+	if (lz->fd >= 0)
+		close(lz->fd);
 	free(lz->done);
 	free(lz);
 }
