@@ -87,9 +87,16 @@ void report_sink__free(struct report_sink *s);
  * before any work, so a refused device costs no profiling run.
  */
 int report_output__check(const char *path);
+/* Several events in sel write one file each named after PATH: refused
+ * (-EINVAL, one line) when PATH is a device, FIFO or stdout, where no
+ * sibling may be created. */
+int report_output__check_events(const char *path, uint32_t sel);
 /* The build-id cache directory of o (buf holds the default): NULL when
  * --no-buildid-cache or no default can be made. */
 const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t size);
+/* One size bound for the build-id cache's copies and the DWARF cache's
+ * images (dwarf_image__cache_max), least recently used dropped first. */
+void report__cache_trim(const struct sfprof_opts *o);
 /* For report_sink and `report`: one line per binary that could not be
  * used (proc_problem_fn), and the profile written as -o/-f say. */
 void report__print_problem(void *ctx, const char *path, const char *what, const char *detail);

@@ -495,6 +495,8 @@ int cmd_report(int argc, char **argv)
 			"output each (prof.svg -> prof.cpu.svg...), or -e EVENT\n", o.input);
 		status = SFPROF_EXIT_USAGE;
 	}
+	if (!status && report_output__check_events(o.output, sel))
+		status = SFPROF_EXIT_USAGE;
 	for (int i = 0; i < REPORT_EVENTS && !status; i++) {
 		struct sfprof_opts one = o;
 

@@ -592,6 +592,9 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 	fprintf(f, "dso_evicted: %llu\n", (unsigned long long)st->evicted);
 	fprintf(f, "dso_load_errors: %llu\n",
 		(unsigned long long)st->load_errors);
+	/* process-wide: debug files count too */
+	fprintf(f, "dso_dropped_changed: %llu\n",
+		(unsigned long long)elfread__nr_changed());
 	fprintf(f, "dso_tables_own: %llu\n", (unsigned long long)st->tables_own);
 	fprintf(f, "dso_tables_derived: %llu\n",
 		(unsigned long long)st->tables_derived);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "buildid_cache.h"
+#include "dwarfimage.h"
 #include "output.h"
 #include "report.h"
 #include "util.h"
@@ -58,6 +59,26 @@ int report_output__check(const char *path)
 		fprintf(stderr, "sfprof: -o %s: cannot write there: %s\n", path,
 			util__strerror(err));
 	return err;
+}
+
+int report_output__check_events(const char *path, uint32_t sel)
+{
+	if (!(sel & (sel - 1)) || !path || !strcmp(path, "-") || util__out_is_file(path))
+		return 0;
+	fprintf(stderr, "sfprof: -o %s is not a regular file, and several events make one file "
+		"each beside it (%s.cpu...): give a file name, or one event with -e\n", path, path);
+	return -EINVAL;
+}
+
+void report__cache_trim(const struct sfprof_opts *o)
+{
+	char bdir[4096], ddir[4096];
+	const char *dirs[2] = {
+		report__buildid_dir(o, bdir, sizeof(bdir)),
+		dwarf_image__cache_dir(ddir, sizeof(ddir)) ? NULL : ddir,
+	};
+
+	dwarf_image__cache_trim_all(dirs, 2, dwarf_image__cache_max(), NULL);
 }
 
 const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t size)

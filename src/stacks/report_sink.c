@@ -636,6 +636,10 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 		}
 	}
 
+	/* record: what is buffered reaches the file within about a second,
+	 * even with no event to carry it (an error shows at the next one) */
+	if (s->w)
+		capfile_writer__flush_due(s->w);
 	/* an exited process's events are all in after this long */
 	if (now_ns > REPORT_SINK_REAP_AFTER_NS) {
 		proc_cache__reap(s->pc, now_ns - REPORT_SINK_REAP_AFTER_NS);
@@ -650,8 +654,13 @@ void report_sink__free(struct report_sink *s)
 {
 	if (!s)
 		return;
-	if (s->w)
+	/* still open: the run failed before report_sink__finish. With no
+	 * event yet (the target, cgroup or command was refused) the old
+	 * file under -o is left as it was; with events, they are kept. */
+	if (s->w && capfile_writer__events(s->w))
 		capfile_writer__close(s->w);
+	else
+		capfile_writer__abort(s->w);
 	buildid_keeper__free(s->keeper);
 	pysession__free(s->py);
 	rbsession__free(s->rb);
@@ -882,8 +891,13 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 #undef KV
 			capfile_writer__stats(s->w, kv, n);
 		}
-		err = capfile_writer__close(s->w);
+		int kept = 0;
+
+		err = capfile_writer__close_partial(s->w, &kept);
 		s->w = NULL;
+		if (kept)
+			fprintf(stderr, "sfprof: %s: kept the capture as far as it was written; "
+				"`sfprof report` reads the events before the cut\n", o->output);
 		if (err && s->failed)
 			err = REPORT_E_REPORTED;
 		else if (err)
@@ -902,6 +916,8 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 					"(%s); report may not name their frames\n",
 					report__buildid_dir(o, dir, sizeof(dir)), failed,
 					kept + failed, util__strerror(kerr));
+			if (kept)
+				report__cache_trim(o);
 		}
 		for (int i = 0; i < SINK_EVENTS && !err && s->record_profile; i++) {
 			struct sfprof_opts rp = *o;
