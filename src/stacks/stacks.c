@@ -306,6 +306,8 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 				s->opts.max_depth, stop, &s->st.unwind,
 				s->thread_top ? &outer : NULL);
 
+	stacks_jit_tag(s, n, *stop, e->ts_ns); /* the JIT entries valid then */
+
 	/* the snapshot went on past the entry frame's CFA (SP + 8) and the
 	 * slack the capture keeps: the capture's top for this thread was the
 	 * thread pointer, above its TLS */
@@ -401,6 +403,7 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct pc_entry *e = stacks_symbolized(s, look);
 
+		s->jit_seq = f->pad; /* (stacks_jit_tag()) */
 		if (ids && py.ng && pymerge__is_eval(e->sym.name) && py.seen++ >= py.skip) {
 			/* eval frame g (innermost first) runs group g; the
 			 * outermost matched one also the groups left over */

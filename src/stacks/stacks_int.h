@@ -141,6 +141,8 @@ struct stacks {
 	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
+	uint32_t jit_seq;    /* the frame being named: its JIT entry, 0 none */
+	uint64_t jit_fp_frames; /* unwind.fp_frames at the last stacks_jit_tag() */
 	/* Python frames (pymerge.h): the namer, and the section of the
 	 * stack being named (NULL: none), of process py_pid */
 	pyname_fn pyname;
@@ -183,6 +185,13 @@ int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_
  * s->jit then made if needed; and the record state's free */
 bool stacks_jit_code(struct stacks *s, const struct pc_entry *e);
 bool stacks_is_exec(void *ctx, uint64_t ra); /* unwind_ops.is_exec */
+/*
+ * frames[0..n) of a walk that ended with stop, taken at time t: each
+ * frame in JIT code gets the seq of the JIT entry naming it then in its
+ * pad (0: none), so a raw stack in code that a newer entry renamed is
+ * another stack, named by its own entry (stacks_frame_ids()).
+ */
+void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t);
 void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
 void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
 void stacks_jit_free(struct stacks *s);

@@ -36,6 +36,7 @@ struct jitmaps {
 	size_t nr, cap;
 	size_t last; /* the proc of the last lookup */
 	uint64_t clock;
+	uint64_t t; /* offline: what entries added now are valid from */
 	struct jitmap_stats st; /* of procs since released */
 };
 
@@ -146,6 +147,7 @@ static struct jit_proc *proc_get(struct jitmaps *j, uint32_t pid, bool make)
 	jp->map = perfmap__new();
 	if (!jp->map)
 		return NULL; /* (an empty slot: found by no pid) */
+	perfmap__set_time(jp->map, j->t);
 	j->last = k;
 	return jp;
 }
@@ -239,37 +241,88 @@ static void reread(struct jit_proc *jp, struct proc *p)
 		perfmap__read_fd(jp->map, jp->fd, JITMAP_MAX_SIZE);
 }
 
-static int hit_of(struct jit_proc *jp, uint64_t pc, struct jitmap_hit *hit)
+/* The line a jitdump gives pc, if any. */
+static void hit_line(struct jit_proc *jp, uint64_t pc, struct jitmap_hit *hit)
 {
-	if (perfmap__lookup_range(jp->map, pc, &hit->name, &hit->start, &hit->end))
-		return -ENOENT;
 	hit->file = NULL;
 	hit->line = 0;
 	for (unsigned i = 0; i < jp->nr_dumps; i++)
 		if (!jitdump__line(jp->dump[i].d, pc, &hit->file, &hit->line))
 			break;
+}
+
+static void hit_set(struct jit_proc *jp, uint64_t pc, const struct perfmap_hit *ph,
+		    struct jitmap_hit *hit)
+{
+	hit->name = ph->name;
+	hit->start = ph->start;
+	hit->end = ph->end;
+	hit->seq = ph->seq;
+	hit_line(jp, pc, hit);
+}
+
+static int hit_of(struct jit_proc *jp, uint64_t pc, uint64_t t, struct jitmap_hit *hit)
+{
+	struct perfmap_hit ph;
+
+	if (perfmap__lookup_at(jp->map, pc, t, &ph))
+		return -ENOENT;
+	hit_set(jp, pc, &ph, hit);
 	return 0;
+}
+
+int jitmaps__lookup_at(struct jitmaps *j, struct proc *p, uint32_t pid, uint64_t pc,
+		       uint64_t t, int now_or_never, struct jitmap_hit *hit)
+{
+	struct jit_proc *jp = proc_get(j, pid, !j->offline);
+	uint64_t now;
+	int rc;
+
+	if (!jp)
+		return -ENOENT;
+	jp->used = ++j->clock;
+	rc = hit_of(jp, pc, t, hit);
+	if (j->offline)
+		return rc;
+	/* a hit is re-read too, at the same pace: a JIT that reuses code
+	 * memory appends the new name of an address that had one */
+	now = util__now_ns();
+	if ((!rc || !now_or_never) && jp->try_ns && now - jp->try_ns < JITMAP_REREAD_NS)
+		return rc;
+	jp->try_ns = now;
+	/* what this read finds was written by now (perhaps long before:
+	 * no line says when) */
+	perfmap__set_time(jp->map, now);
+	reread(jp, p);
+	return hit_of(jp, pc, t, hit);
 }
 
 int jitmaps__lookup(struct jitmaps *j, struct proc *p, uint32_t pid, uint64_t pc,
 		    int now_or_never, struct jitmap_hit *hit)
 {
-	struct jit_proc *jp = proc_get(j, pid, !j->offline);
-	uint64_t now;
+	return jitmaps__lookup_at(j, p, pid, pc, UINT64_MAX, now_or_never, hit);
+}
 
-	if (!jp)
+int jitmaps__entry(struct jitmaps *j, uint32_t pid, uint32_t seq, uint64_t pc,
+		   struct jitmap_hit *hit)
+{
+	struct jit_proc *jp = proc_get(j, pid, false);
+	struct perfmap_hit ph;
+
+	if (!jp || perfmap__entry(jp->map, seq, &ph))
 		return -ENOENT;
-	jp->used = ++j->clock;
-	if (!hit_of(jp, pc, hit))
-		return 0;
-	if (j->offline)
-		return -ENOENT;
-	now = util__now_ns();
-	if (!now_or_never && jp->try_ns && now - jp->try_ns < JITMAP_REREAD_NS)
-		return -ENOENT;
-	jp->try_ns = now;
-	reread(jp, p);
-	return hit_of(jp, pc, hit);
+	hit_set(jp, pc, &ph, hit);
+	return 0;
+}
+
+void jitmaps__set_time(struct jitmaps *j, uint64_t t)
+{
+	if (!j->offline || t <= j->t)
+		return;
+	j->t = t;
+	for (size_t i = 0; i < j->nr; i++)
+		if (j->procs[i].map)
+			perfmap__set_time(j->procs[i].map, t);
 }
 
 int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
