@@ -58,6 +58,9 @@
 /* distinct raw stacks held before they are handed to the profile */
 #define STACKS_AGG_MAX 65536u
 #define STACKS_TRUNCATED "[truncated]"
+/* A frame in anonymous executable code that no JIT map names (one name
+ * for all of it: per address it would make a frame per instruction). */
+#define STACKS_ANON_CODE "[jit]"
 
 struct stacks_opts {
 	uint32_t kind;	    /* PROFILE_CPU, PROFILE_FUTEX or PROFILE_OFFCPU:

@@ -16,6 +16,8 @@ pkgs="$pkgs golang-github-google-pprof-dev"
 pkgs="$pkgs python3.11 python3.11-dbg"
 # the python benchmark compares with austin (bench/python_cost.py)
 pkgs="$pkgs austin"
+# names test: LuaJIT's traces, anonymous code no JIT map names
+pkgs="$pkgs luajit"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do

@@ -624,9 +624,11 @@ void proc_map__to_rec(const struct proc_map *m, struct proc_mapping_rec *r)
 	const uint8_t *id;
 
 	memset(r, 0, sizeof(*r));
-	/* anonymous code (JIT, [vsyscall]): nothing to find later (path
-	 * NULL). A side-band file mapping has a build-id, not an inode. */
-	if (!m->is_vdso && (!m->inode || !m->path[0]) && m->path[0] != '/')
+	/* [vsyscall] and the like: nothing to find later (path NULL). A
+	 * side-band file mapping has a build-id, not an inode. Anonymous
+	 * code (JIT) is "//anon", as perf spells it: a capture keeps it, so
+	 * report knows JIT code from an address in no mapping. */
+	if (!m->is_vdso && m->path[0] && (!m->inode || !m->path[0]) && m->path[0] != '/')
 		return;
 	r->start = m->start;
 	r->end = m->end;
@@ -635,7 +637,7 @@ void proc_map__to_rec(const struct proc_map *m, struct proc_mapping_rec *r)
 	r->dev_major = m->dev_major;
 	r->dev_minor = m->dev_minor;
 	r->prot = m->prot;
-	r->path = m->path;
+	r->path = m->path[0] || m->is_vdso ? m->path : "//anon";
 	if (m->state == MAP_OK) {
 		r->build_id_len = dso__build_id(m->dso, &id);
 		memcpy(r->build_id, id, r->build_id_len);

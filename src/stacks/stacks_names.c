@@ -191,6 +191,10 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 		}
 		if (!pf.name && function_name(s, look, &e->sym, fname, sizeof(fname)))
 			pf.name = fname;
+		/* anonymous code no JIT map names (LuaJIT's traces): one frame,
+		 * not one per address (pprof keeps its address and mapping) */
+		if (!pf.name && e->sym.dso_path && !strcmp(e->sym.dso_path, "[anon]"))
+			pf.name = STACKS_ANON_CODE;
 		if ((e->have & HAVE_LINES) && e->nlv && !pf.file) {
 			pf.file = e->lv[e->nlv - 1].file;
 			pf.line = e->lv[e->nlv - 1].line;
