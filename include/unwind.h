@@ -50,6 +50,8 @@ enum unwind_stop {
 	UNWIND_STOP_MAX_DEPTH,	  /* frame limit reached */
 	UNWIND_STOP_NO_REGS,	  /* the event carried no user registers */
 	UNWIND_STOP_STACK_SWITCH, /* at a function that switched stacks (Go) */
+	UNWIND_STOP_USER_GONE,	  /* in the kernel, no user stack left (exit,
+				     exec): the kernel part only, complete */
 	UNWIND_STOP__NR,
 };
 

@@ -301,6 +301,21 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 		s->st.unwind.stop[UNWIND_STOP_NO_REGS]++;
 		return 0;
 	}
+	/*
+	 * Sampled in the kernel with not a byte of user stack readable: in
+	 * exit_group after the address space was dropped, or in execve
+	 * after the switch to the new one, where the registers are still
+	 * the old image's (a PC in none of the new image's mappings). No
+	 * user frame can be told: the kernel part only, as complete.
+	 */
+	if ((e->flags & (SFPROF_EVF_KERNEL_MODE | SFPROF_EVF_STACK_PARTIAL)) ==
+		    (SFPROF_EVF_KERNEL_MODE | SFPROF_EVF_STACK_PARTIAL) &&
+	    !e->stack_len) {
+		*stop = UNWIND_STOP_USER_GONE;
+		s->st.unwind.stacks++;
+		s->st.unwind.stop[UNWIND_STOP_USER_GONE]++;
+		return 0;
+	}
 	uint64_t outer = 0;
 	size_t n = unwind_stack(&e->regs, e->stack, e->stack_len, &ops, s->frames,
 				s->opts.max_depth, stop, &s->st.unwind,
@@ -439,7 +454,7 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 		}
 	}
 
-	complete = stop == UNWIND_STOP_COMPLETE;
+	complete = stop == UNWIND_STOP_COMPLETE || stop == UNWIND_STOP_USER_GONE;
 	if (!complete && (stacks__is_entry_symbol(outer) ||
 			  (n && stacks_at_elf_entry(s, &outer_sr)))) {
 		complete = 1;

@@ -46,6 +46,7 @@ static const char *const stop_names[UNWIND_STOP__NR] = {
 	[UNWIND_STOP_MAX_DEPTH] = "max_depth",
 	[UNWIND_STOP_NO_REGS] = "no_regs",
 	[UNWIND_STOP_STACK_SWITCH] = "stack_switch",
+	[UNWIND_STOP_USER_GONE] = "user_gone",
 };
 
 const char *unwind_stop__name(int stop)
