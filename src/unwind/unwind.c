@@ -325,7 +325,15 @@ static void step_row(struct unwind_state *st)
 	rc = rule_value(st, &row->cfa, 0, &cfa);
 	if (rc)
 		return finish(st, rc);
-	if (!cfa_ok(st, cfa))
+	/*
+	 * A return address a register holds (glibc's __vfork pops it into
+	 * rdi around the syscall: CFA = SP there) leaves nothing on the
+	 * stack to step over; registers other than SP, FP and IP are known
+	 * in the top frame only, so this cannot repeat.
+	 */
+	if (!cfa_ok(st, cfa) &&
+	    !(row->ra.kind == SFRAME_RULE_REG && cfa == st->regs[UNWIND_REG_RSP] &&
+	      !(cfa & (WORD - 1))))
 		return finish(st, UNWIND_STOP_BAD_CFA);
 
 	if (row->ra.kind == SFRAME_RULE_NONE) {

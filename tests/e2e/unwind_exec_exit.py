@@ -6,7 +6,9 @@ the new address space still has the old image's registers (its libc's
 execve), and one in exit_group after the address space is gone has no
 user stack left: neither may come out as a frame at an address outside
 its process's mappings ([unknown]+0x...), nor as [truncated];_exit. Such
-a sample keeps its kernel part only (counted: unwind_stop_user_gone)."""
+a sample keeps its kernel part only (counted: unwind_stop_user_gone).
+And the vfork child, sampled in __vfork while its return address is in
+rdi (CFA = SP): never [truncated];__vfork."""
 import os
 import subprocess
 import sys
@@ -31,7 +33,7 @@ def main():
         if r.returncode != 0:
             print("FAIL %s: sfprof exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
             return 1
-        total = outside = exit_cut = 0
+        total = outside = exit_cut = vfork_cut = 0
         examples = []
         for line in open(out):
             stack, _, n = line.rstrip("\n").rpartition(" ")
@@ -43,13 +45,16 @@ def main():
             if "[truncated]" in frames and frames[-1] in ("_exit", "__GI__exit"):
                 exit_cut += n
                 examples.append(stack)
+            if "[truncated]" in frames and frames[-1] == "__vfork":
+                vfork_cut += n
+                examples.append(stack)
         gone = 0
         for line in r.stderr.splitlines():
             if line.startswith("unwind_stop_user_gone:"):
                 gone = int(line.split(":")[1])
         print("%d samples: %d with a frame outside its process's mappings, %d "
-              "[truncated];_exit; %d with the user stack gone (kernel part only) %s" % (
-                  total, outside, exit_cut, gone, examples[:3]))
+              "[truncated];_exit, %d [truncated];__vfork; %d with the user stack gone (kernel "
+              "part only) %s" % (total, outside, exit_cut, vfork_cut, gone, examples[:3]))
         if total < 100:
             errs.append("only %d samples" % total)
         if outside:
@@ -57,6 +62,8 @@ def main():
                         % outside)
         if exit_cut:
             errs.append("expected no [truncated];_exit, got %d samples" % exit_cut)
+        if vfork_cut:
+            errs.append("expected no [truncated];__vfork, got %d samples" % vfork_cut)
     if errs:
         print("FAIL %s: %s" % (NAME, "; ".join(errs)))
         return 1

@@ -584,6 +584,27 @@ TEST(ra_rule_other_than_cfa_minus_8_should_be_followed)
 	CHECK_U64(FR[1].pc, 0x3010);
 }
 
+TEST(return_address_in_a_register_at_cfa_equal_sp_should_be_followed)
+{
+	int stop;
+	fake_reset(4096);
+	/* glibc's __vfork after `pop %rdi`: CFA = SP + 0, RA in rdi */
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RSP, 0);
+	x->row.ra = R(SFRAME_RULE_REG, UNWIND_REG_RDI, 0);
+	add_root(0x3000, 0x3100);
+	struct sfprof_regs r = regs_at(0x1008, BASE, 0);
+	r.di = 0x3010;
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 2);
+	CHECK_U64(FR[1].pc, 0x3010);
+	/* an RA from memory still needs the CFA above SP */
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_CFA);
+}
+
 TEST(missing_registers_should_stop_as_no_regs)
 {
 	int stop;
