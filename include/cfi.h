@@ -112,6 +112,7 @@ struct cfi_stats {
 				    PC-relative function starts */
 	uint64_t rows;		 /* rows derived (NO_RULE rows included) */
 	uint64_t rows_flex;	 /* rows that need v3 flexible FDEs */
+	uint64_t rows_expr;	 /* rows with a DWARF expression rule (dwexpr.h) */
 	uint64_t rows_no_rule;	 /* sum of no_rule[] */
 	uint64_t rows_ra_undefined; /* outermost-frame rows */
 	uint64_t pcmask_funcs;	 /* PLT expressions turned into PCMASK FDEs */

@@ -18,6 +18,8 @@ pkgs="$pkgs python3.11 python3.11-dbg"
 pkgs="$pkgs austin"
 # names test: LuaJIT's traces, anonymous code no JIT map names
 pkgs="$pkgs luajit"
+# unwind test: libcrypto's CFAs by DWARF expressions (openssl speed)
+pkgs="$pkgs openssl"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"
 missing=
 for p in $pkgs; do

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "unwind.h"
+#include "dwexpr.h"
 #include "unwind_int.h"
 
 /* Byte offset of uc_mcontext in struct ucontext (uc_flags, uc_link,
@@ -76,6 +77,40 @@ static bool reg_known(const struct unwind_state *st, unsigned reg)
 	return reg < UNWIND_NR_REGS && (st->reg_known & BIT(reg));
 }
 
+static int expr_read(void *ctx, uint64_t addr, uint64_t *val)
+{
+	return read_word(ctx, addr, val);
+}
+
+/*
+ * A DWARF expression rule (dwexpr.h) over the snapshot and the registers
+ * known in this frame, the CFA pushed first for RA and FP (cfa_pushed).
+ * Not inlined: the common rows never get here.
+ */
+static __attribute__((noinline)) int
+expr_value(const struct unwind_state *st, const struct sframe_rule *rule, const uint64_t *cfa,
+	   uint64_t *val)
+{
+	struct dwexpr_env env = { st->regs, st->reg_known, expr_read, (void *)st };
+	const uint8_t *e;
+	size_t len;
+	uint64_t v;
+	int err;
+
+	_Static_assert(UNWIND_NR_REGS == DWEXPR_NR_REGS, "the same registers");
+	if (rule->off <= 0 || dwexpr__get((uint32_t)rule->off, &e, &len))
+		return UNWIND_STOP_BAD_RULE;
+	err = dwexpr__eval(e, len, &env, cfa, &v);
+	if (err == -EFAULT)
+		return UNWIND_STOP_SNAPSHOT;
+	if (err)
+		return UNWIND_STOP_BAD_RULE;
+	if (rule->kind == SFRAME_RULE_EXPR)
+		return read_word(st, v, val);
+	*val = v;
+	return 0;
+}
+
 /*
  * Value of `rule` in the current frame; `cfa` for CFA_DEREF. 0 or a stop
  * reason. NONE and UNDEFINED are the caller's business.
@@ -85,6 +120,9 @@ rule_value(const struct unwind_state *st, const struct sframe_rule *rule,
 	   uint64_t cfa, uint64_t *val)
 {
 	switch (rule->kind) {
+	case SFRAME_RULE_VAL_EXPR:
+	case SFRAME_RULE_EXPR:
+		return expr_value(st, rule, &cfa, val);
 	case SFRAME_RULE_CFA_DEREF:
 		return read_word(st, cfa + (int64_t)rule->off, val);
 	case SFRAME_RULE_REG:
@@ -319,10 +357,13 @@ static void step_row(struct unwind_state *st)
 		st->outer_sp = st->regs[UNWIND_REG_RSP];
 		return finish(st, UNWIND_STOP_COMPLETE);
 	}
-	if (row->cfa.kind != SFRAME_RULE_REG &&
-	    row->cfa.kind != SFRAME_RULE_REG_DEREF)
+	if (row->cfa.kind == SFRAME_RULE_VAL_EXPR)
+		rc = expr_value(st, &row->cfa, NULL, &cfa); /* (nothing pushed) */
+	else if (row->cfa.kind != SFRAME_RULE_REG &&
+		 row->cfa.kind != SFRAME_RULE_REG_DEREF)
 		return finish(st, UNWIND_STOP_BAD_RULE);
-	rc = rule_value(st, &row->cfa, 0, &cfa);
+	else
+		rc = rule_value(st, &row->cfa, 0, &cfa);
 	if (rc)
 		return finish(st, rc);
 	/*

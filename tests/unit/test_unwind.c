@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 
+#include "dwexpr.h"
 #include "testlib.h"
 #include "unwind.h"
 
@@ -603,6 +604,55 @@ TEST(return_address_in_a_register_at_cfa_equal_sp_should_be_followed)
 	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
 	n = walk(&r, &stop);
 	CHECK_INT(stop, UNWIND_STOP_BAD_CFA);
+}
+
+TEST(dwarf_expression_rules_should_be_evaluated_over_the_snapshot)
+{
+	/* OpenSSL's CFA = *(rsp+40)+8, the RA at CFA-8; rbp saved at the
+	 * address CFA-16 an expression computes */
+	static const uint8_t cfa_e[] = { 0x77, 0x28, 0x06, 0x23, 0x08 };
+	static const uint8_t fp_e[] = { 0x40, 0x1c }; /* lit16; minus */
+	static const uint8_t r12_e[] = { 0x7c, 0x00 }; /* breg12 0 */
+	uint32_t cfa_id = dwexpr__intern(cfa_e, sizeof(cfa_e));
+	uint32_t fp_id = dwexpr__intern(fp_e, sizeof(fp_e));
+	uint32_t r12_id = dwexpr__intern(r12_e, sizeof(r12_e));
+	int stop;
+
+	CHECK(cfa_id && fp_id && r12_id);
+	fake_reset(4096);
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_VAL_EXPR, 0, (int)cfa_id);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	x->row.fp = R(SFRAME_RULE_EXPR, 0, (int)fp_id);
+	add_sp_row(0x2000, 0x2100, 16, 0);
+	add_root(0x3000, 0x3100);
+	put(BASE + 40, BASE + 0x100);	/* CFA = BASE + 0x108 */
+	put(BASE + 0x100, 0x2010);	/* RA */
+	put(BASE + 0xf8, 0xfeed);	/* saved rbp */
+	put(BASE + 0x110, 0x3010);	/* the caller's RA at its CFA-8 */
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	struct unwind_state st;
+	unsigned frames = 0;
+	unwind_for_each_frame(&st, &r, F.mem, F.len, &OPS, 64) {
+		if (++frames == 2) {
+			CHECK_U64(st.pc, 0x2010);
+			CHECK_U64(st.regs[UNWIND_REG_RSP], BASE + 0x108);
+			CHECK_U64(st.regs[UNWIND_REG_RBP], 0xfeed);
+		}
+	}
+	CHECK_INT(st.stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(frames, 3);
+	/* a register the frame does not know: a bad rule, not a guess */
+	x->row.fp = R(SFRAME_RULE_VAL_EXPR, 0, (int)r12_id);
+	F.r[1].row.cfa = R(SFRAME_RULE_VAL_EXPR, 0, (int)r12_id);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_RULE);
+	CHECK_INT(n, 2);
+	/* a read outside the snapshot: exhausted, as a rule's read is */
+	put(BASE + 40, BASE + 0x4000);
+	n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_SNAPSHOT);
+	CHECK_INT(n, 1);
 }
 
 TEST(missing_registers_should_stop_as_no_regs)
