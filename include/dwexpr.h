@@ -49,6 +49,10 @@ struct dwexpr_env {
 int dwexpr__eval(const uint8_t *e, size_t len, const struct dwexpr_env *env,
 		 const uint64_t *push, uint64_t *out);
 
+/* The registers e[0..len) reads (DW_OP_bregN, DW_OP_bregx), a bit each
+ * (those below DWEXPR_NR_REGS). */
+uint32_t dwexpr__regs(const uint8_t *e, size_t len);
+
 /* Whether e[0..len) only uses known operations with in-bounds operands
  * and branch targets (what dwexpr__eval() can run). */
 int dwexpr__valid(const uint8_t *e, size_t len);

@@ -538,6 +538,15 @@ int proc__find_row(struct proc *p, uint64_t pc, struct sframe_row *row,
 	return 0;
 }
 
+int proc__reg_rule(struct proc *p, uint64_t pc, unsigned reg, struct cfi_reg_rule *out)
+{
+	struct proc_map *m = proc__map_of(p, pc);
+
+	if (!m || m->state != MAP_OK)
+		return -ENOENT;
+	return dso__reg_rule(m->dso, pc - m->bias, reg, out);
+}
+
 int proc__for_each_dso(struct proc *p, proc_dso_fn cb, void *ctx)
 {
 	for (size_t i = 0; i < p->nr; i++) {

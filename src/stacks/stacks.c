@@ -9,6 +9,7 @@
 #include "stacks.h"
 #include "stacks_int.h"
 #include "lockname.h"
+#include "cfi.h"
 #include "jitmap.h"
 #include "wakers.h"
 #include "util.h"
@@ -214,6 +215,21 @@ static __attribute__((noinline)) void row_fill(struct stacks *s,
 	e->func_flags = e->rc == 0 ? f.flags : 0;
 }
 
+/* unwind_ops.reg_rule: the frame's CFI rule for a callee-saved register
+ * (the unwinder's slow path: a row's CFA from rbx, below the top frame). */
+static int reg_rule_cb(void *ctx, uint64_t pc, unsigned reg, struct unwind_reg_rule *out)
+{
+	struct stacks *s = ctx;
+	struct cfi_reg_rule r;
+
+	if (!s->cur || proc__reg_rule(s->cur, pc, reg, &r) || r.kind == CFI_REG_OTHER)
+		return -ENOENT;
+	out->kind = r.kind == CFI_REG_AT_CFA ? UNWIND_REG_AT_CFA
+		    : r.kind == CFI_REG_CFA_PLUS ? UNWIND_REG_CFA_PLUS : UNWIND_REG_SAME;
+	out->off = r.off;
+	return 0;
+}
+
 static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 		       struct sframe_func *fn)
 {
@@ -271,7 +287,7 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 			   int *stop)
 {
 	const struct unwind_ops ops = { find_row_cb, stacks_is_sigtramp, s,
-					&s->ucache, stacks_is_exec };
+					&s->ucache, stacks_is_exec, reg_rule_cb };
 	unsigned slot = e->pid % 64;
 
 	caches_fit(s);

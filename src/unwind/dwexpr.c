@@ -145,6 +145,19 @@ static bool op_read(struct rd *r, struct op *o)
 	}
 }
 
+uint32_t dwexpr__regs(const uint8_t *e, size_t len)
+{
+	struct rd r = { e, e + len };
+	uint32_t mask = 0;
+	struct op o;
+
+	while (e && r.p < r.end && op_read(&r, &o))
+		if ((o.code == OP_bregx || (o.code >= OP_breg0 && o.code <= OP_breg31)) &&
+		    o.u < DWEXPR_NR_REGS)
+			mask |= 1u << o.u;
+	return mask;
+}
+
 int dwexpr__valid(const uint8_t *e, size_t len)
 {
 	struct rd r = { e, e + len };

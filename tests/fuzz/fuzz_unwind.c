@@ -12,7 +12,10 @@
  * memory, and the fast loops still match the iterator. Expression rules
  * (SFRAME_RULE_VAL_EXPR, SFRAME_RULE_EXPR) name one of a few fixed DWARF
  * expressions (OpenSSL's CFA shapes, register and memory chains, a loop)
- * or the one the input's first bytes after the regions spell.
+ * or the one the input's first bytes after the regions spell. A range's
+ * flags bits 1-2 say how it keeps rbx and r12-r15 (unchanged, saved at
+ * CFA-16, value CFA+8, not known): the replay that finds them must keep
+ * the walk within the snapshot and the depth, and match the iterator.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -103,6 +106,32 @@ static bool fz_is_exec(void *ctx, uint64_t ra)
 	return true;
 }
 
+static int fz_reg_rule(void *ctx, uint64_t lookup, unsigned reg, struct unwind_reg_rule *out)
+{
+	(void)ctx;
+	(void)reg;
+	for (int i = 0; i < NR_RANGES; i++) {
+		const struct fz_range *x = &ranges[i];
+
+		if (lookup < x->lo || lookup - x->lo >= x->len)
+			continue;
+		switch ((x->flags >> 1) & 3) {
+		case 0:
+			*out = (struct unwind_reg_rule){ UNWIND_REG_SAME, 0 };
+			return 0;
+		case 1:
+			*out = (struct unwind_reg_rule){ UNWIND_REG_AT_CFA, -16 };
+			return 0;
+		case 2:
+			*out = (struct unwind_reg_rule){ UNWIND_REG_CFA_PLUS, 8 };
+			return 0;
+		default:
+			return -1;
+		}
+	}
+	return -1;
+}
+
 static bool fz_sigtramp(void *ctx, uint64_t pc)
 {
 	(void)ctx;
@@ -111,7 +140,8 @@ static bool fz_sigtramp(void *ctx, uint64_t pc)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct unwind_ops ops = { fz_find, fz_sigtramp, NULL };
+	static const struct unwind_ops ops = { fz_find, fz_sigtramp, NULL, NULL, NULL,
+					       fz_reg_rule };
 	struct sfprof_regs regs;
 	struct unwind_frame frames[256];
 	size_t need = sizeof(regs) + NR_RANGES * RANGE_BYTES;

@@ -722,6 +722,41 @@ TEST(cfi_other_dwarf_expressions_become_expression_rules)
 	cfi_table__release(&t);
 }
 
+TEST(cfi_reg_rule_should_give_a_callee_saved_registers_rule_at_each_address)
+{
+	static struct sec s;
+	struct cfi_reg_rule r;
+	/* push %rbx (@1: cfa+16, rbx at c-16); push %r12 (@2: cfa+24, r12 at
+	 * c-24); @8 rbx restored; @9 r12 by an expression */
+	static const uint8_t ins[] = { 0x41, 0x0e, 16, 0x83, 2, 0x41, 0x0e, 24, 0x8c, 3,
+				       0x46, 0xc3, 0x41, 0x10, 12, 2, 0x38, 0x1c };
+	static const uint8_t other[] = { 0x41, 0x0e, 16, 0x83, 2 };
+
+	memset(&s, 0, sizeof(s));
+	s.vaddr = 0x2000;
+	size_t c = eh_cie(&s);
+	eh_fde(&s, c, 0x1000, 16, ins, sizeof(ins));
+	eh_fde(&s, c, 0x1100, 8, other, sizeof(other));
+	struct cfi_input in = eh_input(&s);
+
+	CHECK_INT(cfi__reg_rule(&in, 0x1000, 3, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_SAME);
+	CHECK_INT(cfi__reg_rule(&in, 0x1001, 3, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_AT_CFA);
+	CHECK_INT(r.off, -16);
+	CHECK_INT(cfi__reg_rule(&in, 0x1005, 12, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_AT_CFA);
+	CHECK_INT(r.off, -24);
+	CHECK_INT(cfi__reg_rule(&in, 0x1008, 3, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_SAME);
+	CHECK_INT(cfi__reg_rule(&in, 0x1009, 12, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_OTHER);
+	CHECK_INT(cfi__reg_rule(&in, 0x1102, 3, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_AT_CFA);
+	CHECK_INT(cfi__reg_rule(&in, 0x1010, 3, &r), -ENOENT);
+	CHECK_INT(cfi__reg_rule(&in, 0x0fff, 3, &r), -ENOENT);
+}
+
 /* ld's .plt CFI: sp+16 at 0, sp+24 at 6, the PLT expression from 16. */
 static const uint8_t plt_ins[] = { 0x0e, 16, 0x46, 0x0e, 24, 0x4a, 0x0f, 11,
 				   0x77, 8, 0x80, 0, 0x3f, 0x1a, 0x3b, 0x2a,
