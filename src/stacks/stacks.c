@@ -434,7 +434,6 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct pc_entry *e = stacks_symbolized(s, look);
 
-		s->jit_seq = f->pad; /* (stacks_jit_tag()) */
 		if (ids && py.ng && pymerge__is_eval(e->sym.name) && py.seen++ >= py.skip) {
 			/* eval frame g (innermost first) runs group g; the
 			 * outermost matched one also the groups left over */
@@ -448,13 +447,14 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 				return NULL;
 			np += (size_t)k;
 			/* the eval frame's own id goes, its inlined callees stay */
-			k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
+			k = stacks_frame_ids(s, e, look, f->pad, out + np, USER_FRAMES_MAX - np - i);
 			if (k < 0)
 				return NULL;
 			memmove(out + np, out + np + 1, (size_t)(k - 1) * sizeof(*out));
 			np += (size_t)(k - 1);
 		} else if (ids) {
-			int k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
+			int k = stacks_frame_ids(s, e, look, f->pad, out + np,
+						 USER_FRAMES_MAX - np - i);
 
 			if (k < 0)
 				return NULL;

@@ -141,7 +141,6 @@ struct stacks {
 	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
-	uint32_t jit_seq;    /* the frame being named: its JIT entry, 0 none */
 	uint64_t jit_fp_frames; /* unwind.fp_frames at the last stacks_jit_tag() */
 	/* Python frames (pymerge.h): the namer, and the section of the
 	 * stack being named (NULL: none), of process py_pid */
@@ -189,7 +188,7 @@ bool stacks_is_exec(void *ctx, uint64_t ra); /* unwind_ops.is_exec */
  * frames[0..n) of a walk that ended with stop, taken at time t: each
  * frame in JIT code gets the seq of the JIT entry naming it then in its
  * pad (0: none), so a raw stack in code that a newer entry renamed is
- * another stack, named by its own entry (stacks_frame_ids()).
+ * another stack, named by its own entry (stacks_frame_ids()'s jit_seq).
  */
 void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t);
 void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
@@ -211,11 +210,12 @@ void stacks_pytramp_free(struct stacks *s);
 bool stacks_is_sigtramp(void *ctx, uint64_t pc); /* unwind_ops.is_sigtramp */
 int stacks_at_elf_entry(struct stacks *s, const struct sym_result *sr);
 /*
- * The profile frame ids of the frame at `look` (e its PC cache entry):
- * its own, then the functions inlined at it, outermost first, at most
- * `room` of them (the frame's own always). Returns how many, or -ENOMEM.
+ * The profile frame ids of the frame at `look` (e its PC cache entry;
+ * jit_seq its JIT entry, stacks_jit_tag(), 0: none): its own, then the
+ * functions inlined at it, outermost first, at most `room` of them (the
+ * frame's own always). Returns how many, or -ENOMEM.
  */
-int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t *out,
-		     size_t room);
+int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t jit_seq,
+		     uint32_t *out, size_t room);
 
 #endif

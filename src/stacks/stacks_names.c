@@ -137,8 +137,8 @@ static int function_name(struct stacks *s, uint64_t pc, const struct sym_result 
 	return n > 0 && (size_t)n < size;
 }
 
-int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t *out,
-		     size_t room)
+int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t jit_seq,
+		     uint32_t *out, size_t room)
 {
 	size_t np = 0;
 
@@ -180,7 +180,7 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 			/* the entry that named it when sampled; else the newest
 			 * (the pc's own cache keeps no JIT name: code memory is
 			 * reused, and one PC may have several) */
-			if ((s->jit_seq && !jitmaps__entry(s->jit, pid, s->jit_seq, look, &hit)) ||
+			if ((jit_seq && !jitmaps__entry(s->jit, pid, jit_seq, look, &hit)) ||
 			    !jitmaps__lookup(s->jit, s->cur, pid, look, s->jit_final, &hit)) {
 				pf.name = hit.name;
 				pf.file = hit.file;
