@@ -221,13 +221,29 @@ static int reg_rule_cb(void *ctx, uint64_t pc, unsigned reg, struct unwind_reg_r
 {
 	struct stacks *s = ctx;
 	struct cfi_reg_rule r;
+	/* each answer is an FDE's instructions run again: the last ones
+	 * are kept, per (maps version, PC, register) */
+	struct stacks_reg_memo *m = &s->reg_memo[((pc * 0x9e3779b97f4a7c15ull) >> 56 ^ reg) %
+						 STACKS_REG_MEMO];
 
-	if (!s->cur || proc__reg_rule(s->cur, pc, reg, &r) || r.kind == CFI_REG_OTHER)
+	if (!s->cur)
 		return -ENOENT;
-	out->kind = r.kind == CFI_REG_AT_CFA ? UNWIND_REG_AT_CFA
-		    : r.kind == CFI_REG_CFA_PLUS ? UNWIND_REG_CFA_PLUS : UNWIND_REG_SAME;
-	out->off = r.off;
-	return 0;
+	if (m->pc == pc && m->reg == reg && m->proc == s->cur && m->gen == s->cur_gen) {
+		*out = m->rule;
+		return m->rc;
+	}
+	m->rc = 0;
+	if (proc__reg_rule(s->cur, pc, reg, &r) || r.kind == CFI_REG_OTHER)
+		m->rc = -ENOENT;
+	m->rule.kind = r.kind == CFI_REG_AT_CFA ? UNWIND_REG_AT_CFA
+		       : r.kind == CFI_REG_CFA_PLUS ? UNWIND_REG_CFA_PLUS : UNWIND_REG_SAME;
+	m->rule.off = m->rc ? 0 : r.off;
+	m->pc = pc;
+	m->reg = reg;
+	m->proc = s->cur;
+	m->gen = proc__generation(s->cur); /* (the lookup may have re-read them) */
+	*out = m->rule;
+	return m->rc;
 }
 
 static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,

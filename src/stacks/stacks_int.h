@@ -36,6 +36,9 @@ enum {
 	HAVE_LINES = 1u << 5,
 };
 
+/* unwind_ops.reg_rule answers kept (stacks.c) */
+#define STACKS_REG_MEMO 64
+
 /* Room for user frames: each real frame plus its inline frames. */
 #define USER_FRAMES_MAX (2 * STACKS_MAX_DEPTH)
 
@@ -156,6 +159,14 @@ struct stacks {
 	int resolved_stop;   /* and how its walk ended */
 	struct stacks_jit_rec *jrec; /* jit_record: what was written (stacks_jit.c) */
 	struct stacks_pytramp *pytramp; /* CPython trampolines (stacks_pytramp.c) */
+	/* unwind_ops.reg_rule's recent answers (stacks.c) */
+	struct stacks_reg_memo {
+		const struct proc *proc;
+		uint64_t gen, pc;
+		unsigned reg;
+		int rc;
+		struct unwind_reg_rule rule;
+	} reg_memo[STACKS_REG_MEMO];
 };
 
 /* The PC cache's entry for (current proc, pc), reset when it held
