@@ -13,8 +13,11 @@
  *  - or, offline (report), the JIT records a capture carries
  *    (jitmaps__add()): then no file is ever opened.
  * Files are read as they grow: on a lookup that misses, at most every
- * JITMAP_REREAD_NS, only the bytes appended, at most JITMAP_MAX_SIZE of
- * each. A file stays open once found, so what the JIT writes last (V8
+ * JITMAP_REREAD_NS (and new files looked for), on one that hits, the open
+ * files at most every JITMAP_HIT_REREAD_NS; only the bytes appended, at
+ * most JITMAP_MAX_SIZE of each. An entry is valid from when its file was
+ * last modified (its mtime, within the reads before and at which it
+ * appeared). A file stays open once found, so what the JIT writes last (V8
  * buffers its perf map: entries reach the file late, some only at exit)
  * is still read after the process is gone. Live, a few processes at a
  * time (JITMAP_LIVE_PROCS; the oldest makes room); offline, every process
@@ -34,6 +37,7 @@
 #include "proc.h"
 
 #define JITMAP_REREAD_NS 100000000ull /* 100 ms */
+#define JITMAP_HIT_REREAD_NS 10000000ull /* 10 ms: the open files only */
 #define JITMAP_MAX_SIZE (256ull << 20)
 #define JITMAP_DUMPS 4u
 #define JITMAP_LIVE_PROCS 16u

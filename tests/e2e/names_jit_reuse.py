@@ -6,15 +6,20 @@ at the same X, appends its perf-map line and runs it for 3 s (from
 phase_two). The newer line wins from the time it appears: >= 95% of
 phase_two's samples are named jit_beta, and >= 95% of phase_one's
 jit_alpha, profiled live, and recorded then reported with the map
-deleted (the capture keeps both entries, in their order)."""
+deleted (the capture keeps both entries, in their order). In pprof (from
+the report) the JIT frames keep their runtime addresses, each in the
+anonymous mapping that holds it."""
 import glob
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from libunwind import SFPROF, WL  # noqa: E402
+from libsurface import pprof_raw, pprof_mappings  # noqa: E402
 
 NAME = "names_jit_reuse"
 
@@ -44,6 +49,20 @@ def check(path, what, errs):
     if alpha < 0.95 * one:
         errs.append("%s: expected >= 95%% of phase_one's samples named jit_alpha, got "
                     "%d of %d" % (what, alpha, one))
+
+
+def check_pprof(pb, errs):
+    _, text = pprof_raw(pb)
+    maps = {m[0]: m for m in pprof_mappings(text)}
+    locs = re.findall(r"^\s+\d+: 0x([0-9a-f]+) (?:M=(\d+) )?(jit_alpha|jit_beta) ", text, re.M)
+    bad = [(a, m, n) for a, m, n in locs
+           if int(a, 16) == 0 or not m or int(m) not in maps or
+           not maps[int(m)][1] <= int(a, 16) < maps[int(m)][2]]
+    print("pprof: %d JIT locations, %d without an address in their mapping" % (
+        len(locs), len(bad)))
+    if not locs or bad:
+        errs.append("pprof: expected every JIT location at its address in its mapping, "
+                    "got %d of %d not (%s)" % (len(bad), len(locs), bad[:3]))
 
 
 def main():
@@ -82,6 +101,16 @@ def main():
             print("FAIL %s: report exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
             return 1
         check(out, "record+report, map deleted", errs)
+        if shutil.which("go"):
+            pb = os.path.join(d, "report.pb.gz")
+            r = subprocess.run([SFPROF, "report", "-o", pb, cap], capture_output=True,
+                               text=True, timeout=120)
+            if r.returncode != 0:
+                errs.append("report -o pprof exited %d: %s" % (r.returncode, r.stderr[-200:]))
+            else:
+                check_pprof(pb, errs)
+        else:
+            print("(no go on this machine: the pprof part is skipped)")
     if errs:
         print("FAIL %s: %s" % (NAME, "; ".join(errs)))
         return 1
