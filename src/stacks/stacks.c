@@ -508,6 +508,15 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 		out--;
 		np++;
 		out[0] = (uint32_t)s->marker_id;
+	} else if (stop == UNWIND_STOP_USER_GONE) {
+		/* no user part to show: said so, then the kernel's */
+		struct profile_frame pf = { .name = STACKS_NO_USER_STACK,
+					    .kind = PROFILE_FRAME_MARKER };
+		int64_t id = profile__frame_id(s->prof, &pf);
+
+		if (id < 0)
+			return NULL;
+		out[np++] = (uint32_t)id;
 	}
 
 	for (size_t i = nk; i-- > 0;) {
