@@ -6,7 +6,8 @@
 #                         stages, in a sample's order: capture/ (BPF ring, side-band),
 #                         capfile/, model/ (address spaces, binaries), unwind/,
 #                         symbols/, runtimes/*/ (JIT maps...), stacks/ (events ->
-#                         stacks), profile/, output/ (folded/SVG/pprof/diff), cli/
+#                         stacks), profile/, output/ (folded/SVG/pprof/diff), cli/;
+#                         which may call which: doc/layers.md
 #   bpf/*.bpf.c        -> build/bpf/*.bpf.o -> build/*.skel.h (bpftool gen skeleton):
 #                         one object per event source; capture.c shares their maps
 #   tests/unit/test_*.c-> build/tests/test_*   (each prints PASS/FAIL lines)
@@ -37,12 +38,17 @@ endif
 WARN     := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) -MMD -MP
-LDLIBS   := -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 -lstdc++ -lpthread
-# sfprof itself links these statically (libc stays shared): loading them
-# cost 0.6 ms of every run (BENCHMARKS.md, unwind). Sanitizer builds and
-# the test programs keep them shared.
-SFPROF_LDLIBS = $(if $(SAN),$(LDLIBS),-Wl,-Bstatic -lbpf -ldw -lelf -ldeflate -lz -llzma -lbz2 \
-	-lstdc++ -Wl,-Bdynamic -lm -lpthread -static-libgcc)
+LDLIBS   := -lbpf -ldw -lelf -lz -llzma -lbz2 -lstdc++ -lmicrohttpd -lpthread
+# LINK=static (the default): sfprof links these statically, libc stays
+# shared, so one binary drops onto any glibc machine (an agent, a
+# container) whatever libbpf/elfutils it has; start-up is 0.6 ms shorter
+# (BENCHMARKS.md, "static or dynamic"). LINK=dynamic: against the
+# system's shared libraries, as a distribution packages it (security
+# updates of libbpf, elfutils, zlib reach it). Sanitizer builds and the
+# test programs always link shared.
+LINK ?= static
+SFPROF_LDLIBS = $(if $(or $(SAN),$(filter dynamic,$(LINK))),$(LDLIBS) -lm,-Wl,-Bstatic -lbpf \
+	-ldw -lelf -lz -llzma -lbz2 -lstdc++ -Wl,-Bdynamic -lmicrohttpd -lm -lpthread -static-libgcc)
 
 LIB_SRCS := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(BUILD)/obj/%.o)
@@ -66,7 +72,7 @@ WL_CC ?= gcc
 WL_CXX ?= g++
 WL_CFLAGS := -O2 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -D_GNU_SOURCE
 
-.PHONY: all deps test check fuzz fuzz-smoke bench demo clean install workloads FORCE
+.PHONY: all deps test-deps test test-quick check fuzz fuzz-smoke bench demo clean install workloads FORCE
 all: $(BUILD)/sfprof workloads
 
 workloads: $(WL_BINS) $(WL_SOS) $(BUILD)/workloads/demo-nopie
@@ -142,11 +148,27 @@ $(BUILD)/workloads/%.so: tests/workloads/%.c | $(BUILD)/workloads/.dir
 	$(Q)mkdir -p $(dir $@) && touch $@
 
 # Install the Debian packages the build and the tests need (idempotent).
+# what building and running need; test-deps adds what the tests need
+# (a browser, Go, node, austin...): `make test` installs it first
 deps:
-	$(Q)./tests/install-deps.sh
+	$(Q)./tests/install-deps.sh build
 
-test: all $(UNIT_BINS) $(REPLAY_BINS)
-	$(Q)BUILD=$(BUILD) ./tests/run-tests.sh
+test-deps:
+	$(Q)./tests/install-deps.sh test
+
+# The suite's budget: `make test` <= 15 minutes on a 2-core machine (it
+# prints its wall time), `.ci/run` (test, check, fuzz-smoke) <= 45. The e2e
+# scripts run TEST_JOBS (2) at a time but for those that must run alone
+# (tests/run-tests.sh says which and why). `make test-quick` is the inner
+# loop: unit tests, fuzz replays and a few fast e2e scripts.
+TEST_JOBS ?= 2
+test: test-deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(REPLAY_BINS)
+	$(Q)BUILD=$(BUILD) TEST_JOBS=$(TEST_JOBS) ./tests/run-tests.sh
+
+test-quick: test-deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(REPLAY_BINS)
+	$(Q)BUILD=$(BUILD) TEST_JOBS=$(TEST_JOBS) TEST_TIER=quick ./tests/run-tests.sh
 
 # The whole suite again under ASan+UBSan, in its own build tree.
 check:
@@ -175,9 +197,14 @@ demo: all
 	$(Q)./tests/demo.sh
 
 PREFIX ?= /usr/local
+# systemd looks for units of /usr/local in /usr/local/lib/systemd/system
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 install: $(BUILD)/sfprof
 	install -D -m 0755 $(BUILD)/sfprof $(DESTDIR)$(PREFIX)/bin/sfprof
 	if [ -f doc/sfprof.1 ]; then install -D -m 0644 doc/sfprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/sfprof.1; fi
+	mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/sfprof-agent.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/sfprof-agent.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/sfprof-agent.service
 
 clean:
 	rm -rf build

@@ -4,7 +4,7 @@
 [truncated] and that go through py::outer;py::middle;py::leaf, for this
 build's sfprof and, with BASE=<older sfprof>, that one side by side; then
 `sfprof report` CPU time per sample on a recording (medians of RUNS, the
-trampoline rows are looked up uncached: stacks_pytramp.c), recorded at
+trampoline rows are looked up uncached: runtimes/python/pytramp_ops.c), recorded at
 REC_HZ. The perf maps CPython leaves in /tmp are removed.
   python3 bench/pyperf_stacks.py   (BUILD=build BASE= RUNS=3 HZ=199 REC_HZ=999 SECS=3)
 Needs root (BPF)."""

@@ -124,6 +124,8 @@ int BPF_PROG(sfprof_switch_out, bool preempt, struct task_struct *prev,
 			return 0;
 		}
 	}
+	/* a Ruby thread's frames are named while it lives (ruby.bpf.h) */
+	rb_note(prev->tgid, prev->pid);
 	ent->state = state;
 	ent->kstack_id = cfg.want_kstack ? bpf_get_stackid(ctx, &kstacks, SFPROF_KSTACK_SKIP_TP) : -1;
 	ent->ts_out = bpf_ktime_get_ns();

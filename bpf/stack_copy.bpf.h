@@ -10,6 +10,8 @@
 
 #include "target.bpf.h"
 #include "python.bpf.h"
+#include "ruby.bpf.h"
+#include "php.bpf.h"
 
 /* Linux 6.16: copy user memory straight into a ring buffer record. */
 extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, __u32 off, __u32 size,
@@ -320,6 +322,11 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 	__u32 want = cfg.stack_size, span = 0, at_top = 0;
 	__u64 flags = BPF_RB_NO_WAKEUP;
 	struct py_buf *py = py_walk(h, kind);
+
+	if (!py) /* a thread runs CPython, CRuby or PHP: one section */
+		py = rb_walk(h, kind);
+	if (!py)
+		py = php_walk(h, kind);
 
 	if (want > SFPROF_STACK_MAX)
 		want = SFPROF_STACK_MAX;

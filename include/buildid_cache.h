@@ -9,7 +9,11 @@
  * DIR is --buildid-dir, else $XDG_CACHE_HOME/sfprof/buildid, else
  * $HOME/.cache/sfprof/buildid. Directories are created 0700, files 0600
  * (binaries can be private), each written to a temporary name and renamed;
- * nothing below DIR is followed through a symlink.
+ * nothing below DIR is followed through a symlink. DIR and every
+ * directory below it must be sfprof's user's and writable by no one else,
+ * and every directory above it root's or the user's (not writable by
+ * others unless sticky): root never reads from, or writes to, a cache
+ * another user controls (-EPERM).
  *
  * `record` keeps (buildid_keeper) every binary it records a mapping of:
  * one that is already gone or replaced at its path (deleted, in another
@@ -34,6 +38,9 @@
 
 /* Larger binaries are not copied (-EFBIG). */
 #define BUILDID_CACHE_FILE_MAX ((uint64_t)1 << 32)
+/* At most this many bytes are copied of one binary (-EFBIG): only its
+ * headers, segments and sections, and of them only what is not a hole. */
+#define BUILDID_CACHE_COPY_MAX ((uint64_t)512 << 20)
 
 /* The default DIR into buf; -ENOENT when neither variable is set. */
 int buildid_cache__default_dir(char *buf, size_t size);

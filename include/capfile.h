@@ -231,8 +231,17 @@ int capfile_writer__jit(struct capfile_writer *w, uint32_t pid, uint64_t start,
 int capfile_writer__pytramp(struct capfile_writer *w, uint32_t pid, const uint8_t *code,
 			    size_t len);
 /* Write END, flush and close; 0 or -errno (a write error anywhere before
- * is reported here too). Frees w in every case. */
+ * is reported here too). On a write error (ENOSPC) a file that holds
+ * records is still renamed onto the name, as a capture cut short, and
+ * *kept_partial (when non-NULL) set. Frees w in every case. */
 int capfile_writer__close(struct capfile_writer *w);
+int capfile_writer__close_partial(struct capfile_writer *w, int *kept_partial);
+/* The run failed before there was anything to keep: the temporary file
+ * is removed and the name left as it was. Frees w (NULL: a no-op). */
+void capfile_writer__abort(struct capfile_writer *w);
+/* Write what is buffered when a second has passed since the last write
+ * (called per record, and by the drain loop); 0 or the sticky -errno. */
+int capfile_writer__flush_due(struct capfile_writer *w);
 uint64_t capfile_writer__events(const struct capfile_writer *w);
 
 /* ---- reader ---- */

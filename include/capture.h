@@ -95,6 +95,8 @@ struct capture_opts {
 	int wait_exec;		/* pids[0] is a target only from its exec (-- COMMAND) */
 	capture_sideband_fn on_sideband; /* mapping changes; NULL: no side-band */
 	int python;		/* walk CPython frames of processes capture__set_python names */
+	int ruby;		/* walk CRuby frames of processes capture__set_ruby names */
+	int php;		/* walk PHP frames of processes capture__set_php names */
 };
 
 /* Totals: BPF per-CPU counters summed, plus what user space saw. */
@@ -170,6 +172,17 @@ int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp);
  * capture_opts.python. 0, or a negative errno.
  */
 int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p);
+
+/* Process `tgid` runs CRuby as p says (bpf/ruby.bpf.h); p NULL: no
+ * more. A no-op without capture_opts.ruby. 0, or a negative errno. */
+int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p);
+/* Process `tgid` runs PHP as p says (bpf/php.bpf.h); p NULL: no more.
+ * A no-op without capture_opts.php. 0, or a negative errno. */
+int capture__set_php(struct capture *c, uint32_t tgid, const struct sfprof_php_proc *p);
+/* The fd of the rb_new ring (struct sfprof_py_code records: an iseq a
+ * Ruby process ran for the first time), or -ENOENT without
+ * capture_opts.ruby. The capture's fd: dup() it to keep. */
+int capture__ruby_ring(struct capture *c);
 
 /*
  * The fd of the py_new ring (struct sfprof_py_code records: a code object

@@ -14,7 +14,9 @@
  *    mapped bytes, never copied), else one derived from .eh_frame (and
  *    .debug_frame) via cfi_to_sframe() (include/cfi.h);
  *  - its symbol table (symbolize.h), with separate debug files;
- *  - its DWARF source lines and inline frames (srcline.h).
+ *  - its DWARF source lines and inline frames (srcline.h);
+ *  - each language runtime's state for it, when it is the runtime's (a Go
+ *    binary's pclntab): runtimes/runtime.h, asked on the first row lookup.
  *
  * Ownership: the cache owns every dso. Pointers returned by dso_cache__*
  * and every pointer a dso returns (path, name, build-id, table, symbol
@@ -114,6 +116,8 @@ const char *dso__name(const struct dso *d);	/* basename of path */
 const char *dso__build_id_hex(const struct dso *d); /* "" when none */
 size_t dso__build_id(const struct dso *d, const uint8_t **id); /* 0 = none */
 const struct elfread *dso__elf(const struct dso *d);
+/* The options of d's cache (for the runtimes' hooks, runtime.h). */
+const struct dso_cache_opts *dso__opts(const struct dso *d);
 
 /* Runtime = vaddr + bias for a mapping [start, ...) at file offset off. */
 int dso__mapping_bias(const struct dso *d, uint64_t start, uint64_t off,

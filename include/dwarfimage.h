@@ -61,6 +61,11 @@ struct dwarf_image_key {
  * the variables set, or $SFPROF_DWARF_CACHE empty), -ENAMETOOLONG. */
 int dwarf_image__cache_dir(char *buf, size_t size);
 
+/* The stored image only (nothing read from src but its ELF header):
+ * 0, or -errno when there is no good one. */
+int dwarf_image__load_cached(Elf *src, const char *dir, const struct dwarf_image_key *key,
+			     struct dwarf_image **out);
+
 /*
  * As dwarf_image__open, through the cache at dir (NULL: none): the
  * stored image when there is a good one, else one made from src and
@@ -76,6 +81,15 @@ int dwarf_image__open_cached(Elf *src, const char *dir,
  * (dir not openable). Temporary files of a store under way are left alone.
  */
 int dwarf_image__cache_trim(const char *dir, uint64_t max_bytes, unsigned *removed);
+/* The same over several cache directories at once (the DWARF cache's and
+ * the build-id cache's: one bound for both, their binary copies "elf"
+ * counted by the disk they take, least recently used dropped first);
+ * directories are skipped when NULL or not openable, -ENOENT when none
+ * is. */
+int dwarf_image__cache_trim_all(const char *const *dirs, size_t nr, uint64_t max_bytes,
+				unsigned *removed);
+/* The bound: $SFPROF_DWARF_CACHE_MB MiB, else DWARF_CACHE_MAX_DEFAULT. */
+uint64_t dwarf_image__cache_max(void);
 /* 1 when img was read from the cache, else 0. */
 int dwarf_image__from_cache(const struct dwarf_image *img);
 Elf *dwarf_image__elf(const struct dwarf_image *img);

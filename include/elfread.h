@@ -12,13 +12,14 @@
  *
  * Ownership: an elfread owns its libelf handle; the image is borrowed
  * (elfread__open_mem), owned and free()d (elfread__open_mem_owned), or an
- * mmap the elfread made and unmaps (elfread__open, elfread__open_fd).
+ * private copy the elfread made and unmaps (elfread__open, elfread__open_fd).
  * Every pointer returned (section data, names) lives until elfread__free().
  * Not thread-safe per object; separate objects are independent.
- * A file mapping (as with libelf's ELF_C_READ_MMAP, which perf uses) is
- * exposed to SIGBUS if the file is truncated in place while open; files
- * replaced by rename or unlink+create, as linkers and package managers
- * do, are safe (the old inode stays).
+ * A file is read into anonymous memory, never mapped: a mapping (as with
+ * libelf's ELF_C_READ_MMAP, which perf uses) faults with SIGBUS when a
+ * target truncates the file in place while it is open. A file that
+ * shrinks while read is refused (ESTALE) and counted
+ * (elfread__nr_changed).
  */
 #ifndef SFPROF_ELFREAD_H
 #define SFPROF_ELFREAD_H
@@ -66,14 +67,22 @@ struct elfread_sym {
 /* Constructors: NULL + errno (EINVAL: not an ELF image libelf accepts). */
 struct elfread *elfread__open_mem(const void *image, size_t len);
 struct elfread *elfread__open_mem_owned(void *image, size_t len);
-struct elfread *elfread__open_fd(int fd); /* mmaps; fd may be closed after */
+struct elfread *elfread__open_fd(int fd); /* copies; fd may be closed after */
 struct elfread *elfread__open(const char *path);
 void elfread__free(struct elfread *e); /* NULL is a no-op */
+/* Files refused so far (all elfreads) because they shrank while read. */
+uint64_t elfread__nr_changed(void);
 
+/* The whole image (a file's: read in full first, but its DWARF). */
 const uint8_t *elfread__image(const struct elfread *e, size_t *len);
+size_t elfread__size(const struct elfread *e); /* without reading anything */
 /* The libelf handle (an Elf *), for code that takes one (cfi.h). It lives
- * as long as e; do not elf_end() it. */
+ * as long as e; do not elf_end() it. Every section but the DWARF
+ * (.debug_* other than .debug_frame) is read by then; before libdw,
+ * elfread__fill_dwarf() (0, or -ESTALE when the file shrank: its DWARF is
+ * not to be trusted). */
 void *elfread__libelf(const struct elfread *e);
+int elfread__fill_dwarf(const struct elfread *e);
 unsigned elfread__type(const struct elfread *e);    /* ET_EXEC, ET_DYN, ... */
 unsigned elfread__machine(const struct elfread *e); /* EM_X86_64, ... */
 /* A program's executable (ET_EXEC, or ET_DYN marked DF_1_PIE), not a
@@ -88,6 +97,14 @@ int elfread__section_at(const struct elfread *e, size_t idx,
 			struct elfread_section *out);
 int elfread__section(const struct elfread *e, const char *name,
 		     struct elfread_section *out);
+/* elfread__section(_at) without its bytes (data NULL; nothing read). */
+int elfread__section_header(const struct elfread *e, const char *name,
+			    struct elfread_section *out);
+int elfread__section_header_at(const struct elfread *e, size_t idx,
+			       struct elfread_section *out);
+/* Where the section / program header tables are in the file: 0, -ENOENT. */
+int elfread__shdr_table(const struct elfread *e, uint64_t *off, uint64_t *size);
+int elfread__phdr_table(const struct elfread *e, uint64_t *off, uint64_t *size);
 
 /* PT_LOAD segments in program header order. */
 size_t elfread__nr_loads(const struct elfread *e);
@@ -111,6 +128,10 @@ int elfread__mapping_bias(const struct elfread *e, uint64_t start,
 
 /* GNU build-id: copies up to ELFREAD_BUILD_ID_MAX bytes. 0 / -ENOENT. */
 int elfread__build_id(const struct elfread *e, uint8_t *id, size_t *len);
+
+/* The GNU build-id in a bare run of 4-aligned ELF notes, such as
+ * /sys/kernel/notes (the running kernel's): 0, -ENOENT (none), -EINVAL. */
+int elfread__notes_build_id(const void *notes, size_t len, uint8_t *id, size_t *id_len);
 
 /* .gnu_debuglink: file name (NUL-terminated inside the section) and CRC. */
 int elfread__debuglink(const struct elfread *e, const char **name,

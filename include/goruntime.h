@@ -4,8 +4,8 @@
  * read from their .gopclntab (gopclntab.h).
  *
  *  - Names: a Go binary linked with -s has no .symtab (and no DWARF), but
- *    its pclntab names every function; symbolize.c adds them when it found
- *    no full symbol table.
+ *    its pclntab names every function; symbolize.c adds them, through the
+ *    runtime table, when it found no full symbol table.
  *  - Stack switches: a function flagged SPWRITE (runtime.systemstack,
  *    mcall, morestack, asmcgocall, gogo, nanotime1, clone...) moves SP to
  *    another stack (g0's, gsignal's, the goroutine's) in a way its SP-delta
@@ -22,7 +22,10 @@
  *    traceback rule; the Go linker derives .debug_frame from the same
  *    table), the return address undefined in TOPFRAME functions.
  *
- * No allocation except the derived table, which the caller owns.
+ * No allocation except the derived table, which the caller owns. The core
+ * calls none of these by name: go_runtime_ops (goruntime.c), Go's line of
+ * the runtime table (runtimes/runtime.h), does, for each binary that has
+ * a pclntab.
  */
 #ifndef SFPROF_GORUNTIME_H
 #define SFPROF_GORUNTIME_H

@@ -31,6 +31,14 @@ int ksyms__add(struct ksyms *k, uint64_t addr, const char *name); /* 0 / -ENOMEM
 const char *ksyms__name(void *ctx, uint64_t addr);
 void ksyms__free(struct ksyms *k);
 
+/*
+ * The running kernel's GNU build-id from /sys/kernel/notes, as lowercase
+ * hex into buf (size >= 2 * ELFREAD_BUILD_ID_MAX + 1): pprof's
+ * [kernel.kallsyms] mapping carries it so a backend finds the vmlinux.
+ * 0, -ENOENT (no notes, no build-id), -ENOSPC or an open/read -errno.
+ */
+int ksyms__running_build_id(char *buf, size_t size);
+
 /* Kernel stacks of a capture file, by stack id (last one wins). */
 struct kstack_ent {
 	int32_t id;

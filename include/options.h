@@ -82,6 +82,8 @@ struct sfprof_opts {
 	int full_names;			/* --full-names: C++ signatures */
 	int no_inline;			/* --no-inline: no inline frames or lines */
 	int no_python;			/* --no-python: native eval frames, no Python ones */
+	int no_ruby;			/* --no-ruby: native rb_vm_exec frames, no Ruby ones */
+	int no_php;			/* --no-php: native execute_ex frames, no PHP ones */
 	int by_lock;			/* --by-lock (futex) */
 	int per_thread;			/* --per-thread: root comm-pid/tid */
 	int per_process;		/* --per-process: root comm-pid */
@@ -105,6 +107,13 @@ struct sfprof_opts {
 	const char *title;		/* --title TEXT: the SVG's title, NULL = by event */
 	int inverted;			/* --inverted: SVG icicle, root on top */
 	int reverse;			/* --reverse: SVG of stacks merged by leaf */
+	/* SVG, flamegraph.pl's (profile_render's; 0 / NULL: defaults) */
+	double svg_width;		/* --width PX */
+	const char *subtitle;		/* --subtitle TEXT */
+	const char *countname;		/* --countname NAME */
+	double min_px, min_pct;		/* --minwidth PX or PCT% */
+	int palette;			/* --colors PALETTE: enum svg_palette */
+	int svg_hash;			/* --hash */
 	int sframe_raw;			/* sframe-dump --raw */
 	const char *sframe_base;	/* sframe-dump --base ADDR (as given) */
 	int from_eh_frame;		/* sframe-dump --from-eh-frame */

@@ -66,6 +66,11 @@ int profile__write(const struct profile *p, enum profile_format fmt,
  */
 int profile__check_output(const char *path);
 
+/* Whether a file can be created in directory dir, by creating and
+ * removing one (access() passes root on /proc or a read-only mount):
+ * 0 or the -errno of the creation. */
+int profile__probe_dir(const char *dir);
+
 /* 1 if path's extension asks for gzip (.gz, .svgz): profile__write then
  * compresses folded and SVG output (pprof is always gzipped). */
 int profile_format__gzip_path(const char *path);

@@ -92,6 +92,10 @@ int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *n
  * sfprof follow a symlink at its end or block on a FIFO), and it must be
  * a regular file. The fd (the caller closes it), or -ENOENT, -EINVAL (a
  * symlink or not a regular file), -errno.
+ * A path in /proc/PID/root (and open_file_in's root /proc/PID/root) is
+ * opened with PID's fsuid, fsgid and groups (EACCES where PID could not
+ * read it), and must be owned by PID's user or root (else -EINVAL), as
+ * perf requires of a map.
  */
 int perfmap__open_file(const char *path);
 /*

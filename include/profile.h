@@ -48,6 +48,9 @@ struct profile_meta {
 	uint64_t duration_ns;	    /* may be set later: profile__set_duration */
 	uint64_t start_unix_ns;	    /* wall-clock start (pprof time_nanos), 0 = unknown */
 	const char *unit;	    /* NULL: "samples" (CPU) / "nanoseconds" (futex, offcpu) */
+	/* pprof's [kernel.kallsyms] build-id (lowercase hex), the profiled
+	 * kernel's (ksyms__running_build_id); NULL: unknown */
+	const char *kernel_build_id;
 };
 
 enum profile_frame_kind {
@@ -110,6 +113,9 @@ struct profile_labels {
 	const char *thread;  /* the thread's comm */
 	const char *lock;    /* futex: "SYMBOL" or "SYMBOL+0xOFF", or NULL */
 	uint64_t lock_addr;  /* futex: the futex word's address */
+	/* the process's (sfprof agent): its comm, executable path, cgroup v2
+	 * path, and the container id / systemd unit that path names */
+	const char *process, *exe, *cgroup, *container, *unit;
 };
 
 struct profile;
@@ -187,7 +193,26 @@ struct profile_render {
 	 * scaled to this total; pprof: BASE's samples negated (pprof
 	 * -diff_base). profile__write_folded ignores it. */
 	const struct profile *diff_base;
+	/* SVG, flamegraph.pl's options (0 / NULL: its defaults) */
+	double width;	       /* --width: image width in px (1200) */
+	const char *subtitle;  /* --subtitle: a line under the title */
+	const char *countname; /* --countname: what a weight counts ("samples") */
+	double min_px;	       /* --minwidth PX: frames narrower are left out (0.1) */
+	double min_pct;	       /* --minwidth PCT%: or under this share of the total */
+	int palette;	       /* --colors: enum svg_palette */
+	int hash;	       /* --hash: colours by name prefix */
 };
+
+/* --colors: flamegraph.pl's palettes, and by runtime (the default). */
+enum svg_palette {
+	SVG_PAL_RUNTIME = 0, SVG_PAL_HOT, SVG_PAL_MEM, SVG_PAL_IO, SVG_PAL_JAVA, SVG_PAL_JS,
+	SVG_PAL_PERL, SVG_PAL_PYTHON, SVG_PAL_RED, SVG_PAL_GREEN, SVG_PAL_BLUE, SVG_PAL_AQUA,
+	SVG_PAL_YELLOW, SVG_PAL_PURPLE, SVG_PAL_ORANGE, SVG_PAL__COUNT,
+};
+
+/* The palette named name, or -1; svg_palette__names(): them all, for messages. */
+int svg_palette__parse(const char *name);
+const char *svg_palette__names(void);
 
 /* r is copied (title too). 0 or -ENOMEM. */
 int profile__set_render(struct profile *p, const struct profile_render *r);

@@ -36,4 +36,16 @@ void progress__end(struct progress *pg);
 
 void progress__free(struct progress *pg); /* calls progress__end; NULL ok */
 
+/*
+ * The end-of-run line, as perf and py-spy print one:
+ *   sfprof: wrote prof.svg: 1,234 samples, 0 lost
+ * (path NULL or "-": "stdout"; what: "samples", "waits", "events"...),
+ * then, when lost > 0, a warning that the profile under-counts and what
+ * helps. lost PROGRESS_LOST_UNKNOWN (report: the capture's run is
+ * over): no count. Nothing when quiet.
+ */
+#define PROGRESS_LOST_UNKNOWN UINT64_MAX
+void progress__summary(FILE *f, int quiet, const char *path, uint64_t n, const char *what,
+		       uint64_t lost);
+
 #endif

@@ -24,6 +24,7 @@
 #include "options.h"
 #include "profile.h"
 #include "sideband.h"
+#include "stacks.h"
 
 struct report_sink;
 
@@ -39,6 +40,20 @@ extern volatile sig_atomic_t report_sink_cut_requested;
 /* o->cmd decides: SFPROF_CMD_RECORD writes o->output as a capture file.
  * NULL + errno (a message on stderr). */
 struct report_sink *report_sink__new(const struct sfprof_opts *o);
+/*
+ * The agent's hook (src/agent/): with --interval, each interval's profile
+ * of each event (sel, one SFPROF_SEL_* bit) goes to fn, which owns it,
+ * instead of a file: [start_mono, end_mono) on CLOCK_MONOTONIC. labeler
+ * (may be NULL) adds labels to every sample (stacks__set_labeler). Set
+ * before the first event. st: the interval's unwinder counters (or NULL).
+ * report_sink__proc_stats: the model's counters (processes, binaries).
+ */
+typedef void (*report_slice_fn)(void *ctx, uint32_t sel, struct profile *prof,
+				uint64_t start_mono, uint64_t end_mono,
+				const struct stacks_stats *st);
+void report_sink__set_slice_hook(struct report_sink *s, report_slice_fn fn, void *ctx,
+				 stacks_label_fn labeler, void *labeler_ctx);
+void report_sink__proc_stats(const struct report_sink *s, struct proc_stats *out);
 /* Kernel stacks (--kernel) are read from c; set it once it exists. */
 void report_sink__set_capture(struct report_sink *s, struct capture *c);
 /*
@@ -72,9 +87,16 @@ void report_sink__free(struct report_sink *s);
  * before any work, so a refused device costs no profiling run.
  */
 int report_output__check(const char *path);
+/* Several events in sel write one file each named after PATH: refused
+ * (-EINVAL, one line) when PATH is a device, FIFO or stdout, where no
+ * sibling may be created. */
+int report_output__check_events(const char *path, uint32_t sel);
 /* The build-id cache directory of o (buf holds the default): NULL when
  * --no-buildid-cache or no default can be made. */
 const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t size);
+/* One size bound for the build-id cache's copies and the DWARF cache's
+ * images (dwarf_image__cache_max), least recently used dropped first. */
+void report__cache_trim(const struct sfprof_opts *o);
 /* For report_sink and `report`: one line per binary that could not be
  * used (proc_problem_fn), and the profile written as -o/-f say. */
 void report__print_problem(void *ctx, const char *path, const char *what, const char *detail);

@@ -41,7 +41,9 @@ struct sfprof_config {
 	__u32 offcpu_states; /* offcpu: enum sfprof_offcpu_state bits kept */
 	__u32 wakers;	     /* offcpu, futex: WAKER records (--wakers) */
 	__u32 python;	     /* walk CPython frames of processes in py_procs */
-	__u32 pad2;
+	__u32 ruby;	     /* walk CRuby frames of processes in rb_procs */
+	__u32 php;	     /* walk PHP frames of processes in php_procs */
+	__u32 pad3;
 };
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
@@ -109,8 +111,9 @@ enum sfprof_event_flag {
 	 * SP, or a glibc/musl thread's descriptor): no frame lies above
 	 */
 	SFPROF_EVF_STACK_TOP = 1u << 4,
-	/* a Python section (struct sfprof_py_section) follows the stack, at
-	 * SFPROF_PY_SECTION_OFF(stack_len), within `size` */
+	/* an interpreter section (struct sfprof_py_section) follows the
+	 * stack, at SFPROF_PY_SECTION_OFF(stack_len), within `size`: CPython's,
+	 * or CRuby's when its flags have SFPROF_PYS_RUBY */
 	SFPROF_EVF_PYTHON = 1u << 5,
 };
 
@@ -173,6 +176,19 @@ enum sfprof_py_frame_flag {
 enum sfprof_py_section_flag {
 	SFPROF_PYS_CUT = 1u << 0,	  /* older frames exist: the depth bound cut them */
 	SFPROF_PYS_READ_FAILED = 1u << 1, /* a frame could not be read: older ones are missing */
+	/* CRuby's frames (bpf/ruby.bpf.h), in the same layout: code is the
+	 * frame's rb_iseq_t *, instr its pc as an index into the iseq's
+	 * iseq_encoded (-1: no pc), SFPROF_PYF_ENTRY a frame that began a
+	 * C-level VM call (VM_FRAME_FLAG_FINISH); a C method's frame has
+	 * instr SFPROF_RB_INSTR_CFUNC and code its method entry
+	 * (rb_callable_method_entry_t *) */
+	SFPROF_PYS_RUBY = 1u << 2,
+	/* PHP's frames (bpf/php.bpf.h), in the same layout: code is the
+	 * frame's zend_function *, instr its opline's index in the
+	 * op_array's opcodes (-1: none, or an internal function),
+	 * SFPROF_PYF_ENTRY a frame with ZEND_CALL_TOP (begun by a C-level
+	 * zend_execute / zend_call_function: one execute_ex) */
+	SFPROF_PYS_PHP = 1u << 3,
 };
 
 struct sfprof_py_frame {
@@ -220,6 +236,48 @@ struct sfprof_py_proc {
 	__u16 win_len;	    /* bytes of the window, 8..SFPROF_PY_WIN */
 };
 
+/*
+ * What the BPF walk needs of one CRuby process (rb_procs map, by tgid),
+ * filled by user space (src/runtimes/ruby/) from the interpreter's
+ * version and its dynamic relocations. The current thread's
+ * rb_execution_context_t * is the thread-local ruby_current_ec: with
+ * SFPROF_RB_TLS_DTV at *(dtv[tls_module].val + tls_offset), dtv being
+ * the thread pointer's tcbhead_t.dtv (general-dynamic TLS of a shared
+ * libruby); with SFPROF_RB_TLS_TP at *(fsbase + tls_offset)
+ * (initial-exec: the GOT's TPOFF64 value).
+ */
+enum sfprof_rb_tls {
+	SFPROF_RB_TLS_DTV = 1,
+	SFPROF_RB_TLS_TP = 2,
+};
+#define SFPROF_RB_CFP_MAX 96u /* bytes of one rb_control_frame_t read */
+#define SFPROF_RB_INSTR_CFUNC (-0x7fffffff - 1)
+struct sfprof_rb_proc {
+	__u64 tls_module;    /* DTV: the module id (the GOT's DTPMOD64 value) */
+	__s64 tls_offset;    /* DTV: offset in the module's block; TP: from fsbase */
+	__u32 tls_mode;	     /* enum sfprof_rb_tls */
+	__u16 ec_vm_stack, ec_vm_stack_size, ec_cfp; /* rb_execution_context_t */
+	__u16 cfp_size;	     /* sizeof(rb_control_frame_t), <= SFPROF_RB_CFP_MAX */
+	__u16 cfp_pc, cfp_iseq, cfp_ep; /* rb_control_frame_t */
+	__u16 iseq_body;     /* rb_iseq_t: body */
+	__u16 body_encoded;  /* rb_iseq_constant_body: iseq_encoded */
+	__u16 pad[5];
+};
+
+/*
+ * What the BPF walk needs of one PHP process (php_procs map, by tgid),
+ * filled by user space (src/runtimes/php/): the NTS executor globals'
+ * current_execute_data, and the offsets of the frame fields.
+ */
+#define SFPROF_PHP_EX_WIN 64u /* bytes of one zend_execute_data read */
+struct sfprof_php_proc {
+	__u64 current_ex;    /* &executor_globals.current_execute_data */
+	__u16 ex_opline, ex_func, ex_call_info, ex_prev; /* zend_execute_data */
+	__u16 fn_opcodes;    /* zend_op_array: opcodes */
+	__u16 op_size;	     /* sizeof(zend_op) */
+	__u16 pad[2];
+};
+
 /* Per-CPU loss and activity counters kept by the BPF side. */
 enum sfprof_counter {
 	SFPROF_CNT_LOST_RINGBUF = 0, /* ring buffer full: record dropped */
@@ -247,6 +305,14 @@ enum sfprof_counter {
 	SFPROF_CNT_PY_FAILED,	     /* walks that stopped at an unreadable frame or state */
 	SFPROF_CNT_PY_CUT,	     /* walks cut at SFPROF_PY_FRAMES_MAX */
 	SFPROF_CNT_PY_LOST_BUSY,     /* Python buffer in use (preempted): no frames */
+	SFPROF_CNT_RB_WALKS,	     /* records with a Ruby section */
+	SFPROF_CNT_RB_FRAMES,	     /* Ruby frames read */
+	SFPROF_CNT_RB_FAILED,	     /* walks that stopped at an unreadable frame or context */
+	SFPROF_CNT_RB_CUT,	     /* walks cut at SFPROF_PY_FRAMES_MAX */
+	SFPROF_CNT_PHP_WALKS,	     /* records with a PHP section */
+	SFPROF_CNT_PHP_FRAMES,	     /* PHP frames read */
+	SFPROF_CNT_PHP_FAILED,	     /* walks that stopped at an unreadable frame */
+	SFPROF_CNT_PHP_CUT,	     /* walks cut at SFPROF_PY_FRAMES_MAX */
 	SFPROF_CNT_MAX
 };
 

@@ -127,6 +127,15 @@ void stacks__free(struct stacks *s); /* NULL is a no-op */
  */
 void stacks__forget_binaries(struct stacks *s);
 
+/*
+ * More labels for every sample of a process (the agent's: process name,
+ * executable, cgroup, container, unit): fn fills those fields of *l for
+ * pid; its strings must stay valid until the sample is added (the
+ * profile copies them). Unset: pid, tid and thread only.
+ */
+typedef void (*stacks_label_fn)(void *ctx, uint32_t pid, struct profile_labels *l);
+void stacks__set_labeler(struct stacks *s, stacks_label_fn fn, void *ctx);
+
 /* Kernel symbol lookup for kernel frames (may be unset: "0xADDR"). */
 typedef const char *(*stacks_ksym_fn)(void *ctx, uint64_t addr);
 void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx);
@@ -146,6 +155,11 @@ void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx
  * _PyEval_EvalFrameDefault frames (pymerge.h says how).
  */
 void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx);
+/* The same for CRuby's iseqs (rbmerge.h): Ruby sections replace the
+ * native rb_vm_exec frames. */
+void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx);
+/* And for PHP's functions (phpreader.h), in place of execute_ex. */
+void stacks__set_php(struct stacks *s, pyname_fn fn, void *ctx);
 
 /*
  * Unwind, symbolize and add one event. kips[0..nk) is its kernel stack,
@@ -198,14 +212,19 @@ int stacks__record_jit_finish(struct stacks *s, stacks_jit_fn fn, void *ctx);
 void stacks__set_jitmaps(struct stacks *s, struct jitmaps *j);
 
 /*
- * CPython perf trampolines (pytrampoline.h, stacks_pytramp.c): record
- * hands fn each process's trampoline template (its bytes) once, before
- * the first JIT entry of one of its trampolines; report gives back what
- * a capture holds with stacks__set_pytramp() (-EINVAL: not a known
- * template). 0 or -ENOMEM.
+ * The runtimes' records (runtimes/runtime.h, stacks_runtime.c): record
+ * hands fn what a runtime must keep in the capture (CPython's perf
+ * trampolines: each process's trampoline template, its bytes, once,
+ * before the first JIT entry of one of its trampolines); report gives
+ * back what a capture holds with stacks__runtime_record() (type:
+ * enum runtime_record_type; -EINVAL: not a known template, -ENOENT: no
+ * runtime's type). stacks__set_pytramp() is the PYTRAMP record's. 0 or
+ * -ENOMEM.
  */
 typedef int (*stacks_pytramp_fn)(void *ctx, uint32_t pid, const uint8_t *code, size_t len);
 int stacks__set_pytramp_writer(struct stacks *s, stacks_pytramp_fn fn, void *ctx);
+int stacks__runtime_record(struct stacks *s, unsigned type, uint32_t pid, const uint8_t *data,
+			   size_t len);
 int stacks__set_pytramp(struct stacks *s, uint32_t pid, const uint8_t *code, size_t len);
 
 void stacks__stats(const struct stacks *s, struct stacks_stats *out);

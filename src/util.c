@@ -22,6 +22,8 @@ const char *util__strerror(int err)
 	case UTIL_E_DEVICE:
 		return "is a device or socket: refusing to write to it "
 		       "(give a regular file, a FIFO or -)";
+	case UTIL_E_NO_READER:
+		return "a FIFO with no reader: start the reader first";
 	case ENOSPC:
 		return "no space left on device";
 	default:
@@ -282,12 +284,77 @@ static int out_classify(const char *path, struct stat *st)
 	return -UTIL_E_DEVICE;
 }
 
+/*
+ * FIFOs opened by util__out_check, held for util__out_open: opening one
+ * again after closing it would show its reader an end of file, and a
+ * blocking open at the end of a run, with no reader, would hang it.
+ */
+#define HELD_MAX 4
+static struct held_fifo {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} held[HELD_MAX];
+static int nr_held;
+
+static int fifo_hold(const char *path, const struct stat *st)
+{
+	struct stat now;
+	int fd;
+
+	for (int i = 0; i < nr_held; i++)
+		if (held[i].dev == st->st_dev && held[i].ino == st->st_ino)
+			return 0;
+	/* a reader started beside sfprof (`cat fifo & sfprof -o fifo`) may
+	 * not have opened it yet: up to 2 s for it, polling */
+	for (int tries = 0;; tries++) {
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd >= 0 || errno != ENXIO || tries == 200)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
+	if (fd < 0)
+		return errno == ENXIO ? -UTIL_E_NO_READER : -errno;
+	if (fstat(fd, &now) || !S_ISFIFO(now.st_mode) || now.st_dev != st->st_dev ||
+	    now.st_ino != st->st_ino || nr_held == HELD_MAX) {
+		close(fd);
+		return nr_held == HELD_MAX ? 0 : -UTIL_E_DEVICE;
+	}
+	held[nr_held++] = (struct held_fifo){ fd, st->st_dev, st->st_ino };
+	return 0;
+}
+
+/* The held fd of the FIFO st, taken (blocking writes from now on), or -1. */
+static int fifo_take(const struct stat *st)
+{
+	for (int i = 0; i < nr_held; i++) {
+		if (held[i].dev != st->st_dev || held[i].ino != st->st_ino)
+			continue;
+		int fd = held[i].fd, fl = fcntl(fd, F_GETFL);
+
+		held[i] = held[--nr_held];
+		if (fl >= 0)
+			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		return fd;
+	}
+	return -1;
+}
+
+int util__out_is_file(const char *path)
+{
+	struct stat st;
+
+	return out_classify(path, &st) == OUT_RENAME;
+}
+
 int util__out_check(const char *path)
 {
 	struct stat st;
 	char *dir, *slash;
 	int how = out_classify(path, &st), err = 0;
 
+	if (how == OUT_IN_PLACE && S_ISFIFO(st.st_mode))
+		return fifo_hold(path, &st);
 	if (how != OUT_RENAME)
 		return how < 0 ? how : 0;
 	/* the temporary file goes beside it: say now, not after the run,
@@ -331,9 +398,23 @@ int util__out_open(struct util_out *o, const char *path, mode_t mode)
 	if (how == OUT_IN_PLACE) {
 		/* no O_TRUNC, no O_CREAT, no chmod: a FIFO or /dev/null as
 		 * it is. Checked again on the open file: the name may have
-		 * been swapped since out_classify(). */
-		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY |
-					   (S_ISFIFO(st.st_mode) ? 0 : O_NOFOLLOW));
+		 * been swapped since out_classify(). A FIFO: the end
+		 * util__out_check opened, else one opened now without
+		 * blocking (no reader: an error, not a hang). */
+		o->fd = S_ISFIFO(st.st_mode) ? fifo_take(&st) : -1;
+		if (o->fd < 0)
+			o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY |
+						   (S_ISFIFO(st.st_mode) ? O_NONBLOCK : O_NOFOLLOW));
+		if (o->fd < 0 && errno == ENXIO && S_ISFIFO(st.st_mode)) {
+			err = -UTIL_E_NO_READER;
+			goto err_out;
+		}
+		if (o->fd >= 0 && S_ISFIFO(st.st_mode)) {
+			int fl = fcntl(o->fd, F_GETFL);
+
+			if (fl >= 0)
+				(void)fcntl(o->fd, F_SETFL, fl & ~O_NONBLOCK);
+		}
 		if (o->fd < 0) {
 			err = -errno;
 			goto err_out;

@@ -37,6 +37,7 @@ int util__write_all(int fd, const void *p, size_t n);
 enum util_error {
 	UTIL_E_NOT_REGULAR = 3000, /* reading: not a regular file */
 	UTIL_E_DEVICE,		   /* writing: a device (or socket) */
+	UTIL_E_NO_READER,	   /* writing: a FIFO nobody reads */
 };
 const char *util__strerror(int err);
 
@@ -65,8 +66,15 @@ struct util_out {
 	char *path; /* the name given */
 };
 /* What util__out_open() would do, without creating anything: 0, or the
- * error it would fail with (-UTIL_E_DEVICE, -EISDIR...). */
+ * error it would fail with (-UTIL_E_DEVICE, -EISDIR...). A FIFO is opened
+ * here, without blocking: with no reader (after 2 s for one to come) it
+ * is -UTIL_E_NO_READER, before any profiling; else the open end is held for util__out_open (so the
+ * reader sees no end of file in between). */
 int util__out_check(const char *path);
+/* 1 when path names a regular file (or nothing yet) that is written
+ * through a temporary name, not a FIFO, stdout or a device: only such a
+ * name can have siblings made after it (prof.cpu.svg). */
+int util__out_is_file(const char *path);
 /* 0 with o->fd open for writing, or -errno / -UTIL_E_DEVICE. */
 int util__out_open(struct util_out *o, const char *path, mode_t mode);
 /* Close o->fd (after fsync() when sync is set) and rename the temporary

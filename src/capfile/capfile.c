@@ -376,8 +376,12 @@ struct capfile_reader *capfile_reader__open(const char *path, int *err)
 	if (fd < 0)
 		goto err_out;
 	/* A regular file is mapped (events are then read in place); a pipe
-	 * or a file that cannot be mapped is streamed. */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+	 * or a file that cannot be mapped is streamed. So is a file another
+	 * user could change: truncated while mapped, it would kill the
+	 * reader with SIGBUS (root reporting a user's capture); read, it is
+	 * only a capture cut short. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    st.st_uid == geteuid() && !(st.st_mode & 022)) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (m != MAP_FAILED) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capfile.h"
@@ -27,25 +28,89 @@
  * 0.3-0.45 ms in 64 KiB ones; BENCHMARKS.md). Not larger: what is
  * buffered is what a SIGKILLed record loses
  * (reliability_files_sigkill_temp_name).
+ *
+ * A block that fills slowly (a 5 Hz record fills 64 KiB in 12 s) is
+ * also written as far as it goes once a second (CAPFILE_WRITE_EVERY_NS),
+ * at its own offset and kept in buf, so the block is later written again
+ * whole, in place: a SIGKILL loses at most about a second
+ * (reliability_durable), and the file's blocks stay aligned.
  */
 #define CAPFILE_WRITE_BUF (64u << 10)
+#define CAPFILE_WRITE_EVERY_NS 1000000000ull
 
 struct capfile_writer {
 	struct util_out out; /* the temporary file renamed at close */
 	int err;
+	int seekable;	      /* a regular file: pwrite() at off */
+	int kept_partial;
 	uint64_t records, events;
-	size_t used;		      /* bytes in buf */
+	uint64_t off;	      /* where buf goes in the file */
+	uint64_t written_ns;  /* when buf last went to the file */
+	size_t used;	      /* bytes in buf */
+	size_t on_disk;	      /* of them, already in the file */
 	uint8_t buf[CAPFILE_WRITE_BUF];
 };
 
-/* buf[0..used) to the file; 0 or -errno */
+static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t k = pwrite(fd, p, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/*
+ * buf[0..used) to the file; 0 or -errno. keep: a partial block written
+ * and kept in buf (seekable files; a FIFO gets what is there, once).
+ */
+static int w_write(struct capfile_writer *w, int keep)
+{
+	int err;
+
+	w->written_ns = util__clock_ns(CLOCK_MONOTONIC_COARSE);
+	if (!w->seekable) {
+		err = util__write_all(w->out.fd, w->buf, w->used);
+		if (!err)
+			w->used = 0;
+		return err;
+	}
+	if (w->used == w->on_disk)
+		err = 0;
+	else if (keep)
+		err = pwrite_all(w->out.fd, w->buf + w->on_disk, w->used - w->on_disk,
+				 w->off + w->on_disk);
+	else
+		err = pwrite_all(w->out.fd, w->buf, w->used, w->off); /* whole, aligned */
+	if (err)
+		return err;
+	if (keep) {
+		w->on_disk = w->used;
+	} else {
+		w->off += w->used;
+		w->used = w->on_disk = 0;
+	}
+	return 0;
+}
+
 static int w_flush(struct capfile_writer *w)
 {
-	int err = util__write_all(w->out.fd, w->buf, w->used);
+	return w_write(w, 0);
+}
 
-	if (!err)
-		w->used = 0;
-	return err;
+int capfile_writer__flush_due(struct capfile_writer *w)
+{
+	if (!w->err && w->used > w->on_disk &&
+	    util__clock_ns(CLOCK_MONOTONIC_COARSE) - w->written_ns >= CAPFILE_WRITE_EVERY_NS)
+		w->err = w_write(w, 1);
+	return w->err;
 }
 
 static int w_put(struct capfile_writer *w, const void *p, size_t n)
@@ -96,6 +161,7 @@ static void w_record(struct capfile_writer *w, uint32_t type,
 	    (w->err = w_put(w, zeros, pad8(len))))
 		return;
 	w->records++;
+	capfile_writer__flush_due(w);
 }
 
 /* "k\0v\0" pairs into a malloc()ed buffer. */
@@ -168,6 +234,8 @@ struct capfile_writer *capfile_writer__create(const char *path,
 		errno = -err;
 		return NULL;
 	}
+	w->seekable = w->out.tmp != NULL;
+	w->written_ns = util__clock_ns(CLOCK_MONOTONIC_COARSE);
 
 	memcpy(hdr, CAPFILE_MAGIC, 8);
 	util__put32(hdr + 8, CAPFILE_VERSION);
@@ -359,6 +427,11 @@ uint64_t capfile_writer__events(const struct capfile_writer *w)
 
 int capfile_writer__close(struct capfile_writer *w)
 {
+	return capfile_writer__close_partial(w, NULL);
+}
+
+int capfile_writer__close_partial(struct capfile_writer *w, int *kept_partial)
+{
 	uint8_t end[16];
 	int err;
 
@@ -371,10 +444,31 @@ int capfile_writer__close(struct capfile_writer *w)
 	/* (a FIFO or stdout cannot be synced: EINVAL) */
 	if (!err && fsync(w->out.fd) != 0 && errno != EINVAL)
 		err = -errno;
-	if (err)
+	/*
+	 * A full disk (or any write error) after the header: the file holds
+	 * every record up to the failed write, which a reader takes as a
+	 * capture cut short; it is kept under its name, and the error still
+	 * returned. Only a capture with nothing in it is thrown away.
+	 */
+	if (err && w->off + w->on_disk > CAPFILE_HDR_SIZE && w->seekable) {
+		int cerr = util__out_commit(&w->out, 0);
+
+		w->kept_partial = !cerr;
+	} else if (err) {
 		util__out_abort(&w->out);
-	else
+	} else {
 		err = util__out_commit(&w->out, 0);
+	}
+	if (kept_partial)
+		*kept_partial = w->kept_partial;
 	free(w);
 	return err;
+}
+
+void capfile_writer__abort(struct capfile_writer *w)
+{
+	if (!w)
+		return;
+	util__out_abort(&w->out);
+	free(w);
 }

@@ -65,6 +65,14 @@ static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_PY_FAILED] = "python_walks_failed",
 	[SFPROF_CNT_PY_CUT] = "python_walks_cut",
 	[SFPROF_CNT_PY_LOST_BUSY] = "python_lost_busy",
+	[SFPROF_CNT_RB_WALKS] = "ruby_walks",
+	[SFPROF_CNT_RB_FRAMES] = "ruby_frames_read",
+	[SFPROF_CNT_RB_FAILED] = "ruby_walks_failed",
+	[SFPROF_CNT_RB_CUT] = "ruby_walks_cut",
+	[SFPROF_CNT_PHP_WALKS] = "php_walks",
+	[SFPROF_CNT_PHP_FRAMES] = "php_frames_read",
+	[SFPROF_CNT_PHP_FAILED] = "php_walks_failed",
+	[SFPROF_CNT_PHP_CUT] = "php_walks_cut",
 };
 
 const char *capture_counter__name(enum sfprof_counter c)
@@ -249,6 +257,8 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	cfg.want_kstack = !!o->kernel_stacks;
 	cfg.wakers = (o->kind & (CAPTURE_OFFCPU | CAPTURE_FUTEX)) && o->wakers;
 	cfg.python = !!o->python;
+	cfg.ruby = !!o->ruby;
+	cfg.php = !!o->php;
 	/* a forced wakeup only as a safety net when half the ring is pending;
 	 * the timer drains long before that at any sane rate */
 	cfg.wakeup_bytes = ring / 2;
@@ -689,6 +699,33 @@ int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py
 	if (!p)
 		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
 	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+}
+
+int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p)
+{
+	int fd = bpf_map__fd(c->task->maps.rb_procs);
+
+	if (!c->task->rodata->cfg.ruby)
+		return 0;
+	if (!p)
+		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+}
+
+int capture__set_php(struct capture *c, uint32_t tgid, const struct sfprof_php_proc *p)
+{
+	int fd = bpf_map__fd(c->task->maps.php_procs);
+
+	if (!c->task->rodata->cfg.php)
+		return 0;
+	if (!p)
+		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+}
+
+int capture__ruby_ring(struct capture *c)
+{
+	return c->task->rodata->cfg.ruby ? bpf_map__fd(c->task->maps.rb_new) : -ENOENT;
 }
 
 int capture__python_ring(struct capture *c)

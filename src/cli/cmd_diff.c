@@ -114,6 +114,13 @@ int cmd_diff(int argc, char **argv)
 		r.title = o.title ? o.title : "Differential flame graph: NEW against BASE";
 		r.inverted = o.inverted;
 		r.reverse = o.reverse;
+		r.width = o.svg_width;
+		r.subtitle = o.subtitle;
+		r.countname = o.countname;
+		r.min_px = o.min_px;
+		r.min_pct = o.min_pct;
+		r.palette = o.palette;
+		r.hash = o.svg_hash;
 		r.diff_base = base;
 		if (profile__set_render(cur, &r)) {
 			fprintf(stderr, "sfprof: diff: out of memory\n");

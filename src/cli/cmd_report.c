@@ -5,13 +5,16 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 #include "buildid_cache.h"
 #include "capfile.h"
+#include "elfread.h"
 #include "jitmap.h"
 #include "cmd.h"
 #include "ksyms.h"
+#include "progress.h"
 #include "pysession.h"
 #include "report.h"
 #include "stacks.h"
@@ -94,7 +97,8 @@ static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof
 {
 	const struct capfile_meta *meta = capfile_reader__meta(r);
 	int one_target = meta->pid || meta->command[0];
-	char comm[SFPROF_COMM_LEN + 1] = "", argv0[512];
+	char comm[SFPROF_COMM_LEN + 1] = "", argv0[512], kbid[2 * ELFREAD_BUILD_ID_MAX + 1];
+	struct utsname un;
 	struct profile_meta pm = {
 		.kind = so->kind,
 		.hz = meta->hz,
@@ -115,6 +119,12 @@ static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof
 	if (e && one_target && !comm[0])
 		snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	pm.target_comm = comm[0] ? comm : NULL;
+	/* the kernel's build-id is known when it is the one running now,
+	 * on this host */
+	if (meta->kernel && !uname(&un) && !strcmp(meta->kernel, un.release) &&
+	    meta->host && !strcmp(meta->host, un.nodename) &&
+	    !ksyms__running_build_id(kbid, sizeof(kbid)))
+		pm.kernel_build_id = kbid;
 	*prof = profile__new(&pm);
 	stk = *prof ? stacks__new(pc, *prof, so) : NULL;
 	if (stk)
@@ -226,6 +236,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 		fprintf(stderr, "sfprof: %s holds no %s events: it was recorded with -e %s "
 			"(report it without -e)\n", o.input, report__event_name(b),
 			meta->event[0] ? meta->event : "?");
+		status = SFPROF_EXIT_USAGE;
 		goto out;
 	}
 	if (sfprof_opts__check_events(&o, stderr)) {
@@ -249,7 +260,8 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
 	jit = jitmaps__new_offline();
-	if (!pc || !jit || (!o.no_python && !(py = pysession__new(0)))) {
+	/* (Ruby and PHP frames are named from the same PYFRAME records) */
+	if (!pc || !jit || ((!o.no_python || !o.no_ruby || !o.no_php) && !(py = pysession__new(0)))) {
 		fprintf(stderr, "sfprof: out of memory\n");
 		goto out;
 	}
@@ -327,8 +339,12 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				void *pctx;
 				pyname_fn fn = pysession__namer(py, &pctx);
 
-				if (stk[i])
+				if (stk[i] && !o.no_python)
 					stacks__set_python(stk[i], fn, pctx);
+				if (stk[i] && !o.no_ruby)
+					stacks__set_ruby(stk[i], fn, pctx);
+				if (stk[i] && !o.no_php)
+					stacks__set_php(stk[i], fn, pctx);
 			}
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;
@@ -434,6 +450,21 @@ out:
 	return status;
 }
 
+/* "sfprof: wrote FILE: N samples", as live runs end (not with --quiet). */
+static void report_summary(const struct sfprof_opts *o, const struct profile *p, uint32_t sel)
+{
+	uint32_t kind = profile__meta(p)->kind;
+	char path[4096];
+	const char *out = o->output;
+
+	if ((o->event & (o->event - 1)) &&
+	    report__event_path(path, sizeof(path), o->output, report__event_name(sel)) >= 0)
+		out = path;
+	progress__summary(stderr, o->quiet, out, profile__nr_events(p),
+			  kind == PROFILE_FUTEX ? "waits" : kind == PROFILE_OFFCPU ? "blocks" :
+			  kind == PROFILE_WALL ? "events" : "samples", PROGRESS_LOST_UNKNOWN);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct sfprof_opts o;
@@ -466,12 +497,16 @@ int cmd_report(int argc, char **argv)
 			"output each (prof.svg -> prof.cpu.svg...), or -e EVENT\n", o.input);
 		status = SFPROF_EXIT_USAGE;
 	}
+	if (!status && report_output__check_events(o.output, sel))
+		status = SFPROF_EXIT_USAGE;
 	for (int i = 0; i < REPORT_EVENTS && !status; i++) {
 		struct sfprof_opts one = o;
 
 		one.event = (enum sfprof_event_sel)sel;
 		if (prof[i] && report__write_event_profile(prof[i], &one, 1u << i))
 			status = 1;
+		else if (prof[i])
+			report_summary(&one, prof[i], 1u << i);
 	}
 	for (int i = 0; i < REPORT_EVENTS; i++)
 		profile__free(prof[i]);

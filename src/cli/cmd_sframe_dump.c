@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cfi.h"
 #include "cmd.h"
@@ -139,6 +141,50 @@ static int dump_derived(const char *path, Elf *elf)
 	return rc;
 }
 
+/*
+ * path's bytes, refused from what its header and size say before any of
+ * the rest is read: larger than SFRAME_DUMP_FILE_MAX, empty, or (elf) not
+ * starting with the ELF magic. 0, or 1 after a line on stderr.
+ */
+static int read_input(const char *path, int elf, uint8_t **img, size_t *len)
+{
+	unsigned char magic[SELFMAG];
+	struct stat st;
+	int fd = util__open_regular(path, 0, &st), err;
+
+	*img = NULL;
+	*len = 0;
+	if (fd < 0) {
+		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(fd));
+		return 1;
+	}
+	if ((uint64_t)st.st_size > SFRAME_DUMP_FILE_MAX) {
+		fprintf(stderr, "sfprof: %s: %lld bytes, more than any binary sframe-dump reads "
+			"(%zu GiB)\n", path, (long long)st.st_size, SFRAME_DUMP_FILE_MAX >> 30);
+		close(fd);
+		return 1;
+	}
+	if (st.st_size == 0) {
+		fprintf(stderr, "sfprof: %s: empty file: %s\n", path,
+			elf ? "not an ELF file" : "no SFrame section in it");
+		close(fd);
+		return 1;
+	}
+	if (elf && (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+		    memcmp(magic, ELFMAG, SELFMAG))) {
+		fprintf(stderr, "sfprof: %s: not an ELF file\n", path);
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	err = util__read_regular(path, SFRAME_DUMP_FILE_MAX, img, len);
+	if (err) {
+		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
 static int dump_elf(const char *path, int from_eh)
 {
 	uint8_t *img = NULL;
@@ -150,11 +196,8 @@ static int dump_elf(const char *path, int from_eh)
 	char fmt[64];
 	int err, rc = 1;
 
-	err = util__read_regular(path, SFRAME_DUMP_FILE_MAX, &img, &img_len);
-	if (err) {
-		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
+	if (read_input(path, 1, &img, &img_len))
 		return 1;
-	}
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		goto err_out;
 	elf = elf_memory((char *)img, img_len);
@@ -192,13 +235,10 @@ static int dump_raw(const char *path, uint64_t base)
 {
 	uint8_t *img = NULL;
 	size_t len = 0;
-	int err, rc;
+	int rc;
 
-	err = util__read_regular(path, SFRAME_DUMP_FILE_MAX, &img, &len);
-	if (err) {
-		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
+	if (read_input(path, 0, &img, &len))
 		return 1;
-	}
 	rc = dump_section(path, img, len, base, path);
 	free(img);
 	return rc;

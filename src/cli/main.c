@@ -21,6 +21,7 @@
 #include "procmaps.h"
 #include "progress.h"
 #include "report.h"
+#include "run_int.h"
 #include "util.h"
 
 _Static_assert((int)SFPROF_SEL_CPU == (int)CAPTURE_CPU &&
@@ -129,6 +130,9 @@ struct child {
 	pid_t pid;
 	int go_fd;   /* write one byte: exec */
 	int err_fd;  /* EOF: exec happened; an int: its errno */
+	int group;   /* the child leads its own process group */
+	pid_t guard; /* group_guard's process, or 0 */
+	int guard_fd; /* write one byte: stand down; EOF: kill the group */
 };
 
 /*
@@ -174,6 +178,8 @@ static int child_spawn(char **argv, struct child *ch)
 		 */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
 			_exit(127);
+		if (ch->group && setpgid(0, 0) != 0)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* sfprof gave up */
 		execvp(argv[0], argv);
@@ -184,10 +190,82 @@ static int child_spawn(char **argv, struct child *ch)
 	}
 	close(go[0]);
 	close(er[1]);
+	/* (both sides: whichever runs first, the group exists before exec) */
+	if (ch->group)
+		(void)setpgid(pid, pid);
 	ch->pid = pid;
 	ch->go_fd = go[1];
 	ch->err_fd = er[0];
 	return 0;
+}
+
+/*
+ * PR_SET_PDEATHSIG reaches only the direct child: what COMMAND starts
+ * (`sh -c 'a & b'`) would outlive a SIGKILLed sfprof. The child leads a
+ * process group of its own, and a small process outside it holds a pipe
+ * to sfprof: when the pipe ends without a word (sfprof died, however),
+ * it kills the whole group. At a normal end sfprof tells it to stand
+ * down (group_guard_release). Not on an interactive terminal, where a
+ * second process group could not read it (SIGTTIN): there the command
+ * stays in sfprof's group, which the terminal's signals reach whole.
+ */
+static int child_wants_group(void)
+{
+	return !(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp());
+}
+
+static void group_guard(struct child *ch)
+{
+	int p[2];
+	pid_t pid;
+
+	if (!ch->group || ch->pid <= 0 || pipe2(p, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		char c;
+		ssize_t n;
+
+		/* hold nothing of sfprof's: not the child's pipes, not the
+		 * output a caller waits to see closed */
+		close(p[1]);
+		close(ch->go_fd);
+		close(ch->err_fd);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		do
+			n = read(p[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
+			kill(-ch->pid, SIGKILL);
+		_exit(0);
+	}
+	close(p[0]);
+	ch->guard = pid;
+	ch->guard_fd = p[1];
+}
+
+/* sfprof ends as it should: the guard leaves the group alone. */
+static void group_guard_release(struct child *ch)
+{
+	if (ch->guard <= 0)
+		return;
+	if (write(ch->guard_fd, "k", 1) != 1)
+		kill(ch->guard, SIGKILL);
+	close(ch->guard_fd);
+	while (waitpid(ch->guard, NULL, 0) < 0 && errno == EINTR)
+		;
+	ch->guard = 0;
+	ch->guard_fd = -1;
 }
 
 /* Let the child exec; 0 or the exec's -errno. */
@@ -230,7 +308,8 @@ static int child_reap(struct child *ch)
 		return -1;
 	r = waitpid(ch->pid, &status, WNOHANG);
 	if (r == 0) {
-		kill(ch->pid, SIGTERM);
+		/* the command's whole group when it has one */
+		kill(ch->group ? -ch->pid : ch->pid, SIGTERM);
 		while ((r = waitpid(ch->pid, &status, 0)) < 0 && errno == EINTR)
 			;
 	}
@@ -308,6 +387,8 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.kernel_stacks = o->kernel,
 		.on_sideband = sink->on_sideband,
 		.python = !o->no_python,
+		.ruby = !o->no_ruby,
+		.php = !o->no_php,
 	};
 	struct capture_run_opts ro = {
 		.duration_ns = o->duration_ns,
@@ -315,7 +396,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.on_drained = sink->on_drained,
 		.drained_ctx = sink->ctx,
 	};
-	struct child ch = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	struct child ch = { .pid = 0, .go_fd = -1, .err_fd = -1, .guard_fd = -1 };
 	pid_t pids[SFPROF_MAX_PIDS];
 	struct capture_stats st;
 	struct capture *c = NULL;
@@ -330,11 +411,13 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 			fprintf(stderr, "sfprof: profiling needs %s\n", missing);
 			return 1;
 		}
+		ch.group = child_wants_group();
 		ret = child_spawn(o->command, &ch);
 		if (ret) {
 			fprintf(stderr, "sfprof: cannot start %s: %s\n", o->command[0], strerror(-ret));
 			return 1;
 		}
+		group_guard(&ch);
 		pids[0] = ch.pid;
 		co.nr_pids = 1;
 		co.wait_exec = 1; /* the child is sfprof until it execs */
@@ -407,6 +490,7 @@ out:
 	progress__free(pg);
 	capture__free(c);
 	child_reap(&ch);
+	group_guard_release(&ch);
 	return status;
 }
 
@@ -415,6 +499,7 @@ out:
 struct stacks_sink {
 	struct report_sink *rs;
 	FILE *dump; /* --dump-events, may be NULL */
+	const struct run_hooks *h; /* sfprof agent's, may be NULL */
 };
 
 static int stacks_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
@@ -423,6 +508,8 @@ static int stacks_sink__event(void *ctx, const struct sfprof_event *e, size_t le
 
 	if (s->dump && raw_write(s->dump, e))
 		return -EIO;
+	if (s->h && s->h->on_event)
+		s->h->on_event(s->h->ctx, e);
 	return report_sink__event(s->rs, e, len);
 }
 
@@ -439,6 +526,8 @@ static void stacks_sink__capture(void *ctx, struct capture *c)
 	struct stacks_sink *s = ctx;
 
 	report_sink__set_capture(s->rs, c);
+	if (s->h && s->h->on_capture)
+		s->h->on_capture(s->h->ctx, c);
 }
 
 static int stacks_sink__targets(void *ctx, const pid_t *pids, int n)
@@ -452,6 +541,8 @@ static int stacks_sink__sideband(void *ctx, const struct sideband_rec *r)
 {
 	struct stacks_sink *s = ctx;
 
+	if (s->h && s->h->on_sideband)
+		s->h->on_sideband(s->h->ctx, r);
 	return report_sink__sideband(s->rs, r);
 }
 
@@ -460,11 +551,13 @@ static void stacks_sink__drained(void *ctx, uint64_t now_ns)
 	struct stacks_sink *s = ctx;
 
 	report_sink__drained(s->rs, now_ns);
+	if (s->h && s->h->on_drained)
+		s->h->on_drained(s->h->ctx, now_ns);
 }
 
-static int run_stacks(struct sfprof_opts *o)
+int run_stacks_hooked(struct sfprof_opts *o, const struct run_hooks *h)
 {
-	struct stacks_sink ss = { NULL, NULL };
+	struct stacks_sink ss = { NULL, NULL, h };
 	struct sink sink = {
 		.on_event = stacks_sink__event,
 		.finish = stacks_sink__finish,
@@ -482,7 +575,8 @@ static int run_stacks(struct sfprof_opts *o)
 		return 1;
 	}
 	ss.rs = report_sink__new(o);
-	if (!ss.rs) {
+	if (!ss.rs || (h && h->on_sink && h->on_sink(h->ctx, ss.rs))) {
+		report_sink__free(ss.rs);
 		if (ss.dump)
 			fclose(ss.dump);
 		return 1;
@@ -507,9 +601,10 @@ static int parse_and_run(enum sfprof_subcmd cmd, int argc, char **argv)
 	if (o.help)
 		return 0;
 	/* a refused -o says so now, not after the run */
-	if (report_output__check(o.output))
+	if (report_output__check(o.output) ||
+	    (cmd == SFPROF_CMD_LIVE && report_output__check_events(o.output, o.event)))
 		return SFPROF_EXIT_USAGE;
-	return run_stacks(&o);
+	return run_stacks_hooked(&o, NULL);
 }
 
 int cmd_live(int argc, char **argv)
@@ -520,6 +615,11 @@ int cmd_live(int argc, char **argv)
 int cmd_record(int argc, char **argv)
 {
 	return parse_and_run(SFPROF_CMD_RECORD, argc, argv);
+}
+
+static int cmd_agent(int argc, char **argv)
+{
+	return cmd_agent_run(argc, argv, run_stacks_hooked);
 }
 
 struct subcmd {
@@ -533,6 +633,7 @@ static const struct subcmd subcmds[] = {
 	{ "report", cmd_report },
 	{ "sframe-dump", cmd_sframe_dump },
 	{ "diff", cmd_diff },
+	{ "agent", cmd_agent },
 };
 
 int main(int argc, char **argv)

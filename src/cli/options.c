@@ -139,6 +139,12 @@ static int check_outputs(const struct sfprof_opts *o, FILE *err)
 			    o->output);
 		return 0;
 	}
+	/* Chromium reads a .svgz from file:// as XML and fails: only a web
+	 * server's Content-Encoding: gzip makes it gunzip one */
+	if (len > 5 && !strcasecmp(o->output + len - 5, ".svgz"))
+		BAD("-o %s: browsers do not open .svgz files from disk (Chromium decodes gzip "
+		    "only with a server's Content-Encoding): write .svg, or .svg.gz to serve "
+		    "compressed", o->output);
 	if (len > 6 && !strcasecmp(o->output + len - 6, ".sfcap"))
 		BAD("-o %s: a capture file is written by `sfprof record -o %s`; this command "
 		    "writes a profile (.svg, .folded, .pb.gz)", o->output, o->output);
@@ -185,6 +191,65 @@ static int check_target(const struct sfprof_opts *o, FILE *err)
 	return 0;
 }
 
+/* Levenshtein distance of a and b, capped at 9 (for "did you mean"). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned row[32], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+
+	if (la >= 32 || lb >= 32)
+		return 9;
+	for (unsigned j = 0; j <= lb; j++)
+		row[j] = j;
+	for (unsigned i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = i;
+		for (unsigned j = 1; j <= lb; j++) {
+			unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb] < 9 ? row[lb] : 9;
+}
+
+/*
+ * `sfprof recrod -o x.svg -- ./prog` would profile a program named
+ * recrod: a first word that is no subcommand needs `--` before it, as
+ * perf's does, and the nearest subcommand is suggested.
+ */
+static int check_bare_word(const char *word, FILE *err)
+{
+	const char *best = NULL;
+	unsigned best_d = 3;
+	char all[128];
+	size_t n = 0;
+
+	all[0] = 0;
+	for (int c = 0; c < SFPROF_CMD__COUNT; c++) {
+		unsigned d;
+
+		if (c == SFPROF_CMD_LIVE || !cmd_name[c])
+			continue;
+		if (n < sizeof(all))
+			n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", n ? ", " : "",
+					      cmd_name[c]);
+		d = edit_distance(word, cmd_name[c]);
+		if (d < best_d)
+			best = cmd_name[c], best_d = d;
+	}
+	if (best)
+		BAD("'%s' is not a subcommand (did you mean '%s'?); to profile a command, put it "
+		    "after --: sfprof [OPTIONS] -- %s ...", word, best, word);
+	BAD("'%s' is not a subcommand (%s); to profile a command, put it after --: "
+	    "sfprof [OPTIONS] -- %s ...", word, all, word);
+}
+
 /* After the options: FILE, BASE NEW, or COMMAND, by subcommand. */
 static int take_operands(struct sfprof_opts *o, int argc, char **argv, FILE *err)
 {
@@ -217,6 +282,8 @@ static int take_operands(struct sfprof_opts *o, int argc, char **argv, FILE *err
 	default:
 		break;
 	}
+	if (left > 0 && o->cmd == SFPROF_CMD_LIVE && optind == 1)
+		return check_bare_word(argv[optind], err);
 	if (left > 0) {
 		o->command = &argv[optind];
 		o->command_argc = left;

@@ -6,12 +6,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "options_int.h"
+#include "profile.h"
 #include "sfprof_event.h"
 
 #ifndef SFPROF_GIT_DESCRIBE
@@ -41,6 +43,8 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+#define SECONDS_MAX 1e7 /* 115 days: a longer run is a mistake */
+
 static int parse_seconds(const char *s, uint64_t *ns)
 {
 	double v;
@@ -50,7 +54,7 @@ static int parse_seconds(const char *s, uint64_t *ns)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 1e7)
+	if (errno || *end || !isfinite(v) || v <= 0 || v > SECONDS_MAX)
 		return -EINVAL;
 	*ns = (uint64_t)(v * 1e9);
 	return *ns ? 0 : -EINVAL;
@@ -92,6 +96,9 @@ static int set_event(struct sfprof_opts *o, const char *arg, FILE *err)
 	}
 	if (!mask)
 		BAD("-e: no event in '%s'", arg);
+	/* -e cpu -e futex is -e cpu,futex, as perf's -e adds events */
+	if (o->event_given)
+		mask |= (unsigned)o->event;
 	if ((mask & SFPROF_SEL_WALL) && mask != SFPROF_SEL_WALL)
 		BAD("-e wall is on-CPU and off-CPU time in one profile: give it alone");
 	o->event = (enum sfprof_event_sel)mask;
@@ -104,7 +111,8 @@ static int set_min_block(struct sfprof_opts *o, const char *arg, FILE *err)
 	uint64_t v;
 
 	if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
-		BAD("--min-block: expected microseconds (an integer >= 0), got '%s'", arg);
+		BAD("--min-block: expected microseconds (an integer from 0 to %" PRIu64 "), got '%s'",
+		    UINT64_MAX / 1000, arg);
 	o->min_block_us = v;
 	return 0;
 }
@@ -132,6 +140,8 @@ static int set_states(struct sfprof_opts *o, const char *arg, FILE *err)
 	return 0;
 }
 
+#define SFPROF_STACK_MIN 512u
+
 static int set_freq(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	uint64_t v;
@@ -158,14 +168,15 @@ static int set_cpu_event(struct sfprof_opts *o, const char *arg, FILE *err)
 static int set_duration(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	if (parse_seconds(arg, &o->duration_ns))
-		BAD("-d: duration must be a positive number of seconds, got '%s'", arg);
+		BAD("-d: duration must be a number of seconds above 0 and at most %.0f "
+		    "(115 days), got '%s'", SECONDS_MAX, arg);
 	return 0;
 }
 
 static int set_interval(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	if (parse_seconds(arg, &o->interval_ns) || o->interval_ns < 500000000ull)
-		BAD("--interval: expected seconds (at least 0.5), got '%s'", arg);
+		BAD("--interval: expected seconds from 0.5 to %.0f, got '%s'", SECONDS_MAX, arg);
 	return 0;
 }
 
@@ -174,7 +185,8 @@ static int set_min_wait(struct sfprof_opts *o, const char *arg, FILE *err)
 	uint64_t v;
 
 	if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
-		BAD("--min-wait: expected microseconds (an integer >= 0), got '%s'", arg);
+		BAD("--min-wait: expected microseconds (an integer from 0 to %" PRIu64 "), got '%s'",
+		    UINT64_MAX / 1000, arg);
 	o->min_wait_us = v;
 	return 0;
 }
@@ -183,8 +195,10 @@ static int set_stack_size(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, 0, SFPROF_STACK_MAX, &v))
-		BAD("--stack-size: expected bytes from 0 to %u, got '%s'", SFPROF_STACK_MAX, arg);
+	/* below a few frames' worth every stack is [truncated] */
+	if (parse_u64(arg, SFPROF_STACK_MIN, SFPROF_STACK_MAX, &v))
+		BAD("--stack-size: expected bytes from %u to %u, got '%s'", SFPROF_STACK_MIN,
+		    SFPROF_STACK_MAX, arg);
 	o->stack_size = (uint32_t)v;
 	return 0;
 }
@@ -275,6 +289,69 @@ static int set_title(struct sfprof_opts *o, const char *arg, FILE *err)
 	return 0;
 }
 
+static int set_subtitle(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	(void)err;
+	o->subtitle = arg;
+	return 0;
+}
+
+static int set_countname(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (!arg[0])
+		BAD("--countname: empty name");
+	o->countname = arg;
+	return 0;
+}
+
+/* A number in [lo, hi], all of s (an optional trailing '%' when pct). */
+static int parse_real(const char *s, double lo, double hi, int *pct, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (pct && (*pct = *end == '%'))
+		end++;
+	if (errno || *end || !isfinite(v) || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int set_svg_width(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	if (parse_real(arg, 200, 100000, NULL, &o->svg_width))
+		BAD("--width: expected pixels from 200 to 100000, got '%s'", arg);
+	return 0;
+}
+
+static int set_minwidth(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	double v;
+	int pct = 0;
+
+	if (parse_real(arg, 0.001, 1000, &pct, &v) || (pct && v > 100))
+		BAD("--minwidth: expected pixels from 0.001 to 1000, or a share of the total "
+		    "from 0.001%% to 100%% (e.g. 0.5%%), got '%s'", arg);
+	o->min_px = pct ? 0 : v;
+	o->min_pct = pct ? v : 0;
+	return 0;
+}
+
+static int set_colors(struct sfprof_opts *o, const char *arg, FILE *err)
+{
+	int pal = svg_palette__parse(arg);
+
+	if (pal < 0)
+		BAD("--colors: unknown palette '%s' (expected %s)", arg, svg_palette__names());
+	o->palette = pal;
+	return 0;
+}
+
 static int set_base(struct sfprof_opts *o, const char *arg, FILE *err)
 {
 	if (!arg[0])
@@ -348,7 +425,7 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 
 	/* ---- output ---- */
 	{ "output", 'o', "FILE", OPT_PROFILING, 0, OPTG_OUTPUT,
-	  "write the profile to FILE; by extension: .svg,\n.svgz (gzip), .pb.gz/.pb/.pprof (pprof),\n"
+	  "write the profile to FILE; by extension: .svg,\n.svg.gz (gzip), .pb.gz/.pb/.pprof (pprof),\n"
 	  ".folded/.txt, .folded.gz (gzip); else folded",
 	  "stdout", set_output },
 	{ "output", 'o', "FILE", OPT_RECORD, 0, OPTG_OUTPUT,
@@ -358,7 +435,8 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "per-thread", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
 	  "root each stack at comm-pid/tid", "comm", NULL, FLAG(per_thread) },
 	{ "per-process", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
-	  "root each stack at comm-pid", "comm", NULL, FLAG(per_process) },
+	  "root each stack at comm-pid (the process's name,\nnot its threads')", "comm", NULL,
+	  FLAG(per_process) },
 	{ "by-lock", 0, NULL, OPT_LIVE | OPT_REPORT, SEL_FUTEX, OPTG_OUTPUT,
 	  "futex: root each stack at its lock address", "off", NULL, FLAG(by_lock) },
 	{ "no-demangle", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
@@ -371,6 +449,12 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "no-python", 0, NULL, OPT_LIVE | OPT_RECORD | OPT_REPORT, 0, OPTG_OUTPUT,
 	  "CPython: keep the native _PyEval_EvalFrameDefault frames", "Python functions in their place",
 	  NULL, FLAG(no_python) },
+	{ "no-ruby", 0, NULL, OPT_LIVE | OPT_RECORD | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "CRuby: keep the native rb_vm_exec frames", "Ruby methods and blocks in their place",
+	  NULL, FLAG(no_ruby) },
+	{ "no-php", 0, NULL, OPT_LIVE | OPT_RECORD | OPT_REPORT, 0, OPTG_OUTPUT,
+	  "PHP: keep the native execute_ex frames", "PHP functions in their place",
+	  NULL, FLAG(no_php) },
 	{ "keep-cmdline", 0, NULL, OPT_LIVE | OPT_REPORT, 0, OPTG_OUTPUT,
 	  "name the whole command line in SVG/pprof", "only argv[0]; arguments\ncan hold secrets",
 	  NULL, FLAG(keep_cmdline) },
@@ -383,6 +467,24 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "reverse", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
 	  "SVG: stacks reversed before merging (merged by\nleaf: who calls the hot functions)",
 	  "off", NULL, FLAG(reverse), .formats = OPT_FMT_SVG },
+	{ "subtitle", 0, "TEXT", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: a line under the title", "none", set_subtitle, .formats = OPT_FMT_SVG },
+	{ "width", 0, "PX", OPT_PROFILING, 0, OPTG_OUTPUT, "SVG: the image's width in pixels",
+	  "1200", set_svg_width, .formats = OPT_FMT_SVG },
+	{ "minwidth", 0, "PX|PCT%", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: leave out frames narrower than PX pixels,\nor than PCT% of the total (the header "
+	  "counts\nthem)", "0.1", set_minwidth, .formats = OPT_FMT_SVG },
+	{ "countname", 0, "NAME", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: what the counts are, in tooltips (\"1,234\nNAME\")",
+	  "samples, or times off CPU", set_countname, .formats = OPT_FMT_SVG },
+	{ "colors", 0, "PALETTE", OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: runtime (by what runs: native red, kernel\norange, Python green, JIT aqua, Go "
+	  "yellow,\nlock purple; a legend says so), flamegraph.pl's\nhot, mem, io, java, js, perl, "
+	  "python, or one\nhue: red, green, blue, aqua, yellow, purple,\norange", "runtime",
+	  set_colors, .formats = OPT_FMT_SVG },
+	{ "hash", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: colour by name prefix, so similar names get\nsimilar colours (flamegraph.pl's --hash)",
+	  "a hash of the whole name", NULL, FLAG(svg_hash), .formats = OPT_FMT_SVG },
 
 	/* ---- sframe-dump ---- */
 	{ "raw", 0, NULL, OPT_SFRAME, 0, OPTG_OUTPUT,
@@ -404,7 +506,10 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "stats", 0, NULL, OPT_CAPTURING | OPT_REPORT, 0, OPTG_OTHER,
 	  "print counters on stderr at the end (name: value)", "off", NULL, FLAG(stats) },
 	{ "quiet", 0, NULL, OPT_CAPTURING, 0, OPTG_OTHER,
-	  "no progress line (one is shown on a terminal)", "off", NULL, FLAG(quiet) },
+	  "no progress line (one is shown on a terminal)\nand no end-of-run summary", "off", NULL,
+	  FLAG(quiet) },
+	{ "quiet", 0, NULL, OPT_REPORT | OPT_DIFF, 0, OPTG_OTHER,
+	  "no end-of-run summary", "off", NULL, FLAG(quiet) },
 	{ "help", 'h', NULL, OPT_ALL_CMDS, 0, OPTG_OTHER, "this help", NULL, NULL, FLAG(help) },
 	{ "version", 0, NULL, OPT_ALL_CMDS, 0, OPTG_OTHER,
 	  "print the version and the build's git describe", NULL, NULL, FLAG(version) },

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "progress.h"
@@ -78,6 +79,24 @@ void progress__end(struct progress *pg)
 	fputs("\r\033[K", pg->f);
 	fflush(pg->f);
 	pg->shown = 0;
+}
+
+void progress__summary(FILE *f, int quiet, const char *path, uint64_t n, const char *what,
+		       uint64_t lost)
+{
+	char nb[32], lb[32];
+
+	if (quiet || !f)
+		return;
+	util__fmt_count(nb, sizeof(nb), n);
+	util__fmt_count(lb, sizeof(lb), lost);
+	fprintf(f, "sfprof: wrote %s: %s %s%s%s%s\n", !path || !strcmp(path, "-") ? "stdout" : path,
+		nb, what, lost != PROGRESS_LOST_UNKNOWN ? ", " : "",
+		lost != PROGRESS_LOST_UNKNOWN ? lb : "", lost != PROGRESS_LOST_UNKNOWN ? " lost" : "");
+	if (lost && lost != PROGRESS_LOST_UNKNOWN)
+		fprintf(f, "sfprof: warning: %s events lost (ring buffer full or stacks "
+			"unreadable): the profile under-counts; --stats says which, a larger "
+			"--ring-mb or a lower -F helps\n", lb);
 }
 
 void progress__free(struct progress *pg)

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "cfi.h"
-#include "goruntime.h"
 #include "sframe.h"
 #include "srcline.h"
 #include "symbolize.h"
@@ -57,7 +56,12 @@ static void dso__free(struct dso *d)
 	dso_lazy__free(d->lazy);
 	sframe_table__free(d->table);
 	sframe_table__free(d->fallback);
-	sframe_table__free(d->go_table);
+	for (size_t i = 0; i < RUNTIME_MAX; i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+
+		if (d->rt[i].bin && ops && ops->release)
+			ops->release(d->rt[i].bin);
+	}
 	symtab__free(d->symtab);
 	srcline__free(d->srcline);
 	elfread__free(d->elf);
@@ -360,6 +364,11 @@ size_t dso__build_id(const struct dso *d, const uint8_t **id)
 	return d->build_id_len;
 }
 
+const struct dso_cache_opts *dso__opts(const struct dso *d)
+{
+	return &d->cache->opts;
+}
+
 const struct elfread *dso__elf(const struct dso *d)
 {
 	return d->elf;
@@ -485,17 +494,25 @@ static int find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 		  struct sframe_func *fn)
 {
-	const struct gopclntab *go = dso__go(d);
+	bool rt = dso__has_runtime(d);
+	size_t nrt = rt ? runtime__count() : 0;
+	const struct runtime_ops *ops;
+	void *bin;
 
 	d->cache->st.row_lookups++;
-	if (go && go_runtime__special_row(go, vaddr, row, fn))
-		return 0;
+	/* a runtime's rows before the binary's own (Go's stack switches) */
+	for (size_t i = 0; i < nrt; i++)
+		if ((bin = d->rt[i].bin) && (ops = runtime__get(i))->special_row &&
+		    ops->special_row(bin, vaddr, row, fn))
+			return 0;
 	if (!find_row(d, vaddr, row, fn))
 		return 0;
-	/* Go code in a binary whose CFI is only its C code's (external
-	 * linking, then strip) */
-	if (go && !dso__go_find_row(d, vaddr, row, fn))
-		return 0;
+	/* and for the PCs the binary's own miss (Go code in a binary whose
+	 * CFI is only its C code's: external linking, then strip) */
+	for (size_t i = 0; i < nrt; i++)
+		if ((bin = d->rt[i].bin) && (ops = runtime__get(i))->find_row &&
+		    !ops->find_row(d, bin, vaddr, row, fn))
+			return 0;
 	d->cache->st.row_misses++;
 	return -ESRCH;
 }
@@ -575,6 +592,9 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 	fprintf(f, "dso_evicted: %llu\n", (unsigned long long)st->evicted);
 	fprintf(f, "dso_load_errors: %llu\n",
 		(unsigned long long)st->load_errors);
+	/* process-wide: debug files count too */
+	fprintf(f, "dso_dropped_changed: %llu\n",
+		(unsigned long long)elfread__nr_changed());
 	fprintf(f, "dso_tables_own: %llu\n", (unsigned long long)st->tables_own);
 	fprintf(f, "dso_tables_derived: %llu\n",
 		(unsigned long long)st->tables_derived);

@@ -7,11 +7,12 @@
 #ifndef SFPROF_DSO_INT_H
 #define SFPROF_DSO_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "dso.h"
-#include "gopclntab.h"
+#include "runtimes/runtime.h"
 #include "sframe.h"
 
 #define HASH_BUCKETS 1024
@@ -49,11 +50,14 @@ struct dso {
 	int symtab_loaded;
 	struct symtab *symtab;
 	struct srcline *srcline; /* DWARF lines, made at first use */
-	int go_loaded;
-	struct gopclntab go; /* a Go binary's pclntab (data NULL if none) */
-	int go_rows_main;    /* d->table is made from it (no CFI at all) */
-	int go_table_loaded;
-	struct sframe_table *go_table; /* from it, for PCs the CFI lacks */
+	/* one slot per runtime (runtime__get(i)): its probe asked, and its
+	 * state for this binary (NULL: not the runtime's) */
+	struct {
+		int probed;
+		void *bin;
+	} rt[RUNTIME_MAX];
+	uint32_t rt_mask;  /* bit i: rt[i].bin is set */
+	uint32_t rt_known; /* runtimes all probed, of runtime__count() */
 
 	struct dso *next_all;
 	struct dso *next_bid; /* build-id hash chain */
@@ -81,11 +85,11 @@ int dso_lazy__find(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 		   struct sframe_func *fn);
 
 void dso_lazy__free(struct dso_lazy *z);
-/* A Go binary's pclntab (read on first call), or NULL. */
-const struct gopclntab *dso__go(struct dso *d);
-/* The row from a Go binary's SP-delta tables (made on first call) when
- * its main table is not already theirs: 0 or -ESRCH. */
-int dso__go_find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
-		     struct sframe_func *fn);
+/* Runtime i's state for d (probed on the first call), or NULL: d is not
+ * its binary, or it has no per-binary hooks. */
+void *dso__runtime(struct dso *d, size_t i);
+/* Whether some runtime has state for d (every one probed on the first
+ * call): the row lookup's fast path skips their loops without. */
+bool dso__has_runtime(struct dso *d);
 
 #endif

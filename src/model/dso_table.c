@@ -13,40 +13,35 @@
 
 #include "cfi.h"
 #include "dso_int.h"
-#include "goruntime.h"
 #include "sframe.h"
 #include "symbolize.h"
 #include "util.h"
 
-const struct gopclntab *dso__go(struct dso *d)
+void *dso__runtime(struct dso *d, size_t i)
 {
-	if (!d->go_loaded) {
-		d->go_loaded = 1;
-		if (go_runtime__open(d->elf, &d->go))
-			memset(&d->go, 0, sizeof(d->go));
+	const struct runtime_ops *ops = runtime__get(i);
+
+	if (i >= RUNTIME_MAX || !ops || !ops->probe)
+		return NULL;
+	if (!d->rt[i].probed) {
+		d->rt[i].probed = 1;
+		d->rt[i].bin = ops->probe(d);
+		if (d->rt[i].bin)
+			d->rt_mask |= 1u << i;
 	}
-	return d->go.data ? &d->go : NULL;
+	return d->rt[i].bin;
 }
 
-int dso__go_find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
-		     struct sframe_func *fn)
+bool dso__has_runtime(struct dso *d)
 {
-	struct sframe_encode_opts o = {
-		.version = d->cache->opts.sframe_version,
-		.abi = SFRAME_ABI_AMD64_LE,
-		.fixed_ra_offset = -8,
-	};
+	size_t n = runtime__count();
 
-	if (d->go_rows_main || !dso__go(d) || d->cache->opts.no_derive)
-		return -ESRCH;
-	if (!d->go_table_loaded) {
-		d->go_table_loaded = 1;
-		if (go_runtime__derive_table(dso__go(d), &o, &d->go_table))
-			d->go_table = NULL;
+	if (d->rt_known != n) {
+		for (size_t i = 0; i < n; i++)
+			dso__runtime(d, i);
+		d->rt_known = (uint32_t)n;
 	}
-	if (!d->go_table || sframe_table__find(d->go_table, vaddr, row, fn))
-		return -ESRCH;
-	return 0;
+	return d->rt_mask != 0;
 }
 
 /* A table derived from .eh_frame/.debug_frame, or a negative error. */
@@ -100,11 +95,17 @@ int dso__derive_table(struct dso *d, struct sframe_table **out)
 	 * functions of binaries linked above 2 GiB.
 	 */
 	o.section_vaddr = in.eh_frame ? in.eh_frame_vaddr : 0;
-	if (err == -ENOENT && dso__go(d)) {
-		/* go build -ldflags=-s: no CFI, but Go's own SP deltas */
-		elfread__free(dbg);
-		d->go_rows_main = 1;
-		return go_runtime__derive_table(dso__go(d), &o, out);
+	if (err == -ENOENT) {
+		/* no CFI at all: a runtime's own rows (Go's SP deltas) */
+		for (size_t i = 0; i < runtime__count(); i++) {
+			const struct runtime_ops *ops = runtime__get(i);
+			void *bin;
+
+			if (!ops->derive_table || !(bin = dso__runtime(d, i)))
+				continue;
+			elfread__free(dbg);
+			return ops->derive_table(d, bin, &o, out);
+		}
 	}
 	if (!err)
 		err = cfi_to_sframe(&in, &o, &sec, &len, NULL);

@@ -8,7 +8,7 @@
  * are accepted: libelf may convert other images in place, and sfprof
  * profiles the machine it runs on.
  */
-#include "elfread.h"
+#include "elfread_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,28 +29,6 @@
 #define HOST_ELFDATA ELFDATA2MSB
 #endif
 
-#define MAX_LOADS 64 /* real binaries have < 10 PT_LOADs */
-
-struct elfread {
-	Elf *elf;
-	const uint8_t *img;
-	size_t len;
-	void *owned;	/* free() on close */
-	void *map;	/* munmap(map, len) on close */
-	GElf_Ehdr ehdr;
-	size_t shnum;
-	size_t shstrndx; /* SHN_UNDEF when unknown */
-	struct elfread_section shstr; /* its headers, when have_shstr */
-	int have_shstr;
-	struct elfread_load loads[MAX_LOADS];
-	size_t nr_loads;
-	int is_exec; /* elfread__is_executable() */
-};
-
-static int in_image(const struct elfread *e, uint64_t off, uint64_t size)
-{
-	return off <= e->len && size <= e->len - off;
-}
 
 /*
  * A PIE executable and a shared library are both ET_DYN; the linker marks
@@ -64,7 +42,7 @@ static int dynamic_says_pie(const struct elfread *e, size_t phnum)
 		size_t esz = e->img[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
 
 		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_DYNAMIC ||
-		    !in_image(e, ph.p_offset, ph.p_filesz))
+		    !in_image(e, ph.p_offset, ph.p_filesz) || elfread__fill(e, ph.p_offset, ph.p_filesz))
 			continue;
 		for (uint64_t off = 0; off + esz <= ph.p_filesz; off += esz) {
 			uint64_t tag, val;
@@ -89,7 +67,7 @@ static int dynamic_says_pie(const struct elfread *e, size_t phnum)
 	return 0;
 }
 
-static int elfread__init(struct elfread *e)
+int elfread__init(struct elfread *e)
 {
 	size_t phnum = 0, i;
 
@@ -138,16 +116,14 @@ static int elfread__init(struct elfread *e)
 	return 0;
 }
 
-static int section_raw(const struct elfread *e, size_t idx,
-		       struct elfread_section *out, uint32_t *name_off);
 
 /* The section name table, read once (every section_at() names one). */
-static void elfread__init_shstr(struct elfread *e)
+void elfread__init_shstr(struct elfread *e)
 {
 	uint32_t unused;
 
 	e->have_shstr = e->shstrndx != SHN_UNDEF &&
-			!section_raw(e, e->shstrndx, &e->shstr, &unused);
+			!elfread__section_raw(e, e->shstrndx, &e->shstr, &unused, 1);
 }
 
 static struct elfread *elfread__new(const void *img, size_t len, void *owned,
@@ -202,59 +178,6 @@ struct elfread *elfread__open_mem_owned(void *image, size_t len)
 	return e;
 }
 
-struct elfread *elfread__open_fd(int fd)
-{
-	struct elfread *e;
-	struct stat st;
-	void *map;
-
-	if (fstat(fd, &st) != 0)
-		return NULL;
-	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX ||
-	    (uint64_t)st.st_size > ELFREAD_FILE_MAX) {
-		errno = EFBIG;
-		return NULL;
-	}
-	/*
-	 * Private and writable so that nothing libelf might do can fault;
-	 * pages are shared with the page cache unless written.
-	 */
-	map = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
-		   0);
-	if (map == MAP_FAILED)
-		return NULL;
-	e = elfread__new(map, st.st_size, NULL, map);
-	if (!e) {
-		int saved = errno;
-
-		munmap(map, st.st_size);
-		errno = saved;
-	}
-	return e;
-}
-
-struct elfread *elfread__open(const char *path)
-{
-	struct elfread *e;
-	/* regular files only, never a blocking open: debug-file candidates
-	 * come from names inside binaries (symlinks followed: .build-id/) */
-	int fd = util__open_regular(path, 0, NULL);
-	int saved;
-
-	if (fd < 0) {
-		errno = fd == -UTIL_E_NOT_REGULAR ? EINVAL : -fd;
-		return NULL;
-	}
-	e = elfread__open_fd(fd);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return e;
-}
 
 void elfread__free(struct elfread *e)
 {
@@ -264,19 +187,28 @@ void elfread__free(struct elfread *e)
 		elf_end(e->elf);
 	if (e->map)
 		munmap(e->map, e->len);
+	elfread__lazy_free(e->lazy);
 	free(e->owned);
 	free(e);
 }
 
 const uint8_t *elfread__image(const struct elfread *e, size_t *len)
 {
+	/* (a file that shrank since open reads as zeros past its end) */
+	elfread__fill_for_libelf(e);
 	if (len)
 		*len = e->len;
 	return e->img;
 }
 
+size_t elfread__size(const struct elfread *e)
+{
+	return e->len;
+}
+
 void *elfread__libelf(const struct elfread *e)
 {
+	elfread__fill_for_libelf(e);
 	return e->elf;
 }
 
@@ -306,7 +238,7 @@ size_t elfread__nr_sections(const struct elfread *e)
 }
 
 /* A NUL-terminated string at off inside the section's bytes, or NULL. */
-static const char *section_str(const struct elfread_section *s, uint64_t off)
+const char *elfread__section_str(const struct elfread_section *s, uint64_t off)
 {
 	if (!s->data || off >= s->size)
 		return NULL;
@@ -316,8 +248,11 @@ static const char *section_str(const struct elfread_section *s, uint64_t off)
 }
 
 /* Headers of section idx, without its name. */
-static int section_raw(const struct elfread *e, size_t idx,
-		       struct elfread_section *out, uint32_t *name_off)
+/* Headers of section idx, without its name; with want, its bytes too
+ * (read from the file if not yet). Without, data points at bytes that
+ * may not be read yet: for the name and type only. */
+int elfread__section_raw(const struct elfread *e, size_t idx, struct elfread_section *out,
+			 uint32_t *name_off, int want)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -343,6 +278,8 @@ static int section_raw(const struct elfread *e, size_t idx,
 		return 0;
 	if (!in_image(e, sh.sh_offset, sh.sh_size))
 		return -EINVAL;
+	if (want && elfread__fill(e, sh.sh_offset, sh.sh_size))
+		return -EINVAL;
 	out->data = e->img + sh.sh_offset;
 	return 0;
 }
@@ -354,19 +291,19 @@ int elfread__section_at(const struct elfread *e, size_t idx,
 	const char *name;
 	int err;
 
-	err = section_raw(e, idx, out, &name_off);
+	err = elfread__section_raw(e, idx, out, &name_off, 1);
 	if (err)
 		return err;
 	if (e->have_shstr) {
-		name = section_str(&e->shstr, name_off);
+		name = elfread__section_str(&e->shstr, name_off);
 		if (name)
 			out->name = name;
 	}
 	return 0;
 }
 
-int elfread__section(const struct elfread *e, const char *name,
-		     struct elfread_section *out)
+static int section_named(const struct elfread *e, const char *name,
+			 struct elfread_section *out, int want)
 {
 	size_t i;
 
@@ -376,20 +313,62 @@ int elfread__section(const struct elfread *e, const char *name,
 		uint32_t name_off;
 		const char *n;
 
-		if (section_raw(e, i, out, &name_off) == -ENOENT)
+		if (elfread__section_raw(e, i, out, &name_off, 0) == -ENOENT)
 			break;
-		n = section_str(&e->shstr, name_off);
+		n = elfread__section_str(&e->shstr, name_off);
 		if (!n || strcmp(n, name) != 0)
 			continue;
 		/* Found by name: now its bytes must be valid. */
-		if (section_raw(e, i, out, &name_off))
+		if (elfread__section_raw(e, i, out, &name_off, want))
 			return -EINVAL;
+		if (!want)
+			out->data = NULL;
 		out->name = n;
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));
 	out->name = "";
 	return -ENOENT;
+}
+
+int elfread__section(const struct elfread *e, const char *name,
+		     struct elfread_section *out)
+{
+	return section_named(e, name, out, 1);
+}
+
+int elfread__section_header(const struct elfread *e, const char *name,
+			    struct elfread_section *out)
+{
+	return section_named(e, name, out, 0);
+}
+
+int elfread__section_header_at(const struct elfread *e, size_t idx,
+			       struct elfread_section *out)
+{
+	uint32_t name_off;
+	int err = elfread__section_raw(e, idx, out, &name_off, 0);
+
+	out->data = NULL;
+	return err;
+}
+
+int elfread__shdr_table(const struct elfread *e, uint64_t *off, uint64_t *size)
+{
+	if (!e->ehdr.e_shoff || !e->shnum)
+		return -ENOENT;
+	*off = e->ehdr.e_shoff;
+	*size = (uint64_t)e->shnum * e->ehdr.e_shentsize;
+	return 0;
+}
+
+int elfread__phdr_table(const struct elfread *e, uint64_t *off, uint64_t *size)
+{
+	if (!e->ehdr.e_phoff || !e->ehdr.e_phnum)
+		return -ENOENT;
+	*off = e->ehdr.e_phoff;
+	*size = (uint64_t)e->ehdr.e_phnum * e->ehdr.e_phentsize;
+	return 0;
 }
 
 size_t elfread__nr_loads(const struct elfread *e)
@@ -501,6 +480,13 @@ static int notes_build_id(const uint8_t *p, uint64_t len, uint64_t align,
 	return -ENOENT;
 }
 
+int elfread__notes_build_id(const void *notes, size_t len, uint8_t *id, size_t *id_len)
+{
+	if (!notes || !id || !id_len)
+		return -EINVAL;
+	return notes_build_id(notes, len, 4, id, id_len);
+}
+
 int elfread__build_id(const struct elfread *e, uint8_t *id, size_t *len)
 {
 	size_t i, phnum = 0;
@@ -510,8 +496,8 @@ int elfread__build_id(const struct elfread *e, uint8_t *id, size_t *len)
 		uint32_t name_off;
 		GElf_Shdr sh;
 
-		if (section_raw(e, i, &s, &name_off) || s.type != SHT_NOTE ||
-		    !s.data)
+		if (elfread__section_raw(e, i, &s, &name_off, 0) || s.type != SHT_NOTE ||
+		    !s.data || elfread__section_raw(e, i, &s, &name_off, 1))
 			continue;
 		if (!gelf_getshdr(elf_getscn(e->elf, i), &sh))
 			continue;
@@ -525,7 +511,7 @@ int elfread__build_id(const struct elfread *e, uint8_t *id, size_t *len)
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(e->elf, i, &ph) || ph.p_type != PT_NOTE ||
-		    !in_image(e, ph.p_offset, ph.p_filesz))
+		    !in_image(e, ph.p_offset, ph.p_filesz) || elfread__fill(e, ph.p_offset, ph.p_filesz))
 			continue;
 		if (!notes_build_id(e->img + ph.p_offset, ph.p_filesz,
 				    ph.p_align, id, len))
@@ -543,7 +529,7 @@ int elfread__debuglink(const struct elfread *e, const char **name,
 
 	if (elfread__section(e, ".gnu_debuglink", &s) || !s.data)
 		return -ENOENT;
-	n = section_str(&s, 0);
+	n = elfread__section_str(&s, 0);
 	if (!n || !*n)
 		return -EINVAL;
 	/* The CRC follows the name, 4-byte aligned. */
@@ -565,13 +551,13 @@ static int symbol_tables(const struct elfread *e, uint32_t sht,
 
 	/* (by header alone: their names are not needed) */
 	for (idx = 1; idx < e->shnum; idx++) {
-		if (section_raw(e, idx, syms, &unused) == 0 &&
+		if (elfread__section_raw(e, idx, syms, &unused, 0) == 0 &&
 		    syms->type == sht && syms->data)
 			break;
 	}
-	if (idx >= e->shnum)
+	if (idx >= e->shnum || elfread__section_raw(e, idx, syms, &unused, 1))
 		return -ENOENT;
-	if (section_raw(e, syms->link, strs, &unused) || !strs->data ||
+	if (elfread__section_raw(e, syms->link, strs, &unused, 1) || !strs->data ||
 	    strs->type != SHT_STRTAB)
 		return -ENOENT;
 	return 0;
@@ -605,7 +591,7 @@ static int decode_symbol(const struct elfread *e,
 		s->name = name_off < names_len ?
 			(const char *)strs->data + name_off : NULL;
 	else
-		s->name = section_str(strs, name_off);
+		s->name = elfread__section_str(strs, name_off);
 	return s->name ? 0 : -ENOENT;
 }
 

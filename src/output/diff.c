@@ -123,6 +123,16 @@ static int add_all(struct profile *dst, const struct profile *src, const char *p
 				.build_id = x->build_id ? prof__str(src, x->build_id) : NULL,
 				.rel_addr = x->rel_addr,
 				.kind = x->kind,
+				/* pprof: the real mappings and source lines */
+				.line = x->line,
+				.file = x->file ? prof__str(src, x->file) : NULL,
+				.start_line = x->start_line,
+				.pid = x->pid,
+				.addr = x->addr,
+				.map_start = x->map_start,
+				.map_end = x->map_end,
+				.map_offset = x->map_offset,
+				.map_exec = x->map_exec,
 			};
 		}
 		free(root);

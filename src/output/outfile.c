@@ -51,6 +51,23 @@ int profile__check_output(const char *path)
 		return -ENOTDIR;
 	if (access(dir, W_OK | X_OK))
 		return -errno;
+	return profile__probe_dir(dir);
+}
+
+int profile__probe_dir(const char *dir)
+{
+	char probe[PATH_MAX];
+	int fd;
+
+	/* access() says yes to root everywhere, /proc and read-only mounts
+	 * included: only creating a file there tells */
+	if ((size_t)snprintf(probe, sizeof(probe), "%s/.sfprof-probe-XXXXXX", dir) >= sizeof(probe))
+		return -ENAMETOOLONG;
+	fd = mkstemp(probe);
+	if (fd < 0) /* ENOENT from a pseudo file system (/proc): it exists */
+		return errno == ENOENT ? -EACCES : -errno;
+	close(fd);
+	unlink(probe);
 	return 0;
 }
 

@@ -59,7 +59,7 @@ enum {
 	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
 	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
-	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
+	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10,
 	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
@@ -102,7 +102,9 @@ struct pp_mapping {
 	uint32_t synthetic; /* no runtime range known: laid out here */
 	uint32_t identity;  /* synthetic, kernel-like: addresses are rel_addr */
 	uint32_t nr_locs, unnamed; /* locations, and those with no Line */
+	uint32_t made_up;   /* frames named binary+0xSTART, not by a symbol */
 	uint32_t with_file, with_line; /* frames with a source file, a line */
+	uint32_t inlined;   /* a Location has inline Lines */
 	uint64_t min_rel, max_rel;
 	uint32_t id;	    /* Mapping.id: the main binary is 1 */
 	uint32_t pad;
@@ -167,6 +169,29 @@ static uint32_t frame_kernel(const struct prof_frame *f)
 static int frame_unnamed(const struct prof_frame *f, uint32_t map)
 {
 	return map && !f->name && f->kind == PROFILE_FRAME_USER;
+}
+
+/*
+ * A name stacks_names.c made up for stripped code, "BINARY+0xSTART"
+ * (BINARY the dso's base name): its Line keeps it for a reader without
+ * the binary, but the mapping must not claim has_functions, or pprof and
+ * backends never re-symbolize it.
+ */
+static int frame_made_up(const struct profile *p, const struct prof_frame *f)
+{
+	const char *name, *dso, *b;
+	size_t n;
+
+	if (f->kind != PROFILE_FRAME_USER || !f->name || !f->dso)
+		return 0;
+	name = prof__str(p, f->name);
+	dso = prof__str(p, f->dso);
+	b = strrchr(dso, '/');
+	b = b ? b + 1 : dso;
+	n = strlen(b);
+	if (!n || strncmp(name, b, n) || strncmp(name + n, "+0x", 3) || !name[n + 3])
+		return 0;
+	return strspn(name + n + 3, "0123456789abcdef") == strlen(name + n + 3);
 }
 
 /* The mapping key of a frame, into m (hash set). */
@@ -267,6 +292,7 @@ static int pp_mappings(struct pp_state *st, const struct prof_frame *fr, uint32_
 			mp->min_rel = f->rel_addr;
 		mp->nr_locs++;
 		mp->unnamed += (uint32_t)frame_unnamed(f, m);
+		mp->made_up += (uint32_t)frame_made_up(st->p, f);
 		mp->with_file += f->file != 0;
 		mp->with_line += f->line != 0;
 		/* the target's own executable, else the first one seen */
@@ -406,6 +432,8 @@ static uint32_t pp_loc_id(struct pp_state *st, const uint32_t *run, uint32_t n)
 		       sizeof(*st->loc_frames)))
 		return 0;
 	memcpy(st->loc_frames + st->nr_loc_frames, run, n * sizeof(*run));
+	if (n > 1 && st->frame_map[run[0]]) /* same_pc: one mapping */
+		st->maps[st->frame_map[run[0]] - 1].inlined = 1;
 	st->locs[st->nr_locs] = (struct pp_loc){ .hash = h, .off = st->nr_loc_frames, .n = n,
 						 .id = ++st->next_loc_id };
 	st->nr_loc_frames += n;
@@ -479,11 +507,28 @@ static void pp_samples(struct pp_state *st, struct pb_gz *g, struct pbuf *m, str
 				pp_label(st, m, sub, "lock", s->lock, 0);
 			if (s->lock_addr)
 				pp_label(st, m, sub, "lock_addr", 0, s->lock_addr);
+			if (s->process)
+				pp_label(st, m, sub, "process", s->process, 0);
+			if (s->exe)
+				pp_label(st, m, sub, "exe", s->exe, 0);
+			if (s->cgroup)
+				pp_label(st, m, sub, "cgroup", s->cgroup, 0);
+			if (s->container)
+				pp_label(st, m, sub, "container_id", s->container, 0);
+			if (s->unit)
+				pp_label(st, m, sub, "systemd_unit", s->unit, 0);
 		}
 		if (packed->err || sub->err)
 			m->err = -ENOMEM;
 		gz_msg(g, PROFILE_SAMPLE, m);
 	}
+}
+
+/* Whether a name is as the binary spells it: a C or assembler symbol (or
+ * a still mangled _Z one), not a demangled C++ name ("ns::f(int)"). */
+static int system_name_is_name(const char *s)
+{
+	return s[0] && s[strcspn(s, " :()<>,*&~[]")] == 0;
 }
 
 /* A Function: its name (BASE's mark dropped in a diff), and its source
@@ -497,7 +542,10 @@ static void pp_function(struct pp_state *st, struct pb_gz *g, struct pbuf *m, ui
 		name = pp_str(st, s + 1);
 	pb_uint(m, FUNCTION_ID, fid);
 	pb_uint(m, FUNCTION_NAME, name);
-	pb_uint(m, FUNCTION_SYSTEM_NAME, name);
+	/* system_name is the name as the binary has it (C++: mangled); a
+	 * demangled name is not one, and the mangled one is not kept */
+	if (system_name_is_name(prof__str(st->p, name)))
+		pb_uint(m, FUNCTION_SYSTEM_NAME, name);
 	if (file)
 		pb_uint(m, FUNCTION_FILENAME, file);
 	if (start_line)
@@ -575,12 +623,18 @@ static void pp_mapping_msg(struct pp_state *st, struct pb_gz *g, struct pbuf *m,
 	pb_uint(m, MAPPING_START, mp->start);
 	pb_uint(m, MAPPING_LIMIT, mp->limit);
 	pb_uint(m, MAPPING_OFFSET, mp->offset);
+	const char *kbid = profile__meta(st->p)->kernel_build_id;
+
 	pb_uint(m, MAPPING_FILENAME, mp->kernel ? pp_str(st, "[kernel.kallsyms]") : mp->dso);
-	pb_uint(m, MAPPING_BUILD_ID, mp->build_id);
-	pb_uint(m, MAPPING_HAS_FUNCTIONS, mp->nr_locs && !mp->unnamed);
-	/* true only where every location of the mapping has them */
-	pb_uint(m, MAPPING_HAS_FILENAMES, mp->nr_locs && mp->with_file == mp->nr_locs);
-	pb_uint(m, MAPPING_HAS_LINE_NUMBERS, mp->nr_locs && mp->with_line == mp->nr_locs);
+	pb_uint(m, MAPPING_BUILD_ID, mp->kernel && kbid ? pp_str(st, kbid) : mp->build_id);
+	/* as pprof's own symbolizer sets them: functions when every
+	 * location is named by a symbol (else it re-symbolizes), file names
+	 * and lines when any location has one, inline frames when a
+	 * location has several Lines */
+	pb_uint(m, MAPPING_HAS_FUNCTIONS, mp->nr_locs && !mp->unnamed && !mp->made_up);
+	pb_uint(m, MAPPING_HAS_FILENAMES, mp->with_file > 0);
+	pb_uint(m, MAPPING_HAS_LINE_NUMBERS, mp->with_line > 0);
+	pb_uint(m, MAPPING_HAS_INLINE_FRAMES, mp->inlined);
 	gz_msg(g, PROFILE_MAPPING, m);
 }
 

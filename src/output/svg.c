@@ -13,7 +13,9 @@
  * Nodes narrower than MIN_PX are not drawn (their weight still counts in
  * their parents), which bounds the file to about (width / MIN_PX) nodes
  * per level however many distinct stacks there are; the header says how
- * many were left out.
+ * many were left out. --minwidth changes MIN_PX (in px, or a share of the
+ * total); --width, --subtitle, --countname, --colors and --hash are
+ * flamegraph.pl's (colours: svg_color.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,6 +28,7 @@
 #include "profile.h"
 #include "profile/profile_int.h"
 #include "util.h"
+#include "output/svg_int.h"
 
 #define SVG_WIDTH 1200.0
 #define SVG_XPAD 10.0
@@ -99,8 +102,14 @@ static void fmt_ns(char *buf, size_t size, uint64_t ns)
 
 static void fmt_weight(const struct profile *p, char *buf, size_t size, uint64_t w)
 {
+	const char *cn = profile__render(p)->countname;
 	char num[32];
 
+	if (cn) { /* --countname: the count as it is, so named */
+		util__fmt_count(num, sizeof(num), w);
+		snprintf(buf, size, "%s %s", num, cn);
+		return;
+	}
 	if (profile__meta(p)->kind != PROFILE_CPU) {
 		fmt_ns(buf, size, w);
 		return;
@@ -120,30 +129,26 @@ static uint64_t name_hash(const char *s)
 	return h ^ (h >> 29);
 }
 
-/* flamegraph.pl's palettes, chosen by what the frame is. */
+/* flamegraph.pl's palettes (svg_color.c), chosen by what the frame is. */
 static void frame_color(const struct profile *p, const char *name, uint32_t depth,
-			char *buf, size_t size)
+			enum svg_class cls, char *buf, size_t size)
 {
+	const struct profile_render *rd = profile__render(p);
 	uint64_t h = name_hash(name);
-	double v1 = (h & 0xffff) / 65535.0, v2 = ((h >> 16) & 0xffff) / 65535.0,
-	       v3 = ((h >> 32) & 0xffff) / 65535.0;
-	size_t len = strlen(name);
-	int r, g, b;
+	struct svg_color_in in = {
+		.palette = rd->palette, .cls = cls, .name = name,
+		.off_cpu = profile__meta(p)->kind != PROFILE_CPU,
+		.v1 = (h & 0xffff) / 65535.0, .v2 = ((h >> 16) & 0xffff) / 65535.0,
+		.v3 = ((h >> 32) & 0xffff) / 65535.0,
+	};
 
 	if (depth == 0) { /* "all" */
-		r = g = b = 200;
-	} else if (!strncmp(name, "lock:", 5)) {
-		r = 170 + (int)(40 * v1), g = 110 + (int)(40 * v1), b = 220;
-	} else if (name[0] == '[') { /* markers: [truncated] ... */
-		r = g = b = 150 + (int)(50 * v1);
-	} else if (len > 4 && !strcmp(name + len - 4, "_[k]")) {
-		r = 220 + (int)(35 * v1), g = 120 + (int)(70 * v2), b = (int)(40 * v3);
-	} else if (profile__meta(p)->kind != PROFILE_CPU) {
-		r = 70 + (int)(60 * v1), g = 110 + (int)(70 * v2), b = 190 + (int)(60 * v3);
-	} else {
-		r = 205 + (int)(50 * v3), g = (int)(230 * v1), b = (int)(55 * v2);
+		snprintf(buf, size, "#c8c8c8");
+		return;
 	}
-	snprintf(buf, size, "#%02x%02x%02x", r, g, b);
+	if (rd->hash)
+		in.v1 = svg_prefix_hash(name, 0), in.v2 = in.v3 = svg_prefix_hash(name, 1);
+	svg_color(&in, buf, size);
 }
 
 struct svg_state {
@@ -151,10 +156,14 @@ struct svg_state {
 	FILE *f;	 /* NULL in the counting pass */
 	double scale;	 /* px per weight unit */
 	uint64_t total;
-	uint64_t min_w;	 /* narrowest weight drawn */
+	double min_px;	 /* narrowest width drawn, px */
 	uint32_t height;
 	int inverted;	 /* --inverted: root on top */
 	struct svg_diff *diff; /* sfprof diff: colour by change against a base */
+	double width;	 /* --width, px */
+	unsigned top;	 /* y of the first frame row: under the title lines */
+	uint8_t *cls;	 /* per display string id: enum svg_class */
+	unsigned present[SVGC__COUNT]; /* drawn frames per class (the legend) */
 	/* pass 1 results */
 	size_t drawn, dropped;
 	uint32_t max_depth;
@@ -302,6 +311,39 @@ static int svg_sources(struct svg_state *st)
 	return 0;
 }
 
+/* Every display string's class (svg_color.c): from the frames printed
+ * so, else (roots) from the name alone. 0 or -ENOMEM. */
+static int svg_classes(struct svg_state *st)
+{
+	const struct profile *p = st->p;
+	uint32_t nfr, nstr = prof__nr_strs(p);
+	const struct prof_frame *fr = prof__frames(p, &nfr);
+
+	st->cls = malloc(nstr ? nstr : 1);
+	if (!st->cls)
+		return -ENOMEM;
+	memset(st->cls, 0xff, nstr ? nstr : 1);
+	for (uint32_t i = 0; i < nfr; i++)
+		if (fr[i].disp < nstr && st->cls[fr[i].disp] == 0xff)
+			st->cls[fr[i].disp] =
+				(uint8_t)svg_class__of(p, &fr[i], prof__str(p, fr[i].disp));
+	for (uint32_t i = 0; i < nstr; i++)
+		if (st->cls[i] == 0xff)
+			st->cls[i] = (uint8_t)svg_class__of(p, NULL, prof__str(p, i));
+	return 0;
+}
+
+/* The runtime palette's legend: when frames of some runtime are drawn. */
+static int svg_has_legend(const struct svg_state *st)
+{
+	if (st->diff || profile__render(st->p)->palette != SVG_PAL_RUNTIME)
+		return 0;
+	for (int c = 0; c < SVGC__COUNT; c++)
+		if (c != SVGC_NATIVE && c != SVGC_MARKER && st->present[c])
+			return 1;
+	return 0;
+}
+
 /* Bytes of name that fit in w px, 0 if not even 3 chars fit. */
 static size_t label_fit(const char *name, double w, int *dots)
 {
@@ -333,13 +375,17 @@ static void svg_node(struct svg_state *st, const uint32_t *path, uint32_t depth,
 	int dots;
 	FILE *f = st->f;
 
-	if (w < st->min_w || !w) {
+	/* in px, not a weight rounded down: (uint64_t)(0.1 * total / 1180)
+	 * is 0 below 11,800 samples and would keep every 1-sample node */
+	if (!w || (double)w * st->scale < st->min_px) {
 		if (!f)
 			st->dropped++;
 		return;
 	}
 	if (!f) {
 		st->drawn++;
+		if (st->cls)
+			st->present[st->cls[name_id]]++;
 		if (depth > st->max_depth)
 			st->max_depth = depth;
 		if (st->diff)
@@ -348,13 +394,14 @@ static void svg_node(struct svg_state *st, const uint32_t *path, uint32_t depth,
 	}
 	px = SVG_XPAD + x * st->scale;
 	pw = w * st->scale;
-	y = st->inverted ? SVG_TOP + (double)depth * SVG_FRAME_H
+	y = st->inverted ? st->top + (double)depth * SVG_FRAME_H
 			 : st->height - SVG_BOTTOM - (depth + 1.0) * SVG_FRAME_H;
 	fmt_weight(st->p, wbuf, sizeof(wbuf), w);
 	if (st->diff)
 		svg_diff__describe(st, path, depth, w, color, dbuf, sizeof(dbuf));
 	else
-		frame_color(st->p, name, depth, color, sizeof(color));
+		frame_color(st->p, name, depth, st->cls ? st->cls[name_id] : SVGC_NATIVE, color,
+			    sizeof(color));
 	if (st->src && st->src[name_id]) {
 		uint32_t nfr;
 
@@ -426,6 +473,7 @@ static const char svg_style[] =
 	".title{font-size:17px;text-anchor:middle}\n"
 	".sub{text-anchor:middle;fill:#333}\n"
 	".note{text-anchor:middle;fill:#777;font-size:11px}\n"
+	".legend{font-size:11px;fill:#333}\n"
 	".btn{cursor:pointer;fill:#1a5fb4}\n"
 	".btn:hover{text-decoration:underline}\n"
 	".btn.off{fill:#999;cursor:default;text-decoration:none}\n"
@@ -534,19 +582,20 @@ static void svg_header(struct svg_state *st)
 	const struct profile_meta *m = profile__meta(p);
 	FILE *f = st->f;
 	char buf[64], num[32];
+	unsigned y = 44;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		   "<svg version=\"1.1\" width=\"%.0f\" height=\"%u\" viewBox=\"0 0 %.0f %u\" "
 		   "xmlns=\"http://www.w3.org/2000/svg\" onload=\"init(evt)\">\n",
-		SVG_WIDTH, st->height, SVG_WIDTH, st->height);
+		st->width, st->height, st->width, st->height);
 	fputs("<!-- Flame graph written by sfprof. Each box is a function; its width is its share "
 	      "of the total, its parent is below it. -->\n", f);
 	fputs(svg_style, f);
-	fprintf(f, svg_script, SVG_WIDTH, SVG_XPAD, SVG_CHAR_W, st->inverted);
+	fprintf(f, svg_script, st->width, SVG_XPAD, SVG_CHAR_W, st->inverted);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%u\" fill=\"#f8f8f4\"/>\n",
-		SVG_WIDTH, st->height);
+		st->width, st->height);
 
-	fprintf(f, "<text class=\"title\" x=\"%.0f\" y=\"24\">", SVG_WIDTH / 2);
+	fprintf(f, "<text class=\"title\" x=\"%.0f\" y=\"24\">", st->width / 2);
 	if (profile__render(p)->title)
 		xml_puts(f, profile__render(p)->title, SIZE_MAX);
 	else if (m->kind == PROFILE_FUTEX)
@@ -560,8 +609,14 @@ static void svg_header(struct svg_state *st)
 	else
 		fputs("On-CPU samples", f);
 	fputs("</text>\n", f);
+	if (profile__render(p)->subtitle) { /* --subtitle: its own line */
+		fprintf(f, "<text class=\"sub\" x=\"%.0f\" y=\"%u\">", st->width / 2, y);
+		xml_puts(f, profile__render(p)->subtitle, SIZE_MAX);
+		fputs("</text>\n", f);
+		y += 18;
+	}
 
-	fprintf(f, "<text class=\"sub\" x=\"%.0f\" y=\"44\">", SVG_WIDTH / 2);
+	fprintf(f, "<text class=\"sub\" x=\"%.0f\" y=\"%u\">", st->width / 2, y);
 	if (m->target_comm || m->target_pid || m->target_cmdline) {
 		fputs("target: ", f);
 		if (m->target_comm)
@@ -590,23 +645,30 @@ static void svg_header(struct svg_state *st)
 	}
 	fputs("</text>\n", f);
 
-	fprintf(f, "<text class=\"note\" x=\"%.0f\" y=\"62\">", SVG_WIDTH / 2);
+	y += 18;
+	fprintf(f, "<text class=\"note\" x=\"%.0f\" y=\"%u\">", st->width / 2, y);
 	if (st->dropped) {
 		util__fmt_count(num, sizeof(num), st->dropped);
-		fprintf(f, "%s frames narrower than %.1f px not drawn (their time counts in their "
-			   "callers) \xc2\xb7 ", num, MIN_PX);
+		if (profile__render(p)->min_pct > 0)
+			fprintf(f, "%s frames under %g%% of the total not drawn (their time counts "
+				   "in their callers) \xc2\xb7 ", num, profile__render(p)->min_pct);
+		else
+			fprintf(f, "%s frames narrower than %g px not drawn (their time counts in "
+				   "their callers) \xc2\xb7 ", num, st->min_px);
 	}
 	if (st->diff)
 		fputs("red: more than in BASE, blue: less (BASE scaled to this total) \xc2\xb7 ", f);
 	fputs("click to zoom, Ctrl-F or / to search, Esc to reset; the address keeps the view</text>\n", f);
+	if (svg_has_legend(st)) /* the runtime palette: which hue is what */
+		svg_legend(f, st->present, SVG_XPAD, y + 17);
 	fputs("<text id=\"unzoom\" class=\"btn off\" x=\"10\" y=\"24\">Reset Zoom</text>\n", f);
 	fprintf(f, "<text id=\"search\" class=\"btn\" x=\"%.0f\" y=\"24\" text-anchor=\"end\">Search</text>\n",
-		SVG_WIDTH - SVG_XPAD);
+		st->width - SVG_XPAD);
 	fprintf(f, "<text id=\"icase\" class=\"btn\" x=\"%.0f\" y=\"24\" text-anchor=\"end\">[ ] Ignore case</text>\n",
-		SVG_WIDTH - SVG_XPAD - 110);
+		st->width - SVG_XPAD - 110);
 	fprintf(f, "<text id=\"details\" x=\"10\" y=\"%u\"> </text>\n", st->height - 12);
 	fprintf(f, "<text id=\"matched\" x=\"%.0f\" y=\"%u\" text-anchor=\"end\"> </text>\n",
-		SVG_WIDTH - SVG_XPAD, st->height - 12);
+		st->width - SVG_XPAD, st->height - 12);
 }
 
 int profile__write_svg(const struct profile *p, FILE *f)
@@ -620,6 +682,7 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	if (!p || !f)
 		return -EINVAL;
 	st.inverted = profile__render(p)->inverted;
+	st.width = profile__render(p)->width > 0 ? profile__render(p)->width : SVG_WIDTH;
 	err = prof__named_rev(p, profile__render(p)->reverse, &nm);
 	if (err)
 		return err;
@@ -639,30 +702,33 @@ int profile__write_svg(const struct profile *p, FILE *f)
 	for (size_t i = 0; i < nm.nr; i++) /* saturating, like the profile's */
 		st.total = st.total + nm.stacks[i].weight < st.total ? UINT64_MAX
 								      : st.total + nm.stacks[i].weight;
-	st.scale = st.total ? (SVG_WIDTH - 2 * SVG_XPAD) / st.total : 0;
-	/* narrowest drawn: MIN_PX, i.e. MIN_PX / scale weight units */
-	st.min_w = st.total ? (uint64_t)(MIN_PX * st.total / (SVG_WIDTH - 2 * SVG_XPAD)) : 1;
-	if (!st.min_w)
-		st.min_w = 1;
+	st.scale = st.total ? (st.width - 2 * SVG_XPAD) / st.total : 0;
+	st.min_px = profile__render(p)->min_px > 0 ? profile__render(p)->min_px : MIN_PX;
+	if (profile__render(p)->min_pct > 0) /* --minwidth N%: that share, in px */
+		st.min_px = profile__render(p)->min_pct / 100.0 * (st.width - 2 * SVG_XPAD);
 
 	if (st.diff && diff.cum[diff.nm.nr])
 		diff.scale = (double)st.total / (double)diff.cum[diff.nm.nr];
 	err = svg_sources(&st);
+	if (!err)
+		err = svg_classes(&st);
 	if (err)
 		goto out;
 	err = svg_walk(&st, &nm); /* pass 1: count and measure */
 	if (err)
 		goto out;
-	st.height = SVG_TOP + (st.max_depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
+	/* title, subtitle, target, note and legend rows above the frames */
+	st.top = SVG_TOP + (profile__render(p)->subtitle ? 18 : 0) + (svg_has_legend(&st) ? 18 : 0);
+	st.height = st.top + (st.max_depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
 	st.f = f;
 	svg_header(&st);
 
 	if (!st.total)
 		fprintf(f, "<text class=\"sub\" x=\"%.0f\" y=\"%u\">no samples</text>\n",
-			SVG_WIDTH / 2, st.height - SVG_BOTTOM - 4);
+			st.width / 2, st.height - SVG_BOTTOM - 4);
 	fputs("<g id=\"frames\">\n", f);
 	if (st.total) {
-		unsigned all_y = st.inverted ? SVG_TOP : st.height - SVG_BOTTOM - SVG_FRAME_H;
+		unsigned all_y = st.inverted ? st.top : st.height - SVG_BOTTOM - SVG_FRAME_H;
 		char wbuf[112];
 
 		fmt_weight(p, wbuf, sizeof(wbuf), st.total);
@@ -674,7 +740,7 @@ int profile__write_svg(const struct profile *p, FILE *f)
 		}
 		fprintf(f, "<g><title>all (%s, 100%%)</title><rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" "
 			   "height=\"%d\" fill=\"#c8c8c8\"/><text x=\"%.2f\" y=\"%.1f\">all</text></g>\n",
-			wbuf, SVG_XPAD, all_y, SVG_WIDTH - 2 * SVG_XPAD, SVG_FRAME_H - 1, SVG_XPAD + 3,
+			wbuf, SVG_XPAD, all_y, st.width - 2 * SVG_XPAD, SVG_FRAME_H - 1, SVG_XPAD + 3,
 			all_y + 11.5);
 	}
 	err = svg_walk(&st, &nm); /* pass 2: write */
@@ -687,6 +753,7 @@ int profile__write_svg(const struct profile *p, FILE *f)
 		err = -EIO;
 out:
 	free(st.src);
+	free(st.cls);
 	prof_named__release(&nm);
 	prof_named__release(&diff.nm);
 	free(diff.cum);

@@ -282,6 +282,10 @@ struct profile *profile__new(const struct profile_meta *meta)
 		goto err_out;
 	p->meta = *meta;
 	p->meta.target_comm = p->meta.target_cmdline = p->meta.unit = NULL;
+	p->meta.kernel_build_id = NULL;
+	if ((id = strtab__intern_str(&p->strs, meta->kernel_build_id)) < 0)
+		goto err_out;
+	p->meta.kernel_build_id = id ? p->strs.strs[id] : NULL;
 	if ((id = strtab__intern_str(&p->strs, meta->target_comm)) < 0)
 		goto err_out;
 	p->meta.target_comm = id ? p->strs.strs[id] : NULL;
@@ -323,11 +327,15 @@ void profile__set_duration(struct profile *p, uint64_t duration_ns)
 int profile__set_render(struct profile *p, const struct profile_render *r)
 {
 	int64_t id = strtab__intern_str(&p->strs, r->title);
+	int64_t sub = strtab__intern_str(&p->strs, r->subtitle);
+	int64_t cnt = strtab__intern_str(&p->strs, r->countname);
 
-	if (id < 0)
+	if (id < 0 || sub < 0 || cnt < 0)
 		return -ENOMEM;
 	p->render = *r;
 	p->render.title = id ? p->strs.strs[id] : NULL;
+	p->render.subtitle = sub ? p->strs.strs[sub] : NULL;
+	p->render.countname = cnt ? p->strs.strs[cnt] : NULL;
 	return 0;
 }
 
@@ -545,14 +553,16 @@ int64_t profile__frame_id(struct profile *p, const struct profile_frame *f)
 static int stack_labels_eq(const struct prof_stack *s, const struct prof_stack *k)
 {
 	return s->has_labels == k->has_labels && s->pid == k->pid && s->tid == k->tid &&
-	       s->thread == k->thread && s->lock == k->lock && s->lock_addr == k->lock_addr;
+	       s->thread == k->thread && s->lock == k->lock && s->lock_addr == k->lock_addr &&
+	       s->process == k->process && s->exe == k->exe && s->cgroup == k->cgroup &&
+	       s->container == k->container && s->unit == k->unit;
 }
 
 int profile__add_sample(struct profile *p, const char *root, const struct profile_labels *labels,
 			const uint32_t *ids, size_t n, uint64_t count, uint64_t weight)
 {
 	struct prof_stack *s, key = { 0 };
-	int64_t rid, tid = 0, lid = 0;
+	int64_t rid, tid = 0, lid = 0, xid[5] = { 0 };
 	uint64_t h;
 	uint32_t j;
 	int err;
@@ -570,11 +580,19 @@ int profile__add_sample(struct profile *p, const char *root, const struct profil
 	if (labels) {
 		tid = strtab__intern_str(&p->strs, labels->thread);
 		lid = strtab__intern_str(&p->strs, labels->lock);
-		if (tid < 0 || lid < 0)
+		xid[0] = strtab__intern_str(&p->strs, labels->process);
+		xid[1] = strtab__intern_str(&p->strs, labels->exe);
+		xid[2] = strtab__intern_str(&p->strs, labels->cgroup);
+		xid[3] = strtab__intern_str(&p->strs, labels->container);
+		xid[4] = strtab__intern_str(&p->strs, labels->unit);
+		if (tid < 0 || lid < 0 || xid[0] < 0 || xid[1] < 0 || xid[2] < 0 || xid[3] < 0 ||
+		    xid[4] < 0)
 			return -ENOMEM;
 		key = (struct prof_stack){ .has_labels = 1, .pid = labels->pid, .tid = labels->tid,
 					   .thread = (uint32_t)tid, .lock = (uint32_t)lid,
-					   .lock_addr = labels->lock_addr };
+					   .process = (uint32_t)xid[0], .exe = (uint32_t)xid[1],
+					   .cgroup = (uint32_t)xid[2], .container = (uint32_t)xid[3],
+					   .unit = (uint32_t)xid[4], .lock_addr = labels->lock_addr };
 	}
 	h = prof__hash_mix(0x5eed, (uint64_t)rid);
 	for (size_t i = 0; i < n; i++)
@@ -584,6 +602,9 @@ int profile__add_sample(struct profile *p, const char *root, const struct profil
 		h = prof__hash_mix(h, (uint64_t)key.pid << 32 | key.tid);
 		h = prof__hash_mix(h, (uint64_t)key.thread << 32 | key.lock);
 		h = prof__hash_mix(h, key.lock_addr);
+		h = prof__hash_mix(h, (uint64_t)key.process << 32 | key.exe);
+		h = prof__hash_mix(h, (uint64_t)key.cgroup << 32 | key.container);
+		h = prof__hash_mix(h, key.unit);
 	}
 
 	if (p->stack_slots) {

@@ -40,6 +40,7 @@ struct prof_stack {
 	uint32_t n;
 	uint32_t has_labels;
 	uint32_t pid, tid, thread, lock;
+	uint32_t process, exe, cgroup, container, unit;
 	uint32_t pad;
 	uint64_t lock_addr;
 };

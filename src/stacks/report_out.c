@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "buildid_cache.h"
+#include "dwarfimage.h"
 #include "output.h"
 #include "report.h"
 #include "util.h"
@@ -29,7 +30,11 @@ void report__print_problem(void *ctx, const char *path, const char *what,
 
 int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
 {
-	struct profile_render r = { o->title, o->inverted, o->reverse };
+	struct profile_render r = { .title = o->title, .inverted = o->inverted,
+				    .reverse = o->reverse, .width = o->svg_width,
+				    .subtitle = o->subtitle, .countname = o->countname,
+				    .min_px = o->min_px, .min_pct = o->min_pct,
+				    .palette = o->palette, .hash = o->svg_hash };
 	int err = profile__set_render(prof, &r);
 
 	if (!err)
@@ -48,9 +53,32 @@ int report_output__check(const char *path)
 	if (!path || !strcmp(path, "-"))
 		return 0;
 	err = util__out_check(path);
+	if (!err)
+		err = profile__check_output(path); /* creates a file there: /proc */
 	if (err)
-		fprintf(stderr, "sfprof: %s: %s\n", path, util__strerror(err));
+		fprintf(stderr, "sfprof: -o %s: cannot write there: %s\n", path,
+			util__strerror(err));
 	return err;
+}
+
+int report_output__check_events(const char *path, uint32_t sel)
+{
+	if (!(sel & (sel - 1)) || !path || !strcmp(path, "-") || util__out_is_file(path))
+		return 0;
+	fprintf(stderr, "sfprof: -o %s is not a regular file, and several events make one file "
+		"each beside it (%s.cpu...): give a file name, or one event with -e\n", path, path);
+	return -EINVAL;
+}
+
+void report__cache_trim(const struct sfprof_opts *o)
+{
+	char bdir[4096], ddir[4096];
+	const char *dirs[2] = {
+		report__buildid_dir(o, bdir, sizeof(bdir)),
+		dwarf_image__cache_dir(ddir, sizeof(ddir)) ? NULL : ddir,
+	};
+
+	dwarf_image__cache_trim_all(dirs, 2, dwarf_image__cache_max(), NULL);
 }
 
 const char *report__buildid_dir(const struct sfprof_opts *o, char *buf, size_t size)

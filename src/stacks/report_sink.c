@@ -14,10 +14,14 @@
 
 #include "buildid_cache.h"
 #include "capfile.h"
+#include "elfread.h"
 #include "interval.h"
 #include "ksyms.h"
 #include "output.h"
+#include "progress.h"
 #include "pysession.h"
+#include "rbsession.h"
+#include "phpsession.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
@@ -58,6 +62,7 @@ struct report_sink {
 	struct capture *cap;
 	struct ksyms ksyms;
 	uint64_t start_mono;
+	uint64_t attached_mono; /* the capture is attached: the profiled window opens */
 	struct sfprof_opts o;
 	const char *record_profile; /* SFPROF_RECORD_PROFILE */
 	int create_procs; /* -a: a process first seen in the side-band is in scope */
@@ -65,14 +70,20 @@ struct report_sink {
 	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
 	struct buildid_keeper *keeper; /* record: binaries for report */
 	struct pysession *py;	       /* CPython processes (not --no-python) */
+	struct rbsession *rb;	       /* CRuby processes (not --no-ruby) */
+	struct phpsession *php;	       /* PHP processes (not --no-php) */
 	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
 	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
 	 * stamped later go to the next one, made when the first arrives,
 	 * until the current one is written */
 	int iv_idx;
 	uint64_t iv_start, iv_end;
-	struct profile *next_prof;
-	struct stacks *next_stacks;
+	struct profile *next_prof[SINK_EVENTS];
+	struct stacks *next_stacks[SINK_EVENTS];
+	report_slice_fn slice_fn; /* the agent: intervals go there, not to files */
+	void *slice_ctx;
+	stacks_label_fn labeler;
+	void *labeler_ctx;
 	int64_t unix_minus_mono; /* wall clock = monotonic + this */
 	int iv_err;		 /* the first write error of an interval */
 	uint64_t iv_written;
@@ -128,6 +139,13 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 
 		stacks__set_python(*stacks, fn, pctx);
 	}
+	void *nctx; /* Ruby's and PHP's namers (the context is set by the call) */
+	pyname_fn nfn;
+
+	if (s->rb && (nfn = rbsession__namer(s->rb, &nctx)))
+		stacks__set_ruby(*stacks, nfn, nctx);
+	if (s->php && (nfn = phpsession__namer(s->php, &nctx)))
+		stacks__set_php(*stacks, nfn, nctx);
 	if (s->record && stacks__set_pytramp_writer(*stacks, sink_pytramp, s)) {
 		stacks__free(*stacks);
 		profile__free(*prof);
@@ -137,14 +155,64 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 	}
 	if (s->cap)
 		stacks__set_thread_top(*stacks, report_sink__thread_top, s->cap);
+	if (s->labeler)
+		stacks__set_labeler(*stacks, s->labeler, s->labeler_ctx);
 	return 0;
+}
+
+/*
+ * From the attach to now (what was sampled, not the BPF load before it),
+ * and never more than -d: pprof divides by it for utilisation.
+ */
+static uint64_t profiled_window(const struct report_sink *s, const struct sfprof_opts *o)
+{
+	uint64_t now = util__now_ns(), from = s->attached_mono ? s->attached_mono : s->start_mono;
+	uint64_t d = now > from ? now - from : 0;
+
+	return o->duration_ns && d > o->duration_ns ? o->duration_ns : d;
+}
+
+/* What a profile of kind k counts, for the end-of-run line. */
+static const char *counted(uint32_t kind)
+{
+	return kind == PROFILE_FUTEX ? "waits" : kind == PROFILE_OFFCPU ? "blocks" :
+	       kind == PROFILE_WALL ? "events" : "samples";
+}
+
+/* The end-of-run lines: one per profile written (progress__summary). */
+static void sink_summary(struct report_sink *s, const struct sfprof_opts *o,
+			 const struct capture_stats *st)
+{
+	uint64_t lost = st ? capture_stats__lost(st) : 0;
+	char path[4096];
+
+	if (o->quiet)
+		return;
+	if (s->record) {
+		uint64_t n = st ? st->events_cpu + st->events_futex + st->events_offcpu : 0;
+
+		progress__summary(stderr, 0, o->output, n, "events", lost);
+		return;
+	}
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		const char *out = o->output;
+
+		if (!(o->event & (1u << i)) || !s->profs[i])
+			continue;
+		if ((o->event & (o->event - 1)) &&
+		    report__event_path(path, sizeof(path), o->output, report__event_name(1u << i)) >= 0)
+			out = path;
+		progress__summary(stderr, 0, out, profile__nr_events(s->profs[i]),
+				  counted(profile__meta(s->profs[i])->kind), lost);
+		lost = 0; /* the run's: warned once */
+	}
 }
 
 /* The profile and stacks of event `idx`, made at its first record. */
 static struct stacks *sink_stacks(struct report_sink *s, int idx,
 				  const struct sfprof_event *e)
 {
-	char comm[SFPROF_COMM_LEN + 1], cmdline[512];
+	char comm[SFPROF_COMM_LEN + 1], cmdline[512], kbid[2 * ELFREAD_BUILD_ID_MAX + 1];
 	struct profile_meta meta = {
 		.kind = report__profile_kind(1u << idx),
 		.hz = s->o.freq,
@@ -153,11 +221,17 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 
 	if (s->stackss[idx])
 		return s->stackss[idx];
-	snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
+	/* the process's name, as report of the capture says, not the
+	 * first sampled thread's (worker-1) */
+	report__target_comm(&s->o, comm, sizeof(comm));
+	if (!comm[0])
+		snprintf(comm, sizeof(comm), "%.*s", SFPROF_COMM_LEN, e->comm);
 	meta.target_pid = s->o.nr_pids == 1 || s->o.command ? e->pid : 0;
 	/* pprof's Mapping 1: the first target's executable */
 	meta.main_pid = s->o.nr_pids ? (uint32_t)s->o.pids[0] : meta.target_pid;
 	meta.target_comm = comm;
+	if (!ksyms__running_build_id(kbid, sizeof(kbid)))
+		meta.kernel_build_id = kbid;
 	/* arguments leave the machine only when asked: they hold secrets */
 	if (s->o.command && s->o.keep_cmdline)
 		meta.target_cmdline = join_argv(cmdline, sizeof(cmdline),
@@ -209,13 +283,14 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->record = o->cmd == SFPROF_CMD_RECORD;
 	s->start_mono = util__now_ns();
 	s->unix_minus_mono = (int64_t)util__clock_ns(CLOCK_REALTIME) - (int64_t)s->start_mono;
-	for (int i = 0; i < SINK_EVENTS; i++) /* --interval takes one event */
-		if (o->event == (1u << i))
-			s->iv_idx = i;
+	/* --interval takes one event (the agent several: all are cut) */
+	s->iv_idx = o->event ? __builtin_ctz(o->event) : 0;
 	s->iv_start = s->start_mono;
 	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
-	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))))
+	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))) ||
+	    (!o->no_ruby && !(s->rb = rbsession__new())) ||
+	    (!o->no_php && !(s->php = phpsession__new())))
 		goto err_out;
 	if (s->record) {
 		char cmd[512] = "", events[64] = "";
@@ -258,6 +333,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		proc_cache__set_observer(s->pc, record_change, s);
 		if (s->py)
 			pysession__set_writer(s->py, s->w);
+		rbsession__set_writer(s->rb, s->w);
+		phpsession__set_writer(s->php, s->w);
 	}
 	return s;
 
@@ -266,11 +343,29 @@ err_out:
 	return NULL;
 }
 
+void report_sink__set_slice_hook(struct report_sink *s, report_slice_fn fn, void *ctx,
+				 stacks_label_fn labeler, void *labeler_ctx)
+{
+	s->slice_fn = fn;
+	s->slice_ctx = ctx;
+	s->labeler = labeler;
+	s->labeler_ctx = labeler_ctx;
+}
+
+void report_sink__proc_stats(const struct report_sink *s, struct proc_stats *out)
+{
+	proc_cache__stats(s->pc, out);
+}
+
 void report_sink__set_capture(struct report_sink *s, struct capture *c)
 {
 	s->cap = c;
+	if (c && !s->attached_mono)
+		s->attached_mono = util__now_ns();
 	if (s->py)
 		pysession__set_capture(s->py, c);
+	rbsession__set_capture(s->rb, c);
+	phpsession__set_capture(s->php, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
 		if (s->stackss[i] && c)
 			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
@@ -295,6 +390,8 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 			return -ENOMEM;
 		if (s->py)
 			pysession__attach(s->py, (uint32_t)pids[i]);
+		rbsession__attach(s->rb, (uint32_t)pids[i]);
+		phpsession__attach(s->php, (uint32_t)pids[i]);
 	}
 	return s->werr;
 }
@@ -322,6 +419,8 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 		err = proc_cache__reset(s->pc, r->pid, r->ts_ns, s->create_procs);
 		if (s->py)
 			pysession__exec(s->py, r->pid);
+		rbsession__exec(s->rb, r->pid);
+		phpsession__exec(s->php, r->pid);
 		break;
 	case SIDEBAND_LOST:
 		proc_cache__changes_lost(s->pc, r->lost);
@@ -344,11 +443,12 @@ static int interval_path(struct report_sink *s, uint64_t mono, char *buf, size_t
 				     (uint64_t)((int64_t)mono + s->unix_minus_mono), pid);
 }
 
-/* Write the current interval [iv_start, end) and free it. */
-static int interval_write(struct report_sink *s, uint64_t end)
+/* Write event idx's current interval [iv_start, end) (or hand it to the
+ * slice hook) and free it. */
+static int interval_write(struct report_sink *s, int idx, uint64_t end)
 {
-	struct profile **prof = &s->profs[s->iv_idx];
-	struct stacks **stk = &s->stackss[s->iv_idx];
+	struct profile **prof = &s->profs[idx];
+	struct stacks **stk = &s->stackss[idx];
 	char path[4096];
 	int err;
 
@@ -356,6 +456,17 @@ static int interval_write(struct report_sink *s, uint64_t end)
 		return 0;
 	profile__set_duration(*prof, end > s->iv_start ? end - s->iv_start : 0);
 	err = *stk ? stacks__flush(*stk) : 0;
+	if (s->slice_fn) {
+		struct stacks_stats ss;
+
+		if (*stk && !err) {
+			stacks__stats(*stk, &ss);
+			s->slice_fn(s->slice_ctx, 1u << idx, *prof, s->iv_start, end, &ss);
+			*prof = NULL; /* the hook's now */
+			s->iv_written++;
+		}
+		goto out;
+	}
 	if (!err)
 		err = interval_path(s, s->iv_start, path, sizeof(path));
 	/* another interval began in the same second: number this one
@@ -376,6 +487,7 @@ static int interval_write(struct report_sink *s, uint64_t end)
 	}
 	if (!err)
 		s->iv_written++;
+out:
 	stacks__free(*stk);
 	profile__free(*prof);
 	*stk = NULL;
@@ -384,71 +496,83 @@ static int interval_write(struct report_sink *s, uint64_t end)
 }
 
 /*
- * End the current interval: write it, and make the next one current (the
- * one its late events already went to, or a new empty one). The next
- * interval starts where this one ended, so every event lands in exactly
- * one profile, cut by its timestamp.
+ * End the current interval: write it (each event's), and make the next
+ * one current (the one its late events already went to, or a new empty
+ * one). The next interval starts where this one ended, so every event
+ * lands in exactly one profile, cut by its timestamp.
  */
 static int interval_rotate(struct report_sink *s)
 {
+	struct profile *nprof[SINK_EVENTS] = { NULL };
+	struct stacks *nstk[SINK_EVENTS] = { NULL };
 	struct profile_meta meta;
-	struct profile *nprof = NULL;
-	struct stacks *nstk = NULL;
-	int err, nerr = 0;
+	int err = 0, nerr = 0, werr;
 
-	if (!s->profs[s->iv_idx])
-		return 0;
-	/* the next interval's pipeline, when no event made it yet: made
-	 * before this one is written and freed, since the meta's strings
-	 * (comm, command line) live in this profile */
-	if (!s->next_prof) {
-		meta = *profile__meta(s->profs[s->iv_idx]);
-		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
-		meta.duration_ns = 0;
-		nerr = sink_pipeline(s, s->iv_idx, &meta, &nprof, &nstk);
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		if (!s->profs[i])
+			continue;
+		/* the next interval's pipeline, when no event made it yet:
+		 * made before this one is written and freed, since the
+		 * meta's strings (comm, command line) live in this profile */
+		if (!s->next_prof[i]) {
+			meta = *profile__meta(s->profs[i]);
+			meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
+			meta.duration_ns = 0;
+			if (sink_pipeline(s, i, &meta, &nprof[i], &nstk[i]))
+				nerr = -ENOMEM;
+		}
+		werr = interval_write(s, i, s->iv_end);
+		if (werr && !err)
+			err = werr;
 	}
-	err = interval_write(s, s->iv_end);
 	s->iv_start = s->iv_end;
 	s->iv_end = s->iv_start + s->o.interval_ns;
 	/*
 	 * Free the binaries no process maps any more, so a long run stays
-	 * flat. The written pipeline is gone; the next one, when events for
-	 * it came already (a busy target: nearly always), forgets what its
+	 * flat. The written pipelines are gone; a next one that events
+	 * came for already (a busy target: nearly always) forgets what its
 	 * caches point to in them first.
 	 */
-	if (s->next_prof) {
-		s->profs[s->iv_idx] = s->next_prof;
-		s->stackss[s->iv_idx] = s->next_stacks;
-		s->next_prof = NULL;
-		s->next_stacks = NULL;
-		stacks__forget_binaries(s->stackss[s->iv_idx]);
-		proc_cache__evict_unused(s->pc);
-	} else {
-		proc_cache__evict_unused(s->pc);
-		if (nerr)
-			return -ENOMEM;
-		s->profs[s->iv_idx] = nprof;
-		s->stackss[s->iv_idx] = nstk;
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		if (s->next_prof[i]) {
+			s->profs[i] = s->next_prof[i];
+			s->stackss[i] = s->next_stacks[i];
+			s->next_prof[i] = NULL;
+			s->next_stacks[i] = NULL;
+			stacks__forget_binaries(s->stackss[i]);
+		} else if (nprof[i]) {
+			s->profs[i] = nprof[i];
+			s->stackss[i] = nstk[i];
+		}
 	}
-	return err;
+	proc_cache__evict_unused(s->pc);
+	return nerr ? nerr : err;
+}
+
+static int has_next(const struct report_sink *s)
+{
+	for (int i = 0; i < SINK_EVENTS; i++)
+		if (s->next_prof[i])
+			return 1;
+	return 0;
 }
 
 /* Which pipeline an event belongs to: the current interval's, or the
  * next one's when it is stamped at or after the current one's end. */
-static struct stacks *interval_stacks(struct report_sink *s, const struct sfprof_event *e,
-				      struct stacks *cur)
+static struct stacks *interval_stacks(struct report_sink *s, int idx,
+				      const struct sfprof_event *e, struct stacks *cur)
 {
 	struct profile_meta meta;
 
 	if (!s->o.interval_ns || e->ts_ns < s->iv_end)
 		return cur;
-	if (!s->next_prof) {
-		meta = *profile__meta(s->profs[s->iv_idx]);
+	if (!s->next_prof[idx]) {
+		meta = *profile__meta(s->profs[idx]);
 		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
-		if (sink_pipeline(s, s->iv_idx, &meta, &s->next_prof, &s->next_stacks))
+		if (sink_pipeline(s, idx, &meta, &s->next_prof[idx], &s->next_stacks[idx]))
 			return NULL;
 	}
-	return s->next_stacks;
+	return s->next_stacks[idx];
 }
 
 /*
@@ -499,7 +623,7 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 		 * events for it came already, began at the old end) */
 		if (report_sink_cut_requested) {
 			report_sink_cut_requested = 0;
-			if (!s->next_prof && now_ns > s->iv_start && now_ns < s->iv_end)
+			if (!has_next(s) && now_ns > s->iv_start && now_ns < s->iv_end)
 				s->iv_end = now_ns;
 		}
 		while (now_ns >= s->iv_end + REPORT_SINK_INTERVAL_SLACK_NS) {
@@ -512,11 +636,17 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 		}
 	}
 
+	/* record: what is buffered reaches the file within about a second,
+	 * even with no event to carry it (an error shows at the next one) */
+	if (s->w)
+		capfile_writer__flush_due(s->w);
 	/* an exited process's events are all in after this long */
 	if (now_ns > REPORT_SINK_REAP_AFTER_NS) {
 		proc_cache__reap(s->pc, now_ns - REPORT_SINK_REAP_AFTER_NS);
 		if (s->py)
 			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		rbsession__reap(s->rb, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		phpsession__reap(s->php, now_ns - REPORT_SINK_REAP_AFTER_NS);
 	}
 }
 
@@ -524,16 +654,25 @@ void report_sink__free(struct report_sink *s)
 {
 	if (!s)
 		return;
-	if (s->w)
+	/* still open: the run failed before report_sink__finish. With no
+	 * event yet (the target, cgroup or command was refused) the old
+	 * file under -o is left as it was; with events, they are kept. */
+	if (s->w && capfile_writer__events(s->w))
 		capfile_writer__close(s->w);
+	else
+		capfile_writer__abort(s->w);
 	buildid_keeper__free(s->keeper);
 	pysession__free(s->py);
+	rbsession__free(s->rb);
+	phpsession__free(s->php);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
 	}
-	stacks__free(s->next_stacks);
-	profile__free(s->next_prof);
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		stacks__free(s->next_stacks[i]);
+		profile__free(s->next_prof[i]);
+	}
 	proc_cache__free(s->pc);
 	ksyms__free(&s->ksyms);
 	free(s);
@@ -572,6 +711,8 @@ static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 		pysession__fork(s->py, e->ppid, e->pid);
 	else if (s->py)
 		pysession__exit(s->py, e->pid, e->ts_ns);
+	rbsession__task(s->rb, e);
+	phpsession__task(s->php, e);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
@@ -590,7 +731,11 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		return sink_task(s, e);
 	if (s->py)
 		pysession__event(s->py, e);
-	if (!(stk = sink_stacks(s, sink_index(e, s->o.event), e)))
+	rbsession__event(s->rb, e);
+	phpsession__event(s->php, e);
+	int idx = sink_index(e, s->o.event);
+
+	if (!(stk = sink_stacks(s, idx, e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
 	int want_k = s->o.kernel || e->kind == SFPROF_EV_WAKER;
@@ -601,7 +746,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 			nk = 0;
 	}
 	if (!s->record) {
-		stk = interval_stacks(s, e, stk);
+		stk = interval_stacks(s, idx, e, stk);
 		return stk ? stacks__add_event(stk, e, kips, (size_t)nk) : -ENOMEM;
 	}
 
@@ -653,6 +798,8 @@ static void print_stats(struct report_sink *s)
 	proc_stats__print(&ps, stderr);
 	if (s->py)
 		pysession__print_stats(s->py, stderr);
+	rbsession__print_stats(s->rb, stderr);
+	phpsession__print_stats(s->php, stderr);
 }
 
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,
@@ -674,18 +821,28 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			if (!sink_stacks(s, s->iv_idx, &e0))
 				return -ENOMEM;
 		}
-		if (s->next_prof) {
+		if (has_next(s)) {
 			err = interval_rotate(s);
 			if (!s->iv_err)
 				s->iv_err = err;
 		}
-		err = interval_write(s, now > s->iv_end ? s->iv_end : now);
-		if (!s->iv_err)
-			s->iv_err = err;
+		for (int i = 0; i < SINK_EVENTS; i++) {
+			err = interval_write(s, i, now > s->iv_end ? s->iv_end : now);
+			if (!s->iv_err)
+				s->iv_err = err;
+		}
 		proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
 		if (o->stats) {
 			fprintf(stderr, "intervals_written: %" PRIu64 "\n", s->iv_written);
 			print_stats(s);
+		}
+		if (!s->iv_err && !o->quiet) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "interval profiles of %" PRIu64 " events",
+				 st ? st->events_cpu + st->events_futex + st->events_offcpu : 0);
+			progress__summary(stderr, 0, o->output, s->iv_written, what,
+					  st ? capture_stats__lost(st) : 0);
 		}
 		return s->iv_err ? REPORT_E_REPORTED : 0;
 	}
@@ -700,7 +857,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			if (!sink_stacks(s, i, &e0))
 				return -ENOMEM;
 		}
-		profile__set_duration(s->profs[i], util__now_ns() - s->start_mono);
+		profile__set_duration(s->profs[i], profiled_window(s, o));
 		if (stacks__flush(s->stackss[i]))
 			return -ENOMEM;
 	}
@@ -734,8 +891,13 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 #undef KV
 			capfile_writer__stats(s->w, kv, n);
 		}
-		err = capfile_writer__close(s->w);
+		int kept = 0;
+
+		err = capfile_writer__close_partial(s->w, &kept);
 		s->w = NULL;
+		if (kept)
+			fprintf(stderr, "sfprof: %s: kept the capture as far as it was written; "
+				"`sfprof report` reads the events before the cut\n", o->output);
 		if (err && s->failed)
 			err = REPORT_E_REPORTED;
 		else if (err)
@@ -754,6 +916,8 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 					"(%s); report may not name their frames\n",
 					report__buildid_dir(o, dir, sizeof(dir)), failed,
 					kept + failed, util__strerror(kerr));
+			if (kept)
+				report__cache_trim(o);
 		}
 		for (int i = 0; i < SINK_EVENTS && !err && s->record_profile; i++) {
 			struct sfprof_opts rp = *o;
@@ -774,5 +938,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
 	if (o->stats)
 		print_stats(s);
+	if (!err)
+		sink_summary(s, o, st);
 	return err;
 }

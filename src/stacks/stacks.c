@@ -12,7 +12,11 @@
 #include "cfi.h"
 #include "jitmap.h"
 #include "wakers.h"
+#include "rbmerge.h"
+#include "phpreader.h"
 #include "util.h"
+#include "dso.h"
+#include "elfread.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
 	       "an aggregation key holds unwind_frames as two words each");
@@ -84,7 +88,7 @@ void stacks__free(struct stacks *s)
 	if (!s->jit_borrowed)
 		jitmaps__free(s->jit);
 	stacks_jit_free(s);
-	stacks_pytramp_free(s);
+	stacks_runtime_free(s);
 	wakers__free(s->wakers);
 	free(s);
 }
@@ -95,10 +99,53 @@ void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx
 	s->thread_top_ctx = ctx;
 }
 
+void stacks__set_labeler(struct stacks *s, stacks_label_fn fn, void *ctx)
+{
+	s->labeler = fn;
+	s->labeler_ctx = ctx;
+}
+
 void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx)
 {
 	s->pyname = fn;
 	s->pyname_ctx = ctx;
+}
+
+void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx)
+{
+	s->rbname = fn;
+	s->rbname_ctx = ctx;
+}
+
+void stacks__set_php(struct stacks *s, pyname_fn fn, void *ctx)
+{
+	s->phpname = fn;
+	s->phpname_ctx = ctx;
+}
+
+/* Ruby's, PHP's or Python's: the section being merged says which. */
+static int stacks_is_eval(const struct stacks *s, const char *name)
+{
+	if (s->py->flags & SFPROF_PYS_RUBY)
+		return rbmerge__is_eval(name);
+	if (s->py->flags & SFPROF_PYS_PHP)
+		return phpmerge__is_eval(name);
+	return pymerge__is_eval(name);
+}
+
+/* The namer of the section being merged, and its context. */
+static pyname_fn stacks_namer(const struct stacks *s, uint32_t flags, void **ctx)
+{
+	if (flags & SFPROF_PYS_RUBY) {
+		*ctx = s->rbname_ctx;
+		return s->rbname;
+	}
+	if (flags & SFPROF_PYS_PHP) {
+		*ctx = s->phpname_ctx;
+		return s->phpname;
+	}
+	*ctx = s->pyname_ctx;
+	return s->pyname;
 }
 
 /* The event's Python section when its frames are to be merged, else NULL. */
@@ -107,11 +154,14 @@ static const struct sfprof_py_section *event_python(struct stacks *s, const stru
 	const struct sfprof_py_section *sec;
 	int bad = 0;
 
-	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python || !s->pyname)
+	void *ctx;
+
+	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python ||
+	    !(s->pyname || s->rbname || s->phpname))
 		return NULL;
 	sec = pymerge__section(e, &bad);
 	s->pyst.bad_sections += bad;
-	if (!sec)
+	if (!sec || !stacks_namer(s, sec->flags, &ctx))
 		return NULL;
 	s->pyst.sections++;
 	s->pyst.cut += !!(sec->flags & SFPROF_PYS_CUT);
@@ -195,9 +245,10 @@ static __attribute__((noinline)) void row_fill(struct stacks *s,
 	s->cache_misses++;
 	f.flags = 0;
 	e->rc = (int16_t)proc__find_row(s->cur, pc, &e->row, &f, NULL);
-	/* a CPython trampoline's row comes from its JIT map: kept nowhere */
+	/* a runtime's row (a CPython trampoline's, from its JIT map): kept
+	 * nowhere */
 	e->valid = 1;
-	if (e->rc && (rc = stacks_pytramp_row(s, pc, &e->row)) != -ESRCH) {
+	if (e->rc && (rc = stacks_runtime_row(s, pc, &e->row)) != -ESRCH) {
 		e->valid = 0;
 		f.flags = UNWIND_FUNC_NO_MEMO;
 		if (!rc)
@@ -393,7 +444,7 @@ static int py_plan(struct stacks *s, size_t n, struct py_plan *p)
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 
-		p->nev += pymerge__is_eval(stacks_symbolized(s, look)->sym.name);
+		p->nev += stacks_is_eval(s, stacks_symbolized(s, look)->sym.name);
 	}
 	if (p->nev == 0)
 		s->pyst.no_eval++;
@@ -408,7 +459,9 @@ static int py_plan(struct stacks *s, size_t n, struct py_plan *p)
 static int py_ids(struct stacks *s, const struct py_plan *p, uint32_t g, uint32_t last,
 		  uint32_t *out, size_t room)
 {
-	struct pymerge_ctx c = { s->prof, s->pyname, s->pyname_ctx, s->py_pid, &s->pyst };
+	struct pymerge_ctx c = { s->prof, NULL, NULL, s->py_pid, &s->pyst };
+
+	c.name = stacks_namer(s, s->py->flags, &c.name_ctx);
 	uint32_t to = last < p->ng ? p->starts[last] : s->py->nframes;
 	int cut = last >= p->ng && (s->py->flags & (SFPROF_PYS_CUT | SFPROF_PYS_READ_FAILED));
 
@@ -450,7 +503,7 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct pc_entry *e = stacks_symbolized(s, look);
 
-		if (ids && py.ng && pymerge__is_eval(e->sym.name) && py.seen++ >= py.skip) {
+		if (ids && py.ng && stacks_is_eval(s, e->sym.name) && py.seen++ >= py.skip) {
 			/* eval frame g (innermost first) runs group g; the
 			 * outermost matched one also the groups left over */
 			uint32_t g = py.nev - py.seen, last = g + 1;
@@ -562,6 +615,52 @@ static void lock_label(struct stacks *s, const struct sfprof_event *e, char *buf
 	snprintf(buf, size, "%s", root + strlen("lock:"));
 }
 
+struct exe_name_ctx {
+	char *buf;
+	size_t size;
+};
+
+static int exe_name_cb(void *ctx, struct dso *d)
+{
+	struct exe_name_ctx *c = ctx;
+	const struct elfread *elf = dso__elf(d);
+
+	if (!elf || !elfread__is_executable(elf))
+		return 0;
+	snprintf(c->buf, c->size, "%.*s", SFPROF_COMM_LEN - 1, dso__name(d)); /* as exec's comm */
+	return 1;
+}
+
+/*
+ * The name of e's process, one per pid whichever thread is sampled
+ * (threads name themselves worker-0, worker-1...): the main thread's comm
+ * (tid == pid), which is the exec name unless it renamed itself; before
+ * the main thread is seen, the executable's base name, else the thread's
+ * comm. Kept until the main thread's comm changes (exec).
+ */
+static const char *stacks_process_name(struct stacks *s, const struct sfprof_event *e)
+{
+	unsigned slot = e->pid % 64;
+	typeof(&s->pnames[0]) pn = &s->pnames[slot];
+	int is_main = e->tid == e->pid;
+
+	if (pn->pid != e->pid || !pn->name[0]) {
+		struct exe_name_ctx c = { pn->name, sizeof(pn->name) };
+
+		memset(pn, 0, sizeof(*pn));
+		pn->pid = e->pid;
+		if (is_main || !s->cur || proc__for_each_dso(s->cur, exe_name_cb, &c) != 1)
+			stacks_copy_comm(pn->name, e->comm);
+	}
+	if (is_main && (!pn->main_seen || memcmp(pn->main_comm, e->comm, SFPROF_COMM_LEN))) {
+		if (pn->main_seen) /* exec: a new program in this pid */
+			stacks_copy_comm(pn->name, e->comm);
+		pn->main_seen = true;
+		memcpy(pn->main_comm, e->comm, SFPROF_COMM_LEN);
+	}
+	return pn->name;
+}
+
 /* lock: lock_label()'s, for a futex event (else unused). */
 static void make_root(struct stacks *s, const struct sfprof_event *e, const char *lock,
 		      char *root, size_t size)
@@ -579,7 +678,7 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, const char
 	else if (s->opts.per_thread)
 		profile_root__thread(root, size, comm, e->pid, e->tid);
 	else if (s->opts.per_process)
-		profile_root__process(root, size, comm, e->pid);
+		profile_root__process(root, size, stacks_process_name(s, e), e->pid);
 	else
 		memcpy(root, comm, strlen(comm) + 1); /* (by_lock, no proc) */
 }
@@ -698,6 +797,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	make_root(s, e, lock, root, sizeof(root));
 	stacks_copy_comm(comm, e->comm);
 	labels = (struct profile_labels){ .pid = e->pid, .tid = e->tid, .thread = comm };
+	if (s->labeler)
+		s->labeler(s->labeler_ctx, e->pid, &labels);
 	if (e->kind == SFPROF_EV_FUTEX) {
 		labels.lock = lock;
 		labels.lock_addr = e->futex_addr;

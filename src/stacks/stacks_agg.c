@@ -298,6 +298,8 @@ int stacks__flush(struct stacks *s)
 			agg_rename(s, a);
 		memcpy(comm, a->comm, sizeof(a->comm));
 		comm[sizeof(a->comm)] = 0;
+		if (s->labeler)
+			s->labeler(s->labeler_ctx, a->pid, &labels);
 		if (!err && profile__add_sample(s->prof, a->root, &labels, a->ids, a->np, a->samples,
 						a->weight))
 			err = -ENOMEM;

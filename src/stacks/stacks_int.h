@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals of the stacks module (stacks.c: caches, aggregation, the
- * walk; stacks_names.c: what each frame is called). Not a public
- * interface: only those two files include it.
+ * Internals of the stacks module (stacks.c: caches and the walk;
+ * stacks_agg.c: aggregation; stacks_names.c: what each frame is called;
+ * stacks_jit.c: JIT maps; stacks_runtime.c: the runtimes' per-process
+ * hooks). Not a public interface: only those five files include it.
  */
 #ifndef SFPROF_STACKS_INT_H
 #define SFPROF_STACKS_INT_H
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "pymerge.h"
+#include "runtimes/runtime.h"
 #include "stacks.h"
 #include "srcline.h"
 
@@ -116,6 +118,8 @@ struct stacks {
 	void *ksym_ctx;
 	stacks_thread_top_fn thread_top;
 	void *thread_top_ctx;
+	stacks_label_fn labeler;
+	void *labeler_ctx;
 	/* ELF entry points of binaries, by dso path (strings live as long as
 	 * the proc cache) */
 	struct {
@@ -131,6 +135,14 @@ struct stacks {
 		uint32_t pid;
 		char comm[SFPROF_COMM_LEN];
 	} comms[64];
+	/* --per-process roots: the process's name per pid (stacks.c's
+	 * stacks_process_name), so that all its threads share one root */
+	struct {
+		uint32_t pid;
+		bool main_seen; /* main_comm is the main thread's */
+		char main_comm[SFPROF_COMM_LEN];
+		char name[SFPROF_COMM_LEN + 1];
+	} pnames[64];
 	unsigned cache_bits;
 	uint64_t cache_misses; /* since the caches were last (re)made */
 	/* aggregation by raw stack: entries in arrival order, found through
@@ -149,6 +161,10 @@ struct stacks {
 	 * stack being named (NULL: none), of process py_pid */
 	pyname_fn pyname;
 	void *pyname_ctx;
+	pyname_fn rbname; /* CRuby's (rbmerge.h): sections with SFPROF_PYS_RUBY */
+	void *rbname_ctx;
+	pyname_fn phpname; /* PHP's (phpreader.h): sections with SFPROF_PYS_PHP */
+	void *phpname_ctx;
 	const struct sfprof_py_section *py;
 	uint32_t py_pid;
 	uint64_t pybuf[1 + 2 * SFPROF_PY_FRAMES_MAX]; /* a section rebuilt from a key */
@@ -158,7 +174,12 @@ struct stacks {
 	size_t resolved_n;   /* frames of the last stacks__resolve_event() */
 	int resolved_stop;   /* and how its walk ended */
 	struct stacks_jit_rec *jrec; /* jit_record: what was written (stacks_jit.c) */
-	struct stacks_pytramp *pytramp; /* CPython trampolines (stacks_pytramp.c) */
+	/* the runtimes' per-process state (runtimes/runtime.h: attach()ed on
+	 * first use), and the writer of their records (record) */
+	void *rt[RUNTIME_MAX];
+	bool rt_attached[RUNTIME_MAX];
+	stacks_pytramp_fn rt_write;
+	void *rt_write_ctx;
 	/* unwind_ops.reg_rule's recent answers (stacks.c) */
 	struct stacks_reg_memo {
 		const struct proc *proc;
@@ -206,16 +227,17 @@ void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
 void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
 void stacks_jit_free(struct stacks *s);
 
-/* stacks_pytramp.c: the row of a CPython perf trampoline at pc of the
- * current process: 0 with *row; -ESRCH: the process has no known
- * template (a cacheable miss); -EAGAIN: it has, but no trampoline entry
- * holds pc (yet: ask again). stacks_pytramp_proc(): it has a template.
- * stacks_pytramp_written(): before pid's JIT entry (name, size) goes to
- * a capture, its template once (the writer's error, else 0). */
-int stacks_pytramp_row(struct stacks *s, uint64_t pc, struct sframe_row *row);
-bool stacks_pytramp_proc(struct stacks *s);
-int stacks_pytramp_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size);
-void stacks_pytramp_free(struct stacks *s);
+/* stacks_runtime.c: the runtimes' per-process hooks (runtimes/runtime.h)
+ * for the current process. stacks_runtime_row(): a row for pc that no
+ * binary has: 0 with *row, -ESRCH (no runtime's process: a cacheable
+ * miss) or -EAGAIN (ask again). stacks_runtime_proc(): a runtime's
+ * process (any frame may be JIT code). stacks_runtime_jit_written():
+ * before pid's JIT entry (name, size) goes to a capture (the writer's
+ * error, else 0). */
+int stacks_runtime_row(struct stacks *s, uint64_t pc, struct sframe_row *row);
+bool stacks_runtime_proc(struct stacks *s);
+int stacks_runtime_jit_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size);
+void stacks_runtime_free(struct stacks *s);
 
 /* stacks_names.c */
 bool stacks_is_sigtramp(void *ctx, uint64_t pc); /* unwind_ops.is_sigtramp */

@@ -182,7 +182,7 @@ static int record_one(struct stacks *s, struct proc *p, uint32_t pid, uint64_t p
 	 * too: the capture keeps them in their order) */
 	if (set_has(&s->jrec->written, pid, hit.start, hit.seq))
 		return 1;
-	err = stacks_pytramp_written(s, pid, hit.name, hit.end - hit.start);
+	err = stacks_runtime_jit_written(s, pid, hit.name, hit.end - hit.start);
 	if (!err)
 		err = fn(ctx, pid, hit.start, hit.end - hit.start, hit.name);
 	if (err)
@@ -233,9 +233,9 @@ int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
 	if (!s->jrec && !(s->jrec = calloc(1, sizeof(*s->jrec))))
 		return -ENOMEM;
 	pid = proc__pid(s->cur);
-	/* a CPython trampoline has a row (stacks_pytramp.c): in a Python
-	 * process any frame may be JIT code */
-	py = stacks_pytramp_proc(s);
+	/* a CPython trampoline has a row (runtimes/python/pytramp_ops.c): in
+	 * a Python process any frame may be JIT code */
+	py = stacks_runtime_proc(s);
 	for (size_t i = 0; i < s->resolved_n; i++) {
 		const struct unwind_frame *f = &s->frames[i];
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;

@@ -145,11 +145,13 @@ static int store(const char *dir, const struct dwarf_image_key *key,
 	return err;
 }
 
-/* One stored image, for dwarf_image__cache_trim. */
+/* One stored image (a DWARF image, or a build-id cache's binary copy),
+ * for dwarf_image__cache_trim. */
 struct entry {
 	char path[2 + 1 + 2 * ELFREAD_BUILD_ID_MAX + 1 + 64];
 	int64_t mtime;
 	uint64_t size;
+	int base; /* which directory's */
 };
 
 static int older(const void *a, const void *b)
@@ -193,7 +195,8 @@ static int list_level(int base, const char *sub, int depth, struct entry **v, si
 			list_level(base, path, depth + 1, v, n, cap);
 			continue;
 		}
-		if (strncmp(de->d_name, "dwarf-", 6) ||
+		/* a DWARF image, or a binary copy (its elf.crc goes with it) */
+		if ((strncmp(de->d_name, "dwarf-", 6) && strcmp(de->d_name, "elf")) ||
 		    fstatat(base, path, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		if (*n == *cap) {
@@ -207,7 +210,8 @@ static int list_level(int base, const char *sub, int depth, struct entry **v, si
 		}
 		snprintf((*v)[*n].path, sizeof((*v)[*n].path), "%s", path);
 		(*v)[*n].mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-		(*v)[*n].size = (uint64_t)st.st_blocks * 512;
+		(*v)[*n].size = (uint64_t)st.st_blocks * 512; /* a sparse copy's disk */
+		(*v)[*n].base = base;
 		(*n)++;
 	}
 	closedir(d);
@@ -216,30 +220,50 @@ static int list_level(int base, const char *sub, int depth, struct entry **v, si
 
 int dwarf_image__cache_trim(const char *dir, uint64_t max_bytes, unsigned *removed)
 {
+	return dwarf_image__cache_trim_all(&dir, 1, max_bytes, removed);
+}
+
+int dwarf_image__cache_trim_all(const char *const *dirs, size_t nr, uint64_t max_bytes,
+				unsigned *removed)
+{
 	struct entry *v = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, nb = 0;
 	uint64_t total = 0;
-	int base;
+	int bases[4];
 
 	if (removed)
 		*removed = 0;
-	base = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (base < 0)
-		return -errno;
-	list_level(base, ".", 0, &v, &n, &cap);
+	for (size_t i = 0; i < nr && nb < 4; i++) {
+		if (!dirs[i] || (i && dirs[0] && !strcmp(dirs[i], dirs[0])))
+			continue;
+		bases[nb] = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (bases[nb] < 0)
+			continue;
+		list_level(bases[nb], ".", 0, &v, &n, &cap);
+		nb++;
+	}
+	if (!nb)
+		return -ENOENT;
 	for (size_t i = 0; i < n; i++)
 		total += v[i].size;
 	if (total > max_bytes) {
 		qsort(v, n, sizeof(*v), older);
 		for (size_t i = 0; i < n && total > max_bytes; i++) {
+			int base = v[i].base;
+			char *slash = strrchr(v[i].path, '/');
+
 			if (unlinkat(base, v[i].path, 0) != 0)
 				continue;
 			total -= v[i].size;
 			if (removed)
 				(*removed)++;
-			/* and its directories, when that left them empty */
-			char *slash = strrchr(v[i].path, '/');
+			if (slash && !strcmp(slash + 1, "elf")) { /* its checksum */
+				char sum[sizeof(v[i].path) + 8];
 
+				snprintf(sum, sizeof(sum), "%s.crc", v[i].path);
+				unlinkat(base, sum, 0);
+			}
+			/* and its directories, when that left them empty */
 			if (slash) {
 				*slash = 0;
 				if (!unlinkat(base, v[i].path, AT_REMOVEDIR) &&
@@ -251,11 +275,12 @@ int dwarf_image__cache_trim(const char *dir, uint64_t max_bytes, unsigned *remov
 		}
 	}
 	free(v);
-	close(base);
+	for (size_t i = 0; i < nb; i++)
+		close(bases[i]);
 	return 0;
 }
 
-static uint64_t cache_max(void)
+uint64_t dwarf_image__cache_max(void)
 {
 	const char *s = getenv("SFPROF_DWARF_CACHE_MB");
 	char *end;
@@ -270,6 +295,13 @@ static uint64_t cache_max(void)
 	return mb << 20;
 }
 
+int dwarf_image__load_cached(Elf *src, const char *dir, const struct dwarf_image_key *key,
+			     struct dwarf_image **out)
+{
+	*out = NULL;
+	return load(dir, key, src, out);
+}
+
 int dwarf_image__open_cached(Elf *src, const char *dir,
 			     const struct dwarf_image_key *key,
 			     struct dwarf_image **out)
@@ -280,7 +312,12 @@ int dwarf_image__open_cached(Elf *src, const char *dir,
 	if (dir && key && !load(dir, key, src, out))
 		return 0;
 	err = dwarf_image__open(src, out);
-	if (!err && dir && key && !store(dir, key, *out))
-		dwarf_image__cache_trim(dir, cache_max(), NULL);
+	if (!err && dir && key && !store(dir, key, *out)) {
+		/* one bound for the DWARF images and the binary copies */
+		char bdir[4096];
+		const char *dirs[2] = { dir, buildid_cache__default_dir(bdir, sizeof(bdir)) ? NULL : bdir };
+
+		dwarf_image__cache_trim_all(dirs, 2, dwarf_image__cache_max(), NULL);
+	}
 	return err;
 }

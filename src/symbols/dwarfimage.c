@@ -5,11 +5,11 @@
 #include <elf.h>
 #include <errno.h>
 #include <gelf.h>
-#include <libdeflate.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <zlib.h>
 
 /* At most this many sections are kept (the DWARF 5 set is 14). */
 #define MAX_KEPT 32
@@ -120,23 +120,36 @@ static int collect(Elf *src, struct kept *k, size_t *names_len, int *any_compres
 	return (int)n;
 }
 
+/*
+ * zlib, the one DEFLATE library: libelf and libdw need it anyway (and it
+ * streams the gzip outputs); libdeflate inflated libc's sections ~2.5x
+ * faster, but only on a cold cache (BENCHMARKS.md, "one DEFLATE library").
+ */
 static int inflate_into(const struct kept *k, void *dst)
 {
-	struct libdeflate_decompressor *d;
-	enum libdeflate_result r;
-	size_t got = 0;
+	z_stream zs = { 0 };
+	int r;
 
 	if (!k->compressed) {
 		if (k->src_len) /* (an empty section has no data at all) */
 			memcpy(dst, k->src, k->src_len);
 		return 0;
 	}
-	d = libdeflate_alloc_decompressor();
-	if (!d)
+	if (inflateInit(&zs) != Z_OK)
 		return -ENOMEM;
-	r = libdeflate_zlib_decompress(d, k->src, k->src_len, dst, k->size, &got);
-	libdeflate_free_decompressor(d);
-	return r == LIBDEFLATE_SUCCESS && got == k->size ? 0 : -EINVAL;
+	zs.next_in = (Bytef *)k->src;
+	zs.next_out = dst;
+	/* in steps: avail_in and avail_out are 32-bit */
+	do {
+		size_t in_left = k->src_len - (size_t)((const uint8_t *)zs.next_in - k->src);
+		size_t out_left = k->size - (size_t)((uint8_t *)zs.next_out - (uint8_t *)dst);
+
+		zs.avail_in = in_left > UINT32_MAX ? UINT32_MAX : (uInt)in_left;
+		zs.avail_out = out_left > UINT32_MAX ? UINT32_MAX : (uInt)out_left;
+		r = inflate(&zs, Z_FINISH);
+	} while (r == Z_OK || (r == Z_BUF_ERROR && zs.avail_out == 0 && zs.total_out < k->size));
+	inflateEnd(&zs);
+	return r == Z_STREAM_END && zs.total_out == k->size ? 0 : -EINVAL;
 }
 
 int dwarf_image__open(Elf *src, struct dwarf_image **out)

@@ -6,6 +6,30 @@
 #include <string.h>
 
 #include "ksyms.h"
+#include "elfread.h"
+
+int ksyms__running_build_id(char *buf, size_t size)
+{
+	uint8_t notes[4096], id[ELFREAD_BUILD_ID_MAX];
+	size_t len, idlen = 0;
+	FILE *f = fopen("/sys/kernel/notes", "re");
+	int err;
+
+	if (!f)
+		return -errno;
+	len = fread(notes, 1, sizeof(notes), f);
+	err = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (!err)
+		err = elfread__notes_build_id(notes, len, id, &idlen);
+	if (err)
+		return err;
+	if (size < 2 * idlen + 1)
+		return -ENOSPC;
+	for (size_t i = 0; i < idlen; i++)
+		snprintf(buf + 2 * i, 3, "%02x", id[i]);
+	return 0;
+}
 
 
 

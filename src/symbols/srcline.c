@@ -136,7 +136,7 @@ static int has_debug_info(const struct elfread *e)
 {
 	struct elfread_section sec;
 
-	return !elfread__section(e, ".debug_info", &sec) && sec.size > 0 &&
+	return !elfread__section_header(e, ".debug_info", &sec) && sec.size > 0 &&
 	       sec.type != SHT_NOBITS /* stripped into a debug file */;
 }
 
@@ -156,8 +156,23 @@ static Dwarf *dwarf_of(struct srcline *s, const struct elfread *e)
 
 	cached = !dwarf_image__cache_dir(dir, sizeof(dir)) &&
 		 !elfread__build_id(e, id, &key.id_len);
-	elfread__image(e, &len);
+	len = elfread__size(e);
 	key.file_len = len;
+	/* a stored image needs nothing of the file's DWARF read */
+	if (cached && !dwarf_image__load_cached(elf, dir, &key, &s->img)) {
+		dw = dwarf_begin_elf(dwarf_image__elf(s->img), DWARF_C_READ, NULL);
+		if (dw) {
+			s->st.images++;
+			s->st.images_cached++;
+			return dw;
+		}
+		dwarf_image__free(s->img);
+		s->img = NULL;
+	}
+	/* a file that shrank while read: no DWARF from it (what is gone
+	 * reads as zeros) */
+	if (elfread__fill_dwarf(e))
+		return NULL;
 	if (!dwarf_image__open_cached(elf, cached ? dir : NULL, cached ? &key : NULL,
 				      &s->img)) {
 		dw = dwarf_begin_elf(dwarf_image__elf(s->img), DWARF_C_READ, NULL);

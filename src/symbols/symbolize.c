@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Symbol tables and debug-file lookup. See include/symbolize.h. */
+/* Symbol tables and debug-file lookup (include/symbolize.h). */
 #include "symbolize.h"
 #include "util.h"
 
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "elfread.h"
-#include "goruntime.h"
+#include "runtimes/runtime.h"
 #include "symtab_int.h"
 
 /* MiniDebugInfo images are small (symbols only); refuse bombs. */
@@ -260,13 +260,18 @@ struct symtab *symtab__load(const struct elfread *e, const char *path,
 				s->sources |= SYMSRC_MINIDEBUG;
 		}
 	}
-	if (!have_full) {
-		/* a Go binary linked with -s still names its functions */
-		n = go_runtime__add_symbols(s, e);
+	/* a runtime's own names (a Go binary linked with -s still names its
+	 * functions in its .gopclntab) */
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+
+		if (!ops->add_symbols)
+			continue;
+		n = ops->add_symbols(s, e, have_full);
 		if (n == -ENOMEM)
 			goto err_out;
 		if (n > 0)
-			s->sources |= SYMSRC_GOPCLNTAB;
+			s->sources |= ops->symsrc;
 	}
 	/*
 	 * A full .symtab (the binary's or its debug file's) has every symbol

@@ -10,11 +10,14 @@
   that need a live capture SKIP until it does).
 """
 import atexit
+import gzip
 import os
+import random
 import re
 import shutil
 import subprocess
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -38,7 +41,7 @@ def gen():
     """Path of the surface_gen helper, (re)built when a source is newer."""
     out = os.path.join(BUILD, "tests", "surface_gen")
     srcs = [os.path.join(ROOT, p) for p in (
-        "tests/e2e/surface_gen.c", "src/profile/profile.c", "src/output/svg.c",
+        "tests/e2e/surface_gen.c", "src/profile/profile.c", "src/output/svg.c", "src/output/svg_color.c", "src/output/svg_int.h",
         "src/output/pprof.c", "src/output/pprof_func.c", "src/util.c", "src/output/outfile.c",
         "src/output/diff.c", "src/profile/folded.c", "src/output/protobuf.c",
         "src/output/protobuf_int.h", "src/profile/profile_int.h", "src/output/pprof_func.h",
@@ -191,7 +194,9 @@ def pprof_raw(path, index=0, tool=None):
                 samples.append((vals[index], [int(x) for x in m.group(2).split()]))
         elif section == "locs":
             # "NAME FILE:LINE s=START", FILE empty without source lines
-            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) (?:M=\d+ )?(.*?) \S*:\d+ s=\d+$", line)
+            # "(SYSTEM_NAME)" follows when it differs: none for a demangled name
+            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) (?:M=\d+ )?(.*?) \S*:\d+ s=\d+(?:\(.*\))?$",
+                         line)
             if m:
                 cur = int(m.group(1))
                 locs[cur] = m.group(3)
@@ -201,6 +206,33 @@ def pprof_raw(path, index=0, tool=None):
                     locs[int(m.group(1))] = m.group(2)
     out = [(v, [locs.get(i, "?%d" % i) for i in ids]) for v, ids in samples]
     return out, text
+
+
+def pprof_fields(path):
+    """{field number: [values]} of a pprof file's top-level profile.proto
+    fields (varints as ints, length-delimited as bytes)."""
+    data, out, i = gzip.open(path).read(), {}, 0
+
+    def varint(i):
+        v, shift = 0, 0
+        while True:
+            b = data[i]
+            v |= (b & 0x7f) << shift
+            i += 1
+            if not b & 0x80:
+                return v, i
+            shift += 7
+    while i < len(data):
+        key, i = varint(i)
+        if key & 7 == 0:
+            v, i = varint(i)
+        elif key & 7 == 2:
+            n, i = varint(i)
+            v, i = data[i:i + n], i + n
+        else:
+            raise ValueError("wire type %d at %d" % (key & 7, i))
+        out.setdefault(key >> 3, []).append(v)
+    return out
 
 
 def pprof_mappings(text):
@@ -295,6 +327,39 @@ def js_errors(stderr):
     """Console errors and uncaught exceptions chromium logged."""
     return [l for l in stderr.splitlines()
             if "Uncaught" in l or ("CONSOLE" in l and "error" in l.lower())]
+
+
+def random_calls_folded(nsamples, seed=16, funcs=16):
+    """The random-call workload (record -F 4999 -- ./many 5): main calls one
+    of 16 functions, each calls a random one of them again or returns
+    (10%), up to 60 deep; nsamples samples, nearly all distinct stacks."""
+    rnd = random.Random(seed)
+    names = ["fn_%02d" % i for i in range(funcs)]
+    out = {}
+    for _ in range(nsamples):
+        st = ["many", "main"]
+        while len(st) < 60:
+            st.append(names[rnd.randrange(funcs)])
+            if rnd.random() < 0.1:
+                break
+        key = ";".join(st)
+        out[key] = out.get(key, 0) + 1
+    return "".join("%s %d\n" % kv for kv in out.items())
+
+
+def chromium_screenshot_secs(svg, runs=3):
+    """Median wall time of headless Chromium loading svg and painting it
+    to a PNG."""
+    png = svg[:-4] + ".png"
+    times = []
+    for _ in range(runs):
+        t0 = time.monotonic()
+        rc, _, err = chromium(["--window-size=1200,1000", "--screenshot=" + png,
+                                  "file://" + svg], timeout=300)
+        times.append(time.monotonic() - t0)
+        if rc != 0 or not os.path.exists(png) or js_errors(err):
+            raise RuntimeError("chromium rc=%d %s" % (rc, (js_errors(err) or [err[-200:]])[0]))
+    return sorted(times)[len(times) // 2]
 
 
 def pipeline_ready():

@@ -221,5 +221,126 @@ def test_progress_should_show_on_a_terminal_only_and_not_with_quiet():
     return "PASS " + name
 
 
+def test_end_of_run_should_say_what_was_written_and_quiet_should_silence_it():
+    name = "end_of_run_should_say_what_was_written_and_quiet_should_silence_it"
+    ok, why = ready()
+    if not ok:
+        return "SKIP %s: %s" % (name, why)
+    out = os.path.join(TMP, "sum.folded")
+    r, _ = sfprof(["-F", "99", "-o", out], secs=1)
+    total = sum(ls.parse_folded(open(out).read()).values()) if not r.returncode else -1
+    want = re.compile(r"^sfprof: wrote %s: ([\d,]+) samples, ([\d,]+) lost$" % re.escape(out), re.M)
+    m = want.search(r.stderr)
+    if r.returncode or not m or int(m.group(1).replace(",", "")) != total:
+        return "FAIL %s: expected 'sfprof: wrote %s: %d samples, N lost', got %r" % (
+            name, out, total, r.stderr[-300:])
+    if int(m.group(2).replace(",", "")) and "sfprof: warning:" not in r.stderr:
+        return "FAIL %s: %s lost and no warning: %r" % (name, m.group(2), r.stderr[-300:])
+    cap = os.path.join(TMP, "sum.sfcap")
+    wl = subprocess.run([ls.SFPROF, "record", "-F", "99", "-d", "1", "-o", cap, "--", DEMO, "2"],
+                        capture_output=True, text=True, timeout=120)
+    if wl.returncode or not re.search(r"^sfprof: wrote %s: [\d,]+ events, [\d,]+ lost$" %
+                                      re.escape(cap), wl.stderr, re.M):
+        return "FAIL %s: record: expected 'sfprof: wrote %s: N events, M lost', got %r" % (
+            name, cap, wl.stderr[-300:])
+    rep = subprocess.run([ls.SFPROF, "report", "-o", out, cap], capture_output=True, text=True,
+                         timeout=120)
+    if rep.returncode or "sfprof: wrote %s: " % out not in rep.stderr:
+        return "FAIL %s: report: expected 'sfprof: wrote %s: N samples', got %r" % (
+            name, out, rep.stderr[-300:])
+    tmpl = os.path.join(TMP, "iv-%t.folded")
+    r, _ = sfprof(["-F", "99", "--interval", "0.5", "-o", tmpl], secs=1.2)
+    if r.returncode or not re.search(r"^sfprof: wrote %s: \d+ interval profiles of [\d,]+ events, "
+                                     r"[\d,]+ lost$" % re.escape(tmpl), r.stderr, re.M):
+        return "FAIL %s: --interval: expected 'sfprof: wrote %s: N interval profiles...', got %r" % (
+            name, tmpl, r.stderr[-300:])
+    for args in (["-F", "99", "--quiet", "-o", out],):
+        r, _ = sfprof(args, secs=1)
+        if r.returncode or "sfprof: wrote" in r.stderr:
+            return "FAIL %s: --quiet: expected no summary, got %r" % (name, r.stderr[-300:])
+    rep = subprocess.run([ls.SFPROF, "report", "--quiet", "-o", out, cap], capture_output=True,
+                         text=True, timeout=120)
+    if rep.returncode or rep.stderr.strip():
+        return "FAIL %s: report --quiet: expected exit 0 and no output, got %d %r" % (
+            name, rep.returncode, rep.stderr[-300:])
+    return "PASS " + name
+
+
+def test_end_of_run_should_warn_when_events_were_lost():
+    name = "end_of_run_should_warn_when_events_were_lost"
+    ok, why = ready()
+    if not ok:
+        return "SKIP %s: %s" % (name, why)
+    import signal
+    out = os.path.join(TMP, "lossy.folded")
+    # a 1 MiB ring and a stalled consumer (SIGSTOP), as capture_losses.py
+    p = subprocess.Popen([ls.SFPROF, "--ring-mb", "1", "--stack-size", "65528", "--stats",
+                          "-F", "5000", "-o", out, "--",
+                          os.path.join(ls.WL, "threads-sframe"), "4", "100", "3"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.8)
+    p.send_signal(signal.SIGSTOP)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGCONT)
+    _, err = p.communicate(timeout=120)
+    lost = re.search(r"^lost_total: (\d+)$", err, re.M)
+    m = re.search(r"^sfprof: wrote %s: [\d,]+ samples, ([\d,]+) lost$" % re.escape(out), err, re.M)
+    if p.returncode or not lost or not m:
+        return "FAIL %s: expected a summary and lost_total, got exit %d %r" % (
+            name, p.returncode, err[-300:])
+    if int(lost.group(1)) == 0:
+        return "SKIP %s: the ring never filled (nothing to warn about)" % name
+    if int(m.group(1).replace(",", "")) != int(lost.group(1)):
+        return "FAIL %s: expected %s lost (lost_total), got %s" % (name, lost.group(1), m.group(1))
+    if not re.search(r"^sfprof: warning: [\d,]+ events lost .*--ring-mb", err, re.M):
+        return "FAIL %s: %s lost and no warning line: %r" % (name, m.group(1), err[-300:])
+    return "PASS %s (%s lost)" % (name, m.group(1))
+
+
+def test_unwritable_output_should_exit_2_before_profiling():
+    name = "unwritable_output_should_exit_2_before_profiling"
+    if os.geteuid() != 0:
+        return "SKIP %s: needs root (access() says yes to root: the real check creates a file)" % name
+    mark = os.path.join(TMP, "ran")
+    for args in (["-o", "/proc/x.svg", "--", "/bin/sh", "-c", "touch " + mark],
+                 ["record", "-o", "/proc/x.sfcap", "--", "/bin/sh", "-c", "touch " + mark],
+                 ["-e", "cpu,futex", "-o", "/proc/x.svg", "--", "/bin/sh", "-c", "touch " + mark]):
+        t0 = time.time()
+        r = subprocess.run([ls.SFPROF] + args, capture_output=True, text=True, timeout=60)
+        lines = r.stderr.strip().splitlines()
+        if r.returncode != 2 or len(lines) != 1 or "/proc/x." not in lines[0]:
+            return "FAIL %s: %s: expected exit 2 and one line naming the file, got %d %r" % (
+                name, args[:3], r.returncode, r.stderr[-300:])
+        if os.path.exists(mark) or time.time() - t0 > 5:
+            return "FAIL %s: %s: expected no run, but the command ran (or it took %.1f s)" % (
+                name, args[:3], time.time() - t0)
+    for sub in (["report", "/nonexistent.sfcap"], ["diff", "/nonexistent-a", "/nonexistent-b"]):
+        r = subprocess.run([ls.SFPROF] + sub + ["-o", "/proc/x.svg"], capture_output=True,
+                           text=True, timeout=60)
+        if r.returncode != 2 or "/proc/x.svg" not in r.stderr:
+            return "FAIL %s: %s: expected exit 2 naming /proc/x.svg, got %d %r" % (
+                name, sub[0], r.returncode, r.stderr[-300:])
+    return "PASS " + name
+
+
+def test_report_e_of_an_event_the_capture_lacks_should_exit_2_saying_so():
+    name = "report_e_of_an_event_the_capture_lacks_should_exit_2_saying_so"
+    ok, why = ready()
+    if not ok:
+        return "SKIP %s: %s" % (name, why)
+    cap = os.path.join(TMP, "cpu-only.sfcap")
+    r = subprocess.run([ls.SFPROF, "record", "-F", "99", "-d", "1", "-o", cap, "--", DEMO, "2"],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode:
+        return "FAIL %s: record: %s" % (name, r.stderr[-300:])
+    r = subprocess.run([ls.SFPROF, "report", cap, "-e", "futex", "-o", os.path.join(TMP, "f.folded")],
+                       capture_output=True, text=True, timeout=120)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode != 2 or len(lines) != 1 or "no futex events" not in lines[0]:
+        return "FAIL %s: expected exit 2 and 'holds no futex events', got %d %r" % (
+            name, r.returncode, r.stderr[-300:])
+    return "PASS " + name
+
+
 if __name__ == "__main__":
     sys.exit(ls.run_tests(globals()))

@@ -174,5 +174,37 @@ def test_diff_should_take_captures_and_refuse_bad_input():
     return "PASS %s (%d stacks)" % (name, len(lines))
 
 
+def test_diff_pprof_of_captures_should_write_real_mappings_and_lines():
+    name = "diff_pprof_of_captures_should_write_real_mappings_and_lines"
+    if os.geteuid() != 0:
+        return "SKIP %s: needs root to record captures" % name
+    if not shutil.which("go"):
+        return "SKIP %s: go not installed (golang-go has go tool pprof)" % name
+    demo = os.path.join(ls.WL, "demo-sframe")
+    caps = []
+    for k in ("a", "b"):
+        cap = os.path.join(TMP, "real-%s.sfcap" % k)
+        r = subprocess.run([SFPROF, "record", "-F", "199", "-d", "1", "-o", cap, "--", demo, "2"],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode:
+            return "FAIL %s: record: %s" % (name, r.stderr[-200:])
+        caps.append(cap)
+    pb = os.path.join(TMP, "real.pb.gz")
+    r = diff(caps + ["-o", pb])
+    if r.returncode:
+        return "FAIL %s: exit %d %s" % (name, r.returncode, r.stderr[-200:])
+    _, text = ls.pprof_raw(pb)
+    maps = ls.pprof_mappings(text)
+    if not maps or os.path.basename(maps[0][4]) != "demo-sframe" or maps[0][1] == 0x100000000:
+        return "FAIL %s: expected mapping 1 the demo binary at its runtime address, got %s" % (
+            name, maps[:2])
+    if any(m[1] == 0x100000000 for m in maps):
+        return "FAIL %s: expected no made-up range at 0x100000000, got %s" % (name, maps)
+    lines = re.findall(r"^\s+\d+: 0x[0-9a-f]+ M=\d+ (\S+) (\S*demo\.c):(\d+)", text, re.M)
+    if not any(int(l[2]) > 0 for l in lines):
+        return "FAIL %s: expected demo.c:LINE in the locations, got none" % name
+    return "PASS %s (%d mappings, %d locations with demo.c lines)" % (name, len(maps), len(lines))
+
+
 if __name__ == "__main__":
     sys.exit(ls.run_tests(globals()))

@@ -6,8 +6,11 @@
  * browser and by `go tool pprof` without a live capture.
  *
  *   surface_gen [-e cpu|futex] [-F HZ] [-p PID] [-c COMM] [-d SEC] [-t TITLE] [-I] [-R]
+ *               [-W PX] [-S SUBTITLE] [-C COUNTNAME] [-M PX|PCT%] [-P PALETTE] [-H]
  *               -f FMT -o OUT < FOLDED
- * -t, -I and -R are sfprof's --title, --inverted and --reverse.
+ * -t, -I and -R are sfprof's --title, --inverted and --reverse; -W, -S,
+ * -C, -M, -P and -H its --width, --subtitle, --countname, --minwidth,
+ * --colors and --hash.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,7 +30,7 @@ int main(int argc, char **argv)
 	size_t bad = 0;
 	int c, f, err;
 
-	while ((c = getopt(argc, argv, "e:F:p:c:d:f:o:t:IR")) != -1) {
+	while ((c = getopt(argc, argv, "e:F:p:c:d:f:o:t:IRW:S:C:M:P:H")) != -1) {
 		switch (c) {
 		case 'e': m.kind = strcmp(optarg, "futex") ? PROFILE_CPU : PROFILE_FUTEX; break;
 		case 'F': m.hz = (uint32_t)atoi(optarg); break;
@@ -39,6 +42,21 @@ int main(int argc, char **argv)
 		case 't': rd.title = optarg; break;
 		case 'I': rd.inverted = 1; break;
 		case 'R': rd.reverse = 1; break;
+		case 'W': rd.width = atof(optarg); break;
+		case 'S': rd.subtitle = optarg; break;
+		case 'C': rd.countname = optarg; break;
+		case 'M':
+			if (strchr(optarg, '%'))
+				rd.min_pct = atof(optarg);
+			else
+				rd.min_px = atof(optarg);
+			break;
+		case 'P':
+			rd.palette = svg_palette__parse(optarg);
+			if (rd.palette < 0)
+				return 2;
+			break;
+		case 'H': rd.hash = 1; break;
 		default: return 2;
 		}
 	}

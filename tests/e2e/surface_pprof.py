@@ -123,6 +123,25 @@ def test_pprof_from_sfprof_should_match_its_folded_output():
     return "PASS %s (%d samples)" % (name, sum(folded.values()))
 
 
+def test_pprof_duration_should_be_the_profiled_window_not_more_than_d():
+    name = "pprof_duration_should_be_the_profiled_window_not_more_than_d"
+    if os.geteuid() != 0:
+        return "SKIP %s: needs root (CAP_BPF + CAP_PERFMON) to load BPF programs" % name
+    mt = os.path.join(ls.WL, "mt-sframe")
+    got = {}
+    for ev, extra in (("cpu", ["-F", "99"]), ("offcpu", [])):
+        pb = os.path.join(TMP, "window-%s.pb.gz" % ev)
+        r = subprocess.run([ls.SFPROF, "-e", ev, "-d", "1", "-o", pb] + extra + ["--", mt, "2", "3"],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            return "FAIL %s: -e %s exited %d: %s" % (name, ev, r.returncode, r.stderr[-300:])
+        got[ev] = ls.pprof_fields(pb).get(10, [0])[0] / 1e9  # DurationNanos
+        if not 0.9 <= got[ev] <= 1.0:
+            return "FAIL %s: -e %s -d 1: expected DurationNanos in [0.9, 1.0] s, got %.3f s" % (
+                name, ev, got[ev])
+    return "PASS %s (cpu %.3f s, offcpu %.3f s)" % (name, got["cpu"], got["offcpu"])
+
+
 def rx_maps(pid):
     """{(start, end, offset, path)} of pid's executable file mappings."""
     out = set()

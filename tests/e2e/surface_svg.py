@@ -372,6 +372,44 @@ def test_svg_of_100k_stacks_should_stay_small_and_render():
         name, size / 1e6, t_write, t_render)
 
 
+def test_svg_of_20k_random_call_samples_should_prune_below_0_1_px_and_paint_fast():
+    name = "svg_of_20k_random_call_samples_should_prune_below_0_1_px_and_paint_fast"
+    text = ls.random_calls_folded(20000)
+    folded = ls.parse_folded(text)
+    total = sum(folded.values())
+    weights = ls.prefix_weights(folded)
+    # flamegraph.pl: a node is left out when narrower than 0.1 px, in px
+    keep = sum(1 for w in weights.values() if w / total * ls.WIDTH_PX >= ls.MIN_PX)
+    left_out = len(weights) - keep
+    svg = os.path.join(TMP, "random20k.svg")
+    ls.write_profile(text, "svg", svg)
+    size = os.path.getsize(svg)
+    root, frames = ls.svg_frames(svg)
+    narrow = [f for f in frames if f["w"] < 0.095]
+    if narrow:
+        return "FAIL %s: expected no frame under 0.1 px, got %d (%s)" % (
+            name, len(narrow), narrow[0]["title"])
+    if len(frames) != keep + 1:  # + "all"
+        return "FAIL %s: expected %d frames, got %d" % (name, keep + 1, len(frames))
+    notes = [t.text or "" for t in root.iter(ls.SVG_NS + "text") if t.get("class") == "note"]
+    want = "{:,} frames narrower than 0.1 px not drawn".format(left_out)
+    if not notes or want not in notes[0]:
+        return "FAIL %s: expected note %r, got %r" % (name, want, notes)
+    if size > 2 * 1024 * 1024:
+        return "FAIL %s: expected <= 2 MB, got %d bytes" % (name, size)
+    if not ls.chromium_bin():
+        return "SKIP %s: pruning right (%d bytes); chromium not installed" % (name, size)
+    tiny = os.path.join(TMP, "tiny.svg")
+    ls.write_profile("many;main 1\n", "svg", tiny)
+    base = ls.chromium_screenshot_secs(tiny)
+    paint = ls.chromium_screenshot_secs(svg) - base
+    if paint > 1.5:
+        return "FAIL %s: expected paint < 1.5 s, got %.2f s (%d bytes, %d frames)" % (
+            name, paint, size, len(frames))
+    return "PASS %s (%.2f MB, %d frames, %d left out, paint %.2f s over a %.2f s start)" % (
+        name, size / 1e6, len(frames), left_out, paint, base)
+
+
 def test_svg_from_sfprof_should_be_well_formed_and_render():
     name = "svg_from_sfprof_should_be_well_formed_and_render"
     ok, why = ls.pipeline_ready()

@@ -20,10 +20,10 @@
 #define MAXN 256
 
 struct dec_loc { uint64_t id, mapping, address, function, functions[4]; int nlines; };
-struct dec_func { uint64_t id, name, filename, start_line; };
+struct dec_func { uint64_t id, name, system_name, filename, start_line; };
 struct dec_map {
 	uint64_t id, start, limit, offset, filename, build_id;
-	uint64_t has_functions, has_filenames, has_line_numbers;
+	uint64_t has_functions, has_filenames, has_line_numbers, has_inline_frames;
 };
 struct dec_label { uint64_t key, str, num; };
 struct dec_sample {
@@ -135,6 +135,7 @@ static void func_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
 	(void)b, (void)n;
 	if (f == 1) fu->id = v;
 	if (f == 2) fu->name = v;
+	if (f == 3) fu->system_name = v;
 	if (f == 4) fu->filename = v;
 	if (f == 5) fu->start_line = v;
 }
@@ -153,6 +154,7 @@ static void map_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)
 	if (f == 7) m->has_functions = v;
 	if (f == 8) m->has_filenames = v;
 	if (f == 9) m->has_line_numbers = v;
+	if (f == 10) m->has_inline_frames = v;
 }
 
 static void label_fn(void *c, uint32_t f, uint64_t v, const uint8_t *b, size_t n)

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buildid_cache.h"
+#include "dwarfimage.h"
 #include "elfread.h"
 #include "testlib.h"
 
@@ -117,6 +119,74 @@ TEST(a_symlink_in_the_cache_should_never_be_followed)
 	snprintf(p, sizeof(p), "%s/elsewhere/%s", dir, hex + 2);
 	CHECK_INT(access(p, F_OK), -1);
 	close(fd);
+	cleanup();
+}
+
+/* dir/sub/xx/yyyy/name: a file of `data` bytes of data and `apparent`
+ * bytes in all (the rest a hole), last used `age` seconds ago */
+static void entry(const char *sub, const char *xy, const char *name, off_t data, off_t apparent,
+		  int age)
+{
+	char p[256];
+	struct timespec t[2];
+	int fd;
+
+	snprintf(p, sizeof(p), "mkdir -p '%s/%s/%s'", dir, sub, xy);
+	if (system(p))
+		abort();
+	snprintf(p, sizeof(p), "%s/%s/%s/%s", dir, sub, xy, name);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		abort();
+	for (off_t off = 0; off < data; off += 4096)
+		if (pwrite(fd, p, sizeof(p), off) != (ssize_t)sizeof(p))
+			abort();
+	if (ftruncate(fd, apparent))
+		abort();
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= age;
+	t[1] = t[0];
+	futimens(fd, t);
+	close(fd);
+}
+
+static int exists(const char *sub, const char *xy, const char *name)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/%s/%s/%s", dir, sub, xy, name);
+	return access(p, F_OK) == 0;
+}
+
+TEST(one_bound_should_cover_both_caches_oldest_first_by_disk_used)
+{
+	const char *dirs[2];
+	char a[128], b[128];
+	unsigned removed = 0;
+
+	fresh_dir();
+	chmod(dir, 0700);
+	/* a DWARF image (1 MiB, oldest), a binary copy (1 MiB, older) and
+	 * a sparse copy claiming 1 GiB that holds 64 KiB (newest) */
+	entry("dwarf", "aa/1111", "dwarf-100-v1", 1 << 20, 1 << 20, 300);
+	entry("buildid", "bb/2222", "elf", 1 << 20, 1 << 20, 200);
+	entry("buildid", "bb/2222", "elf.crc", 64, 64, 200);
+	entry("buildid", "cc/3333", "elf", 64 << 10, 1 << 30, 100);
+	snprintf(a, sizeof(a), "%s/dwarf", dir);
+	snprintf(b, sizeof(b), "%s/buildid", dir);
+	dirs[0] = a;
+	dirs[1] = b;
+	/* room for 512 KiB: the two oldest go; the sparse one stays (its
+	 * 64 KiB of disk count, not its 1 GiB) */
+	CHECK_INT(dwarf_image__cache_trim_all(dirs, 2, 1u << 19, &removed), 0);
+	CHECK_INT(removed, 2);
+	CHECK_INT(exists("dwarf", "aa/1111", "dwarf-100-v1"), 0);
+	CHECK_INT(exists("buildid", "bb/2222", "elf"), 0);
+	CHECK_INT(exists("buildid", "bb/2222", "elf.crc"), 0);
+	CHECK_INT(exists("buildid", "cc/3333", "elf"), 1);
+	/* nothing over the bound: nothing removed */
+	CHECK_INT(dwarf_image__cache_trim_all(dirs, 2, 1u << 19, &removed), 0);
+	CHECK_INT(removed, 0);
 	cleanup();
 }
 

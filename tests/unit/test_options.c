@@ -268,7 +268,6 @@ TEST(report_should_reject_capture_only_options_in_one_line)
 		{ "report", "--min-wait", "100000", "cap", NULL },
 		{ "report", "-a", "cap", NULL },
 		{ "report", "--cpu-event", "cycles", "cap", NULL },
-		{ "report", "--quiet", "cap", NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -357,7 +356,7 @@ TEST(svg_options_should_need_svg_output)
 	char *a[] = { "report", "--inverted", "-o", "x.folded", "cap", NULL };
 	char *b[] = { "report", "--title", "T", "cap", NULL }; /* stdout: folded */
 	char *c[] = { "report", "--reverse", "-f", "pprof", "-o", "x.svg", "cap", NULL };
-	char *d[] = { "report", "--inverted", "--title", "T", "-o", "x.svgz", "cap", NULL };
+	char *d[] = { "report", "--inverted", "--title", "T", "-o", "x.svg.gz", "cap", NULL };
 	char *e[] = { "diff", "--reverse", "-f", "svg", "b", "n", NULL };
 
 	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, a), -EINVAL);
@@ -449,6 +448,76 @@ TEST(version_should_print_and_exit_zero)
 
 	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, a), 0);
 	CHECK(o.help && o.version);
+}
+
+TEST(repeated_e_should_accumulate_as_perfs_does)
+{
+	struct sfprof_opts o;
+	char *av[] = { "sfprof", "-e", "cpu", "-e", "futex", "-o", "x.svg", "-p", "1", NULL };
+	char *rep[] = { "report", "-e", "futex", "-e", "offcpu", "cap", NULL };
+	char *wall[] = { "sfprof", "-e", "cpu", "-e", "wall", "-o", "x.svg", "-p", "1", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, av), 0);
+	CHECK_INT((int)o.event, SFPROF_SEL_CPU | SFPROF_SEL_FUTEX);
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, rep), 0);
+	CHECK_INT((int)o.event, SFPROF_SEL_FUTEX | SFPROF_SEL_OFFCPU);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, wall), -EINVAL); /* wall stays alone */
+	CHECK(one_line_with("give it alone"));
+}
+
+TEST(out_of_range_values_should_say_the_limit)
+{
+	static const struct {
+		char *av[6];
+		const char *says;
+	} cases[] = {
+		{ { "sfprof", "--stack-size", "0", "-p", "1", NULL }, "from 512 to 65528" },
+		{ { "sfprof", "--stack-size", "100", "-p", "1", NULL }, "from 512 to 65528" },
+		{ { "sfprof", "-d", "1e8", "-p", "1", NULL }, "at most 10000000" },
+		{ { "sfprof", "-F", "0", "-p", "1", NULL }, "from 1 to" },
+		{ { "sfprof", "--min-wait", "-1", "-p", "1", NULL }, "from 0 to" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sfprof_opts o;
+
+		CHECK_MSG(parse(&o, SFPROF_CMD_LIVE, (char **)cases[i].av) == -EINVAL,
+			  "%s %s accepted", cases[i].av[1], cases[i].av[2]);
+		CHECK_MSG(one_line_with(cases[i].says), "%s %s: %.200s", cases[i].av[1],
+			  cases[i].av[2], err_buf);
+	}
+}
+
+TEST(a_bare_first_word_should_need_double_dash_and_suggest_the_subcommand)
+{
+	struct sfprof_opts o;
+	char *typo[] = { "sfprof", "recrod", "-o", "x.sfcap", "--", "ls", NULL };
+	char *other[] = { "sfprof", "ls", "-l", NULL };
+	char *dash[] = { "sfprof", "--", "ls", "-l", NULL };
+	char *opts_dash[] = { "sfprof", "-F", "49", "-o", "x.svg", "--", "ls", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, typo), -EINVAL);
+	CHECK(one_line_with("did you mean 'record'?"));
+	CHECK(one_line_with("sfprof [OPTIONS] -- recrod"));
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, other), -EINVAL);
+	CHECK(one_line_with("'ls' is not a subcommand (record, report"));
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, dash), 0);
+	CHECK_STR(o.command[0], "ls");
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, opts_dash), 0);
+	CHECK_STR(o.command[0], "ls");
+	CHECK_INT(o.freq, 49);
+}
+
+TEST(report_and_diff_should_take_quiet)
+{
+	struct sfprof_opts o;
+	char *rep[] = { "report", "--quiet", "cap", NULL };
+	char *dif[] = { "diff", "--quiet", "a", "b", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, rep), 0);
+	CHECK_INT(o.quiet, 1);
+	CHECK_INT(parse(&o, SFPROF_CMD_DIFF, dif), 0);
+	CHECK_INT(o.quiet, 1);
 }
 
 TEST_MAIN()

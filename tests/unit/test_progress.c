@@ -106,3 +106,23 @@ TEST(progress_should_stay_silent_with_quiet_even_on_a_terminal)
 	close(m);
 	progress__update(NULL, 1, 1); /* NULL is a no-op */
 }
+
+TEST(summary_should_say_what_was_written_and_warn_when_events_were_lost)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	progress__summary(f, 0, "prof.svg", 12345, "samples", 0);
+	progress__summary(f, 0, "-", 7, "waits", 3);
+	progress__summary(f, 0, "r.svg", 2, "samples", PROGRESS_LOST_UNKNOWN);
+	progress__summary(f, 1, "quiet.svg", 1, "samples", 9); /* --quiet: nothing */
+	fclose(f);
+	CHECK_STR(buf, "sfprof: wrote prof.svg: 12,345 samples, 0 lost\n"
+		       "sfprof: wrote stdout: 7 waits, 3 lost\n"
+		       "sfprof: warning: 3 events lost (ring buffer full or stacks unreadable): "
+		       "the profile under-counts; --stats says which, a larger --ring-mb or a "
+		       "lower -F helps\n"
+		       "sfprof: wrote r.svg: 2 samples\n");
+	free(buf);
+}

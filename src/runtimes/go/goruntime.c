@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Go binaries: names, stack switches and unwind rows from .gopclntab
- * (include/goruntime.h). */
+ * (include/goruntime.h), and Go's ops table (runtimes/runtime.h). */
 #include "goruntime.h"
 
 #include <elf.h>
@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dso.h"
 #include "elfread.h"
+#include "runtimes/runtime.h"
 #include "sframe.h"
 #include "symbolize.h"
 
@@ -231,3 +233,95 @@ int go_runtime__add_symbols(struct symtab *s, const struct elfread *e)
 	}
 	return n;
 }
+
+/*
+ * Go behind the runtime interface (runtimes/runtime.h). A binary's state:
+ * its pclntab, and the rows derived from its SP-delta tables either as
+ * the binary's main table (no CFI at all: rows_main) or, made on the
+ * first miss, for the PCs its CFI lacks (external linking, then strip:
+ * CFI for the C start files only).
+ */
+struct go_binary {
+	struct gopclntab t;
+	int rows_main;
+	int table_loaded;
+	struct sframe_table *table;
+};
+
+static void *go_probe(struct dso *d)
+{
+	struct go_binary *b = calloc(1, sizeof(*b));
+
+	if (b && go_runtime__open(dso__elf(d), &b->t)) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+static void go_release(void *bin)
+{
+	struct go_binary *b = bin;
+
+	if (!b)
+		return;
+	sframe_table__free(b->table);
+	free(b);
+}
+
+static int go_special_row(void *bin, uint64_t vaddr, struct sframe_row *row,
+			  struct sframe_func *fn)
+{
+	return go_runtime__special_row(&((struct go_binary *)bin)->t, vaddr, row, fn);
+}
+
+static int go_find_row(struct dso *d, void *bin, uint64_t vaddr, struct sframe_row *row,
+		       struct sframe_func *fn)
+{
+	struct go_binary *b = bin;
+	const struct dso_cache_opts *opts = dso__opts(d);
+	struct sframe_encode_opts o = {
+		.version = opts->sframe_version,
+		.abi = SFRAME_ABI_AMD64_LE,
+		.fixed_ra_offset = -8,
+	};
+
+	if (b->rows_main || opts->no_derive)
+		return -ESRCH;
+	if (!b->table_loaded) {
+		b->table_loaded = 1;
+		if (go_runtime__derive_table(&b->t, &o, &b->table))
+			b->table = NULL;
+	}
+	if (!b->table || sframe_table__find(b->table, vaddr, row, fn))
+		return -ESRCH;
+	return 0;
+}
+
+/* go build -ldflags=-s: no CFI, but Go's own SP deltas */
+static int go_derive_table(struct dso *d, void *bin, struct sframe_encode_opts *o,
+			   struct sframe_table **out)
+{
+	struct go_binary *b = bin;
+
+	(void)d;
+	b->rows_main = 1;
+	return go_runtime__derive_table(&b->t, o, out);
+}
+
+/* a Go binary linked with -s still names its functions */
+static int go_add_symbols(struct symtab *s, const struct elfread *e, int have_full)
+{
+	return have_full ? 0 : go_runtime__add_symbols(s, e);
+}
+
+const struct runtime_ops go_runtime_ops = {
+	.name = "go",
+	.symsrc = SYMSRC_GOPCLNTAB,
+	.probe = go_probe,
+	.release = go_release,
+	.special_row = go_special_row,
+	.find_row = go_find_row,
+	.derive_table = go_derive_table,
+	.add_symbols = go_add_symbols,
+};

@@ -6,7 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,54 +19,172 @@
 /* The target writes this file: no symlink, no FIFO that blocks. */
 #define OPEN_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 
-/* fd if it is a regular file (else closed: -EINVAL). */
-static int regular(int fd)
-{
-	struct stat st;
-	int err;
+/*
+ * Whose file it must be. A map or jitdump named by a process is opened
+ * as that process would open it: through its /proc/PID/root, by a
+ * short-lived thread whose fsuid, fsgid and groups are the process's (a
+ * thread's own credentials: nothing else in sfprof changes), so a target
+ * that bind-mounts a file it cannot read (a root-only 0600 secret) over
+ * /tmp/perf-PID.map in its own mount namespace gets EACCES, not root's
+ * reading of it. And as perf requires, the file must be the process's
+ * user's or root's: another user's /tmp/perf-PID.map names nothing.
+ */
+#define GROUPS_MAX 64
 
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		return err;
+struct creds {
+	uid_t euid, fsuid;
+	gid_t fsgid;
+	gid_t groups[GROUPS_MAX];
+	int nr_groups;
+};
+
+/* The credentials of the process whose root is `root` ("/proc/PID/root"):
+ * 0, -ENOENT when root names no process. */
+static int creds_of(const char *root, struct creds *c)
+{
+	char path[64], line[1024];
+	unsigned pid;
+	int n = 0, have = 0;
+	FILE *f;
+
+	if (sscanf(root, "/proc/%u/root%n", &pid, &n) != 1 || root[n] != '\0')
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	memset(c, 0, sizeof(*c));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned r, e, sv, fs;
+
+		if (sscanf(line, "Uid: %u %u %u %u", &r, &e, &sv, &fs) == 4) {
+			c->euid = e, c->fsuid = fs;
+			have |= 1;
+		} else if (sscanf(line, "Gid: %u %u %u %u", &r, &e, &sv, &fs) == 4) {
+			c->fsgid = fs;
+			have |= 2;
+		} else if (!strncmp(line, "Groups:", 7)) {
+			char *p = line + 7, *end;
+
+			for (;;) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p || c->nr_groups == GROUPS_MAX)
+					break;
+				c->groups[c->nr_groups++] = (gid_t)g;
+				p = end;
+			}
+			have |= 4;
+		}
 	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
+	fclose(f);
+	return have == 7 ? 0 : -ESRCH;
 }
 
-int perfmap__open_file(const char *path)
-{
-	int fd = open(path, OPEN_FLAGS);
+struct open_job {
+	const char *root, *rel, *path; /* openat2 in root, or open(path) */
+	const struct creds *c;	       /* NULL: sfprof's own */
+	int fd;			       /* or -errno */
+};
 
-	if (fd < 0)
-		return errno == ELOOP ? -EINVAL : -errno;
-	return regular(fd);
-}
-
-int perfmap__open_file_in(const char *root, const char *rel)
+/* The open, and the checks of what it opened. */
+static int open_checked(const struct open_job *j)
 {
 	struct open_how how = {
 		.flags = OPEN_FLAGS,
 		/* every "/" and ".." (symlinks included) stays inside root */
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
+	struct stat st;
 	int dfd, fd, err;
 
-	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
-	err = errno;
-	close(dfd);
-	if (fd < 0) {
-		if (err == ENOSYS)
+	if (j->path) {
+		fd = open(j->path, OPEN_FLAGS);
+		err = errno;
+	} else {
+		dfd = open(j->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return -errno;
+		fd = (int)syscall(SYS_openat2, dfd, j->rel, &how, sizeof(how));
+		err = errno;
+		close(dfd);
+		if (fd < 0 && err == ENOSYS)
 			return -EOPNOTSUPP;
-		return err == ELOOP ? -EINVAL : -err;
 	}
-	return regular(fd);
+	if (fd < 0)
+		return err == ELOOP ? -EINVAL : -err;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode) || (j->c && st.st_uid != 0 && st.st_uid != j->c->euid)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+static void *open_as(void *arg)
+{
+	struct open_job *j = arg;
+	const struct creds *c = j->c;
+
+	/* raw system calls: this thread's credentials alone (glibc's
+	 * wrappers of setgroups would change every thread's) */
+	if (syscall(SYS_setgroups, (size_t)c->nr_groups, c->groups) ||
+	    (syscall(SYS_setfsgid, c->fsgid), (gid_t)syscall(SYS_setfsgid, -1) != c->fsgid) ||
+	    (syscall(SYS_setfsuid, c->fsuid), (uid_t)syscall(SYS_setfsuid, -1) != c->fsuid)) {
+		j->fd = -EPERM;
+		return NULL;
+	}
+	j->fd = open_checked(j);
+	return NULL;
+}
+
+/* j opened with the target's credentials when root names a process. */
+static int open_job__run(struct open_job *j)
+{
+	struct creds c;
+	pthread_t t;
+	int err = creds_of(j->root, &c);
+
+	if (err == -ENOENT) /* not a process's root: as sfprof */
+		return open_checked(j);
+	if (err)
+		return err;
+	j->c = &c;
+	if (c.fsuid == geteuid() && c.fsgid == getegid())
+		return open_checked(j); /* already its user */
+	err = pthread_create(&t, NULL, open_as, j);
+	if (err)
+		return -err;
+	pthread_join(t, NULL);
+	return j->fd;
+}
+
+int perfmap__open_file(const char *path)
+{
+	struct open_job j = { .path = path, .root = "" };
+	char root[64];
+	unsigned pid;
+	int n = 0;
+
+	/* "/proc/PID/root/..." is the process's: its credentials */
+	if (sscanf(path, "/proc/%u/root%n", &pid, &n) == 1 && path[n] == '/' &&
+	    (size_t)n < sizeof(root)) {
+		memcpy(root, path, (size_t)n);
+		root[n] = 0;
+		j.root = root;
+	}
+	return open_job__run(&j);
+}
+
+int perfmap__open_file_in(const char *root, const char *rel)
+{
+	struct open_job j = { .root = root, .rel = rel };
+
+	return open_job__run(&j);
 }
 
 int perfmap__read_fd(struct perfmap *m, int fd, uint64_t max_size)

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unwind rows for CPython's perf trampolines (pytrampoline.h): a PC in a
+ * CPython's perf trampolines behind the runtime interface
+ * (runtimes/runtime.h): unwind rows for them (pytrampoline.h). A PC in a
  * JIT entry named "py::..." whose size is that of the process's template
  * gets the template's row at its offset in the entry.
  *
  * Which template a process has: from the capture's PYTRAMP record
- * (stacks__set_pytramp(), report), else found in the binaries it maps
- * (one named python* or libpython*, checked once per version of its
- * maps; offline those are the recorded binaries, build-id checked).
- * Record hands each process's template to the capture before its first
- * trampoline entry (stacks__record_jit()).
+ * (on_capture_record, report), else found in the binaries it maps (one
+ * named python* or libpython*, checked once per version of its maps;
+ * offline those are the recorded binaries, build-id checked). Record
+ * hands each process's template to the capture before its first
+ * trampoline entry (on_jit_record, from stacks__record_jit()).
  *
  * The rows are never cached (row_entry, unwind memo): they come from the
  * JIT's map, which grows and may change at an address while the maps'
@@ -21,9 +22,12 @@
 #include <string.h>
 
 #include "jitmap.h"
+#include "proc.h"
 #include "pytrampoline.h"
 #include "pyversion.h"
-#include "stacks_int.h"
+#include "runtimes/runtime.h"
+
+#define HASH_K 0x9e3779b97f4a7c15ull
 
 struct tramp_ent {
 	uint32_t pid;
@@ -35,28 +39,22 @@ struct tramp_ent {
 	struct pytramp t;
 };
 
-struct stacks_pytramp {
+/* One stacks instance's: open addressing by pid, power-of-two size. */
+struct pytramps {
 	struct tramp_ent *e;
-	size_t nr, size; /* open addressing by pid, power-of-two size */
-	stacks_pytramp_fn write;
-	void *write_ctx;
+	size_t nr, size;
 };
 
-static size_t slot_of(const struct stacks_pytramp *pt, uint32_t pid)
+static size_t slot_of(const struct pytramps *pt, uint32_t pid)
 {
 	return (size_t)(((uint64_t)pid * HASH_K) >> 32) & (pt->size - 1);
 }
 
 /* pid's entry; with `add`, made (zeroed) if missing. NULL: none / ENOMEM. */
-static struct tramp_ent *ent_get(struct stacks *s, uint32_t pid, bool add)
+static struct tramp_ent *ent_get(struct pytramps *pt, uint32_t pid, bool add)
 {
-	struct stacks_pytramp *pt = s->pytramp;
 	size_t i;
 
-	if (!pt) {
-		if (!add || !(pt = s->pytramp = calloc(1, sizeof(*pt))))
-			return NULL;
-	}
 	if (pt->size) {
 		for (i = slot_of(pt, pid); pt->e[i].used; i = (i + 1) & (pt->size - 1))
 			if (pt->e[i].pid == pid)
@@ -105,65 +103,88 @@ static int detect_cb(void *ctx, struct dso *d)
 }
 
 /* The current process's template, or NULL. */
-static const struct pytramp *cur_template(struct stacks *s)
+static const struct pytramp *cur_template(struct pytramps *pt, const struct runtime_proc *p)
 {
-	uint32_t pid = proc__pid(s->cur);
-	uint64_t gen = proc__generation(s->cur);
-	struct tramp_ent *te = ent_get(s, pid, false);
+	uint32_t pid = proc__pid(p->proc);
+	uint64_t gen = proc__generation(p->proc);
+	struct tramp_ent *te = ent_get(pt, pid, false);
 
 	if (te && (te->offline || te->gen == gen))
 		return te->found ? &te->t : NULL;
-	if (!te && !(te = ent_get(s, pid, true)))
+	if (!te && !(te = ent_get(pt, pid, true)))
 		return NULL;
 	te->gen = gen;
-	te->found = proc__for_each_dso(s->cur, detect_cb, &te->t) == 1;
-	if (te->found && !s->jit && (s->opts.perf_maps || s->opts.jit_record))
-		s->jit = jitmaps__new();
+	te->found = proc__for_each_dso(p->proc, detect_cb, &te->t) == 1;
+	/* its trampolines are named in its perf map */
+	if (te->found)
+		p->jitmaps(p->ctx, true);
 	return te->found ? &te->t : NULL;
 }
 
-bool stacks_pytramp_proc(struct stacks *s)
+static void *pytramp_attach(void)
 {
-	return s->cur && cur_template(s) != NULL;
+	return calloc(1, sizeof(struct pytramps));
 }
 
-int stacks_pytramp_row(struct stacks *s, uint64_t pc, struct sframe_row *row)
+static void pytramp_detach(void *state)
 {
-	const struct pytramp *t = cur_template(s);
+	struct pytramps *pt = state;
+
+	if (!pt)
+		return;
+	free(pt->e);
+	free(pt);
+}
+
+static bool pytramp_is_proc(void *state, const struct runtime_proc *p)
+{
+	return p->proc && cur_template(state, p) != NULL;
+}
+
+static int pytramp_proc_row(void *state, const struct runtime_proc *p, uint64_t pc,
+			    struct sframe_row *row)
+{
+	const struct pytramp *t = cur_template(state, p);
+	struct jitmaps *jit;
 	struct jitmap_hit hit;
 
 	if (!t)
 		return -ESRCH;
-	if (!s->jit || jitmaps__lookup(s->jit, s->cur, proc__pid(s->cur), pc, 0, &hit) ||
+	jit = p->jitmaps(p->ctx, false);
+	if (!jit || jitmaps__lookup(jit, p->proc, proc__pid(p->proc), pc, 0, &hit) ||
 	    strncmp(hit.name, PYTRAMP_NAME_PREFIX, strlen(PYTRAMP_NAME_PREFIX)) ||
 	    hit.end - hit.start != t->len || pytramp__row(t, pc - hit.start, row))
 		return -EAGAIN;
-	s->st.pytramp_rows++;
+	(*p->rows)++;
 	return 0;
 }
 
-int stacks_pytramp_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size)
+static int pytramp_on_jit_record(void *state, const struct runtime_proc *p, uint32_t pid,
+				 const char *name, uint64_t size)
 {
-	struct tramp_ent *te = ent_get(s, pid, false);
+	struct tramp_ent *te = ent_get(state, pid, false);
 	int err;
 
-	if (!te || !te->found || te->written || !s->pytramp->write ||
+	if (!te || !te->found || te->written || !p->write ||
 	    strncmp(name, PYTRAMP_NAME_PREFIX, strlen(PYTRAMP_NAME_PREFIX)) || size != te->t.len)
 		return 0;
-	err = s->pytramp->write(s->pytramp->write_ctx, pid, te->t.code, te->t.len);
+	err = p->write(p->write_ctx, pid, te->t.code, te->t.len);
 	if (!err)
 		te->written = 1;
 	return err;
 }
 
-int stacks__set_pytramp(struct stacks *s, uint32_t pid, const uint8_t *code, size_t len)
+static int pytramp_on_capture_record(void *state, unsigned type, uint32_t pid,
+				     const uint8_t *code, size_t len)
 {
 	struct pytramp t;
 	struct tramp_ent *te;
 
+	if (type != RUNTIME_REC_PYTRAMP)
+		return -ENOENT;
 	if (pytramp__match(code, len, &t))
 		return -EINVAL;
-	if (!(te = ent_get(s, pid, true)))
+	if (!(te = ent_get(state, pid, true)))
 		return -ENOMEM;
 	te->t = t;
 	te->found = 1;
@@ -171,20 +192,12 @@ int stacks__set_pytramp(struct stacks *s, uint32_t pid, const uint8_t *code, siz
 	return 0;
 }
 
-int stacks__set_pytramp_writer(struct stacks *s, stacks_pytramp_fn fn, void *ctx)
-{
-	if (!s->pytramp && !(s->pytramp = calloc(1, sizeof(*s->pytramp))))
-		return -ENOMEM;
-	s->pytramp->write = fn;
-	s->pytramp->write_ctx = ctx;
-	return 0;
-}
-
-void stacks_pytramp_free(struct stacks *s)
-{
-	if (!s->pytramp)
-		return;
-	free(s->pytramp->e);
-	free(s->pytramp);
-	s->pytramp = NULL;
-}
+const struct runtime_ops pytramp_runtime_ops = {
+	.name = "python-perf-trampolines",
+	.attach = pytramp_attach,
+	.detach = pytramp_detach,
+	.proc_row = pytramp_proc_row,
+	.is_proc = pytramp_is_proc,
+	.on_jit_record = pytramp_on_jit_record,
+	.on_capture_record = pytramp_on_capture_record,
+};

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR MIT) */
+/*
+ * PHP frames: for an event of a thread in a process user space told us
+ * runs PHP (php_procs, by tgid: include/sfprof_event.h struct
+ * sfprof_php_proc), the chain of zend_execute_data the engine is
+ * running, innermost first, as the trailing section of its record, in
+ * the layout of Python's (struct sfprof_py_section, SFPROF_PYS_PHP set).
+ *
+ * NTS builds (the CLI and FPM as Debian ships them) keep the engine's
+ * state in one global, executor_globals: current_execute_data, then
+ * prev_execute_data to a bounded depth. Per frame one read of a window
+ * of the zend_execute_data (opline, func, This's call info, prev) and,
+ * for a user function, of its op_array's opcodes, which turn the opline
+ * into an index user space looks the line up with. A frame without a
+ * function (a dummy call frame) is passed over. The buffers are Python's
+ * (py_bufs): a thread runs one interpreter.
+ */
+#ifndef SFPROF_PHP_BPF_H
+#define SFPROF_PHP_BPF_H
+
+#include "python.bpf.h"
+
+/* Zend/zend_compile.h, the same from 7.4 to 8.4 */
+#define SFPROF_PHP_USER_FUNCTION 2
+#define SFPROF_PHP_CALL_TOP (1u << 17)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32); /* tgid */
+	__type(value, struct sfprof_php_proc);
+} php_procs SEC(".maps");
+
+struct php_walk {
+	struct py_buf *b;
+	const struct sfprof_php_proc *p;
+	__u64 ex;
+};
+
+/* One zend_execute_data; a bpf_loop callback. 1 ends the walk. */
+static long php_frame(__u64 i, void *data)
+{
+	struct php_walk *w = data;
+	struct py_buf *b = w->b;
+	const struct sfprof_php_proc *p = w->p;
+	__u32 n = b->nframes, info;
+	__u64 opline, func, ops = 0;
+	__u8 type = 0;
+	__s32 instr = -1;
+
+	if (!w->ex)
+		return 1;
+	if (n >= SFPROF_PY_FRAMES_MAX) {
+		b->flags |= SFPROF_PYS_CUT;
+		return 1;
+	}
+	if (bpf_probe_read_user(b->win, SFPROF_PHP_EX_WIN, (void *)w->ex)) {
+		b->flags |= SFPROF_PYS_READ_FAILED;
+		return 1;
+	}
+	opline = py_win64(b, p->ex_opline);
+	func = py_win64(b, p->ex_func);
+	info = (__u32)py_win64(b, p->ex_call_info);
+	w->ex = py_win64(b, p->ex_prev);
+	if (!func)
+		return 0;
+	if (bpf_probe_read_user(&type, 1, (void *)func)) {
+		b->flags |= SFPROF_PYS_READ_FAILED;
+		return 1;
+	}
+	if (type == SFPROF_PHP_USER_FUNCTION && opline && p->op_size &&
+	    !bpf_probe_read_user(&ops, sizeof(ops), (void *)(func + p->fn_opcodes)) && ops &&
+	    opline >= ops && (opline - ops) / p->op_size < 0x7fffffff)
+		instr = (__s32)((opline - ops) / p->op_size);
+	b->frames[n].code = func;
+	b->frames[n].instr = instr;
+	b->frames[n].flags =
+		type == SFPROF_PHP_USER_FUNCTION && (info & SFPROF_PHP_CALL_TOP) ? SFPROF_PYF_ENTRY : 0;
+	b->nframes = n + 1;
+	return 0;
+}
+
+/*
+ * Walk the current thread's PHP frames into the buffer of program kind
+ * `kind`: the buffer (hold it until py_put()) when the thread runs PHP,
+ * else NULL. Sets SFPROF_EVF_PYTHON in h when it returns one.
+ */
+static __always_inline struct py_buf *php_walk(struct sfprof_event *h, __u32 kind)
+{
+	__u32 tgid = h->pid;
+	const struct sfprof_php_proc *p;
+	struct php_walk w = {};
+	struct py_buf *b;
+	__u64 ex = 0;
+
+	if (!cfg.php || (h->flags & SFPROF_EVF_NO_USER_REGS))
+		return NULL;
+	p = bpf_map_lookup_elem(&php_procs, &tgid);
+	if (!p)
+		return NULL;
+	if (bpf_probe_read_user(&ex, sizeof(ex), (void *)p->current_ex)) {
+		count(SFPROF_CNT_PHP_FAILED, 1);
+		return NULL;
+	}
+	if (!ex)
+		return NULL;
+	b = bpf_map_lookup_elem(&py_bufs, &kind);
+	if (!b)
+		return NULL;
+	if (__sync_val_compare_and_swap(&b->busy, 0, 1) != 0) {
+		count(SFPROF_CNT_PY_LOST_BUSY, 1);
+		return NULL;
+	}
+	b->nframes = 0;
+	b->flags = SFPROF_PYS_PHP;
+	w.b = b;
+	w.p = p;
+	w.ex = ex;
+	bpf_loop(SFPROF_PY_FRAMES_MAX + 1, php_frame, &w, 0);
+	count(SFPROF_CNT_PHP_WALKS, 1);
+	count(SFPROF_CNT_PHP_FRAMES, b->nframes);
+	if (b->flags & SFPROF_PYS_READ_FAILED)
+		count(SFPROF_CNT_PHP_FAILED, 1);
+	if (b->flags & SFPROF_PYS_CUT)
+		count(SFPROF_CNT_PHP_CUT, 1);
+	h->flags |= SFPROF_EVF_PYTHON;
+	return b;
+}
+
+#endif

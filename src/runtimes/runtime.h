@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime interface: one ops table per language runtime (Go's
+ * .gopclntab, CPython's perf trampolines, ...), every hook optional, NULL
+ * meaning "not mine" or "the default". The core (model/dso.c,
+ * symbols/symbolize.c, stacks/) calls the runtimes only through the loops
+ * below, never by name: a runtime plugs in with its folder under
+ * src/runtimes/ and one line of the table in runtime.c. A test adds one of
+ * its own with runtime__register() (tests/unit/test_runtime.c).
+ *
+ * Per binary (a dso of model/, shared by every process that maps it):
+ *  - probe(d): the runtime's state for binary d (its slot in the dso,
+ *    asked once, on the first row lookup or table derivation), NULL when
+ *    d is not the runtime's; release() frees it with the dso;
+ *  - special_row(): a row that overrides the binary's own at vaddr (Go's
+ *    stack switches): 1 with *row (and *fn when not NULL), else 0;
+ *  - find_row(): a row for a vaddr the binary's own tables miss: 0 or
+ *    -ESRCH;
+ *  - derive_table(): the whole table of a binary that has no CFI at all
+ *    (-ENOENT from .eh_frame/.debug_frame): 0 with *out or an error;
+ * Per symbol table (symbolize.c, which knows the ELF file but not the dso):
+ *  - add_symbols(s, e, have_full): names for e's functions the ELF symbol
+ *    tables lack (have_full: a full .symtab was found); how many were
+ *    added (their source is the table's symsrc bit), or -ENOMEM.
+ *
+ * Per process (stacks/), state per stacks instance made by attach() on
+ * first use and freed by detach():
+ *  - proc_row(): a row for a PC of the current process that no binary
+ *    has (JIT code): 0 with *row, -ESRCH when the process is not the
+ *    runtime's (a miss the caches keep), -EAGAIN when it is but pc is not
+ *    known yet (ask again: not cached);
+ *  - is_proc(): any frame of the current process may be the runtime's
+ *    JIT code (record keeps their names);
+ *  - on_jit_record(): before process pid's JIT entry (name, size) goes to
+ *    a capture: what the runtime must write first (its error, else 0);
+ *  - on_capture_record(): a runtime record of a capture (report), of
+ *    type `type`: 0, -ENOENT (not the runtime's type), -EINVAL, -ENOMEM.
+ */
+#ifndef SFPROF_RUNTIME_H
+#define SFPROF_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dso;
+struct elfread;
+struct jitmaps;
+struct proc;
+struct sframe_func;
+struct sframe_row;
+struct sframe_table;
+struct sframe_encode_opts;
+struct symtab;
+
+/* What stacks/ lends a runtime for the process being walked. */
+struct runtime_proc {
+	struct proc *proc;	/* the current process */
+	/* the JIT maps (jitmap.h), made when `make` and the options allow
+	 * them; NULL without */
+	struct jitmaps *(*jitmaps)(void *ctx, bool make);
+	void *ctx;
+	uint64_t *rows;		/* counts rows proc_row() gave */
+	/* record: writes a runtime record of process pid to the capture */
+	int (*write)(void *ctx, uint32_t pid, const uint8_t *data, size_t len);
+	void *write_ctx;
+};
+
+struct runtime_ops {
+	const char *name;
+	unsigned symsrc; /* SYMSRC_* (symbolize.h) of add_symbols' names */
+
+	void *(*probe)(struct dso *d);
+	void (*release)(void *bin);
+	int (*special_row)(void *bin, uint64_t vaddr, struct sframe_row *row,
+			   struct sframe_func *fn);
+	int (*find_row)(struct dso *d, void *bin, uint64_t vaddr,
+			struct sframe_row *row, struct sframe_func *fn);
+	int (*derive_table)(struct dso *d, void *bin, struct sframe_encode_opts *o,
+			    struct sframe_table **out);
+	int (*add_symbols)(struct symtab *s, const struct elfread *e, int have_full);
+
+	void *(*attach)(void);
+	void (*detach)(void *state);
+	int (*proc_row)(void *state, const struct runtime_proc *p, uint64_t pc,
+			struct sframe_row *row);
+	bool (*is_proc)(void *state, const struct runtime_proc *p);
+	int (*on_jit_record)(void *state, const struct runtime_proc *p, uint32_t pid,
+			     const char *name, uint64_t size);
+	int (*on_capture_record)(void *state, unsigned type, uint32_t pid,
+				 const uint8_t *data, size_t len);
+};
+
+/* on_capture_record()'s types: the capture's runtime records (capfile.h) */
+enum runtime_record_type {
+	RUNTIME_REC_PYTRAMP = 1, /* a CPython trampoline template */
+};
+
+/* At most this many runtimes, built in and registered together. */
+#define RUNTIME_MAX 8
+
+/* The runtimes: built in first (runtime.c's table), then registered. */
+size_t runtime__count(void);
+const struct runtime_ops *runtime__get(size_t i);
+
+/* Add a runtime (a test's): its index, or -ENOSPC / -EEXIST. A dso or
+ * stacks made before asks it on its next lookup. Single-threaded. */
+int runtime__register(const struct runtime_ops *ops);
+/* Drop the runtimes runtime__register() added: only once no dso or stacks
+ * made since they were registered lives (their slots hold the dropped
+ * runtimes' state). */
+void runtime__unregister_all(void);
+
+#endif

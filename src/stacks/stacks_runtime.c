@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The runtimes' per-process hooks (runtimes/runtime.h), called for the
+ * process being walked through one loop each: rows for JIT code no binary
+ * has (CPython's perf trampolines), what record writes before a JIT entry,
+ * and the runtime records a capture gives back to report.
+ */
+#include <errno.h>
+
+#include "jitmap.h"
+#include "stacks_int.h"
+
+/* runtime_proc.jitmaps: the stacks' JIT maps, made when `make` and the
+ * options want them */
+static struct jitmaps *rt_jitmaps(void *ctx, bool make)
+{
+	struct stacks *s = ctx;
+
+	if (make && !s->jit && (s->opts.perf_maps || s->opts.jit_record))
+		s->jit = jitmaps__new();
+	return s->jit;
+}
+
+static struct runtime_proc rt_proc(struct stacks *s)
+{
+	return (struct runtime_proc){
+		.proc = s->cur,
+		.jitmaps = rt_jitmaps,
+		.ctx = s,
+		.rows = &s->st.pytramp_rows,
+		.write = s->rt_write,
+		.write_ctx = s->rt_write_ctx,
+	};
+}
+
+/* Runtime i's state in s (attached on first use), or NULL. */
+static void *rt_state(struct stacks *s, size_t i, const struct runtime_ops *ops)
+{
+	if (i >= RUNTIME_MAX || !ops->attach)
+		return NULL;
+	if (!s->rt_attached[i]) {
+		s->rt[i] = ops->attach();
+		s->rt_attached[i] = s->rt[i] != NULL; /* ENOMEM: asked again */
+	}
+	return s->rt[i];
+}
+
+int stacks_runtime_row(struct stacks *s, uint64_t pc, struct sframe_row *row)
+{
+	struct runtime_proc p = rt_proc(s);
+	int rc = -ESRCH;
+
+	for (size_t i = 0; i < runtime__count() && rc == -ESRCH; i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+		void *st;
+
+		if (ops->proc_row && (st = rt_state(s, i, ops)))
+			rc = ops->proc_row(st, &p, pc, row);
+	}
+	return rc;
+}
+
+bool stacks_runtime_proc(struct stacks *s)
+{
+	struct runtime_proc p = rt_proc(s);
+
+	if (!s->cur)
+		return false;
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+		void *st;
+
+		if (ops->is_proc && (st = rt_state(s, i, ops)) && ops->is_proc(st, &p))
+			return true;
+	}
+	return false;
+}
+
+int stacks_runtime_jit_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size)
+{
+	struct runtime_proc p = rt_proc(s);
+
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+		void *st;
+		int err;
+
+		if (ops->on_jit_record && (st = rt_state(s, i, ops)) &&
+		    (err = ops->on_jit_record(st, &p, pid, name, size)))
+			return err;
+	}
+	return 0;
+}
+
+int stacks__runtime_record(struct stacks *s, unsigned type, uint32_t pid, const uint8_t *data,
+			   size_t len)
+{
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+		void *st;
+		int err;
+
+		if (!ops->on_capture_record)
+			continue;
+		if (!(st = rt_state(s, i, ops)))
+			return -ENOMEM;
+		err = ops->on_capture_record(st, type, pid, data, len);
+		if (err != -ENOENT)
+			return err;
+	}
+	return -ENOENT;
+}
+
+int stacks__set_pytramp(struct stacks *s, uint32_t pid, const uint8_t *code, size_t len)
+{
+	return stacks__runtime_record(s, RUNTIME_REC_PYTRAMP, pid, code, len);
+}
+
+int stacks__set_pytramp_writer(struct stacks *s, stacks_pytramp_fn fn, void *ctx)
+{
+	s->rt_write = fn;
+	s->rt_write_ctx = ctx;
+	return 0;
+}
+
+void stacks_runtime_free(struct stacks *s)
+{
+	for (size_t i = 0; i < RUNTIME_MAX; i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+
+		if (s->rt_attached[i] && ops && ops->detach)
+			ops->detach(s->rt[i]);
+		s->rt[i] = NULL;
+		s->rt_attached[i] = false;
+	}
+}

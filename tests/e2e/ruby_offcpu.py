@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Ruby methods in off-CPU stacks: a Ruby thread blocked 2 s in Queue#pop
+(tests/workloads/ruby/wait.rb: consumer -> wait_item -> Queue#pop) shows
+under -e offcpu as consumer -> wait_item -> pop (the C method, by its
+name) at the lines of the call and of the pop, for >= 75% of the time it waited (folded weights are microseconds), above the native wait. The
+names are read while the process runs (the rb_new ring: at the block
+when sfprof knew the process by then, else as the block ends; the
+script lives 0.5 s on), so the frames are named, not unreadable. The
+same wait under -e futex (Queue#pop waits on a futex), and with --wakers
+the waker's stack names the Ruby code that woke it: Queue#<< in <main>
+at the line of the push."""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from librubyrt import RUBY, folded_counts, has_chain, ready, run, script, where  # noqa: E402
+
+NAME = "ruby_offcpu"
+WAIT_S = 2
+
+
+def popped(s, loc):
+    """The blocked stack: consumer -> wait_item -> pop, at a futex wait."""
+    fr = s.split(";")
+    at = "wait_item (wait.rb:%d)" % loc["wait_item"][1]
+    return has_chain(s, ["consumer", "wait_item"], loc) and at in fr and \
+        fr[fr.index(at) + 1] == "pop" and "futex" in fr[-1]
+
+
+def futex_and_wakers(chain):
+    errs = []
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "w.folded")
+        rc, so, se, st = run(["-e", "futex,offcpu", "--wakers", "--quiet", "-o", out, "--",
+                              RUBY, "--disable-gems", script("wait.rb"), str(WAIT_S)])
+        loc = where(so)
+        fx = folded_counts(os.path.join(d, "w.futex.folded")) if rc == 0 else {}
+        off = folded_counts(os.path.join(d, "w.offcpu.folded")) if rc == 0 else {}
+    waited = sum(n for s, n in fx.items() if popped(s.partition(";--;")[0], loc))
+    push = "<main> (wait.rb:%d)" % loc.get("<main>", ("", 0, 0))[1]
+    woken = sum(n for s, n in off.items() if ";--;" in s and
+                popped(s.partition(";--;")[0], loc) and
+                ";<<;%s;" % push in s.partition(";--;")[2])
+    print("futex: %.2f s in pop's futex wait; --wakers: %.2f s woken by << at %s"
+          % (waited / 1e6, woken / 1e6, push))
+    if rc != 0:
+        errs.append("-e futex,offcpu --wakers exited %d: %s" % (rc, se[-300:]))
+    if waited < 0.75 * WAIT_S * 1e6:
+        errs.append("expected >= %.1f s of futex wait under consumer -> wait_item -> pop, got "
+                    "%.2f s" % (0.75 * WAIT_S, waited / 1e6))
+    if woken < 0.75 * WAIT_S * 1e6:
+        errs.append("expected >= %.1f s of the block joined to a waker in << at %s, got %.2f s"
+                    % (0.75 * WAIT_S, push, woken / 1e6))
+    return errs
+
+
+def main():
+    if not ready(NAME):
+        return 0
+    errs = []
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "off.folded")
+        rc, so, se, st = run(["-e", "offcpu", "--stats", "--quiet", "-o", out, "--", RUBY,
+                              "--disable-gems", script("wait.rb"), str(WAIT_S)])
+        loc = where(so)
+        stacks = folded_counts(out) if rc == 0 else {}
+    chain = ["consumer", "wait_item"]
+    named = sum(n for s, n in stacks.items() if has_chain(s, chain, loc) and
+                "futex" in s.rpartition(";")[2] and
+                s.split(";")[s.split(";").index("wait_item (wait.rb:%d)" % loc["wait_item"][1]) + 1]
+                == "pop")
+    unreadable = sum(n for s, n in stacks.items() if "[python: unreadable frame]" in s)
+    print("exit %d; where %s; %.2f s blocked in consumer -> wait_item at a futex wait; "
+          "%.2f s unreadable" % (rc, loc, named / 1e6, unreadable / 1e6))
+    if rc != 0:
+        errs.append("sfprof exited %d: %s" % (rc, se[-300:]))
+    if named < 0.75 * WAIT_S * 1e6:
+        top = max(stacks, key=stacks.get) if stacks else None
+        errs.append("expected >= %.1f s off CPU under consumer -> wait_item, got %.2f s (top: %s)"
+                    % (0.75 * WAIT_S, named / 1e6, top))
+    if unreadable:
+        errs.append("expected no unreadable Ruby frame, got %.2f s of them" % (unreadable / 1e6))
+    errs += futex_and_wakers(chain)
+    if errs:
+        for e in errs:
+            print("FAIL %s: %s" % (NAME, e))
+        return 1
+    print("PASS %s" % NAME)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: the CRuby iseq and string readers (rbreader.h) over
+ * a hostile memory image, with Ruby 3.1's offsets (and the C method
+ * reader, the image's base taken as the global symbol table). Input: base address
+ * (u64), iseq address (u64), pc index (s32), 4 bytes of padding, then
+ * the memory at base. Every result is checked: strings terminated, in
+ * bounds and without control bytes, lines not negative.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rboffsets.h"
+#include "rbreader.h"
+
+#define HDR 24
+
+struct image {
+	uint64_t base;
+	const uint8_t *mem;
+	size_t len;
+};
+
+static volatile uint64_t sink;
+
+static int read_image(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct image *m = ctx;
+
+	if (addr < m->base || addr - m->base > m->len || len > m->len - (addr - m->base))
+		return -14; /* -EFAULT */
+	memcpy(buf, m->mem + (addr - m->base), len);
+	return 0;
+}
+
+static void check_str(const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap);
+
+	if (n >= cap)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20)
+			abort();
+	sink += n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const struct rboffsets *o = rboffsets__find(3, 1);
+	struct rbiseq_name nm;
+	struct image m;
+	uint64_t iseq;
+	int32_t instr;
+	char small[8];
+	int cut = 0;
+
+	if (!o || size < HDR)
+		return 0;
+	memcpy(&m.base, data, 8);
+	memcpy(&iseq, data + 8, 8);
+	memcpy(&instr, data + 16, 4);
+	m.mem = data + HDR;
+	m.len = size - HDR;
+	struct rbreader_src src = { o, read_image, &m };
+
+	if (rbreader__iseq(&src, iseq, instr, &nm) == 0) {
+		check_str(nm.label, sizeof(nm.label));
+		check_str(nm.path, sizeof(nm.path));
+		if (nm.line < 0)
+			abort();
+		sink += (uint64_t)nm.line + (uint64_t)nm.first_lineno;
+	}
+	/* the iseq address as a C method's entry, the base as the symbols */
+	if (rbreader__cfunc(&src, m.base, iseq, small, sizeof(small), &cut) >= 0)
+		check_str(small, sizeof(small));
+	/* every word of the image as a string, into a small buffer */
+	for (size_t off = 0; off + 8 <= m.len && off < 4096; off += 8) {
+		uint64_t v;
+
+		memcpy(&v, m.mem + off, 8);
+		if (rbreader__string(&src, v, small, sizeof(small), &cut) >= 0)
+			check_str(small, sizeof(small));
+	}
+	return 0;
+}
