@@ -112,6 +112,7 @@ struct cfi_stats {
 				    PC-relative function starts */
 	uint64_t rows;		 /* rows derived (NO_RULE rows included) */
 	uint64_t rows_flex;	 /* rows that need v3 flexible FDEs */
+	uint64_t rows_expr;	 /* rows with a DWARF expression rule (dwexpr.h) */
 	uint64_t rows_no_rule;	 /* sum of no_rule[] */
 	uint64_t rows_ra_undefined; /* outermost-frame rows */
 	uint64_t pcmask_funcs;	 /* PLT expressions turned into PCMASK FDEs */
@@ -175,5 +176,29 @@ int cfi_to_sframe(const struct cfi_input *in,
  */
 typedef struct Elf Elf;
 int cfi_input_from_elf(Elf *e, struct cfi_input *in);
+
+/*
+ * One register's rule at one address, from the FDE that covers it (found
+ * through .eh_frame_hdr's search table where there is one, else by a scan
+ * of .eh_frame, then .debug_frame): what the unwinder needs where a row
+ * takes the CFA or the return address from a callee-saved register that
+ * SFrame rows do not describe (ld.so's _dl_runtime_resolve: CFA = rbx+N),
+ * for each frame below it (dwarf register numbers; pc an ELF vaddr).
+ */
+enum cfi_reg_rule_kind {
+	CFI_REG_SAME,	  /* unchanged by this frame (no rule, same value) */
+	CFI_REG_AT_CFA,	  /* saved at CFA + off */
+	CFI_REG_CFA_PLUS, /* value is CFA + off */
+	CFI_REG_OTHER,	  /* any other rule: not known past this frame */
+};
+
+struct cfi_reg_rule {
+	int kind;
+	int64_t off;
+};
+
+/* 0 with *out, -ENOENT (no FDE covers pc), -ENOMEM, or another -errno. */
+int cfi__reg_rule(const struct cfi_input *in, uint64_t pc, unsigned reg,
+		  struct cfi_reg_rule *out);
 
 #endif

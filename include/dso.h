@@ -132,6 +132,11 @@ int dso__table_error(const struct dso *d); /* why NONE: -errno/sframe err */
 int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 		  struct sframe_func *fn);
 
+/* How the function at ELF vaddr keeps callee-saved register reg there,
+ * from its CFI (cfi__reg_rule()): 0, -ENOENT, -errno. */
+struct cfi_reg_rule;
+int dso__reg_rule(struct dso *d, uint64_t vaddr, unsigned reg, struct cfi_reg_rule *out);
+
 /* Function at ELF vaddr (symbols loaded on first call). 0 / -ENOENT. */
 int dso__symbolize(struct dso *d, uint64_t vaddr, const char **name,
 		   uint64_t *offset);

@@ -13,8 +13,11 @@
  *  - or, offline (report), the JIT records a capture carries
  *    (jitmaps__add()): then no file is ever opened.
  * Files are read as they grow: on a lookup that misses, at most every
- * JITMAP_REREAD_NS, only the bytes appended, at most JITMAP_MAX_SIZE of
- * each. A file stays open once found, so what the JIT writes last (V8
+ * JITMAP_REREAD_NS (and new files looked for), on one that hits, the open
+ * files at most every JITMAP_HIT_REREAD_NS; only the bytes appended, at
+ * most JITMAP_MAX_SIZE of each. An entry is valid from when its file was
+ * last modified (its mtime, within the reads before and at which it
+ * appeared). A file stays open once found, so what the JIT writes last (V8
  * buffers its perf map: entries reach the file late, some only at exit)
  * is still read after the process is gone. Live, a few processes at a
  * time (JITMAP_LIVE_PROCS; the oldest makes room); offline, every process
@@ -34,6 +37,7 @@
 #include "proc.h"
 
 #define JITMAP_REREAD_NS 100000000ull /* 100 ms */
+#define JITMAP_HIT_REREAD_NS 10000000ull /* 10 ms: the open files only */
 #define JITMAP_MAX_SIZE (256ull << 20)
 #define JITMAP_DUMPS 4u
 #define JITMAP_LIVE_PROCS 16u
@@ -41,10 +45,12 @@
 struct jitmaps;
 
 /* A JIT name: the code [start, end) holding the address, and its
- * source line when a jitdump's debug info gives one (file NULL if not). */
+ * source line when a jitdump's debug info gives one (file NULL if not);
+ * seq names the entry among the process's (perfmap.h), from 1. */
 struct jitmap_hit {
 	const char *name;
 	uint64_t start, end;
+	uint32_t seq;
 	const char *file;
 	uint32_t line;
 };
@@ -67,6 +73,22 @@ void jitmaps__free(struct jitmaps *j);	    /* NULL is a no-op */
  */
 int jitmaps__lookup(struct jitmaps *j, struct proc *p, uint32_t pid, uint64_t pc,
 		    int now_or_never, struct jitmap_hit *hit);
+
+/*
+ * The same as the map named pc at time t (perfmap__lookup_at(); t in
+ * CLOCK_MONOTONIC ns, an event's time; UINT64_MAX: the newest entry).
+ * Live, an entry is valid from when it was read: the files are re-read
+ * at their pace on hits too, so a JIT that puts new code where old code
+ * was and appends its line names the new code from then on.
+ */
+int jitmaps__lookup_at(struct jitmaps *j, struct proc *p, uint32_t pid, uint64_t pc,
+		       uint64_t t, int now_or_never, struct jitmap_hit *hit);
+/* pid's entry seq (a hit's), its line at pc: 0 with *hit, or -ENOENT. */
+int jitmaps__entry(struct jitmaps *j, uint32_t pid, uint32_t seq, uint64_t pc,
+		   struct jitmap_hit *hit);
+/* Offline: the entries added from now on are valid from t (a capture
+ * keeps the order: report gives the time of the event before them). */
+void jitmaps__set_time(struct jitmaps *j, uint64_t t);
 
 /* Offline: an entry a capture carries. 0, -EINVAL, -ENOMEM. */
 int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,

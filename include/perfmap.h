@@ -12,7 +12,9 @@
  * bad number, a size of 0, a range that wraps, an empty name, a NUL byte
  * or more than PERFMAP_LINE_MAX bytes is skipped and counted. Where two
  * entries cover an address, the later one wins (a JIT reuses its code
- * memory).
+ * memory) from the time it appeared: each entry is valid from the time
+ * perfmap__set_time() last gave (when it was read; 0 if never), and a
+ * lookup at a time names the address as the map did then.
  *
  * perfmap__open_read() is the I/O edge: it reads the file's new bytes,
  * opened safely (see there).
@@ -55,6 +57,25 @@ int perfmap__lookup(struct perfmap *m, uint64_t addr, const char **name,
 /* The same with the entry's end (exclusive; may be NULL). */
 int perfmap__lookup_range(struct perfmap *m, uint64_t addr, const char **name,
 			  uint64_t *start, uint64_t *end);
+
+/* A lookup's entry: seq numbers the map's entries from 1 in file order. */
+struct perfmap_hit {
+	const char *name;
+	uint64_t start, end; /* [start, end) */
+	uint32_t seq;
+};
+
+/*
+ * The entry naming addr at time t: of those covering it, the newest valid
+ * at t, or where none is valid yet the oldest (a JIT appends its line
+ * after its code has run). t = UINT64_MAX: the newest. 0 with *hit, or
+ * -ENOENT.
+ */
+int perfmap__lookup_at(struct perfmap *m, uint64_t addr, uint64_t t, struct perfmap_hit *hit);
+/* Entry seq (a hit's): 0 with *hit, or -ENOENT. */
+int perfmap__entry(const struct perfmap *m, uint32_t seq, struct perfmap_hit *hit);
+/* Entries added from now on are valid from t (a time never goes back). */
+void perfmap__set_time(struct perfmap *m, uint64_t t);
 
 /*
  * Add one entry [start, start + size) named name[0..len) (not

@@ -102,6 +102,9 @@ uint64_t proc__birth(const struct proc *p);
 int proc__find_row(struct proc *p, uint64_t pc, struct sframe_row *row,
 		   struct sframe_func *fn, uint64_t *fn_runtime_start);
 
+/* dso__reg_rule() at runtime address pc: 0, -ENOENT, -errno. */
+int proc__reg_rule(struct proc *p, uint64_t pc, unsigned reg, struct cfi_reg_rule *out);
+
 /*
  * Calls cb for each mapping of p whose binary is open (live, and offline
  * once looked up), in address order, with its dso; a nonzero return from

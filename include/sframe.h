@@ -47,6 +47,11 @@ enum {
  *  REG       value = reg + off                    (CFA = SP/FP + off)
  *  REG_DEREF value = *(reg + off)                 (v3 flexible only)
  *  UNDEFINED RA undefined: this is the outermost frame
+ *  VAL_EXPR  value = what DWARF expression number `off` computes
+ *  EXPR      value = *(what DWARF expression number `off` computes)
+ *            (dwexpr.h; RA and FP with the CFA pushed first): only in
+ *            tables sfprof derives from .eh_frame, where SFrame has no
+ *            way to say them (OpenSSL's CFA = *(rsp+40)+8)
  *  NO_RULE   the source could not express this here (derived tables;
  *            also a v3 flexible rule "value = CFA + off", which has no
  *            kind here): the unwinder must fall back (frame pointer) or stop
@@ -62,6 +67,8 @@ enum sframe_rule_kind {
 	SFRAME_RULE_REG_DEREF,
 	SFRAME_RULE_UNDEFINED,
 	SFRAME_RULE_NO_RULE,
+	SFRAME_RULE_VAL_EXPR,
+	SFRAME_RULE_EXPR,
 };
 
 struct sframe_rule {

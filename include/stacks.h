@@ -58,6 +58,12 @@
 /* distinct raw stacks held before they are handed to the profile */
 #define STACKS_AGG_MAX 65536u
 #define STACKS_TRUNCATED "[truncated]"
+/* A frame in anonymous executable code that no JIT map names (one name
+ * for all of it: per address it would make a frame per instruction). */
+#define STACKS_ANON_CODE "[jit]"
+/* The user part of a sample taken in the kernel after the user stack was
+ * gone (exit_group, execve): the kernel frames follow. */
+#define STACKS_NO_USER_STACK "[no user stack]"
 
 struct stacks_opts {
 	uint32_t kind;	    /* PROFILE_CPU, PROFILE_FUTEX or PROFILE_OFFCPU:

@@ -50,6 +50,8 @@ enum unwind_stop {
 	UNWIND_STOP_MAX_DEPTH,	  /* frame limit reached */
 	UNWIND_STOP_NO_REGS,	  /* the event carried no user registers */
 	UNWIND_STOP_STACK_SWITCH, /* at a function that switched stacks (Go) */
+	UNWIND_STOP_USER_GONE,	  /* in the kernel, no user stack left (exit,
+				     exec): the kernel part only, complete */
 	UNWIND_STOP__NR,
 };
 
@@ -115,6 +117,27 @@ typedef bool (*unwind_is_sigtramp_fn)(void *ctx, uint64_t pc);
 typedef bool (*unwind_is_exec_fn)(void *ctx, uint64_t ra);
 
 /*
+ * Optional: how the frame at `lookup` (as find_row() got it) keeps
+ * callee-saved register `reg` (rbx, r12-r15): rows describe only SP, FP
+ * and RA, so where a row needs another register below the top frame (its
+ * CFA from rbx: ld.so's lazy-binding resolver), the walk is replayed from
+ * the top frame, where every register is known, through each frame's
+ * rule for it. 0 with *out, or nonzero (not known: the walk stops there,
+ * as a bad rule). Asked on that slow path only.
+ */
+enum {
+	UNWIND_REG_SAME,     /* unchanged by the frame */
+	UNWIND_REG_AT_CFA,   /* saved at CFA + off */
+	UNWIND_REG_CFA_PLUS, /* value CFA + off */
+};
+struct unwind_reg_rule {
+	int kind;
+	int64_t off;
+};
+typedef int (*unwind_reg_rule_fn)(void *ctx, uint64_t lookup, unsigned reg,
+				  struct unwind_reg_rule *out);
+
+/*
  * A memo of find_row()'s found rows, owned by the caller and shared by its
  * walks (optional): a hit costs a hash and two compares instead of the
  * call. An entry holds the row's rules and the function's flags in 32
@@ -148,6 +171,7 @@ struct unwind_ops {
 	void *ctx;
 	struct unwind_cache *cache; /* may be NULL */
 	unwind_is_exec_fn is_exec; /* may be NULL: every return address goes */
+	unwind_reg_rule_fn reg_rule; /* may be NULL: rows' registers only */
 };
 
 /* How the caller of the current frame will be found (private). */
@@ -198,6 +222,9 @@ struct unwind_state {
 	unsigned max_depth;
 	uint32_t fp_frames, sig_frames;
 	uint32_t fp_rejected; /* FP fallbacks refused: RA not executable */
+	uint32_t reg_replays; /* registers found by replaying the walk */
+	const struct sfprof_regs *start; /* the top frame's registers */
+	bool replay; /* a replay (reg_recover): none within it */
 	struct unwind_plan plan; /* of the current frame */
 };
 
@@ -235,6 +262,7 @@ struct unwind_stats {
 	uint64_t fp_frames;	/* frames found by the FP fallback */
 	uint64_t fp_rejected;	/* FP fallbacks refused (RA not executable) */
 	uint64_t signal_frames; /* signal trampolines crossed */
+	uint64_t reg_replays;	/* registers found by replaying the walk */
 	uint64_t stop[UNWIND_STOP__NR];
 };
 

@@ -42,6 +42,11 @@ test_pkgs="$test_pkgs prometheus openssl"
 test_pkgs="$test_pkgs ruby3.1"
 # php reader tests: Debian's php8.2 CLI (test_phpoffsets, tests/e2e/php_*)
 test_pkgs="$test_pkgs php8.2-cli"
+# names test: LuaJIT's traces, anonymous code no JIT map names
+test_pkgs="$test_pkgs luajit"
+# unwind test: libcrypto's CFAs by DWARF expressions (openssl speed; also
+# the agent's certificates)
+test_pkgs="$test_pkgs openssl"
 
 [ "$group" = test ] && pkgs="$pkgs $test_pkgs"
 pkgs="$pkgs ${SFPROF_EXTRA_PKGS:-}"

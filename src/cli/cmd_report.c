@@ -295,6 +295,8 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				goto out_err;
 			break;
 		case CAPFILE_REC_JIT:
+			/* valid from after the events before it */
+			jitmaps__set_time(jit, last_ts + 1);
 			if (jitmaps__add(jit, rec.jit.pid, rec.jit.start, rec.jit.size,
 					 rec.jit.name) == -ENOMEM)
 				goto out_err;

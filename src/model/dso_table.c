@@ -116,6 +116,20 @@ int dso__derive_table(struct dso *d, struct sframe_table **out)
 	return sframe_table__new_owned(sec, len, o.section_vaddr, out);
 }
 
+int dso__reg_rule(struct dso *d, uint64_t vaddr, unsigned reg, struct cfi_reg_rule *out)
+{
+	struct cfi_input in;
+	int err;
+
+	if (elfread__machine(d->elf) != 62 /* EM_X86_64 */)
+		return -EOPNOTSUPP;
+	memset(&in, 0, sizeof(in));
+	err = cfi_input_from_elf(elfread__libelf(d->elf), &in);
+	if (err)
+		return err;
+	return cfi__reg_rule(&in, vaddr, reg, out);
+}
+
 /*
  * Lazily derived tables. Deriving a whole .eh_frame (libc: ~3,000 FDEs)
  * costs a few milliseconds, yet a profile hits a few dozen functions of

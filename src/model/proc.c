@@ -538,6 +538,15 @@ int proc__find_row(struct proc *p, uint64_t pc, struct sframe_row *row,
 	return 0;
 }
 
+int proc__reg_rule(struct proc *p, uint64_t pc, unsigned reg, struct cfi_reg_rule *out)
+{
+	struct proc_map *m = proc__map_of(p, pc);
+
+	if (!m || m->state != MAP_OK)
+		return -ENOENT;
+	return dso__reg_rule(m->dso, pc - m->bias, reg, out);
+}
+
 int proc__for_each_dso(struct proc *p, proc_dso_fn cb, void *ctx)
 {
 	for (size_t i = 0; i < p->nr; i++) {
@@ -624,9 +633,11 @@ void proc_map__to_rec(const struct proc_map *m, struct proc_mapping_rec *r)
 	const uint8_t *id;
 
 	memset(r, 0, sizeof(*r));
-	/* anonymous code (JIT, [vsyscall]): nothing to find later (path
-	 * NULL). A side-band file mapping has a build-id, not an inode. */
-	if (!m->is_vdso && (!m->inode || !m->path[0]) && m->path[0] != '/')
+	/* [vsyscall] and the like: nothing to find later (path NULL). A
+	 * side-band file mapping has a build-id, not an inode. Anonymous
+	 * code (JIT) is "//anon", as perf spells it: a capture keeps it, so
+	 * report knows JIT code from an address in no mapping. */
+	if (!m->is_vdso && m->path[0] && (!m->inode || !m->path[0]) && m->path[0] != '/')
 		return;
 	r->start = m->start;
 	r->end = m->end;
@@ -635,7 +646,7 @@ void proc_map__to_rec(const struct proc_map *m, struct proc_mapping_rec *r)
 	r->dev_major = m->dev_major;
 	r->dev_minor = m->dev_minor;
 	r->prot = m->prot;
-	r->path = m->path;
+	r->path = m->path[0] || m->is_vdso ? m->path : "//anon";
 	if (m->state == MAP_OK) {
 		r->build_id_len = dso__build_id(m->dso, &id);
 		memcpy(r->build_id, id, r->build_id_len);

@@ -9,6 +9,7 @@
 #include "stacks.h"
 #include "stacks_int.h"
 #include "lockname.h"
+#include "cfi.h"
 #include "jitmap.h"
 #include "wakers.h"
 #include "rbmerge.h"
@@ -265,6 +266,37 @@ static __attribute__((noinline)) void row_fill(struct stacks *s,
 	e->func_flags = e->rc == 0 ? f.flags : 0;
 }
 
+/* unwind_ops.reg_rule: the frame's CFI rule for a callee-saved register
+ * (the unwinder's slow path: a row's CFA from rbx, below the top frame). */
+static int reg_rule_cb(void *ctx, uint64_t pc, unsigned reg, struct unwind_reg_rule *out)
+{
+	struct stacks *s = ctx;
+	struct cfi_reg_rule r;
+	/* each answer is an FDE's instructions run again: the last ones
+	 * are kept, per (maps version, PC, register) */
+	struct stacks_reg_memo *m = &s->reg_memo[((pc * 0x9e3779b97f4a7c15ull) >> 56 ^ reg) %
+						 STACKS_REG_MEMO];
+
+	if (!s->cur)
+		return -ENOENT;
+	if (m->pc == pc && m->reg == reg && m->proc == s->cur && m->gen == s->cur_gen) {
+		*out = m->rule;
+		return m->rc;
+	}
+	m->rc = 0;
+	if (proc__reg_rule(s->cur, pc, reg, &r) || r.kind == CFI_REG_OTHER)
+		m->rc = -ENOENT;
+	m->rule.kind = r.kind == CFI_REG_AT_CFA ? UNWIND_REG_AT_CFA
+		       : r.kind == CFI_REG_CFA_PLUS ? UNWIND_REG_CFA_PLUS : UNWIND_REG_SAME;
+	m->rule.off = m->rc ? 0 : r.off;
+	m->pc = pc;
+	m->reg = reg;
+	m->proc = s->cur;
+	m->gen = proc__generation(s->cur); /* (the lookup may have re-read them) */
+	*out = m->rule;
+	return m->rc;
+}
+
 static int find_row_cb(void *ctx, uint64_t pc, struct sframe_row *row,
 		       struct sframe_func *fn)
 {
@@ -322,7 +354,7 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 			   int *stop)
 {
 	const struct unwind_ops ops = { find_row_cb, stacks_is_sigtramp, s,
-					&s->ucache, stacks_is_exec };
+					&s->ucache, stacks_is_exec, reg_rule_cb };
 	unsigned slot = e->pid % 64;
 
 	caches_fit(s);
@@ -352,10 +384,27 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 		s->st.unwind.stop[UNWIND_STOP_NO_REGS]++;
 		return 0;
 	}
+	/*
+	 * Sampled in the kernel with not a byte of user stack readable: in
+	 * exit_group after the address space was dropped, or in execve
+	 * after the switch to the new one, where the registers are still
+	 * the old image's (a PC in none of the new image's mappings). No
+	 * user frame can be told: the kernel part only, as complete.
+	 */
+	if ((e->flags & (SFPROF_EVF_KERNEL_MODE | SFPROF_EVF_STACK_PARTIAL)) ==
+		    (SFPROF_EVF_KERNEL_MODE | SFPROF_EVF_STACK_PARTIAL) &&
+	    !e->stack_len) {
+		*stop = UNWIND_STOP_USER_GONE;
+		s->st.unwind.stacks++;
+		s->st.unwind.stop[UNWIND_STOP_USER_GONE]++;
+		return 0;
+	}
 	uint64_t outer = 0;
 	size_t n = unwind_stack(&e->regs, e->stack, e->stack_len, &ops, s->frames,
 				s->opts.max_depth, stop, &s->st.unwind,
 				s->thread_top ? &outer : NULL);
+
+	stacks_jit_tag(s, n, *stop, e->ts_ns); /* the JIT entries valid then */
 
 	/* the snapshot went on past the entry frame's CFA (SP + 8) and the
 	 * slack the capture keeps: the capture's top for this thread was the
@@ -467,13 +516,14 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 				return NULL;
 			np += (size_t)k;
 			/* the eval frame's own id goes, its inlined callees stay */
-			k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
+			k = stacks_frame_ids(s, e, look, f->pad, out + np, USER_FRAMES_MAX - np - i);
 			if (k < 0)
 				return NULL;
 			memmove(out + np, out + np + 1, (size_t)(k - 1) * sizeof(*out));
 			np += (size_t)(k - 1);
 		} else if (ids) {
-			int k = stacks_frame_ids(s, e, look, out + np, USER_FRAMES_MAX - np - i);
+			int k = stacks_frame_ids(s, e, look, f->pad, out + np,
+						 USER_FRAMES_MAX - np - i);
 
 			if (k < 0)
 				return NULL;
@@ -489,7 +539,7 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 		}
 	}
 
-	complete = stop == UNWIND_STOP_COMPLETE;
+	complete = stop == UNWIND_STOP_COMPLETE || stop == UNWIND_STOP_USER_GONE;
 	if (!complete && (stacks__is_entry_symbol(outer) ||
 			  (n && stacks_at_elf_entry(s, &outer_sr)))) {
 		complete = 1;
@@ -511,6 +561,15 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 		out--;
 		np++;
 		out[0] = (uint32_t)s->marker_id;
+	} else if (stop == UNWIND_STOP_USER_GONE) {
+		/* no user part to show: said so, then the kernel's */
+		struct profile_frame pf = { .name = STACKS_NO_USER_STACK,
+					    .kind = PROFILE_FRAME_MARKER };
+		int64_t id = profile__frame_id(s->prof, &pf);
+
+		if (id < 0)
+			return NULL;
+		out[np++] = (uint32_t)id;
 	}
 
 	for (size_t i = nk; i-- > 0;) {

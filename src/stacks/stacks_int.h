@@ -38,6 +38,9 @@ enum {
 	HAVE_LINES = 1u << 5,
 };
 
+/* unwind_ops.reg_rule answers kept (stacks.c) */
+#define STACKS_REG_MEMO 64
+
 /* Room for user frames: each real frame plus its inline frames. */
 #define USER_FRAMES_MAX (2 * STACKS_MAX_DEPTH)
 
@@ -153,6 +156,7 @@ struct stacks {
 	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
+	uint64_t jit_fp_frames; /* unwind.fp_frames at the last stacks_jit_tag() */
 	/* Python frames (pymerge.h): the namer, and the section of the
 	 * stack being named (NULL: none), of process py_pid */
 	pyname_fn pyname;
@@ -176,6 +180,14 @@ struct stacks {
 	bool rt_attached[RUNTIME_MAX];
 	stacks_pytramp_fn rt_write;
 	void *rt_write_ctx;
+	/* unwind_ops.reg_rule's recent answers (stacks.c) */
+	struct stacks_reg_memo {
+		const struct proc *proc;
+		uint64_t gen, pc;
+		unsigned reg;
+		int rc;
+		struct unwind_reg_rule rule;
+	} reg_memo[STACKS_REG_MEMO];
 };
 
 /* The PC cache's entry for (current proc, pc), reset when it held
@@ -204,6 +216,13 @@ int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_
  * s->jit then made if needed; and the record state's free */
 bool stacks_jit_code(struct stacks *s, const struct pc_entry *e);
 bool stacks_is_exec(void *ctx, uint64_t ra); /* unwind_ops.is_exec */
+/*
+ * frames[0..n) of a walk that ended with stop, taken at time t: each
+ * frame in JIT code gets the seq of the JIT entry naming it then in its
+ * pad (0: none), so a raw stack in code that a newer entry renamed is
+ * another stack, named by its own entry (stacks_frame_ids()'s jit_seq).
+ */
+void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t);
 void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
 void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
 void stacks_jit_free(struct stacks *s);
@@ -224,11 +243,12 @@ void stacks_runtime_free(struct stacks *s);
 bool stacks_is_sigtramp(void *ctx, uint64_t pc); /* unwind_ops.is_sigtramp */
 int stacks_at_elf_entry(struct stacks *s, const struct sym_result *sr);
 /*
- * The profile frame ids of the frame at `look` (e its PC cache entry):
- * its own, then the functions inlined at it, outermost first, at most
- * `room` of them (the frame's own always). Returns how many, or -ENOMEM.
+ * The profile frame ids of the frame at `look` (e its PC cache entry;
+ * jit_seq its JIT entry, stacks_jit_tag(), 0: none): its own, then the
+ * functions inlined at it, outermost first, at most `room` of them (the
+ * frame's own always). Returns how many, or -ENOMEM.
  */
-int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t *out,
-		     size_t room);
+int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t jit_seq,
+		     uint32_t *out, size_t room);
 
 #endif

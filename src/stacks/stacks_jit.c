@@ -18,6 +18,7 @@ struct jit_set {
 		uint64_t addr;
 		uint32_t pid;
 		uint32_t used;
+		uint32_t seq; /* (written: the entry; else 0) */
 	} *k;
 	size_t nr, size;
 };
@@ -27,31 +28,31 @@ struct stacks_jit_rec {
 	struct jit_set pending; /* (pid, pc) not named yet */
 };
 
-static size_t set_slot(const struct jit_set *t, uint32_t pid, uint64_t addr)
+static size_t set_slot(const struct jit_set *t, uint32_t pid, uint64_t addr, uint32_t seq)
 {
-	uint64_t h = (addr ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (addr ^ ((uint64_t)pid << 40) ^ ((uint64_t)seq << 20)) * 0x9e3779b97f4a7c15ull;
 
 	return (size_t)(h >> 20) & (t->size - 1);
 }
 
-static bool set_has(const struct jit_set *t, uint32_t pid, uint64_t addr)
+static bool set_has(const struct jit_set *t, uint32_t pid, uint64_t addr, uint32_t seq)
 {
 	if (!t->size)
 		return false;
-	for (size_t i = set_slot(t, pid, addr);; i = (i + 1) & (t->size - 1)) {
+	for (size_t i = set_slot(t, pid, addr, seq);; i = (i + 1) & (t->size - 1)) {
 		if (!t->k[i].used)
 			return false;
-		if (t->k[i].pid == pid && t->k[i].addr == addr)
+		if (t->k[i].pid == pid && t->k[i].addr == addr && t->k[i].seq == seq)
 			return true;
 	}
 }
 
 /* 0 (added, or there already), -ENOMEM. */
-static int set_add(struct jit_set *t, uint32_t pid, uint64_t addr)
+static int set_add(struct jit_set *t, uint32_t pid, uint64_t addr, uint32_t seq)
 {
 	size_t i;
 
-	if (set_has(t, pid, addr))
+	if (set_has(t, pid, addr, seq))
 		return 0;
 	if ((t->nr + 1) * 2 > t->size) {
 		struct jit_set n = { .size = t->size ? t->size * 2 : 256 };
@@ -61,7 +62,8 @@ static int set_add(struct jit_set *t, uint32_t pid, uint64_t addr)
 			return -ENOMEM;
 		for (size_t j = 0; j < t->size; j++)
 			if (t->k[j].used) {
-				for (i = set_slot(&n, t->k[j].pid, t->k[j].addr); n.k[i].used;
+				for (i = set_slot(&n, t->k[j].pid, t->k[j].addr, t->k[j].seq);
+				     n.k[i].used;
 				     i = (i + 1) & (n.size - 1))
 					;
 				n.k[i] = t->k[j];
@@ -70,9 +72,9 @@ static int set_add(struct jit_set *t, uint32_t pid, uint64_t addr)
 		free(t->k);
 		*t = n;
 	}
-	for (i = set_slot(t, pid, addr); t->k[i].used; i = (i + 1) & (t->size - 1))
+	for (i = set_slot(t, pid, addr, seq); t->k[i].used; i = (i + 1) & (t->size - 1))
 		;
-	t->k[i] = (struct jit_key){ addr, pid, 1 };
+	t->k[i] = (struct jit_key){ addr, pid, 1, seq };
 	t->nr++;
 	return 0;
 }
@@ -165,23 +167,60 @@ void stacks__set_jitmaps(struct stacks *s, struct jitmaps *j)
 	s->jit_borrowed = j != NULL;
 }
 
-/* pc of process pid: written (or already) 1, not known 0, or fn's error. */
+/* pc of process pid (its entry seq when tagged, else 0): written (or
+ * already) 1, not known 0, or fn's error. */
 static int record_one(struct stacks *s, struct proc *p, uint32_t pid, uint64_t pc,
-		      int final, stacks_jit_fn fn, void *ctx)
+		      uint32_t seq, int final, stacks_jit_fn fn, void *ctx)
 {
 	struct jitmap_hit hit;
 	int err;
 
-	if (jitmaps__lookup(s->jit, p, pid, pc, final, &hit))
+	if ((!seq || jitmaps__entry(s->jit, pid, seq, pc, &hit)) &&
+	    jitmaps__lookup(s->jit, p, pid, pc, final, &hit))
 		return 0;
-	if (set_has(&s->jrec->written, pid, hit.start))
+	/* (an entry newer than one written for the same code is written
+	 * too: the capture keeps them in their order) */
+	if (set_has(&s->jrec->written, pid, hit.start, hit.seq))
 		return 1;
 	err = stacks_runtime_jit_written(s, pid, hit.name, hit.end - hit.start);
 	if (!err)
 		err = fn(ctx, pid, hit.start, hit.end - hit.start, hit.name);
 	if (err)
 		return err;
-	return set_add(&s->jrec->written, pid, hit.start) ? -ENOMEM : 1;
+	return set_add(&s->jrec->written, pid, hit.start, hit.seq) ? -ENOMEM : 1;
+}
+
+/* The frame-pointer fallback's frames (and a walk's last frame without a
+ * row): where JIT code can be (it has no rows). */
+static bool jit_candidate(const struct stacks *s, size_t i, size_t n, int stop)
+{
+	return i + 1 < n ? (s->frames[i + 1].flags & UNWIND_FRAME_FP) != 0
+			 : stop == UNWIND_STOP_NO_ROW || stop == UNWIND_STOP_NO_MAPPING;
+}
+
+void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t)
+{
+	uint64_t fp = s->st.unwind.fp_frames;
+	bool none = fp == s->jit_fp_frames; /* no frame found by its FP */
+
+	s->jit_fp_frames = fp;
+	if ((none && stop != UNWIND_STOP_NO_ROW && stop != UNWIND_STOP_NO_MAPPING) ||
+	    (!s->jit && !s->opts.perf_maps && !s->opts.jit_record) || !s->cur)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct unwind_frame *f = &s->frames[i];
+		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
+		struct jitmap_hit hit;
+		struct pc_entry *e;
+
+		if (!jit_candidate(s, i, n, stop))
+			continue;
+		e = stacks_symbolized(s, look);
+		if (e->sym.name || !stacks_jit_code(s, e))
+			continue;
+		if (!jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit))
+			f->pad = hit.seq;
+	}
 }
 
 int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
@@ -206,10 +245,7 @@ int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
 		/* JIT code has no rows: only a frame whose caller was found by
 		 * its frame pointer, or the last one of a walk that found no
 		 * row, can be JIT code (the others are not even symbolized) */
-		if (!py && (i + 1 < s->resolved_n
-				    ? !(s->frames[i + 1].flags & UNWIND_FRAME_FP)
-				    : s->resolved_stop != UNWIND_STOP_NO_ROW &&
-					      s->resolved_stop != UNWIND_STOP_NO_MAPPING))
+		if (!py && !jit_candidate(s, i, s->resolved_n, s->resolved_stop))
 			continue;
 		e = stacks_symbolized(s, look);
 		if (e->sym.name || !stacks_jit_code(s, e))
@@ -218,12 +254,12 @@ int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
 		 * (a trampoline's rows, the fallback's executable check): the
 		 * files are read at once for a PC first missed, and a PC not
 		 * named is asked again (the maps are re-read at their pace) */
-		seen = set_has(&s->jrec->pending, pid, look) ||
+		seen = set_has(&s->jrec->pending, pid, look, 0) ||
 		       s->jrec->pending.nr >= STACKS_JIT_PENDING_MAX;
-		rc = record_one(s, s->cur, pid, look, !seen, fn, ctx);
+		rc = record_one(s, s->cur, pid, look, f->pad, !seen, fn, ctx);
 		if (rc < 0)
 			return rc;
-		if (rc == 0 && !seen && set_add(&s->jrec->pending, pid, look))
+		if (rc == 0 && !seen && set_add(&s->jrec->pending, pid, look, 0))
 			return -ENOMEM;
 	}
 	return 0;
@@ -242,7 +278,7 @@ int stacks__record_jit_finish(struct stacks *s, stacks_jit_fn fn, void *ctx)
 		if (!t->k[i].used)
 			continue;
 		/* (the process may be gone: the files found stay open) */
-		rc = record_one(s, NULL, t->k[i].pid, t->k[i].addr, 1, fn, ctx);
+		rc = record_one(s, NULL, t->k[i].pid, t->k[i].addr, 0, 1, fn, ctx);
 		if (rc < 0)
 			return rc;
 	}

@@ -137,8 +137,8 @@ static int function_name(struct stacks *s, uint64_t pc, const struct sym_result 
 	return n > 0 && (size_t)n < size;
 }
 
-int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t *out,
-		     size_t room)
+int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t jit_seq,
+		     uint32_t *out, size_t room)
 {
 	size_t np = 0;
 
@@ -174,19 +174,27 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 		/* JIT code: named by the process's perf map; where it does not
 		 * say yet, asked again for the next stack and at flush */
 		if (!pf.name && stacks_jit_code(s, e)) {
+			uint32_t pid = proc__pid(s->cur);
 			struct jitmap_hit hit;
 
-			if (!jitmaps__lookup(s->jit, s->cur, proc__pid(s->cur), look, s->jit_final,
-					     &hit)) {
+			/* the entry that named it when sampled; else the newest
+			 * (the pc's own cache keeps no JIT name: code memory is
+			 * reused, and one PC may have several) */
+			if ((jit_seq && !jitmaps__entry(s->jit, pid, jit_seq, look, &hit)) ||
+			    !jitmaps__lookup(s->jit, s->cur, pid, look, s->jit_final, &hit)) {
 				pf.name = hit.name;
 				pf.file = hit.file;
 				pf.line = hit.line;
 			}
-			jit = !pf.name;
-			s->jit_missed |= jit;
+			jit = true;
+			s->jit_missed |= !pf.name;
 		}
 		if (!pf.name && function_name(s, look, &e->sym, fname, sizeof(fname)))
 			pf.name = fname;
+		/* anonymous code no JIT map names (LuaJIT's traces): one frame,
+		 * not one per address (pprof keeps its address and mapping) */
+		if (!pf.name && e->sym.dso_path && !strcmp(e->sym.dso_path, "[anon]"))
+			pf.name = STACKS_ANON_CODE;
 		if ((e->have & HAVE_LINES) && e->nlv && !pf.file) {
 			pf.file = e->lv[e->nlv - 1].file;
 			pf.line = e->lv[e->nlv - 1].line;

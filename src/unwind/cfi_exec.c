@@ -52,6 +52,8 @@ static struct cfi_reg_state *exec_reg(struct exec *x, uint64_t reg)
 		return &x->cur.fp;
 	if (reg == x->cie->ra_col)
 		return &x->cur.ra;
+	if (x->xr_reg1 && reg == x->xr_reg1 - 1)
+		return &x->cur.xr;
 	return NULL;
 }
 
@@ -64,6 +66,8 @@ static const struct cfi_reg_state *init_reg(const struct exec *x, uint64_t reg)
 		return &x->init->fp;
 	if (reg == x->cie->ra_col)
 		return &x->init->ra;
+	if (x->xr_reg1 && reg == x->xr_reg1 - 1)
+		return &x->init->xr;
 	return &unset;
 }
 
@@ -334,6 +338,7 @@ void cfi_exec__begin_fde(struct exec *x, const struct sec *s,
 	x->nrows = 0;
 	x->dirty = true;
 	x->have_first = false;
+	x->xr_reg1 = 0;
 	x->ops = ops;
 	x->ctx = ctx;
 }

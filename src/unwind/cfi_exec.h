@@ -49,6 +49,7 @@ struct exec {
 	 */
 	bool have_first;
 	struct cfi_reg_state first_fp;
+	uint64_t xr_reg1; /* the register tracked in cur.xr, + 1; 0: none */
 	const struct cfi_walk_ops *ops;
 	void *ctx;
 };

@@ -41,11 +41,13 @@ struct cfi_cfa_state {
 	uint32_t expr_len;
 };
 
-/* The part of a DWARF row an SFrame row can use. */
+/* The part of a DWARF row an SFrame row can use, and one more register
+ * a lookup asked for (cfi__reg_rule(); not tracked when deriving). */
 struct cfi_regs {
 	struct cfi_cfa_state cfa;
 	struct cfi_reg_state fp; /* rbp, DWARF register 6 */
 	struct cfi_reg_state ra; /* the CIE's return address column */
+	struct cfi_reg_state xr; /* the register of exec.xr_reg1 - 1 */
 };
 
 struct cfi_fde_info {

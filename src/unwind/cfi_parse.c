@@ -115,8 +115,9 @@ static bool is_cie_id(const struct sec *s, uint64_t id, bool is64)
 	return id == (is64 ? ~(uint64_t)0 : 0xffffffffu);
 }
 
-/* Parse the CIE at `off` into c (c->rej set on failure). 0 or -errno. */
-static int cie_parse(const struct sec *s, uint64_t off, struct cie *c)
+/* Parse the CIE at `off` into c (c->rej set on failure), tracking
+ * register xr_reg1 - 1 too (0: none). 0 or -errno. */
+static int cie_parse(const struct sec *s, uint64_t off, struct cie *c, uint64_t xr_reg1)
 {
 	const uint8_t *body, *end;
 	uint64_t id, v;
@@ -252,7 +253,7 @@ static int cie_parse(const struct sec *s, uint64_t off, struct cie *c)
 	}
 
 	/* Initial instructions: the state every FDE of this CIE starts from. */
-	struct exec x = { .sec = s, .cie = c, .pc_range = ~(uint64_t)0 };
+	struct exec x = { .sec = s, .cie = c, .pc_range = ~(uint64_t)0, .xr_reg1 = xr_reg1 };
 	err = cfi_exec__run(&x, r.p, r.end);
 	if (err > 0)
 		goto out;
@@ -287,7 +288,7 @@ static int get_cie(struct walker *w, const struct sec *s, uint64_t off,
 		c = cie_map__add(&w->cies, off);
 		if (!c)
 			return -ENOMEM;
-		int err = cie_parse(s, off, c);
+		int err = cie_parse(s, off, c, 0);
 		if (err)
 			return err;
 		if (!c->rej)
@@ -441,4 +442,210 @@ int cfi__walk(const struct cfi_input *in, struct cfi_stats *st,
 	cie_map__free(&w->cies);
 	free(w);
 	return err;
+}
+
+/* ---- one register's rule at one address (cfi__reg_rule) -------------- */
+
+struct rule_at {
+	uint64_t loc; /* pc - the FDE's start */
+	bool have;
+	struct cfi_reg_state xr;
+};
+
+static int rule_fde_begin(void *ctx, const struct cfi_fde_info *fde)
+{
+	(void)ctx;
+	(void)fde;
+	return 0;
+}
+
+static int rule_row(void *ctx, uint64_t loc, const struct cfi_regs *regs)
+{
+	struct rule_at *r = ctx;
+
+	if (loc <= r->loc) { /* (rows come in ascending loc) */
+		r->xr = regs->xr;
+		r->have = true;
+	}
+	return 0;
+}
+
+static int rule_fde_end(void *ctx, bool ok)
+{
+	if (!ok)
+		((struct rule_at *)ctx)->have = false;
+	return 0;
+}
+
+static const struct cfi_walk_ops rule_ops = { rule_fde_begin, rule_row, rule_fde_end };
+
+/*
+ * The FDE at off of s, when it covers pc: its rule for reg at pc into
+ * *xr (1), or 0 (a CIE, another range, a rejected entry); -errno. *c and
+ * *cie_at keep the last CIE parsed (FDEs in a row mostly share one).
+ */
+static int fde_rule(const struct sec *s, uint64_t off, uint64_t pc, unsigned reg,
+		    struct cie *c, uint64_t *cie_at, struct exec *x, struct cfi_reg_state *xr)
+{
+	const uint8_t *body, *end;
+	uint64_t id, cie_off, pc_begin, pc_range;
+	struct rule_at at = { 0 };
+	bool is64;
+	int err;
+
+	if (entry_header(s, off, &id, &is64, &body, &end) || is_cie_id(s, id, is64))
+		return 0;
+	if (s->is_eh) {
+		uint64_t field = (uint64_t)(body - s->base) - (is64 ? 8 : 4);
+
+		if (id > field)
+			return 0;
+		cie_off = field - id;
+	} else {
+		cie_off = id;
+	}
+	if (cie_off >= s->len)
+		return 0;
+	if (*cie_at != cie_off + 1) {
+		memset(c, 0, sizeof(*c));
+		err = cie_parse(s, cie_off, c, (uint64_t)reg + 1);
+		if (err)
+			return err;
+		*cie_at = cie_off + 1;
+	}
+	if (c->rej)
+		return 0;
+	struct rd r = { body, end };
+	uint8_t enc = s->is_eh ? c->fde_enc : PE_absptr;
+
+	if (rd_encoded(&r, s, enc, c->addr_size, 0, true, &pc_begin) ||
+	    rd_encoded(&r, s, enc & 0x0f, c->addr_size, 0, true, &pc_range))
+		return 0;
+	if (pc < pc_begin || pc - pc_begin >= pc_range || pc_range > UINT32_MAX)
+		return 0;
+	if (c->has_z) {
+		uint64_t alen;
+
+		if (!rd_uleb(&r, &alen) || alen > (uint64_t)(r.end - r.p))
+			return 0;
+		r.p += alen;
+	}
+	at.loc = pc - pc_begin;
+	cfi_exec__begin_fde(x, s, c, pc_begin, pc_range, &rule_ops, &at);
+	x->xr_reg1 = (uint64_t)reg + 1;
+	err = cfi_exec__run(x, r.p, r.end);
+	if (!err)
+		err = cfi_exec__emit(x);
+	if (err < 0)
+		return err;
+	if (err || !at.have)
+		return 0;
+	*xr = at.xr;
+	return 1;
+}
+
+/* The .eh_frame offset of the FDE .eh_frame_hdr's table gives pc, or -1
+ * (no table of the usual encoding, or no entry at or below pc). */
+static int64_t hdr_fde(const struct cfi_input *in, uint64_t pc)
+{
+	const uint8_t *h = in->eh_frame_hdr, *tab;
+	uint64_t nr, lo = 0, hi, fde;
+
+	if (!h || in->eh_frame_hdr_len < 12 || h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b)
+		return -1;
+	nr = (uint64_t)h[8] | (uint64_t)h[9] << 8 | (uint64_t)h[10] << 16 | (uint64_t)h[11] << 24;
+	if (nr > (in->eh_frame_hdr_len - 12) / 8)
+		return -1;
+	tab = h + 12;
+	hi = nr;
+	while (lo < hi) { /* first entry starting above pc */
+		uint64_t mid = lo + (hi - lo) / 2;
+		int32_t v;
+
+		memcpy(&v, tab + 8 * mid, 4);
+		if (in->eh_frame_hdr_vaddr + (uint64_t)(int64_t)v <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	int32_t f;
+
+	memcpy(&f, tab + 8 * (lo - 1) + 4, 4);
+	fde = in->eh_frame_hdr_vaddr + (uint64_t)(int64_t)f;
+	if (fde < in->eh_frame_vaddr || fde - in->eh_frame_vaddr >= in->eh_frame_len)
+		return -1;
+	return (int64_t)(fde - in->eh_frame_vaddr);
+}
+
+/* Every FDE of s in turn (a section without a search table). */
+static int scan_rule(const struct sec *s, uint64_t pc, unsigned reg, struct cie *c,
+		     struct exec *x, struct cfi_reg_state *xr)
+{
+	uint64_t off = 0, cie_at = 0;
+
+	while (off < s->len) {
+		const uint8_t *body, *end;
+		uint64_t id;
+		bool is64;
+		int rc;
+
+		if (entry_header(s, off, &id, &is64, &body, &end))
+			break; /* the terminator, or no length to go on by */
+		rc = fde_rule(s, off, pc, reg, c, &cie_at, x, xr);
+		if (rc)
+			return rc;
+		off = (uint64_t)(end - s->base);
+	}
+	return 0;
+}
+
+int cfi__reg_rule(const struct cfi_input *in, uint64_t pc, unsigned reg,
+		  struct cfi_reg_rule *out)
+{
+	struct {
+		struct exec x;
+		struct cie c;
+	} *w = calloc(1, sizeof(*w)); /* (large: not on the stack) */
+	struct cfi_reg_state xr;
+	int64_t off;
+	int rc = 0;
+
+	if (!w)
+		return -ENOMEM;
+	if (in->eh_frame && in->eh_frame_len) {
+		struct sec s = { in->eh_frame, in->eh_frame_len, in->eh_frame_vaddr, true, in };
+		uint64_t cie_at = 0;
+
+		off = hdr_fde(in, pc);
+		rc = off >= 0 ? fde_rule(&s, (uint64_t)off, pc, reg, &w->c, &cie_at, &w->x, &xr)
+			      : scan_rule(&s, pc, reg, &w->c, &w->x, &xr);
+	}
+	if (!rc && in->debug_frame && in->debug_frame_len) {
+		struct sec s = { in->debug_frame, in->debug_frame_len, 0, false, in };
+
+		rc = scan_rule(&s, pc, reg, &w->c, &w->x, &xr);
+	}
+	free(w);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		return -ENOENT;
+	switch (xr.rule) {
+	case CFI_RULE_UNSET:
+	case CFI_RULE_SAME:
+		*out = (struct cfi_reg_rule){ CFI_REG_SAME, 0 };
+		break;
+	case CFI_RULE_OFFSET:
+		*out = (struct cfi_reg_rule){ CFI_REG_AT_CFA, xr.off };
+		break;
+	case CFI_RULE_VAL_OFFSET:
+		*out = (struct cfi_reg_rule){ CFI_REG_CFA_PLUS, xr.off };
+		break;
+	default:
+		*out = (struct cfi_reg_rule){ CFI_REG_OTHER, 0 };
+		break;
+	}
+	return 0;
 }

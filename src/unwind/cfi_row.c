@@ -8,13 +8,16 @@
  * RA saved elsewhere than CFA-8,
  * `DW_OP_bregN off [; DW_OP_deref]` expressions: DRAP realignment, signal
  * frames; RA or rbp kept in another register), the x86-64 PLT CFA
- * expression becomes a PCMASK row (ROW_PLT), and everything else a
- * NO_RULE row that leaves its range to the unwinder's fallback.
+ * expression becomes a PCMASK row (ROW_PLT), any other valid DWARF
+ * expression a rule naming it (dwexpr.h: the unwinder evaluates it; no
+ * SFrame can say it, so it lives only in derived tables), and everything
+ * else a NO_RULE row that leaves its range to the unwinder's fallback.
  * Expressions are read with the bounds-checked reader of cfi_read.h.
  */
 #include <string.h>
 
 #include "cfi_read.h"
+#include "dwexpr.h"
 #include "cfi_row.h"
 
 /* Highest DWARF register a flexible rule may name: the 16 GPRs. */
@@ -133,6 +136,7 @@ static bool flex_rule(const struct cfi_reg_state *r, struct sframe_rule *out)
 	uint64_t reg;
 	int64_t off;
 	bool deref;
+	uint32_t id;
 
 	switch (r->rule) {
 	case CFI_RULE_REGISTER:
@@ -143,11 +147,18 @@ static bool flex_rule(const struct cfi_reg_state *r, struct sframe_rule *out)
 	case CFI_RULE_EXPR:
 	case CFI_RULE_VAL_EXPR:
 		/* saved at bregN+off, or value *(bregN+off): both REG_DEREF */
-		if (!expr_breg(r->expr, r->expr_len, &reg, &off, &deref) ||
-		    deref != (r->rule == CFI_RULE_VAL_EXPR) ||
-		    reg > REG_FLEX_MAX || !fits32(off))
+		if (expr_breg(r->expr, r->expr_len, &reg, &off, &deref) &&
+		    deref == (r->rule == CFI_RULE_VAL_EXPR) &&
+		    reg <= REG_FLEX_MAX && fits32(off)) {
+			*out = rule(SFRAME_RULE_REG_DEREF, reg, off);
+			return true;
+		}
+		/* any other shape: the expression itself (the CFA pushed) */
+		id = dwexpr__intern(r->expr, r->expr_len);
+		if (!id)
 			return false;
-		*out = rule(SFRAME_RULE_REG_DEREF, reg, off);
+		*out = rule(r->rule == CFI_RULE_EXPR ? SFRAME_RULE_EXPR : SFRAME_RULE_VAL_EXPR,
+			    0, id);
 		return true;
 	default:
 		return false;
@@ -192,6 +203,12 @@ int cfi_row__convert(const struct cfi_fde_info *fde, const struct cfi_regs *g,
 			}
 			out->cfa = rule(deref ? SFRAME_RULE_REG_DEREF : SFRAME_RULE_REG,
 					reg, off);
+			break;
+		}
+		/* OpenSSL's *(rsp+40)+8, its *(rsp+8+8*r9)+8, ...: the
+		 * expression itself, evaluated by the unwinder */
+		if ((reg = dwexpr__intern(g->cfa.expr, g->cfa.expr_len))) {
+			out->cfa = rule(SFRAME_RULE_VAL_EXPR, 0, reg);
 			break;
 		}
 		*nr = CFI_NR_CFA_EXPRESSION;
@@ -277,5 +294,16 @@ bool cfi_row__is_flex(const struct sframe_row *r)
 	       r->ra.kind == SFRAME_RULE_REG_DEREF ||
 	       r->fp.kind == SFRAME_RULE_REG_DEREF ||
 	       r->ra.kind == SFRAME_RULE_REG || r->fp.kind == SFRAME_RULE_REG ||
-	       (r->ra.kind == SFRAME_RULE_CFA_DEREF && r->ra.off != -8);
+	       (r->ra.kind == SFRAME_RULE_CFA_DEREF && r->ra.off != -8) ||
+	       cfi_row__has_expr(r);
+}
+
+static bool is_expr(const struct sframe_rule *r)
+{
+	return r->kind == SFRAME_RULE_EXPR || r->kind == SFRAME_RULE_VAL_EXPR;
+}
+
+bool cfi_row__has_expr(const struct sframe_row *r)
+{
+	return is_expr(&r->cfa) || is_expr(&r->ra) || is_expr(&r->fp);
 }

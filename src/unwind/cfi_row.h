@@ -39,5 +39,7 @@ int cfi_row__convert(const struct cfi_fde_info *fde, const struct cfi_regs *g,
 
 /* True when r needs SFrame v3's flexible FDEs. */
 bool cfi_row__is_flex(const struct sframe_row *r);
+/* True when a rule of r is a DWARF expression (only derived tables). */
+bool cfi_row__has_expr(const struct sframe_row *r);
 
 #endif

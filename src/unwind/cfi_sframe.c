@@ -75,6 +75,7 @@ void cfi_stats__print(const struct cfi_stats *st, FILE *f)
 	P(funcs_far);
 	P(rows);
 	P(rows_flex);
+	P(rows_expr);
 	P(rows_no_rule);
 	P(rows_ra_undefined);
 	P(pcmask_funcs);
@@ -185,6 +186,8 @@ static void count_row(struct cfi_stats *st, const struct staged *s)
 	}
 	if (cfi_row__is_flex(&s->row))
 		st->rows_flex++;
+	if (cfi_row__has_expr(&s->row))
+		st->rows_expr++;
 	if (s->row.ra.kind == SFRAME_RULE_UNDEFINED)
 		st->rows_ra_undefined++;
 }
@@ -487,6 +490,8 @@ int cfi_to_sframe(const struct cfi_input *in,
 				struct sframe_row *w = &t.rows[j];
 				if (!cfi_row__is_flex(w))
 					continue;
+				if (stats)
+					stats->rows_expr -= cfi_row__has_expr(w);
 				w->cfa = rule(SFRAME_RULE_NO_RULE, 0, 0);
 				w->ra = w->fp = w->cfa;
 				if (stats) {

@@ -137,9 +137,18 @@ static void rule_set(struct sframe_rule *r, unsigned kind, unsigned reg,
 }
 
 /* A flexible-FDE control word + offset pair as a rule. */
-static int flex_rule(struct sframe_rule *r, uint32_t ctrl, int32_t off,
-		     int is_cfa)
+static int flex_rule(const struct sframe_table *t, struct sframe_rule *r, uint32_t ctrl,
+		     int32_t off, int is_cfa)
 {
+	if (SFRAME_FLEX_EXPR_P(ctrl)) {
+		/* ours only: a file cannot name sfprof's expressions */
+		if (!(t->flags & SFRAME_F_SFPROF_EXPR) || SFRAME_FLEX_REG_P(ctrl) || off ||
+		    (is_cfa && SFRAME_FLEX_DEREF_P(ctrl)) || SFRAME_FLEX_REGNUM(ctrl) > INT32_MAX)
+			return -SFRAME_E_FRE;
+		rule_set(r, SFRAME_FLEX_DEREF_P(ctrl) ? SFRAME_RULE_EXPR : SFRAME_RULE_VAL_EXPR, 0,
+			 (int32_t)SFRAME_FLEX_REGNUM(ctrl));
+		return 0;
+	}
 	if (SFRAME_FLEX_REG_P(ctrl)) {
 		if (SFRAME_FLEX_REGNUM(ctrl) > 255)
 			return -SFRAME_E_FRE;
@@ -198,7 +207,7 @@ static int fre_to_row(const struct sframe_table *t,
 	if (SFRAME_INFO2_FDE_TYPE(fde->info2) == SFRAME_FDE_TYPE_FLEX) {
 		if (n < 2)
 			return -SFRAME_E_FRE;
-		err = flex_rule(&row->cfa, f->uword[0], f->word[1], 1);
+		err = flex_rule(t, &row->cfa, f->uword[0], f->word[1], 1);
 		if (err)
 			return err;
 		i = 2;
@@ -209,7 +218,7 @@ static int fre_to_row(const struct sframe_table *t,
 			} else {
 				if (i + 1 >= n)
 					return -SFRAME_E_FRE;
-				err = flex_rule(&row->ra, f->uword[i],
+				err = flex_rule(t, &row->ra, f->uword[i],
 						f->word[i + 1], 0);
 				if (err)
 					return err;
@@ -222,7 +231,7 @@ static int fre_to_row(const struct sframe_table *t,
 			} else {
 				if (i + 1 >= n)
 					return -SFRAME_E_FRE;
-				err = flex_rule(&row->fp, f->uword[i],
+				err = flex_rule(t, &row->fp, f->uword[i],
 						f->word[i + 1], 0);
 				if (err)
 					return err;
@@ -290,6 +299,8 @@ static int parse_header(struct sframe_table *t)
 	allowed = SFRAME_F_FDE_SORTED | SFRAME_F_FRAME_POINTER;
 	if (t->version >= 2)
 		allowed |= SFRAME_F_FDE_FUNC_START_PCREL;
+	if (t->version >= 3)
+		allowed |= SFRAME_F_SFPROF_EXPR;
 	if (t->flags & ~allowed)
 		return -SFRAME_E_HEADER;
 	t->abi = d[4];

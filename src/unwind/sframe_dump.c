@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dwexpr.h"
 #include "sframe.h"
 #include "sframe_int.h"
 
@@ -41,6 +42,9 @@ static void flags_string(const struct sframe_table *t, char *buf, size_t sz)
 		{ SFRAME_F_FDE_SORTED, "SFRAME_F_FDE_SORTED" },
 		{ SFRAME_F_FRAME_POINTER, "SFRAME_F_FRAME_POINTER" },
 		{ SFRAME_F_FDE_FUNC_START_PCREL, "SFRAME_F_FDE_FUNC_START_PCREL" },
+		/* (sfprof's derived tables only: x[...] rules below are DWARF
+		 * expressions SFrame cannot say, kept beside its rows) */
+		{ SFRAME_F_SFPROF_EXPR, "SFPROF_DWARF_EXPRESSIONS" },
 	};
 	size_t used = 0;
 
@@ -79,13 +83,24 @@ static const char *reg_name(const struct sframe_table *t, unsigned reg,
 	return buf;
 }
 
-/* One flexible-FDE rule: "sp+8", "(fp-8)", "r10+0", "c-16". */
+/* One flexible-FDE rule: "sp+8", "(fp-8)", "r10+0", "c-16"; in a table
+ * sfprof derived, a DWARF expression SFrame cannot say, kept beside its
+ * rows: "x[breg7 +40; deref; plus_uconst 8]" (its value), "*x[...]"
+ * (saved at the address it computes). */
 static void flex_string(const struct sframe_table *t, uint32_t ctrl,
 			int32_t off, char *buf, size_t sz)
 {
 	char rb[16];
+	const uint8_t *e;
+	size_t len;
 
-	if (!SFRAME_FLEX_REG_P(ctrl))
+	if (SFRAME_FLEX_EXPR_P(ctrl) && (t->flags & SFRAME_F_SFPROF_EXPR) &&
+	    !dwexpr__get(SFRAME_FLEX_REGNUM(ctrl), &e, &len)) {
+		char x[160];
+
+		dwexpr__format(e, len, x, sizeof(x));
+		snprintf(buf, sz, "%sx[%s] ", SFRAME_FLEX_DEREF_P(ctrl) ? "*" : "", x);
+	} else if (!SFRAME_FLEX_REG_P(ctrl))
 		snprintf(buf, sz, "c%+d", off);
 	else if (SFRAME_FLEX_DEREF_P(ctrl))
 		snprintf(buf, sz, "(%s%+d)",
@@ -193,7 +208,7 @@ static void dump_func(const struct sframe_table *t, uint32_t idx, FILE *out)
 
 	for (uint32_t j = 0; j < f->nfres; j++) {
 		struct sframe_fre_raw fre;
-		char cfa[48], fp[48], ra[48];
+		char cfa[200], fp[200], ra[200];
 		uint64_t pc;
 
 		/* Validated in sframe_table__new(): cannot fail here. */
@@ -206,9 +221,9 @@ static void dump_func(const struct sframe_table *t, uint32_t idx, FILE *out)
 			continue;
 		}
 		if (flex)
-			row_strings_flex(t, &fre, cfa, fp, ra, 40);
+			row_strings_flex(t, &fre, cfa, fp, ra, 190);
 		else
-			row_strings_default(t, &fre, cfa, fp, ra, 40);
+			row_strings_default(t, &fre, cfa, fp, ra, 190);
 		strcat(ra, SFRAME_FRE_MANGLED(fre.info) ? "[s]" : "   ");
 		fprintf(out, "\n    %016" PRIx64 "  %-10s%-10s%-13s", pc, cfa,
 			fp, ra);

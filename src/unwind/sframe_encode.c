@@ -112,9 +112,25 @@ static uint32_t flex_ctrl(const struct sframe_rule *r)
 		return (uint32_t)r->reg << 3 | 2 | 1;
 	case SFRAME_RULE_CFA_DEREF:
 		return 2;
+	case SFRAME_RULE_VAL_EXPR: /* (sframe_int.h: ours only) */
+		return (uint32_t)r->off << 3 | 4;
+	case SFRAME_RULE_EXPR:
+		return (uint32_t)r->off << 3 | 4 | 2;
 	default:
 		return 0;
 	}
+}
+
+/* An expression rule names an expression (1..): dwexpr.h. */
+static int expr_ok(const struct sframe_rule *r)
+{
+	return (r->kind != SFRAME_RULE_VAL_EXPR && r->kind != SFRAME_RULE_EXPR) || r->off > 0;
+}
+
+/* The offset word after a rule's control word. */
+static int32_t flex_off(const struct sframe_rule *r)
+{
+	return r->kind == SFRAME_RULE_VAL_EXPR || r->kind == SFRAME_RULE_EXPR ? 0 : r->off;
 }
 
 /*
@@ -162,17 +178,19 @@ static int row_words(const struct sframe_encode_opts *o,
 		return 0;
 	}
 
-	if (r->cfa.kind != SFRAME_RULE_REG && r->cfa.kind != SFRAME_RULE_REG_DEREF)
+	if ((r->cfa.kind != SFRAME_RULE_REG && r->cfa.kind != SFRAME_RULE_REG_DEREF &&
+	     r->cfa.kind != SFRAME_RULE_VAL_EXPR) ||
+	    !expr_ok(&r->cfa) || !expr_ok(&r->ra) || !expr_ok(&r->fp))
 		return -EINVAL;
 	*ctrl_mask |= 1u << *n;
 	w[(*n)++] = (int32_t)flex_ctrl(&r->cfa);
-	w[(*n)++] = r->cfa.off;
+	w[(*n)++] = flex_off(&r->cfa);
 	if (!ra_def) {
 		if (!flex_ctrl(&r->ra))
 			return -EINVAL;
 		*ctrl_mask |= 1u << *n;
 		w[(*n)++] = (int32_t)flex_ctrl(&r->ra);
-		w[(*n)++] = r->ra.off;
+		w[(*n)++] = flex_off(&r->ra);
 	} else if (!fp_def) {
 		*ctrl_mask |= 1u << *n;
 		w[(*n)++] = 0; /* padding: RA at its default place */
@@ -182,7 +200,7 @@ static int row_words(const struct sframe_encode_opts *o,
 			return -EINVAL;
 		*ctrl_mask |= 1u << *n;
 		w[(*n)++] = (int32_t)flex_ctrl(&r->fp);
-		w[(*n)++] = r->fp.off;
+		w[(*n)++] = flex_off(&r->fp);
 	}
 	return 0;
 }
@@ -466,6 +484,12 @@ int sframe_encode(const struct sframe_encode_opts *opts,
 	wr16(sec, SFRAME_MAGIC, be);
 	sec[2] = (uint8_t)opts->version;
 	sec[3] = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL;
+	for (size_t i = 0; i < nr_rows; i++)
+		if (rows[i].cfa.kind >= SFRAME_RULE_VAL_EXPR || rows[i].ra.kind >= SFRAME_RULE_VAL_EXPR ||
+		    rows[i].fp.kind >= SFRAME_RULE_VAL_EXPR) {
+			sec[3] |= SFRAME_F_SFPROF_EXPR;
+			break;
+		}
 	sec[4] = (uint8_t)opts->abi;
 	sec[5] = (uint8_t)(int8_t)opts->fixed_fp_offset;
 	sec[6] = (uint8_t)(int8_t)opts->fixed_ra_offset;

@@ -36,6 +36,9 @@
 #define SFRAME_F_FDE_SORTED 0x1
 #define SFRAME_F_FRAME_POINTER 0x2
 #define SFRAME_F_FDE_FUNC_START_PCREL 0x4
+/* Not SFrame's: a table sfprof derived whose flexible rules may name its
+ * DWARF expressions (SFRAME_FLEX_EXPR_P). Never in a file. */
+#define SFRAME_F_SFPROF_EXPR 0x80
 
 /* FDE info byte: fre_type bits 0-3, pctype bit 4, pauth key bit 5,
  * signal bit 7 (v3). info2 (v3): fde_type bits 0-4. */
@@ -58,6 +61,12 @@
 #define SFRAME_FLEX_REG_P(c) ((c) & 1)
 #define SFRAME_FLEX_DEREF_P(c) (((c) >> 1) & 1)
 #define SFRAME_FLEX_REGNUM(c) ((c) >> 3)
+/*
+ * Bit 2, reserved in SFrame v3, in sfprof's own derived tables only (a
+ * table it encoded, never a file's .sframe): the rule is DWARF expression
+ * number REGNUM (dwexpr.h), its value dereferenced when deref_p.
+ */
+#define SFRAME_FLEX_EXPR_P(c) (((c) >> 2) & 1)
 
 /* s390x default FDEs (v2): CFA offsets are stored scaled and adjusted; an
  * odd RA/FP offset encodes a DWARF register number. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "unwind.h"
+#include "dwexpr.h"
 #include "unwind_int.h"
 
 /* Byte offset of uc_mcontext in struct ucontext (uc_flags, uc_link,
@@ -46,6 +47,7 @@ static const char *const stop_names[UNWIND_STOP__NR] = {
 	[UNWIND_STOP_MAX_DEPTH] = "max_depth",
 	[UNWIND_STOP_NO_REGS] = "no_regs",
 	[UNWIND_STOP_STACK_SWITCH] = "stack_switch",
+	[UNWIND_STOP_USER_GONE] = "user_gone",
 };
 
 const char *unwind_stop__name(int stop)
@@ -75,6 +77,40 @@ static bool reg_known(const struct unwind_state *st, unsigned reg)
 	return reg < UNWIND_NR_REGS && (st->reg_known & BIT(reg));
 }
 
+static int expr_read(void *ctx, uint64_t addr, uint64_t *val)
+{
+	return read_word(ctx, addr, val);
+}
+
+/*
+ * A DWARF expression rule (dwexpr.h) over the snapshot and the registers
+ * known in this frame, the CFA pushed first for RA and FP (cfa_pushed).
+ * Not inlined: the common rows never get here.
+ */
+static __attribute__((noinline)) int
+expr_value(const struct unwind_state *st, const struct sframe_rule *rule, const uint64_t *cfa,
+	   uint64_t *val)
+{
+	struct dwexpr_env env = { st->regs, st->reg_known, expr_read, (void *)st };
+	const uint8_t *e;
+	size_t len;
+	uint64_t v;
+	int err;
+
+	_Static_assert(UNWIND_NR_REGS == DWEXPR_NR_REGS, "the same registers");
+	if (rule->off <= 0 || dwexpr__get((uint32_t)rule->off, &e, &len))
+		return UNWIND_STOP_BAD_RULE;
+	err = dwexpr__eval(e, len, &env, cfa, &v);
+	if (err == -EFAULT)
+		return UNWIND_STOP_SNAPSHOT;
+	if (err)
+		return UNWIND_STOP_BAD_RULE;
+	if (rule->kind == SFRAME_RULE_EXPR)
+		return read_word(st, v, val);
+	*val = v;
+	return 0;
+}
+
 /*
  * Value of `rule` in the current frame; `cfa` for CFA_DEREF. 0 or a stop
  * reason. NONE and UNDEFINED are the caller's business.
@@ -84,6 +120,9 @@ rule_value(const struct unwind_state *st, const struct sframe_rule *rule,
 	   uint64_t cfa, uint64_t *val)
 {
 	switch (rule->kind) {
+	case SFRAME_RULE_VAL_EXPR:
+	case SFRAME_RULE_EXPR:
+		return expr_value(st, rule, &cfa, val);
 	case SFRAME_RULE_CFA_DEREF:
 		return read_word(st, cfa + (int64_t)rule->off, val);
 	case SFRAME_RULE_REG:
@@ -303,6 +342,94 @@ static inline bool cfa_ok(const struct unwind_state *st, uint64_t cfa)
 	return cfa > st->regs[UNWIND_REG_RSP] && (cfa & (WORD - 1)) == 0;
 }
 
+/* The callee-saved registers other than rbp, which rows do not track. */
+#define REPLAY_REGS (BIT(UNWIND_REG_RBX) | BIT(12) | BIT(13) | BIT(14) | BIT(15))
+
+/*
+ * Register reg in the current frame, where rows left it unknown: the walk
+ * again from the top frame (every register known there, and after a
+ * signal frame), through each frame's rule for reg (ops->reg_rule). True
+ * with st->regs[reg] set and known; false when any frame between does not
+ * say (the walk then stops as it would have).
+ */
+static __attribute__((noinline)) bool reg_recover(struct unwind_state *st, unsigned reg)
+{
+	struct unwind_state sub;
+	uint64_t v;
+
+	if (st->replay || !st->ops->reg_rule || !st->start || reg >= UNWIND_NR_REGS ||
+	    !(REPLAY_REGS & BIT(reg)))
+		return false;
+	unwind_start(&sub, st->start, st->stack, st->stack_hi - st->stack_lo, st->ops,
+		     st->max_depth);
+	sub.replay = true;
+	v = sub.regs[reg];
+	while (!sub.done && sub.depth < st->depth) {
+		uint64_t lookup = sub.pc - ((sub.frame_flags & UNWIND_FRAME_CALLER) ? 1 : 0);
+		uint64_t sp = sub.regs[UNWIND_REG_RSP];
+		int method = sub.plan.method;
+		struct unwind_reg_rule rr;
+
+		unwind_next(&sub);
+		if (sub.done)
+			return false;
+		if (method == UNWIND_METHOD_SIGNAL) {
+			v = sub.regs[reg]; /* (all of them, from the ucontext) */
+			continue;
+		}
+		/* (a frame found by its frame pointer: no rule to follow) */
+		if (method != UNWIND_METHOD_ROW ||
+		    st->ops->reg_rule(st->ops->ctx, lookup, reg, &rr))
+			return false;
+		/* the frame's CFA is its caller's SP; a slot below the
+		 * frame's SP is an epilogue's after its pop (no .cfi_restore,
+		 * as step_row() says for rbp): the register is the caller's */
+		if (rr.kind == UNWIND_REG_AT_CFA) {
+			uint64_t slot = sub.regs[UNWIND_REG_RSP] + (uint64_t)rr.off;
+
+			if (slot >= sp && read_word(&sub, slot, &v))
+				return false;
+		} else if (rr.kind == UNWIND_REG_CFA_PLUS) {
+			v = sub.regs[UNWIND_REG_RSP] + (uint64_t)rr.off;
+		} else if (rr.kind != UNWIND_REG_SAME) {
+			return false;
+		}
+	}
+	if (sub.depth != st->depth || sub.pc != st->pc ||
+	    sub.regs[UNWIND_REG_RSP] != st->regs[UNWIND_REG_RSP])
+		return false;
+	st->regs[reg] = v;
+	st->reg_known |= BIT(reg);
+	st->reg_replays++;
+	return true;
+}
+
+/* Whether a rule may read a register not known in this frame. */
+static inline bool rule_needs(const struct unwind_state *st, const struct sframe_rule *r)
+{
+	return ((r->kind == SFRAME_RULE_REG || r->kind == SFRAME_RULE_REG_DEREF) &&
+		!reg_known(st, r->reg)) ||
+	       r->kind == SFRAME_RULE_VAL_EXPR || r->kind == SFRAME_RULE_EXPR;
+}
+
+/* Make the registers a rule reads known, where a replay can. */
+static void rule_regs(struct unwind_state *st, const struct sframe_rule *r)
+{
+	const uint8_t *e;
+	size_t len;
+	uint32_t need = 0;
+
+	if (r->kind == SFRAME_RULE_REG || r->kind == SFRAME_RULE_REG_DEREF)
+		need = r->reg < UNWIND_NR_REGS ? BIT(r->reg) : 0;
+	else if ((r->kind == SFRAME_RULE_EXPR || r->kind == SFRAME_RULE_VAL_EXPR) && r->off > 0 &&
+		 !dwexpr__get((uint32_t)r->off, &e, &len))
+		need = dwexpr__regs(e, len);
+	need &= ~st->reg_known & REPLAY_REGS;
+	for (unsigned reg = 0; need; reg++, need >>= 1)
+		if (need & 1)
+			reg_recover(st, reg);
+}
+
 static void step_row(struct unwind_state *st)
 {
 	const struct sframe_row *row = &st->plan.row;
@@ -318,13 +445,30 @@ static void step_row(struct unwind_state *st)
 		st->outer_sp = st->regs[UNWIND_REG_RSP];
 		return finish(st, UNWIND_STOP_COMPLETE);
 	}
-	if (row->cfa.kind != SFRAME_RULE_REG &&
-	    row->cfa.kind != SFRAME_RULE_REG_DEREF)
+	/* (the common rows name SP or FP, which are known) */
+	if (rule_needs(st, &row->cfa) || rule_needs(st, &row->ra) || rule_needs(st, &row->fp)) {
+		rule_regs(st, &row->cfa);
+		rule_regs(st, &row->ra);
+		rule_regs(st, &row->fp);
+	}
+	if (row->cfa.kind == SFRAME_RULE_VAL_EXPR)
+		rc = expr_value(st, &row->cfa, NULL, &cfa); /* (nothing pushed) */
+	else if (row->cfa.kind != SFRAME_RULE_REG &&
+		 row->cfa.kind != SFRAME_RULE_REG_DEREF)
 		return finish(st, UNWIND_STOP_BAD_RULE);
-	rc = rule_value(st, &row->cfa, 0, &cfa);
+	else
+		rc = rule_value(st, &row->cfa, 0, &cfa);
 	if (rc)
 		return finish(st, rc);
-	if (!cfa_ok(st, cfa))
+	/*
+	 * A return address a register holds (glibc's __vfork pops it into
+	 * rdi around the syscall: CFA = SP there) leaves nothing on the
+	 * stack to step over; registers other than SP, FP and IP are known
+	 * in the top frame only, so this cannot repeat.
+	 */
+	if (!cfa_ok(st, cfa) &&
+	    !(row->ra.kind == SFRAME_RULE_REG && cfa == st->regs[UNWIND_REG_RSP] &&
+	      !(cfa & (WORD - 1))))
 		return finish(st, UNWIND_STOP_BAD_CFA);
 
 	if (row->ra.kind == SFRAME_RULE_NONE) {
@@ -471,6 +615,9 @@ void unwind_start(struct unwind_state *st, const struct sfprof_regs *regs,
 	st->fp_frames = 0;
 	st->fp_rejected = 0;
 	st->sig_frames = 0;
+	st->reg_replays = 0;
+	st->start = regs;
+	st->replay = false;
 	st->plan.have_lookup = false;
 	st->ops = ops;
 	st->max_depth = max_depth ? max_depth : 1;
@@ -516,6 +663,7 @@ void unwind_stats__add(struct unwind_stats *s, const struct unwind_state *st)
 	s->fp_frames += st->fp_frames;
 	s->fp_rejected += st->fp_rejected;
 	s->signal_frames += st->sig_frames;
+	s->reg_replays += st->reg_replays;
 	if (st->stop >= 0 && st->stop < UNWIND_STOP__NR)
 		s->stop[st->stop]++;
 }
@@ -528,6 +676,7 @@ void unwind_stats__merge(struct unwind_stats *dst,
 	dst->fp_frames += src->fp_frames;
 	dst->fp_rejected += src->fp_rejected;
 	dst->signal_frames += src->signal_frames;
+	dst->reg_replays += src->reg_replays;
 	for (int i = 0; i < UNWIND_STOP__NR; i++)
 		dst->stop[i] += src->stop[i];
 }
@@ -542,6 +691,7 @@ void unwind_stats__print(const struct unwind_stats *s, FILE *f)
 		(unsigned long long)s->fp_rejected);
 	fprintf(f, "unwind_signal_frames: %llu\n",
 		(unsigned long long)s->signal_frames);
+	fprintf(f, "unwind_reg_replays: %llu\n", (unsigned long long)s->reg_replays);
 	for (int i = UNWIND_STOP_COMPLETE; i < UNWIND_STOP__NR; i++)
 		fprintf(f, "unwind_stop_%s: %llu\n", stop_names[i],
 			(unsigned long long)s->stop[i]);

@@ -352,7 +352,8 @@ static int coverage(const char *path)
 	}
 	printf("    %s: fdes %llu converted %llu empty %llu rejected %llu; "
 	       "funcs %llu (pcmask %llu, signal %llu, plt synthesized %llu); "
-	       "rows %llu, flexible %llu, ra-undefined %llu, no-rule %llu\n",
+	       "rows %llu, flexible %llu, DWARF expressions %llu, ra-undefined %llu, "
+	       "no-rule %llu\n",
 	       name, (unsigned long long)st.fdes,
 	       (unsigned long long)st.fdes_converted,
 	       (unsigned long long)st.fdes_empty,
@@ -361,6 +362,7 @@ static int coverage(const char *path)
 	       (unsigned long long)st.signal_funcs,
 	       (unsigned long long)st.plt_synthesized,
 	       (unsigned long long)st.rows, (unsigned long long)st.rows_flex,
+	       (unsigned long long)st.rows_expr,
 	       (unsigned long long)st.rows_ra_undefined,
 	       (unsigned long long)st.rows_no_rule);
 	for (int i = 0; i < CFI_NR__COUNT; i++)
@@ -375,6 +377,13 @@ static int coverage(const char *path)
 		       name, (unsigned long long)st.fdes_rejected,
 		       (unsigned long long)st.funcs_overlap);
 		cfi_stats__print(&st, stdout);
+		goto out;
+	}
+	/* a DWARF expression CFI may use becomes a rule the unwinder
+	 * evaluates (dwexpr.h), never a fallback row */
+	if (st.no_rule[CFI_NR_CFA_EXPRESSION]) {
+		printf("FAIL cfi_coverage_%s: %llu CFA expressions left to the fallback\n", name,
+		       (unsigned long long)st.no_rule[CFI_NR_CFA_EXPRESSION]);
 		goto out;
 	}
 	first = row_index(&t);

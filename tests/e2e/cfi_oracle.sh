@@ -93,8 +93,9 @@ else
 fi
 
 stock=()
+# (libcrypto: OpenSSL's assembly defines CFAs by DWARF expressions)
 for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
-	/lib64/ld-linux-x86-64.so.2 /usr/bin/python3; do
+	/lib64/ld-linux-x86-64.so.2 /usr/bin/python3 /usr/lib/x86_64-linux-gnu/libcrypto.so.3; do
 	f=$(readlink -f "$f")
 	[ -f "$f" ] && stock+=("$f")
 done

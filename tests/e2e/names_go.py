@@ -139,6 +139,10 @@ def check_stacks(tag, folded, binname, errs, stats):
         elif frames and frames[0] in ROOTS:
             rooted += c
             real = frames
+        elif frames == ["[no user stack]"]:
+            # sampled in the kernel after the user stack was gone (a
+            # thread's exit): no user frame to root (unwind_exec_exit)
+            real = []
         else:
             bad_root.append(";".join(frames))
             real = frames

@@ -32,7 +32,7 @@ def check(out, what, errs):
             named += n
             if len(frames) > 1 and frames[1] == "_start":
                 rooted += n
-        if frames[-1].startswith("[anon]+0x") or frames[-1].startswith("[unknown]+0x"):
+        if frames[-1] == "[jit]" or frames[-1].startswith(("[anon]+0x", "[unknown]+0x")):
             anon += n
     print("%s: %d samples: hot JS function named in %d (%.1f%%), %d of those rooted at "
           "_start; %d samples end in an unnamed frame" % (

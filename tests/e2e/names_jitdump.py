@@ -47,10 +47,10 @@ def check_workload(stacks, what, errs):
         if s == WANT or s == WANT + ";sfjit_inner":
             exact += n
             inner += n if frames[-1] == "sfjit_inner" else 0
-        if any(f.startswith("[anon]") or f == "[truncated]" for f in frames):
+        if any(f.startswith("[anon]") or f in ("[jit]", "[truncated]") for f in frames):
             anon += n
     print("%s: %d samples, %d exactly %s[;sfjit_inner] (%d in sfjit_inner), "
-          "%d with an [anon] or [truncated] frame" % (what, total, exact, WANT, inner, anon))
+          "%d with an [anon], [jit] or [truncated] frame" % (what, total, exact, WANT, inner, anon))
     if total < 50:
         errs.append("%s: only %d samples" % (what, total))
     elif exact < 0.97 * total or inner < 0.8 * total or anon > 0.01 * total:

@@ -5,12 +5,14 @@
  * Input: 8-byte header, then section bytes.
  *   [0]    flags: bit0 .eh_frame present, bit1 .debug_frame present,
  *          bit2 a lazy .plt, bit3 a direct .plt.got, bit4 IBT .plt,
- *          bit5 encode SFrame v2 instead of v3
+ *          bit5 encode SFrame v2 instead of v3, bit6 the bytes after
+ *          .eh_frame are its .eh_frame_hdr too (a search table)
  *   [1..3] where the .eh_frame ends and .debug_frame starts (LE, mod size)
  *   [4..7] .eh_frame vaddr (LE), also the text/GOT bases
  * Every derived table must encode (sframe_encode accepts what cfi_derive
  * makes) and decode again; lookups over it must not fail but by -ENOENT
- * or -ESRCH.
+ * or -ESRCH. A callee-saved register's rule at the functions' addresses
+ * (cfi__reg_rule(), the unwinder's replay) is found or not, never more.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -51,6 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (flags & 4)
 		in.plt[in.nr_plt++] = (struct cfi_plt){ vaddr & ~0xfull, 0x40 + (vaddr & 0xff0), 16,
 							flags & 16 ? CFI_PLT_LAZY_IBT : CFI_PLT_LAZY };
+	if ((flags & 64) && size > split) {
+		in.eh_frame_hdr = data + split;
+		in.eh_frame_hdr_len = size - split;
+		in.eh_frame_hdr_vaddr = vaddr + split;
+	}
 	if (flags & 8)
 		in.plt[in.nr_plt++] = (struct cfi_plt){ vaddr + 0x1000, 0x18, 8, CFI_PLT_DIRECT };
 
@@ -80,6 +87,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			err = sframe_table__find(t, pc, &r, NULL);
 			if (err && err != -ENOENT && err != -ESRCH)
 				abort();
+		}
+		if (i < 16) {
+			static const unsigned regs[] = { 3, 12, 15 };
+			struct cfi_reg_rule rr;
+
+			for (unsigned k = 0; k < 3; k++) {
+				err = cfi__reg_rule(&in, f.start + (f.size ? k % f.size : 0),
+						    regs[k], &rr);
+				if ((err && err != -ENOENT && err != -ENOMEM) ||
+				    (!err && (rr.kind < CFI_REG_SAME || rr.kind > CFI_REG_OTHER)))
+					abort();
+			}
 		}
 	}
 	sframe_table__free(t);

@@ -2,7 +2,9 @@
 /*
  * libFuzzer target: perf-PID.map text through perfmap, fed whole and
  * again in pieces split where the input says (as a growing file is read),
- * with lookups at every entry's edges. Both feeds must agree.
+ * with lookups at every entry's edges. Both feeds must agree. The pieces
+ * are fed at rising times: a lookup at a time names an entry that covers
+ * the address, the entry its seq gives back.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +26,19 @@ static void probe(struct perfmap *m, uint64_t a)
 	}
 }
 
+static void probe_at(struct perfmap *m, uint64_t a, uint64_t t)
+{
+	struct perfmap_hit h, e;
+
+	if (perfmap__lookup_at(m, a, t, &h))
+		return;
+	if (h.start > a || a >= h.end || !h.seq || h.seq > perfmap__nr(m) ||
+	    perfmap__entry(m, h.seq, &e) || e.name != h.name || e.start != h.start ||
+	    e.end != h.end)
+		abort();
+	sink += h.seq;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perfmap *whole = perfmap__new(), *parts = perfmap__new();
@@ -39,6 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		long used;
 
 		end = end + step < size ? end + step : size;
+		perfmap__set_time(parts, end);
 		used = perfmap__feed(parts, text + off, end - off);
 		if (used < 0)
 			goto out;
@@ -55,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memcpy(&a, data + i, 8);
 		probe(whole, a);
+		probe_at(parts, a, i);
 	}
 	probe(whole, 0);
 	probe(whole, UINT64_MAX);

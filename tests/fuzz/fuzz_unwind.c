@@ -9,13 +9,20 @@
  * frames and stop. Walked again with is_exec (ranges flagged 0x80 are not
  * executable): the frame-pointer fallback may then only stop earlier,
  * never make another frame, every frame it found lands in executable
- * memory, and the fast loops still match the iterator.
+ * memory, and the fast loops still match the iterator. Expression rules
+ * (SFRAME_RULE_VAL_EXPR, SFRAME_RULE_EXPR) name one of a few fixed DWARF
+ * expressions (OpenSSL's CFA shapes, register and memory chains, a loop)
+ * or the one the input's first bytes after the regions spell. A range's
+ * flags bits 1-2 say how it keeps rbx and r12-r15 (unchanged, saved at
+ * CFA-16, value CFA+8, not known): the replay that finds them must keep
+ * the walk within the snapshot and the depth, and match the iterator.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwexpr.h"
 #include "unwind.h"
 
 #define NR_RANGES 8
@@ -30,6 +37,32 @@ struct fz_range {
 
 static struct fz_range ranges[NR_RANGES];
 
+#define NR_EXPRS 8
+static uint32_t exprs[NR_EXPRS]; /* interned ids (0: none) */
+
+static void exprs_init(const uint8_t *extra, size_t len)
+{
+	static const uint8_t fixed[][12] = {
+		{ 5, 0x77, 0x28, 0x06, 0x23, 0x08 },		/* *(rsp+40)+8 */
+		{ 10, 0x77, 0x08, 0x79, 0x00, 0x38, 0x1e, 0x22, 0x06, 0x23, 0x08 },
+		{ 2, 0x38, 0x1c },				/* (CFA) - 8 */
+		{ 3, 0x76, 0x00, 0x06 },			/* *rbp */
+		{ 3, 0x73, 0x10, 0x06 },			/* *(rbx+16) */
+		{ 3, 0x2f, 0xfd, 0xff },			/* a loop */
+		{ 6, 0x77, 0x00, 0x06, 0x06, 0x06, 0x06 },	/* a deref chain */
+	};
+
+	for (int i = 0; i < 7; i++)
+		exprs[i] = dwexpr__intern(fixed[i] + 1, fixed[i][0]);
+	exprs[7] = len ? dwexpr__intern(extra, len) : 0;
+}
+
+static void expr_rule(struct sframe_rule *r)
+{
+	if (r->kind == SFRAME_RULE_VAL_EXPR || r->kind == SFRAME_RULE_EXPR)
+		r->off = (int32_t)exprs[(uint32_t)r->off % NR_EXPRS];
+}
+
 static int fz_find(void *ctx, uint64_t pc, struct sframe_row *row,
 		   struct sframe_func *fn)
 {
@@ -43,15 +76,18 @@ static int fz_find(void *ctx, uint64_t pc, struct sframe_row *row,
 		if (x->rc % 4 == 2)
 			return -ESRCH;
 		memset(row, 0, sizeof(*row));
-		row->cfa.kind = x->cfa_kind % 7;
+		row->cfa.kind = x->cfa_kind % 9;
 		row->cfa.reg = x->cfa_reg;
 		row->cfa.off = x->cfa_off;
-		row->ra.kind = x->ra_kind % 7;
+		row->ra.kind = x->ra_kind % 9;
 		row->ra.reg = x->ra_reg;
 		row->ra.off = x->ra_off;
-		row->fp.kind = x->fp_kind % 7;
+		row->fp.kind = x->fp_kind % 9;
 		row->fp.reg = x->fp_reg;
 		row->fp.off = x->fp_off;
+		expr_rule(&row->cfa);
+		expr_rule(&row->ra);
+		expr_rule(&row->fp);
 		fn->start = x->lo;
 		fn->size = x->len;
 		fn->flags = x->flags & SFRAME_FUNC_SIGNAL;
@@ -70,6 +106,32 @@ static bool fz_is_exec(void *ctx, uint64_t ra)
 	return true;
 }
 
+static int fz_reg_rule(void *ctx, uint64_t lookup, unsigned reg, struct unwind_reg_rule *out)
+{
+	(void)ctx;
+	(void)reg;
+	for (int i = 0; i < NR_RANGES; i++) {
+		const struct fz_range *x = &ranges[i];
+
+		if (lookup < x->lo || lookup - x->lo >= x->len)
+			continue;
+		switch ((x->flags >> 1) & 3) {
+		case 0:
+			*out = (struct unwind_reg_rule){ UNWIND_REG_SAME, 0 };
+			return 0;
+		case 1:
+			*out = (struct unwind_reg_rule){ UNWIND_REG_AT_CFA, -16 };
+			return 0;
+		case 2:
+			*out = (struct unwind_reg_rule){ UNWIND_REG_CFA_PLUS, 8 };
+			return 0;
+		default:
+			return -1;
+		}
+	}
+	return -1;
+}
+
 static bool fz_sigtramp(void *ctx, uint64_t pc)
 {
 	(void)ctx;
@@ -78,7 +140,8 @@ static bool fz_sigtramp(void *ctx, uint64_t pc)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct unwind_ops ops = { fz_find, fz_sigtramp, NULL };
+	static const struct unwind_ops ops = { fz_find, fz_sigtramp, NULL, NULL, NULL,
+					       fz_reg_rule };
 	struct sfprof_regs regs;
 	struct unwind_frame frames[256];
 	size_t need = sizeof(regs) + NR_RANGES * RANGE_BYTES;
@@ -96,6 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* the snapshot is a separate heap copy, so ASan sees any read past it */
 	size_t len = size - need;
+	exprs_init(data + need, len < 16 ? len : 16);
 	uint8_t *stack = malloc(len ? len : 1);
 	if (!stack)
 		return 0;

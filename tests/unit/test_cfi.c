@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cfi.h"
+#include "dwexpr.h"
 #include "testlib.h"
 
 /* ---- a tiny .eh_frame / .debug_frame writer --------------------------- */
@@ -189,6 +190,17 @@ static int rule_str(char *p, size_t n, const struct sframe_rule *r, int is_cfa)
 		return snprintf(p, n, "*(%s%+d)", regname(r->reg), r->off);
 	case SFRAME_RULE_UNDEFINED:
 		return snprintf(p, n, "undef");
+	case SFRAME_RULE_VAL_EXPR:
+	case SFRAME_RULE_EXPR: {
+		const uint8_t *e;
+		size_t len;
+		char x[160];
+
+		if (dwexpr__get((uint32_t)r->off, &e, &len))
+			return snprintf(p, n, "x#%d?", r->off);
+		dwexpr__format(e, len, x, sizeof(x));
+		return snprintf(p, n, "%sx[%s]", r->kind == SFRAME_RULE_EXPR ? "*" : "", x);
+	}
 	default:
 		return snprintf(p, n, "?%u", r->kind);
 	}
@@ -678,12 +690,71 @@ TEST(cfi_unknown_expressions_and_cfa_registers_fall_back)
 {
 	struct cfi_table t;
 	struct cfi_stats st;
-	/* def_cfa_expression: DW_OP_lit1 -> unknown shape */
-	DERIVE(&t, &st, 16, 0x41, 0x0f, 1, 0x31, 0x41, 0x0c, 40, 8, 0x41, 0x0c, 7, 8);
+	/* def_cfa_expression: DW_OP_call_frame_cfa, which CFI may not use */
+	DERIVE(&t, &st, 16, 0x41, 0x0f, 1, 0x9c, 0x41, 0x0c, 40, 8, 0x41, 0x0c, 7, 8);
 	CHECK_STR(rows_of(&t, 0), "@0 sp+8 c-8 -; @1 norule; @2 norule; @3 sp+8 c-8 -");
 	CHECK_INT(st.no_rule[CFI_NR_CFA_EXPRESSION], 1);
 	CHECK_INT(st.no_rule[CFI_NR_CFA_REGISTER], 1);
 	cfi_table__release(&t);
+}
+
+TEST(cfi_other_dwarf_expressions_become_expression_rules)
+{
+	struct cfi_table t;
+	struct cfi_stats st;
+	/* OpenSSL's bignum assembly: cfa = *(rsp+40)+8; then
+	 * cfa = *(rsp+8+8*r9)+8; then rbp saved at CFA-8 by an expression
+	 * (DW_CFA_expression), then rbp's value CFA-8 (DW_CFA_val_expression) */
+	DERIVE(&t, &st, 16,
+	       0x41, 0x0f, 5, 0x77, 0x28, 0x06, 0x23, 0x08,
+	       0x41, 0x0f, 10, 0x77, 0x08, 0x79, 0x00, 0x38, 0x1e, 0x22, 0x06, 0x23, 0x08,
+	       0x41, 0x10, 6, 3, 0x12, 0x38, 0x1c,
+	       0x41, 0x16, 6, 2, 0x38, 0x1c);
+	CHECK_STR(rows_of(&t, 0),
+		  "@0 sp+8 c-8 -; @1 x[breg7 +40; deref; plus_uconst 8] c-8 -; "
+		  "@2 x[breg7 +8; breg9 +0; lit8; mul; plus; deref; plus_uconst 8] c-8 -; "
+		  "@3 x[breg7 +8; breg9 +0; lit8; mul; plus; deref; plus_uconst 8] c-8 "
+		  "*x[dup; lit8; minus]; "
+		  "@4 x[breg7 +8; breg9 +0; lit8; mul; plus; deref; plus_uconst 8] c-8 x[lit8; minus]");
+	CHECK(t.funcs[0].flags & SFRAME_FUNC_FLEX);
+	CHECK_INT(st.rows_expr, 4);
+	CHECK_INT(st.rows_no_rule, 0);
+	cfi_table__release(&t);
+}
+
+TEST(cfi_reg_rule_should_give_a_callee_saved_registers_rule_at_each_address)
+{
+	static struct sec s;
+	struct cfi_reg_rule r;
+	/* push %rbx (@1: cfa+16, rbx at c-16); push %r12 (@2: cfa+24, r12 at
+	 * c-24); @8 rbx restored; @9 r12 by an expression */
+	static const uint8_t ins[] = { 0x41, 0x0e, 16, 0x83, 2, 0x41, 0x0e, 24, 0x8c, 3,
+				       0x46, 0xc3, 0x41, 0x10, 12, 2, 0x38, 0x1c };
+	static const uint8_t other[] = { 0x41, 0x0e, 16, 0x83, 2 };
+
+	memset(&s, 0, sizeof(s));
+	s.vaddr = 0x2000;
+	size_t c = eh_cie(&s);
+	eh_fde(&s, c, 0x1000, 16, ins, sizeof(ins));
+	eh_fde(&s, c, 0x1100, 8, other, sizeof(other));
+	struct cfi_input in = eh_input(&s);
+
+	CHECK_INT(cfi__reg_rule(&in, 0x1000, 3, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_SAME);
+	CHECK_INT(cfi__reg_rule(&in, 0x1001, 3, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_AT_CFA);
+	CHECK_INT(r.off, -16);
+	CHECK_INT(cfi__reg_rule(&in, 0x1005, 12, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_AT_CFA);
+	CHECK_INT(r.off, -24);
+	CHECK_INT(cfi__reg_rule(&in, 0x1008, 3, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_SAME);
+	CHECK_INT(cfi__reg_rule(&in, 0x1009, 12, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_OTHER);
+	CHECK_INT(cfi__reg_rule(&in, 0x1102, 3, &r), 0);
+	CHECK_INT(r.kind, CFI_REG_AT_CFA);
+	CHECK_INT(cfi__reg_rule(&in, 0x1010, 3, &r), -ENOENT);
+	CHECK_INT(cfi__reg_rule(&in, 0x0fff, 3, &r), -ENOENT);
 }
 
 /* ld's .plt CFI: sp+16 at 0, sp+24 at 6, the PLT expression from 16. */

@@ -117,6 +117,48 @@ TEST(perfmap_later_entries_should_win_where_code_was_reused)
 	perfmap__free(m);
 }
 
+TEST(perfmap_lookup_at_a_time_should_name_by_the_entry_valid_then)
+{
+	struct perfmap *m = perfmap__new();
+	struct perfmap_hit h, alpha;
+
+	CHECK(m);
+	perfmap__set_time(m, 100);
+	CHECK_INT(feed(m, "1000 20 jit_alpha\n"), 18);
+	perfmap__set_time(m, 200);
+	CHECK_INT(feed(m, "1000 20 jit_beta\n"), 17);
+	perfmap__set_time(m, 150); /* (a time never goes back) */
+	CHECK_INT(feed(m, "1010 4 jit_gamma\n"), 17);
+	/* before the newer line: the older name, with its own seq */
+	CHECK_INT(perfmap__lookup_at(m, 0x1004, 150, &alpha), 0);
+	CHECK_STR(alpha.name, "jit_alpha");
+	CHECK_INT(alpha.seq, 1);
+	CHECK_INT(perfmap__lookup_at(m, 0x1004, 200, &h), 0);
+	CHECK_STR(h.name, "jit_beta");
+	CHECK_INT(h.seq, 2);
+	CHECK_INT(perfmap__lookup_at(m, 0x1004, UINT64_MAX, &h), 0);
+	CHECK_STR(h.name, "jit_beta");
+	/* before any line covering it was read: the first name it had */
+	CHECK_INT(perfmap__lookup_at(m, 0x1004, 50, &h), 0);
+	CHECK_STR(h.name, "jit_alpha");
+	CHECK_INT(perfmap__lookup_at(m, 0x1011, 199, &h), 0);
+	CHECK_STR(h.name, "jit_alpha");
+	CHECK_INT(perfmap__lookup_at(m, 0x1011, 200, &h), 0);
+	CHECK_STR(h.name, "jit_gamma");
+	/* the plain lookup is the newest */
+	CHECK_INT(perfmap__lookup_range(m, 0x1004, &h.name, &h.start, &h.end), 0);
+	CHECK_STR(h.name, "jit_beta");
+	/* an entry by its seq, as a tagged frame names it later */
+	CHECK_INT(perfmap__entry(m, alpha.seq, &h), 0);
+	CHECK_STR(h.name, "jit_alpha");
+	CHECK_U64(h.start, 0x1000);
+	CHECK_U64(h.end, 0x1020);
+	CHECK_INT(perfmap__entry(m, 0, &h), -ENOENT);
+	CHECK_INT(perfmap__entry(m, 4, &h), -ENOENT);
+	CHECK_INT(perfmap__lookup_at(m, 0x2000, 300, &h), -ENOENT);
+	perfmap__free(m);
+}
+
 TEST(perfmap_file_should_follow_growth_and_refuse_links_fifos_and_big_files)
 {
 	char dir[] = "/tmp/sfprof-perfmap.XXXXXX", p[256], l[256], fifo[256];

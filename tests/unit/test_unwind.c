@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 
+#include "dwexpr.h"
 #include "testlib.h"
 #include "unwind.h"
 
@@ -582,6 +583,129 @@ TEST(ra_rule_other_than_cfa_minus_8_should_be_followed)
 	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
 	CHECK_INT(n, 2);
 	CHECK_U64(FR[1].pc, 0x3010);
+}
+
+TEST(return_address_in_a_register_at_cfa_equal_sp_should_be_followed)
+{
+	int stop;
+	fake_reset(4096);
+	/* glibc's __vfork after `pop %rdi`: CFA = SP + 0, RA in rdi */
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RSP, 0);
+	x->row.ra = R(SFRAME_RULE_REG, UNWIND_REG_RDI, 0);
+	add_root(0x3000, 0x3100);
+	struct sfprof_regs r = regs_at(0x1008, BASE, 0);
+	r.di = 0x3010;
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 2);
+	CHECK_U64(FR[1].pc, 0x3010);
+	/* an RA from memory still needs the CFA above SP */
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_CFA);
+}
+
+TEST(dwarf_expression_rules_should_be_evaluated_over_the_snapshot)
+{
+	/* OpenSSL's CFA = *(rsp+40)+8, the RA at CFA-8; rbp saved at the
+	 * address CFA-16 an expression computes */
+	static const uint8_t cfa_e[] = { 0x77, 0x28, 0x06, 0x23, 0x08 };
+	static const uint8_t fp_e[] = { 0x40, 0x1c }; /* lit16; minus */
+	static const uint8_t r12_e[] = { 0x7c, 0x00 }; /* breg12 0 */
+	uint32_t cfa_id = dwexpr__intern(cfa_e, sizeof(cfa_e));
+	uint32_t fp_id = dwexpr__intern(fp_e, sizeof(fp_e));
+	uint32_t r12_id = dwexpr__intern(r12_e, sizeof(r12_e));
+	int stop;
+
+	CHECK(cfa_id && fp_id && r12_id);
+	fake_reset(4096);
+	struct range *x = add_range(0x1000, 0x1100, 0);
+	x->row.cfa = R(SFRAME_RULE_VAL_EXPR, 0, (int)cfa_id);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	x->row.fp = R(SFRAME_RULE_EXPR, 0, (int)fp_id);
+	add_sp_row(0x2000, 0x2100, 16, 0);
+	add_root(0x3000, 0x3100);
+	put(BASE + 40, BASE + 0x100);	/* CFA = BASE + 0x108 */
+	put(BASE + 0x100, 0x2010);	/* RA */
+	put(BASE + 0xf8, 0xfeed);	/* saved rbp */
+	put(BASE + 0x110, 0x3010);	/* the caller's RA at its CFA-8 */
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	struct unwind_state st;
+	unsigned frames = 0;
+	unwind_for_each_frame(&st, &r, F.mem, F.len, &OPS, 64) {
+		if (++frames == 2) {
+			CHECK_U64(st.pc, 0x2010);
+			CHECK_U64(st.regs[UNWIND_REG_RSP], BASE + 0x108);
+			CHECK_U64(st.regs[UNWIND_REG_RBP], 0xfeed);
+		}
+	}
+	CHECK_INT(st.stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(frames, 3);
+	/* a register the frame does not know: a bad rule, not a guess */
+	x->row.fp = R(SFRAME_RULE_VAL_EXPR, 0, (int)r12_id);
+	F.r[1].row.cfa = R(SFRAME_RULE_VAL_EXPR, 0, (int)r12_id);
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_RULE);
+	CHECK_INT(n, 2);
+	/* a read outside the snapshot: exhausted, as a rule's read is */
+	put(BASE + 40, BASE + 0x4000);
+	n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_SNAPSHOT);
+	CHECK_INT(n, 1);
+}
+
+/* reg_rule(): rbx saved at CFA-16 by the ranges marked so, else unchanged */
+static uint64_t rbx_saved_lo = 0x1000, rbx_saved_hi = 0x1100;
+
+static int fake_reg_rule(void *ctx, uint64_t lookup, unsigned reg, struct unwind_reg_rule *out)
+{
+	(void)ctx;
+	if (reg != UNWIND_REG_RBX)
+		return -1;
+	*out = (struct unwind_reg_rule){ UNWIND_REG_SAME, 0 };
+	if (lookup >= rbx_saved_lo && lookup < rbx_saved_hi)
+		*out = (struct unwind_reg_rule){ UNWIND_REG_AT_CFA, -16 };
+	return 0;
+}
+
+TEST(a_cfa_from_rbx_below_the_top_frame_should_be_found_by_replaying_rbxs_rules)
+{
+	static const struct unwind_ops rops = { fake_find, fake_sigtramp, NULL, NULL, NULL,
+						fake_reg_rule };
+	int stop;
+
+	/* leaf (0x1000: saved rbx at CFA-16, CFA = SP+16) -> resolver
+	 * (0x2000: CFA = rbx+16, as ld.so's _dl_runtime_resolve) -> root */
+	fake_reset(4096);
+	add_sp_row(0x1000, 0x1100, 16, 0);
+	struct range *x = add_range(0x2000, 0x2100, 0);
+	x->row.cfa = R(SFRAME_RULE_REG, UNWIND_REG_RBX, 16);
+	x->row.ra = R(SFRAME_RULE_CFA_DEREF, 0, -8);
+	add_root(0x3000, 0x3100);
+	put(BASE + 8, 0x2050);		/* the leaf's RA */
+	put(BASE + 0, BASE + 0x100);	/* the leaf saved the resolver's rbx */
+	put(BASE + 0x108, 0x3010);	/* the resolver's RA at rbx+16-8 */
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	r.bx = 0xbad; /* the leaf's own rbx: not the resolver's */
+	struct unwind_stats us = { 0 };
+	size_t n = unwind_stack(&r, F.mem, F.len, &rops, FR, 512, &stop, &us, NULL);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 3);
+	CHECK_U64(FR[2].pc, 0x3010);
+	CHECK_U64(us.reg_replays, 1);
+	/* without the rule: a bad rule, as before */
+	n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_BAD_RULE);
+	CHECK_INT(n, 2);
+	/* frames between that leave rbx unchanged: the top frame's rbx is
+	 * the resolver's (here a CFA below SP: refused) */
+	rbx_saved_lo = rbx_saved_hi = 0;
+	F.r[0].row.cfa.off = 16;
+	n = unwind_stack(&r, F.mem, F.len, &rops, FR, 512, &stop, NULL, NULL);
+	CHECK_INT(stop, UNWIND_STOP_BAD_CFA); /* rbx = 0xbad, unchanged: CFA below SP */
+	rbx_saved_lo = 0x1000;
+	rbx_saved_hi = 0x1100;
 }
 
 TEST(missing_registers_should_stop_as_no_regs)

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jitdump.h"
@@ -24,6 +26,7 @@ struct jit_proc {
 	uint32_t pid;
 	int fd;		  /* the perf map file, once opened (else -1) */
 	uint64_t try_ns;  /* last open or read attempt, 0 = never */
+	uint64_t hit_ns;  /* last read for a hit (JITMAP_HIT_REREAD_NS) */
 	uint64_t used;	  /* last lookup (live: the oldest is reused) */
 	struct perfmap *map;
 	struct jit_dump dump[JITMAP_DUMPS];
@@ -36,6 +39,7 @@ struct jitmaps {
 	size_t nr, cap;
 	size_t last; /* the proc of the last lookup */
 	uint64_t clock;
+	uint64_t t; /* offline: what entries added now are valid from */
 	struct jitmap_stats st; /* of procs since released */
 };
 
@@ -146,6 +150,7 @@ static struct jit_proc *proc_get(struct jitmaps *j, uint32_t pid, bool make)
 	jp->map = perfmap__new();
 	if (!jp->map)
 		return NULL; /* (an empty slot: found by no pid) */
+	perfmap__set_time(jp->map, j->t);
 	j->last = k;
 	return jp;
 }
@@ -218,58 +223,145 @@ static void find_dumps(struct jit_proc *jp, struct proc *p)
 	free(recs);
 }
 
-/* Read what every source appended (an error keeps what was read). */
-static void reread(struct jit_proc *jp, struct proc *p)
+/*
+ * When what the file holds now was written, in CLOCK_MONOTONIC ns: its
+ * last modification (no line says when it was written), within (the
+ * last read, now], where the bytes read now were not there yet and are.
+ */
+static uint64_t written_at(int fd, uint64_t last, uint64_t now)
 {
-	if (jp->fd < 0) {
+	struct timespec real;
+	struct stat sb;
+	uint64_t mtime, t = now;
+
+	if (!fstat(fd, &sb) && !clock_gettime(CLOCK_REALTIME, &real)) {
+		uint64_t r = (uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec;
+
+		mtime = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
+		if (mtime <= r && r - mtime < now)
+			t = now - (r - mtime);
+	}
+	return t < last ? last : t;
+}
+
+/* Read what every source appended (an error keeps what was read); the
+ * entries are valid from when their file was written. `find`: open the
+ * files not open yet too (the perf map, new jitdumps). */
+static void reread(struct jit_proc *jp, struct proc *p, uint64_t last, uint64_t now, bool find)
+{
+	if (jp->fd < 0 && find) {
 		char rel[48];
 
 		snprintf(rel, sizeof(rel), "tmp/perf-%u.map", jp->pid);
 		jp->fd = open_in_root(jp->pid, rel);
 	}
-	find_dumps(jp, p);
+	if (find)
+		find_dumps(jp, p);
 	for (unsigned i = 0; i < jp->nr_dumps; i++) {
 		struct jit_dump *jd = &jp->dump[i];
 
-		if (!jd->broken && jitdump__read_fd(jd->d, jd->fd, JITMAP_MAX_SIZE) == -EINVAL &&
+		if (jd->broken)
+			continue;
+		perfmap__set_time(jp->map, written_at(jd->fd, last, now));
+		if (jitdump__read_fd(jd->d, jd->fd, JITMAP_MAX_SIZE) == -EINVAL &&
 		    jitdump__error(jd->d))
 			jd->broken = true;
 	}
-	if (jp->fd >= 0)
+	if (jp->fd >= 0) {
+		perfmap__set_time(jp->map, written_at(jp->fd, last, now));
 		perfmap__read_fd(jp->map, jp->fd, JITMAP_MAX_SIZE);
+	}
 }
 
-static int hit_of(struct jit_proc *jp, uint64_t pc, struct jitmap_hit *hit)
+/* The line a jitdump gives pc, if any. */
+static void hit_line(struct jit_proc *jp, uint64_t pc, struct jitmap_hit *hit)
 {
-	if (perfmap__lookup_range(jp->map, pc, &hit->name, &hit->start, &hit->end))
-		return -ENOENT;
 	hit->file = NULL;
 	hit->line = 0;
 	for (unsigned i = 0; i < jp->nr_dumps; i++)
 		if (!jitdump__line(jp->dump[i].d, pc, &hit->file, &hit->line))
 			break;
+}
+
+static void hit_set(struct jit_proc *jp, uint64_t pc, const struct perfmap_hit *ph,
+		    struct jitmap_hit *hit)
+{
+	hit->name = ph->name;
+	hit->start = ph->start;
+	hit->end = ph->end;
+	hit->seq = ph->seq;
+	hit_line(jp, pc, hit);
+}
+
+static int hit_of(struct jit_proc *jp, uint64_t pc, uint64_t t, struct jitmap_hit *hit)
+{
+	struct perfmap_hit ph;
+
+	if (perfmap__lookup_at(jp->map, pc, t, &ph))
+		return -ENOENT;
+	hit_set(jp, pc, &ph, hit);
 	return 0;
+}
+
+int jitmaps__lookup_at(struct jitmaps *j, struct proc *p, uint32_t pid, uint64_t pc,
+		       uint64_t t, int now_or_never, struct jitmap_hit *hit)
+{
+	struct jit_proc *jp = proc_get(j, pid, !j->offline);
+	uint64_t now, last;
+	int rc;
+
+	if (!jp)
+		return -ENOENT;
+	jp->used = ++j->clock;
+	rc = hit_of(jp, pc, t, hit);
+	if (j->offline)
+		return rc;
+	/* a hit re-reads the open files too, often and cheaply (an fstat
+	 * each): a JIT that reuses code memory appends the new name of an
+	 * address that had one */
+	now = util__now_ns();
+	if (!rc) {
+		if (now - jp->hit_ns < JITMAP_HIT_REREAD_NS)
+			return rc;
+		last = jp->hit_ns > jp->try_ns ? jp->hit_ns : jp->try_ns;
+		jp->hit_ns = now;
+		reread(jp, p, last, now, false);
+		return hit_of(jp, pc, t, hit);
+	}
+	if (!now_or_never && jp->try_ns && now - jp->try_ns < JITMAP_REREAD_NS)
+		return rc;
+	last = jp->hit_ns > jp->try_ns ? jp->hit_ns : jp->try_ns;
+	jp->try_ns = now;
+	reread(jp, p, last, now, true);
+	return hit_of(jp, pc, t, hit);
 }
 
 int jitmaps__lookup(struct jitmaps *j, struct proc *p, uint32_t pid, uint64_t pc,
 		    int now_or_never, struct jitmap_hit *hit)
 {
-	struct jit_proc *jp = proc_get(j, pid, !j->offline);
-	uint64_t now;
+	return jitmaps__lookup_at(j, p, pid, pc, UINT64_MAX, now_or_never, hit);
+}
 
-	if (!jp)
+int jitmaps__entry(struct jitmaps *j, uint32_t pid, uint32_t seq, uint64_t pc,
+		   struct jitmap_hit *hit)
+{
+	struct jit_proc *jp = proc_get(j, pid, false);
+	struct perfmap_hit ph;
+
+	if (!jp || perfmap__entry(jp->map, seq, &ph))
 		return -ENOENT;
-	jp->used = ++j->clock;
-	if (!hit_of(jp, pc, hit))
-		return 0;
-	if (j->offline)
-		return -ENOENT;
-	now = util__now_ns();
-	if (!now_or_never && jp->try_ns && now - jp->try_ns < JITMAP_REREAD_NS)
-		return -ENOENT;
-	jp->try_ns = now;
-	reread(jp, p);
-	return hit_of(jp, pc, hit);
+	hit_set(jp, pc, &ph, hit);
+	return 0;
+}
+
+void jitmaps__set_time(struct jitmaps *j, uint64_t t)
+{
+	if (!j->offline || t <= j->t)
+		return;
+	j->t = t;
+	for (size_t i = 0; i < j->nr; i++)
+		if (j->procs[i].map)
+			perfmap__set_time(j->procs[i].map, t);
 }
 
 int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,

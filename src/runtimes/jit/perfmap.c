@@ -22,6 +22,7 @@ struct pm_block {
 
 struct pm_entry {
 	uint64_t start, end; /* [start, end) */
+	uint64_t t;	     /* valid from (perfmap__set_time()) */
 	const char *name;
 };
 
@@ -32,6 +33,7 @@ struct perfmap {
 	size_t idx_nr;	    /* entries idx covers (nr when not stale) */
 	struct pm_block *blocks;
 	uint64_t offset;    /* bytes consumed */
+	uint64_t t;	    /* what new entries are valid from */
 	uint64_t bad;
 	bool skipping;	    /* inside an over-long line: drop to its newline */
 };
@@ -156,8 +158,14 @@ int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *n
 	if (!copy)
 		return -ENOMEM;
 	m->e[m->nr++] = (struct pm_entry){ .start = start, .end = start + size,
-					   .name = copy };
+					   .t = m->t, .name = copy };
 	return 0;
+}
+
+void perfmap__set_time(struct perfmap *m, uint64_t t)
+{
+	if (t > m->t)
+		m->t = t; /* (never back: file order is time order) */
 }
 
 long perfmap__feed(struct perfmap *m, const char *data, size_t len)
@@ -225,7 +233,7 @@ static int reindex(struct perfmap *m)
 {
 	uint32_t *idx;
 
-	if (m->nr > UINT32_MAX)
+	if (m->nr >= UINT32_MAX) /* (seq = index + 1) */
 		return -ENOMEM;
 	idx = realloc(m->idx, (m->nr ? m->nr : 1) * sizeof(*idx));
 	if (!idx)
@@ -249,9 +257,33 @@ int perfmap__lookup(struct perfmap *m, uint64_t addr, const char **name,
 int perfmap__lookup_range(struct perfmap *m, uint64_t addr, const char **name,
 			  uint64_t *start, uint64_t *end)
 {
+	struct perfmap_hit hit;
+
+	if (perfmap__lookup_at(m, addr, UINT64_MAX, &hit))
+		return -ENOENT;
+	*name = hit.name;
+	if (start)
+		*start = hit.start;
+	if (end)
+		*end = hit.end;
+	return 0;
+}
+
+static void hit_fill(const struct perfmap *m, uint32_t i, struct perfmap_hit *hit)
+{
+	const struct pm_entry *e = &m->e[i];
+
+	hit->name = e->name;
+	hit->start = e->start;
+	hit->end = e->end;
+	hit->seq = i + 1;
+}
+
+int perfmap__lookup_at(struct perfmap *m, uint64_t addr, uint64_t t, struct perfmap_hit *hit)
+{
 	size_t lo = 0, hi, k;
-	const struct pm_entry *best = NULL;
-	uint32_t best_i = 0;
+	bool valid = false, any = false;
+	uint32_t best = 0;
 
 	if (m->idx_nr != m->nr && reindex(m))
 		return -ENOENT;
@@ -264,21 +296,33 @@ int perfmap__lookup_range(struct perfmap *m, uint64_t addr, const char **name,
 		else
 			hi = mid;
 	}
+	/* the newest entry valid at t; where none is yet (a JIT writes its
+	 * line after the code runs), the oldest: the first name it had */
 	for (k = 0; k < LOOKBACK && lo > k; k++) {
 		uint32_t i = m->idx[lo - 1 - k];
 		const struct pm_entry *e = &m->e[i];
 
-		if (addr < e->end && (!best || i > best_i)) {
-			best = e;
-			best_i = i;
+		if (addr >= e->end)
+			continue;
+		if (e->t <= t) {
+			if (!valid || i > best)
+				best = i;
+			valid = true;
+		} else if (!valid && (!any || i < best)) {
+			best = i;
 		}
+		any = true;
 	}
-	if (!best)
+	if (!any)
 		return -ENOENT;
-	*name = best->name;
-	if (start)
-		*start = best->start;
-	if (end)
-		*end = best->end;
+	hit_fill(m, best, hit);
+	return 0;
+}
+
+int perfmap__entry(const struct perfmap *m, uint32_t seq, struct perfmap_hit *hit)
+{
+	if (!seq || seq > m->nr)
+		return -ENOENT;
+	hit_fill(m, seq - 1, hit);
 	return 0;
 }
