@@ -55,6 +55,10 @@ struct dso {
 	int go_table_loaded;
 	struct sframe_table *go_table; /* from it, for PCs the CFI lacks */
 
+	/* the cache's use clock at this dso's last lookup: which binary's
+	 * tables to free first when the heap is over budget */
+	uint64_t last_use;
+
 	struct dso *next_all;
 	struct dso *next_bid; /* build-id hash chain */
 };
@@ -64,8 +68,15 @@ struct dso_cache {
 	struct dso *all;
 	struct dso *by_bid[HASH_BUCKETS];
 	struct dso_ident *by_ident[HASH_BUCKETS];
+	uint64_t use_clock; /* bumped by every lookup (dso_touch) */
 	struct dso_stats st;
 };
+
+/* d was looked up now: the most recently used of the cache's dsos. */
+static inline void dso_touch(struct dso *d)
+{
+	d->last_use = ++d->cache->use_clock;
+}
 
 /* A table derived from .eh_frame/.debug_frame, or a negative error. */
 int dso__derive_table(struct dso *d, struct sframe_table **out);
@@ -81,6 +92,9 @@ int dso_lazy__find(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 		   struct sframe_func *fn);
 
 void dso_lazy__free(struct dso_lazy *z);
+
+/* How many dsos hold tables, symbols or lines (dso_table.c). */
+size_t dso_cache__nr_loaded(const struct dso_cache *c);
 /* A Go binary's pclntab (read on first call), or NULL. */
 const struct gopclntab *dso__go(struct dso *d);
 /* The row from a Go binary's SP-delta tables (made on first call) when
