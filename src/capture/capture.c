@@ -87,6 +87,10 @@ static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_PY_FAILED] = "python_walks_failed",
 	[SFPROF_CNT_PY_CUT] = "python_walks_cut",
 	[SFPROF_CNT_PY_LOST_BUSY] = "python_lost_busy",
+	[SFPROF_CNT_STACK_DEFERRED] = "stack_reads_deferred",
+	[SFPROF_CNT_STACK_DEFERRED_READ] = "stack_reads_deferred_read",
+	[SFPROF_CNT_STACK_DEFER_FAILED] = "stack_reads_defer_failed",
+	[SFPROF_CNT_NO_USER_STACK] = "no_user_stack_exit_exec",
 };
 
 const char *capture_counter__name(enum sfprof_counter c)
@@ -292,6 +296,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		bpf_map__set_max_entries(c->task->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
 	if (cfg.python)
 		bpf_map__set_max_entries(c->task->maps.py_tgids, py_words());
+	bpf_map__set_max_entries(c->task->maps.deferred, c->nr_cpus);
 	bpf_program__set_autoload(c->task->progs.sfprof_exec, !!o->wait_exec);
 	ret = task_bpf__load(c->task);
 	if (ret) {
