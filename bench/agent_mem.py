@@ -40,11 +40,11 @@ from soaklib import SFPROF, WL, build_id_offset  # noqa: E402
 
 SHORT = os.path.join(WL, "shortlived-sframe")
 STAT_KEYS = ("samples_seen", "events_cpu", "lost_total", "lost_stack_read", "lost_ringbuf",
-             "lost_busy", "lost_task", "lost_target_map", "processes_followed",
-             "processes_exited", "procs_reaped", "procs_live", "procs_evicted",
-             "dso_loads", "dso_evicted", "dso_live", "strings_live", "strings_evicted",
-             "thread_tops_learned", "stack_read_deferred", "stack_read_deferred_lost",
-             "sideband_lost", "changes_lost")
+             "lost_busy", "lost_task", "lost_target_map", "no_user_stack_exit_exec",
+             "stack_reads_deferred", "stack_reads_deferred_read", "stack_reads_defer_failed",
+             "processes_followed", "processes_exited", "procs_reaped", "dso_loads",
+             "dso_evicted", "dso_shed", "dso_loaded", "thread_tops_learned", "sideband_lost",
+             "changes_lost")
 
 
 def rollup(pid):

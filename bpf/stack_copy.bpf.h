@@ -183,7 +183,8 @@ static __always_inline int user_stack_gone(const struct sfprof_event *h)
 	struct task_struct *task = bpf_get_current_task_btf();
 	__s64 nr = (__s64)h->regs.orig_ax;
 
-	if (!(h->flags & SFPROF_EVF_KERNEL_MODE))
+	/* an off-CPU event is always taken in the kernel */
+	if (!(h->flags & SFPROF_EVF_KERNEL_MODE) && h->kind != SFPROF_EV_OFFCPU)
 		return 0;
 	return !task->mm || (task->flags & PF_EXITING) || nr == 59 /* execve */ ||
 	       nr == 322 /* execveat */ || nr == 231 /* exit_group */ || nr == 60 /* exit */;
@@ -220,15 +221,13 @@ static __always_inline void stack_done(struct sfprof_event *h, __u32 len, __u32 
  * the record is the one the sample would have made, late by the rest of
  * the fault or syscall. One pending read per CPU; a busy slot, or a task
  * that can take no task_work (exiting), keeps the empty record.
+ *
+ * Only the objects whose events it serves (cpu.bpf.c, offcpu.bpf.c)
+ * define SFPROF_DEFER_READS before including this: in another object the
+ * unused callback stayed, naming a kfunc it never calls, which libbpf
+ * cannot open (no BTF for the extern). The map is in every object, as
+ * all of them share the task object's maps by name.
  */
-extern int bpf_task_work_schedule_resume_impl(struct task_struct *task,
-					      struct bpf_task_work *tw, void *map__map,
-					      int (*callback)(struct bpf_map *map, void *key,
-							      void *value),
-					      void *aux__prog) __ksym __weak;
-extern int bpf_copy_from_user_dynptr(const struct bpf_dynptr *dptr, __u32 off, __u32 size,
-				     const void *unsafe_ptr__ign) __ksym __weak;
-
 struct sfprof_deferred {
 	struct bpf_task_work tw;
 	__u64 busy;   /* scheduled, its callback not finished */
@@ -243,6 +242,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sfprof_deferred);
 } deferred SEC(".maps");
+
+#ifdef SFPROF_DEFER_READS
+extern int bpf_task_work_schedule_resume_impl(struct task_struct *task,
+					      struct bpf_task_work *tw, void *map__map,
+					      int (*callback)(struct bpf_map *map, void *key,
+							      void *value),
+					      void *aux__prog) __ksym __weak;
+extern int bpf_copy_from_user_dynptr(const struct bpf_dynptr *dptr, __u32 off, __u32 size,
+				     const void *unsafe_ptr__ign) __ksym __weak;
 
 struct ucopy_state {
 	struct bpf_dynptr dp;
@@ -325,6 +333,7 @@ static __always_inline int defer_read(struct sfprof_event *h, __u32 span, __u32 
 	count(SFPROF_CNT_STACK_DEFERRED, 1);
 	return 1;
 }
+#endif /* SFPROF_DEFER_READS */
 
 /*
  * The direct path (Linux 6.16+): a ring buffer record reserved at the
@@ -381,12 +390,15 @@ static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u3
 			c.off = span;
 		else
 			bpf_loop(SFPROF_STACK_PAGES, dcopy_page, &c, 0);
-		/* nothing readable: an on-CPU sample's task reads it itself */
-		if (!c.off && kind == SFPROF_SLOT_CPU && !user_stack_gone(h) &&
-		    defer_read(h, span, at_top)) {
+#ifdef SFPROF_DEFER_READS
+		/* nothing readable: an on- or off-CPU event's task reads it
+		 * itself (the two kinds a churning machine loses stacks of) */
+		if (!c.off && (kind == SFPROF_SLOT_CPU || kind == SFPROF_SLOT_OFFCPU) &&
+		    !user_stack_gone(h) && defer_read(h, span, at_top)) {
 			bpf_ringbuf_discard_dynptr(&c.dp, 0);
 			return;
 		}
+#endif
 	}
 	stack_done(h, c.off, span, at_top);
 	/* the Python section right behind the stack bytes copied */

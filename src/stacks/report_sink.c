@@ -38,13 +38,16 @@
  * binary's are freed (it stays mapped; its next lookup makes them again).
  * A whole machine maps more code with debug info than fits (BENCHMARKS.md,
  * agent memory: 110-240 MiB of heap before, two thirds of it libdw's line
- * tables, and 20-60 MiB of pages of big binaries' files). Checked at every
- * drain and every REPORT_SINK_HEAP_EVENTS events (one binary's lines can
- * take tens of MiB in one drain); freed down to three quarters of each.
+ * tables, and 20-60 MiB of pages of big binaries' files). Checked every
+ * REPORT_SINK_HEAP_EVENTS events (one binary's lines can take tens of MiB
+ * in one drain) and once a second on the drain timer (mallinfo2 walks
+ * malloc's free lists: not at 40 drains a second); freed down to three
+ * quarters of each.
  */
 #define REPORT_SINK_HEAP_BUDGET (40ull << 20)
 #define REPORT_SINK_RSS_BUDGET (92ull << 20)
 #define REPORT_SINK_HEAP_EVENTS 256
+#define REPORT_SINK_HEAP_EVERY_NS (1000 * 1000000ull)
 
 volatile sig_atomic_t report_sink_cut_requested;
 
@@ -97,6 +100,7 @@ struct report_sink {
 	unsigned iv_same;	 /* how many had that name */
 	unsigned heap_events;	 /* events since the heap budget was checked */
 	uint64_t heap_clock;	 /* the dsos' use clock at that check */
+	uint64_t heap_at;	 /* and when it was (drain time) */
 };
 
 /* live and record both unwind every event: what a complete walk learns
@@ -603,8 +607,10 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 		if (s->py)
 			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
 	}
-	if (s->o.interval_ns && !s->record)
+	if (s->o.interval_ns && !s->record && now_ns >= s->heap_at + REPORT_SINK_HEAP_EVERY_NS) {
+		s->heap_at = now_ns;
 		sink_bound_heap(s);
+	}
 }
 
 void report_sink__free(struct report_sink *s)
