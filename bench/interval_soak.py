@@ -24,27 +24,9 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True
-from soaklib import SFPROF, WL, print_stats, watch_rss  # noqa: E402
+from soaklib import SFPROF, WL, build_id_offset, print_stats, watch_rss  # noqa: E402
 
 LIB = os.path.join(WL, "libswapa.so")
-
-
-def build_id_offset(image):
-    """File offset of the GNU build-id's bytes (ELF64 little-endian)."""
-    shoff, = struct.unpack_from("<Q", image, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", image, 0x3a)
-    for i in range(shnum):
-        _, typ, _, _, off, size = struct.unpack_from("<IIQQQQ", image, shoff + i * shentsize)
-        if typ != 7:  # SHT_NOTE
-            continue
-        p = off
-        while p < off + size:
-            namesz, descsz, ntype = struct.unpack_from("<III", image, p)
-            name_end = p + 12 + ((namesz + 3) & ~3)
-            if ntype == 3 and image[p + 12:p + 15] == b"GNU":  # NT_GNU_BUILD_ID
-                return name_end
-            p = name_end + ((descsz + 3) & ~3)
-    raise RuntimeError("no build-id in " + LIB)
 
 
 def target(secs, tmp, rate):

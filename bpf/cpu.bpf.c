@@ -9,6 +9,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "sfprof_event.h"
+/* unreadable stacks read by their task (stack_copy.bpf.h) */
+#define SFPROF_DEFER_READS 1
 #include "stack_copy.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

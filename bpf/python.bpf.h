@@ -45,6 +45,21 @@ struct {
 	__type(value, struct sfprof_py_proc);
 } py_procs SEC(".maps");
 
+/*
+ * The same set as a bitmap by tgid (bit tgid % 64 of word tgid / 64):
+ * every sample of every process asks whether it runs CPython, and an
+ * array lookup (inlined by the verifier) answers in a few ns where the
+ * hash lookup above cost ~0.5 us a sample on the loaded 2-core machine
+ * (BENCHMARKS.md, BPF cost). User space sizes it to pid_max; a tgid past
+ * it (pid_max raised during the run) asks the hash.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized by user space: pid_max / 64 */
+	__type(key, __u32);
+	__type(value, __u64);
+} py_tgids SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
@@ -177,14 +192,17 @@ static __always_inline __u64 py_tstate(const struct sfprof_py_proc *p, int *fail
  */
 static __always_inline struct py_buf *py_walk(struct sfprof_event *h, __u32 kind)
 {
-	__u32 tgid = h->pid;
+	__u32 tgid = h->pid, word = tgid / 64;
 	const struct sfprof_py_proc *p;
 	struct py_walk w = {};
 	struct py_buf *b;
-	__u64 tstate, cf = 0;
+	__u64 tstate, cf = 0, *bits;
 	int failed = 0;
 
 	if (!cfg.python || (h->flags & SFPROF_EVF_NO_USER_REGS))
+		return NULL;
+	bits = bpf_map_lookup_elem(&py_tgids, &word);
+	if (bits && !(*bits & (1ull << (tgid & 63))))
 		return NULL;
 	p = bpf_map_lookup_elem(&py_procs, &tgid);
 	if (!p)

@@ -171,11 +171,35 @@ static __always_inline __u32 frames_span(__u64 sp, __u32 want, __u32 *at_top)
 	return span ? span : want;
 }
 
+/*
+ * Whether a sample in the kernel has no user stack left to read: its
+ * process is exiting (exit_group: the address space is being or has
+ * been torn down) or exec'ing (past the point of no return the old
+ * image's stack is gone and the registers still point into it). These
+ * made most of a churning machine's lost_stack_read (bench/agent_mem.py
+ * with a trace of each failure: exit_group and execve, 17 of 19); they
+ * are samples of the kernel's work for that process, not lost stacks.
+ */
+static __always_inline int user_stack_gone(const struct sfprof_event *h)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__s64 nr = (__s64)h->regs.orig_ax;
+
+	/* an off-CPU event is always taken in the kernel */
+	if (!(h->flags & SFPROF_EVF_KERNEL_MODE) && h->kind != SFPROF_EV_OFFCPU)
+		return 0;
+	return !task->mm || (task->flags & PF_EXITING) || nr == 59 /* execve */ ||
+	       nr == 322 /* execveat */ || nr == 231 /* exit_group */ || nr == 60 /* exit */;
+}
+
 /* Stack flags, length and record size of a header whose copy is done. */
 static __always_inline void stack_done(struct sfprof_event *h, __u32 len, __u32 span, __u32 at_top)
 {
 	if (span) {
-		if (len == 0) {
+		if (len == 0 && user_stack_gone(h)) {
+			h->flags |= SFPROF_EVF_NO_USER_REGS;
+			count(SFPROF_CNT_NO_USER_STACK, 1);
+		} else if (len == 0) {
 			h->flags |= SFPROF_EVF_STACK_PARTIAL;
 			count(SFPROF_CNT_LOST_STACK_READ, 1);
 		} else if (len >= span) {
@@ -187,6 +211,131 @@ static __always_inline void stack_done(struct sfprof_event *h, __u32 len, __u32 
 	h->stack_len = len;
 	h->size = (SFPROF_EVENT_HDR_SIZE + len + 7) & ~7u;
 }
+
+/*
+ * Deferred reads (Linux 6.18+). A sample whose first stack page is not
+ * resident (a new process faulting its stack in: the sample lands in the
+ * page fault, or between a `sub rsp` and the first touch) cannot be read
+ * here: BPF in interrupt context cannot fault. The task reads it itself
+ * instead, in a task_work callback run just before it returns to user
+ * space, where bpf_copy_from_user may fault the page in. The user
+ * registers are the sample's (nothing ran in user space in between), so
+ * the record is the one the sample would have made, late by the rest of
+ * the fault or syscall. One pending read per CPU; a busy slot, or a task
+ * that can take no task_work (exiting), keeps the empty record.
+ *
+ * Only the objects whose events it serves (cpu.bpf.c, offcpu.bpf.c)
+ * define SFPROF_DEFER_READS before including this: in another object the
+ * unused callback stayed, naming a kfunc it never calls, which libbpf
+ * cannot open (no BTF for the extern). The map is in every object, as
+ * all of them share the task object's maps by name.
+ */
+struct sfprof_deferred {
+	struct bpf_task_work tw;
+	__u64 busy;   /* scheduled, its callback not finished */
+	__u32 span;
+	__u32 at_top;
+	struct sfprof_event h;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized by user space: one per CPU */
+	__type(key, __u32);
+	__type(value, struct sfprof_deferred);
+} deferred SEC(".maps");
+
+#ifdef SFPROF_DEFER_READS
+extern int bpf_task_work_schedule_resume_impl(struct task_struct *task,
+					      struct bpf_task_work *tw, void *map__map,
+					      int (*callback)(struct bpf_map *map, void *key,
+							      void *value),
+					      void *aux__prog) __ksym __weak;
+extern int bpf_copy_from_user_dynptr(const struct bpf_dynptr *dptr, __u32 off, __u32 size,
+				     const void *unsafe_ptr__ign) __ksym __weak;
+
+struct ucopy_state {
+	struct bpf_dynptr dp;
+	__u64 sp;
+	__u32 off;
+	__u32 want;
+};
+
+/* One page of a faulting copy; 1 ends the loop (the mapping ended). */
+static long ucopy_page(__u64 i, void *data)
+{
+	struct ucopy_state *c = data;
+	__u32 off = c->off, chunk = page_chunk(c->sp, off, c->want);
+
+	if (!chunk)
+		return 1;
+	if (bpf_copy_from_user_dynptr(&c->dp, SFPROF_EVENT_HDR_SIZE + off, chunk,
+				      (void *)(c->sp + off)))
+		return 1;
+	c->off = off + chunk;
+	return 0;
+}
+
+/* The task_work callback: in the sampled task, sleepable. */
+static int deferred_read(struct bpf_map *map, void *key, void *value)
+{
+	struct sfprof_deferred *d = value;
+	struct ucopy_state c = {};
+	__u32 span = d->span, rsize;
+
+	if (span > SFPROF_STACK_MAX)
+		span = SFPROF_STACK_MAX;
+	c.sp = d->h.regs.sp;
+	c.want = span;
+	rsize = (SFPROF_EVENT_HDR_SIZE + span + 7) & ~7u;
+	if (bpf_ringbuf_reserve_dynptr(&events, rsize, 0, &c.dp)) {
+		bpf_ringbuf_discard_dynptr(&c.dp, 0);
+		count(SFPROF_CNT_LOST_RINGBUF, 1);
+		d->busy = 0;
+		return 0;
+	}
+	if (!bpf_copy_from_user_dynptr(&c.dp, SFPROF_EVENT_HDR_SIZE, span, (void *)c.sp))
+		c.off = span;
+	else
+		bpf_loop(SFPROF_STACK_PAGES, ucopy_page, &c, 0);
+	stack_done(&d->h, c.off, span, d->at_top);
+	if (c.off)
+		count(SFPROF_CNT_STACK_DEFERRED_READ, 1);
+	bpf_dynptr_write(&c.dp, 0, &d->h, SFPROF_EVENT_HDR_SIZE, 0);
+	bpf_ringbuf_submit_dynptr(&c.dp, BPF_RB_NO_WAKEUP);
+	d->busy = 0;
+	return 0;
+}
+
+/* 1 when the read of h's stack is left to the task (h is then sent by
+ * deferred_read), 0 when h goes now as it is. */
+static __always_inline int defer_read(struct sfprof_event *h, __u32 span, __u32 at_top)
+{
+	__u32 key = bpf_get_smp_processor_id();
+	struct sfprof_deferred *d;
+
+	if (!bpf_task_work_schedule_resume_impl || !bpf_copy_from_user_dynptr)
+		return 0;
+	d = bpf_map_lookup_elem(&deferred, &key);
+	if (!d || __sync_val_compare_and_swap(&d->busy, 0, 1) != 0) {
+		count(SFPROF_CNT_STACK_DEFER_FAILED, 1);
+		return 0;
+	}
+	__builtin_memcpy(&d->h, h, SFPROF_EVENT_HDR_SIZE);
+	/* the Python frames were read now; the record carries none */
+	d->h.flags &= ~SFPROF_EVF_PYTHON;
+	d->span = span;
+	d->at_top = at_top;
+	if (bpf_task_work_schedule_resume_impl(bpf_get_current_task_btf(), &d->tw, &deferred,
+					       deferred_read, NULL)) {
+		d->busy = 0;
+		count(SFPROF_CNT_STACK_DEFER_FAILED, 1);
+		return 0;
+	}
+	count(SFPROF_CNT_STACK_DEFERRED, 1);
+	return 1;
+}
+#endif /* SFPROF_DEFER_READS */
 
 /*
  * The direct path (Linux 6.16+): a ring buffer record reserved at the
@@ -218,7 +367,7 @@ static long dcopy_page(__u64 i, void *data)
 }
 
 static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u32 at_top,
-					__u64 flags, struct py_buf *py)
+					__u64 flags, struct py_buf *py, __u32 kind)
 {
 	struct dcopy_state c = {
 		.sp = h->regs.sp,
@@ -243,6 +392,15 @@ static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u3
 			c.off = span;
 		else
 			bpf_loop(SFPROF_STACK_PAGES, dcopy_page, &c, 0);
+#ifdef SFPROF_DEFER_READS
+		/* nothing readable: an on- or off-CPU event's task reads it
+		 * itself (the two kinds a churning machine loses stacks of) */
+		if (!c.off && (kind == SFPROF_SLOT_CPU || kind == SFPROF_SLOT_OFFCPU) &&
+		    !user_stack_gone(h) && defer_read(h, span, at_top)) {
+			bpf_ringbuf_discard_dynptr(&c.dp, 0);
+			return;
+		}
+#endif
 	}
 	stack_done(h, c.off, span, at_top);
 	/* the Python section right behind the stack bytes copied */
@@ -339,7 +497,7 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= cfg.wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	if (!cfg.force_scratch && have_direct_copy())
-		emit_direct(h, span, at_top, flags, py);
+		emit_direct(h, span, at_top, flags, py, kind);
 	else
 		emit_scratch(h, span, at_top, flags, kind, py);
 	if (py)

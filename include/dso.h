@@ -79,6 +79,9 @@ struct dso_stats {
 	uint64_t srcline_found;	   /* ... with DWARF levels */
 	uint64_t srcline_images;   /* DWARF opened from an inflated image */
 	uint64_t srcline_images_cached; /* ... read from the DWARF cache */
+	uint64_t shed;		   /* mapped dsos whose symbols and lines were
+				      freed (dso_cache__shed_oldest) */
+	uint64_t loaded;	   /* dsos holding symbols or lines now */
 };
 
 struct dso_cache *dso_cache__new(const struct dso_cache_opts *opts);
@@ -110,6 +113,21 @@ void dso_cache__stats(const struct dso_cache *c, struct dso_stats *out);
  * were freed.
  */
 size_t dso_cache__sweep(struct dso_cache *c, const struct dso *const *keep, size_t nkeep);
+
+/*
+ * Free what the least recently used dso made from its binary (symbol
+ * table, DWARF lines: most of its heap) while it stays mapped and cached:
+ * its next lookup makes them again. A whole-machine run touches more
+ * binaries than its heap budget holds; this is the eviction. As with
+ * sweep, pointers and strings into what was freed die (the caller makes
+ * the stacks pipelines forget first). Only a dso last used before use
+ * clock `before` (dso_cache__use_clock) is a candidate, so what the
+ * latest events use stays. Its pages of the mapped file are dropped
+ * from this process's RSS too. 1 if one was freed, 0 if none could be.
+ */
+int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before);
+/* The use clock: bumped by every lookup in any of the cache's dsos. */
+uint64_t dso_cache__use_clock(const struct dso_cache *c);
 
 const char *dso__path(const struct dso *d);	/* as first opened */
 const char *dso__name(const struct dso *d);	/* basename of path */

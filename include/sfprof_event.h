@@ -313,6 +313,13 @@ enum sfprof_counter {
 	SFPROF_CNT_PHP_FRAMES,	     /* PHP frames read */
 	SFPROF_CNT_PHP_FAILED,	     /* walks that stopped at an unreadable frame */
 	SFPROF_CNT_PHP_CUT,	     /* walks cut at SFPROF_PY_FRAMES_MAX */
+	SFPROF_CNT_STACK_DEFERRED,   /* unreadable stacks left to their task's
+					task_work (read before it returns to user) */
+	SFPROF_CNT_STACK_DEFERRED_READ, /* ... that it read */
+	SFPROF_CNT_STACK_DEFER_FAILED, /* ... that could not be left to it */
+	SFPROF_CNT_NO_USER_STACK,    /* kernel samples of an exiting or exec'ing
+					process: no user stack left (sent as
+					SFPROF_EVF_NO_USER_REGS) */
 	SFPROF_CNT_MAX
 };
 

@@ -27,6 +27,28 @@
  * same fact the loaded program tests through its __weak declaration.
  * SFPROF_CAPTURE_SCRATCH=1 forces the older kernels' path (tests).
  */
+/* Words of the py_tgids bitmap: one bit per pid up to pid_max (the
+ * kernel's default upper limit, 2^22, when it cannot be read). */
+static uint32_t py_words(void)
+{
+	char buf[32];
+	long max = 1l << 22;
+	ssize_t n;
+	int fd = open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			max = strtol(buf, NULL, 10);
+		}
+	}
+	if (max <= 0 || max > 1l << 22)
+		max = 1l << 22;
+	return (uint32_t)((max + 63) / 64);
+}
+
 static bool capture__direct_copy(void)
 {
 	struct btf *vmlinux;
@@ -73,6 +95,10 @@ static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_PHP_FRAMES] = "php_frames_read",
 	[SFPROF_CNT_PHP_FAILED] = "php_walks_failed",
 	[SFPROF_CNT_PHP_CUT] = "php_walks_cut",
+	[SFPROF_CNT_STACK_DEFERRED] = "stack_reads_deferred",
+	[SFPROF_CNT_STACK_DEFERRED_READ] = "stack_reads_deferred_read",
+	[SFPROF_CNT_STACK_DEFER_FAILED] = "stack_reads_defer_failed",
+	[SFPROF_CNT_NO_USER_STACK] = "no_user_stack_exit_exec",
 };
 
 const char *capture_counter__name(enum sfprof_counter c)
@@ -278,6 +304,9 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 				 c->st.direct_copy ? 1 : c->nr_cpus * CAPTURE_SLOT_KINDS);
 	if (cfg.want_kstack || cfg.wakers)
 		bpf_map__set_max_entries(c->task->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
+	if (cfg.python)
+		bpf_map__set_max_entries(c->task->maps.py_tgids, py_words());
+	bpf_map__set_max_entries(c->task->maps.deferred, c->nr_cpus);
 	bpf_program__set_autoload(c->task->progs.sfprof_exec, !!o->wait_exec);
 	ret = task_bpf__load(c->task);
 	if (ret) {
@@ -690,15 +719,42 @@ int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp)
 	return 0;
 }
 
+/*
+ * Bit tgid of the py_tgids bitmap (bpf/python.bpf.h) to `on`. Only this
+ * thread writes the map, so read, change, write is not a race. A tgid
+ * past the map (pid_max raised since) needs no bit: BPF asks py_procs.
+ */
+static int set_py_bit(struct capture *c, uint32_t tgid, int on)
+{
+	int fd = bpf_map__fd(c->task->maps.py_tgids);
+	uint32_t word = tgid / 64;
+	uint64_t bits = 0;
+
+	if (word >= bpf_map__max_entries(c->task->maps.py_tgids))
+		return 0;
+	if (bpf_map_lookup_elem(fd, &word, &bits))
+		return -errno;
+	bits = on ? bits | (1ull << (tgid & 63)) : bits & ~(1ull << (tgid & 63));
+	return bpf_map_update_elem(fd, &word, &bits, BPF_ANY) ? -errno : 0;
+}
+
 int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p)
 {
 	int fd = bpf_map__fd(c->task->maps.py_procs);
+	int err;
 
 	if (!c->task->rodata->cfg.python)
 		return 0;
-	if (!p)
-		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
-	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+	if (!p) {
+		/* the bit first: BPF never finds a bit without its entry */
+		err = set_py_bit(c, tgid, 0);
+		if (bpf_map_delete_elem(fd, &tgid) && errno != ENOENT)
+			return -errno;
+		return err;
+	}
+	if (bpf_map_update_elem(fd, &tgid, p, BPF_ANY))
+		return -errno;
+	return set_py_bit(c, tgid, 1);
 }
 
 int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p)

@@ -340,6 +340,7 @@ struct dso *dso_cache__open_mem(struct dso_cache *c, const void *image,
 void dso_cache__stats(const struct dso_cache *c, struct dso_stats *out)
 {
 	*out = c->st;
+	out->loaded = dso_cache__nr_loaded(c);
 }
 
 const char *dso__path(const struct dso *d)
@@ -500,6 +501,7 @@ int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 	void *bin;
 
 	d->cache->st.row_lookups++;
+	dso_touch(d);
 	/* a runtime's rows before the binary's own (Go's stack switches) */
 	for (size_t i = 0; i < nrt; i++)
 		if ((bin = d->rt[i].bin) && (ops = runtime__get(i))->special_row &&
@@ -542,6 +544,7 @@ int dso__symbolize(struct dso *d, uint64_t vaddr, const char **name,
 {
 	struct symtab *s = dso__symtab(d);
 
+	dso_touch(d);
 	if (s && !symtab__lookup(s, vaddr, name, offset, NULL)) {
 		d->cache->st.sym_hits++;
 		return 0;
@@ -555,6 +558,7 @@ int dso__srcline(struct dso *d, uint64_t vaddr,
 {
 	struct dso_cache *c = d->cache;
 
+	dso_touch(d);
 	if (!d->srcline) {
 		struct srcline_opts o = {
 			.debug_root = c->opts.debug_root,
@@ -619,4 +623,6 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 		(unsigned long long)st->srcline_images);
 	fprintf(f, "dso_srcline_images_cached: %llu\n",
 		(unsigned long long)st->srcline_images_cached);
+	fprintf(f, "dso_shed: %llu\n", (unsigned long long)st->shed);
+	fprintf(f, "dso_loaded: %llu\n", (unsigned long long)st->loaded);
 }

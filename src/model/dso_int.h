@@ -59,6 +59,10 @@ struct dso {
 	uint32_t rt_mask;  /* bit i: rt[i].bin is set */
 	uint32_t rt_known; /* runtimes all probed, of runtime__count() */
 
+	/* the cache's use clock at this dso's last lookup: which binary's
+	 * tables to free first when the heap is over budget */
+	uint64_t last_use;
+
 	struct dso *next_all;
 	struct dso *next_bid; /* build-id hash chain */
 };
@@ -68,8 +72,15 @@ struct dso_cache {
 	struct dso *all;
 	struct dso *by_bid[HASH_BUCKETS];
 	struct dso_ident *by_ident[HASH_BUCKETS];
+	uint64_t use_clock; /* bumped by every lookup (dso_touch) */
 	struct dso_stats st;
 };
+
+/* d was looked up now: the most recently used of the cache's dsos. */
+static inline void dso_touch(struct dso *d)
+{
+	d->last_use = ++d->cache->use_clock;
+}
 
 /* A table derived from .eh_frame/.debug_frame, or a negative error. */
 int dso__derive_table(struct dso *d, struct sframe_table **out);
@@ -91,5 +102,8 @@ void *dso__runtime(struct dso *d, size_t i);
 /* Whether some runtime has state for d (every one probed on the first
  * call): the row lookup's fast path skips their loops without. */
 bool dso__has_runtime(struct dso *d);
+
+/* How many dsos hold tables, symbols or lines (dso_table.c). */
+size_t dso_cache__nr_loaded(const struct dso_cache *c);
 
 #endif

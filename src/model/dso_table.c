@@ -9,11 +9,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cfi.h"
 #include "dso_int.h"
 #include "sframe.h"
+#include "srcline.h"
 #include "symbolize.h"
 #include "util.h"
 
@@ -582,4 +584,82 @@ whole:
 	dso_lazy__free(z);
 	d->lazy = NULL;
 	return 1;
+}
+
+/* What d made from its binary that can be made again: symbols, lines.
+ * (Its unwind tables stay: a derived table keeps pointers into libelf's
+ * section data, which a remade table would have to share with the lazy
+ * blocks already made; they go with the dso when nothing maps it.) */
+static int dso__holds(const struct dso *d)
+{
+	return d->symtab_loaded || d->srcline;
+}
+
+/* Free them, back to "not made yet": the next lookup makes them again
+ * exactly as the first did. */
+static void dso__shed(struct dso *d)
+{
+	symtab__free(d->symtab);
+	d->symtab = NULL;
+	d->symtab_loaded = 0;
+	srcline__free(d->srcline);
+	d->srcline = NULL;
+}
+
+/*
+ * Drop this process's mappings of the file's pages: what reading its
+ * tables touched (.symtab, .eh_frame, DWARF) counts in RSS, also when
+ * the page is the page cache's copy that the binary's own processes map
+ * too. The page cache keeps them; a later read faults them back in.
+ * MADV_DONTNEED on a private mapping also forgets pages written in
+ * place, which libelf does only to convert a foreign byte order: so only
+ * for native images, and only for whole pages of the image (a vdso copy
+ * in the heap is not page-aligned: then nothing happens).
+ */
+static void dso__drop_pages(const struct dso *d)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
+	const uint8_t *img;
+	size_t len = 0;
+
+	img = elfread__image(d->elf, &len);
+	if (!img || len < EI_NIDENT || img[EI_DATA] != ELFDATA2LSB ||
+	    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		return;
+	start = ((uintptr_t)img + pg - 1) & ~(pg - 1);
+	end = ((uintptr_t)img + len) & ~(pg - 1);
+	if (end > start)
+		(void)madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before)
+{
+	struct dso *old = NULL;
+
+	if (!c)
+		return 0;
+	for (struct dso *d = c->all; d; d = d->next_all)
+		if (dso__holds(d) && d->last_use < before &&
+		    (!old || d->last_use < old->last_use))
+			old = d;
+	if (!old)
+		return 0;
+	dso__shed(old);
+	dso__drop_pages(old);
+	c->st.shed++;
+	return 1;
+}
+
+uint64_t dso_cache__use_clock(const struct dso_cache *c)
+{
+	return c ? c->use_clock : 0;
+}
+
+size_t dso_cache__nr_loaded(const struct dso_cache *c)
+{
+	size_t n = 0;
+
+	for (const struct dso *d = c ? c->all : NULL; d; d = d->next_all)
+		n += dso__holds(d) != 0;
+	return n;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,6 +34,24 @@
 /* --interval: an interval is written this long after its end, when the
  * events stamped before its end have all been drained */
 #define REPORT_SINK_INTERVAL_SLACK_NS (100 * 1000000ull)
+
+/*
+ * --interval: the heap the binaries' unwind tables, symbol tables and
+ * DWARF lines may fill, and the RSS (ring buffer's two mappings and the
+ * binaries' file pages read included), before the least recently used
+ * binary's are freed (it stays mapped; its next lookup makes them again).
+ * A whole machine maps more code with debug info than fits (BENCHMARKS.md,
+ * agent memory: 110-240 MiB of heap before, two thirds of it libdw's line
+ * tables, and 20-60 MiB of pages of big binaries' files). Checked every
+ * REPORT_SINK_HEAP_EVENTS events (one binary's lines can take tens of MiB
+ * in one drain) and once a second on the drain timer (mallinfo2 walks
+ * malloc's free lists: not at 40 drains a second); freed down to three
+ * quarters of each.
+ */
+#define REPORT_SINK_HEAP_BUDGET (40ull << 20)
+#define REPORT_SINK_RSS_BUDGET (92ull << 20)
+#define REPORT_SINK_HEAP_EVENTS 256
+#define REPORT_SINK_HEAP_EVERY_NS (1000 * 1000000ull)
 
 volatile sig_atomic_t report_sink_cut_requested;
 
@@ -90,6 +109,9 @@ struct report_sink {
 	uint32_t iv_pid;	 /* the first target (its comm names an idle start) */
 	char iv_last[4096];	 /* the last interval's name, %t/%p expanded */
 	unsigned iv_same;	 /* how many had that name */
+	unsigned heap_events;	 /* events since the heap budget was checked */
+	uint64_t heap_clock;	 /* the dsos' use clock at that check */
+	uint64_t heap_at;	 /* and when it was (drain time) */
 };
 
 /* live and record both unwind every event: what a complete walk learns
@@ -611,6 +633,74 @@ static struct stacks *interval_first(struct report_sink *s)
 	return sink_stacks(s, s->iv_idx, &e0);
 }
 
+/* Bytes malloc gave out and has not got back (mmapped chunks too). */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd;
+}
+
+/*
+ * Keep the heap under REPORT_SINK_HEAP_BUDGET: free the least recently
+ * used binaries' tables, symbols and lines until it is under three
+ * quarters of it (hysteresis, so a working set near the budget does not
+ * free and remake every second). The pipelines forget what their caches
+ * point to in binaries first, as at an interval's end.
+ */
+/* This process's resident bytes (/proc/self/statm), 0 if unknown. */
+static size_t rss_bytes(void)
+{
+	char buf[128];
+	unsigned long long size, res;
+	ssize_t n;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	if (sscanf(buf, "%llu %llu", &size, &res) != 2)
+		return 0;
+	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static int over_budget(int low)
+{
+	size_t h = low ? REPORT_SINK_HEAP_BUDGET / 4 * 3 : REPORT_SINK_HEAP_BUDGET;
+	size_t r = low ? REPORT_SINK_RSS_BUDGET / 4 * 3 : REPORT_SINK_RSS_BUDGET;
+
+	return heap_in_use() > h || rss_bytes() > r;
+}
+
+static void sink_bound_heap(struct report_sink *s)
+{
+	struct dso_cache *c = proc_cache__dsos(s->pc);
+	uint64_t before = s->heap_clock;
+	size_t shed = 0;
+
+	/* binaries used since the last check are the working set: kept */
+	s->heap_events = 0;
+	s->heap_clock = dso_cache__use_clock(c);
+	if (!over_budget(0))
+		return;
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		if (s->stackss[i])
+			stacks__forget_binaries(s->stackss[i]);
+		if (s->next_stacks[i])
+			stacks__forget_binaries(s->next_stacks[i]);
+	}
+	while (over_budget(1) && dso_cache__shed_oldest(c, before))
+		shed++;
+	/* libdw's and the tables' blocks back to the system, not only to
+	 * malloc's free lists: RSS is what the budget is for */
+	if (shed)
+		malloc_trim(0);
+}
+
 void report_sink__drained(void *ctx, uint64_t now_ns)
 {
 	struct report_sink *s = ctx;
@@ -647,6 +737,10 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
 		rbsession__reap(s->rb, now_ns - REPORT_SINK_REAP_AFTER_NS);
 		phpsession__reap(s->php, now_ns - REPORT_SINK_REAP_AFTER_NS);
+	}
+	if (s->o.interval_ns && !s->record && now_ns >= s->heap_at + REPORT_SINK_HEAP_EVERY_NS) {
+		s->heap_at = now_ns;
+		sink_bound_heap(s);
 	}
 }
 
@@ -746,6 +840,8 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 			nk = 0;
 	}
 	if (!s->record) {
+		if (s->o.interval_ns && ++s->heap_events >= REPORT_SINK_HEAP_EVENTS)
+			sink_bound_heap(s);
 		stk = interval_stacks(s, idx, e, stk);
 		return stk ? stacks__add_event(stk, e, kips, (size_t)nk) : -ENOMEM;
 	}

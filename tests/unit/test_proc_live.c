@@ -400,4 +400,70 @@ TEST(evict_unused_should_bound_binaries_and_paths_over_a_library_churn)
 	proc_cache__free(pc);
 }
 
+/*
+ * A whole machine maps more binaries than the heap budget holds: the
+ * least recently used one's symbols are freed while it stays mapped, the
+ * binaries used since the clock taken are kept, and a later lookup in the
+ * freed one makes its symbols again with the same answer.
+ */
+TEST(shed_oldest_should_free_the_least_recently_used_binary_and_remake_it)
+{
+	char a[512], path[600];
+	struct proc_mapping_rec r;
+	struct proc_cache *pc;
+	struct dso_cache *dc;
+	struct proc_stats st;
+	struct sym_result sr;
+	uint64_t clock0, clock3;
+	struct proc *p;
+
+	if (build_lib("a", a, sizeof(a)))
+		SKIP("gcc could not build the test library");
+	pc = ordered_cache();
+	CHECK(pc != NULL);
+	dc = proc_cache__dsos(pc);
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID, 1, 1), 0);
+	clock0 = dso_cache__use_clock(dc);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/libshed%d.so", test_tmpdir("livetest"), i);
+		CHECK_INT(copy_with_build_id(a, path, 100 + (uint32_t)i), 0);
+		r = rec_for(path, BASE + (uint64_t)i * 0x100000);
+		CHECK_INT(proc_cache__map(pc, FAKE_PID, 2 + (uint64_t)i, &r, 0), 0);
+	}
+	p = proc_cache__lookup(pc, FAKE_PID);
+	CHECK(p != NULL);
+	char name0[256] = "";
+
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(proc__symbolize(p, BASE + (uint64_t)i * 0x100000 + 0x10, &sr), 0);
+	CHECK_INT(proc__symbolize(p, BASE + 0x10, &sr), 0);
+	snprintf(name0, sizeof(name0), "%s", sr.name ? sr.name : "(none)");
+	for (int i = 1; i < 3; i++)
+		CHECK_INT(proc__symbolize(p, BASE + (uint64_t)i * 0x100000 + 0x10, &sr), 0);
+	clock3 = dso_cache__use_clock(dc);
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.dso.loaded, 3);
+	CHECK_U64(st.dso.symtabs, 3);
+	/* everything was used after clock0: the working set stays */
+	CHECK_INT(dso_cache__shed_oldest(dc, clock0), 0);
+	/* before clock3 all three are candidates: the oldest (libshed0) goes */
+	CHECK_INT(dso_cache__shed_oldest(dc, clock3), 1);
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.dso.loaded, 2);
+	CHECK_U64(st.dso.shed, 1);
+	CHECK_INT(proc__symbolize(p, BASE + 0x10, &sr), 0);
+	CHECK(strstr(sr.dso_path, "libshed0.so") != NULL);
+	CHECK_STR(sr.name ? sr.name : "(none)", name0);
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.dso.symtabs, 4); /* made again */
+	CHECK_U64(st.dso.loaded, 3);
+	/* now libshed1 is the oldest */
+	CHECK_INT(dso_cache__shed_oldest(dc, dso_cache__use_clock(dc)), 1);
+	CHECK_INT(proc__symbolize(p, BASE + 0x100000 + 0x10, &sr), 0);
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.dso.symtabs, 5);
+	CHECK_INT(proc_cache__remove(pc, FAKE_PID), 0);
+	proc_cache__free(pc);
+}
+
 TEST_MAIN()
