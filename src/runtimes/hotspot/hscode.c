@@ -62,10 +62,11 @@ static int block_of(hotspot_read_fn read, void *ctx, uint64_t segmap, uint64_t *
 	return -EINVAL;
 }
 
-/* A Symbol's bytes appended to out (len so far *n), '/' as '.', a byte
- * below ' ' (never in a class or method name) refused. */
+/* A Symbol's bytes appended to out (len so far *n), a class's as Java
+ * prints it (its '/' as '.', a hidden class's '+' as '/'), a byte below
+ * ' ' (never in a class or method name) refused. */
 static int symbol_append(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
-			 uint64_t sym, char *out, size_t *n)
+			 uint64_t sym, bool klass, char *out, size_t *n)
 {
 	uint16_t len;
 	int err;
@@ -79,8 +80,10 @@ static int symbol_append(const struct hotspot_layout *l, hotspot_read_fn read, v
 	for (size_t i = *n; i < *n + len; i++) {
 		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
 			return -EINVAL;
-		if (out[i] == '/')
+		if (klass && out[i] == '/')
 			out[i] = '.';
+		else if (klass && out[i] == '+')
+			out[i] = '/';
 	}
 	*n += len;
 	out[*n] = 0;
@@ -113,10 +116,10 @@ static int method_name(const struct hotspot_layout *l, hotspot_read_fn read, voi
 	msym &= ~7ull;
 	if (!msym || msym >= (1ull << 56))
 		return -EINVAL;
-	if ((err = symbol_append(l, read, ctx, ksym, out, &n)))
+	if ((err = symbol_append(l, read, ctx, ksym, true, out, &n)))
 		return err;
 	out[n++] = '.';
-	return symbol_append(l, read, ctx, msym, out, &n);
+	return symbol_append(l, read, ctx, msym, false, out, &n);
 }
 
 /* The heap holding pc: its bounds, segment map, segment size. */
