@@ -10,8 +10,9 @@
  * read stays [jit].
  *
  * A process is a JVM when it maps a libjvm.so whose .dynsym exports the
- * vmstructs tables; the layout is read once per process (again later
- * while the VM has not filled its tables yet).
+ * vmstructs tables (asked again when its mappings change: the launcher
+ * loads libjvm.so after its start); the layout is read once per process
+ * (again later while the VM has not filled its tables yet).
  */
 #include <elf.h>
 #include <errno.h>
@@ -31,7 +32,7 @@
 #include "sframe.h"
 #include "util.h"
 
-#define HS_PROCS 16
+#define HS_PROCS 1024 /* processes known, by pid: a JVM's state is apart */
 #define HS_RETRY_NS 200000000ull /* a VM not ready yet: asked again */
 #define HS_SEEN 1024		/* blobs named, per process */
 
@@ -42,8 +43,13 @@ enum hs_state { HS_UNKNOWN, HS_READY, HS_NOT_JVM, HS_LATER };
 
 struct hs_proc {
 	uint32_t pid;
-	uint64_t birth;
+	uint64_t birth, gen;
 	enum hs_state state;
+	struct hs_jvm *jvm; /* HS_READY, HS_LATER */
+};
+
+struct hs_jvm {
+	uint32_t pid;
 	uint64_t retry_ns;
 	struct hotspot_syms syms;
 	bool have_syms;
@@ -55,7 +61,6 @@ struct hs_proc {
 
 struct hs_state_all {
 	struct hs_proc procs[HS_PROCS];
-	unsigned next;
 };
 
 static int hs_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -148,7 +153,7 @@ static int find_libjvm(uint32_t pid, uint64_t *start, char *path, size_t size)
 	return rc;
 }
 
-static int load_syms(struct hs_proc *hp)
+static int load_syms(struct hs_jvm *hp)
 {
 	struct sym_ctx c = { .s = &hp->syms };
 	char path[4200];
@@ -171,33 +176,43 @@ static int load_syms(struct hs_proc *hp)
 	return 0;
 }
 
-static struct hs_proc *hs_proc_of(struct hs_state_all *st, const struct proc *p)
+/* The current process's JVM, or NULL. */
+static struct hs_jvm *hs_proc_of(struct hs_state_all *st, const struct proc *p)
 {
 	uint32_t pid = proc__pid(p);
-	uint64_t birth = proc__birth(p);
-	struct hs_proc *hp = NULL;
+	uint64_t birth = proc__birth(p), gen = proc__generation(p);
+	struct hs_proc *hp = &st->procs[(pid * 0x9e3779b1u) >> 22];
+	struct hs_jvm *jvm;
+	int rc;
 
-	for (unsigned i = 0; i < HS_PROCS; i++)
-		if (st->procs[i].pid == pid && st->procs[i].birth == birth)
-			hp = &st->procs[i];
-	if (!hp) {
-		hp = &st->procs[st->next++ % HS_PROCS];
-		memset(hp, 0, sizeof(*hp));
-		hp->pid = pid;
-		hp->birth = birth;
+	_Static_assert(HS_PROCS == 1u << 10, "the slot is the hash's top 10 bits");
+	if (hp->pid != pid || hp->birth != birth) {
+		free(hp->jvm);
+		*hp = (struct hs_proc){ .pid = pid, .birth = birth };
 	}
-	if (hp->state == HS_LATER && util__now_ns() >= hp->retry_ns)
-		hp->state = HS_UNKNOWN;
-	if (hp->state == HS_UNKNOWN) {
-		int rc = hp->have_syms ? 0 : load_syms(hp);
-
-		if (!rc)
-			rc = hotspot__layout(&hp->syms, hs_read, &hp->pid, &hp->l);
-		/* (a JVM whose tables are not filled yet reads as bad ones) */
-		hp->state = !rc ? HS_READY : hp->have_syms ? HS_LATER : HS_NOT_JVM;
-		hp->retry_ns = util__now_ns() + HS_RETRY_NS;
+	if (hp->state == HS_NOT_JVM && hp->gen != gen)
+		hp->state = HS_UNKNOWN; /* (it may have loaded libjvm.so since) */
+	hp->gen = gen;
+	if (hp->state == HS_READY)
+		return hp->jvm;
+	if (hp->state == HS_NOT_JVM ||
+	    (hp->state == HS_LATER && util__now_ns() < hp->jvm->retry_ns))
+		return NULL;
+	if (!hp->jvm && !(hp->jvm = calloc(1, sizeof(*hp->jvm))))
+		return NULL;
+	jvm = hp->jvm;
+	jvm->pid = pid;
+	rc = jvm->have_syms ? 0 : load_syms(jvm);
+	if (!rc)
+		rc = hotspot__layout(&jvm->syms, hs_read, &jvm->pid, &jvm->l);
+	/* (a JVM whose tables are not filled yet reads as bad ones) */
+	hp->state = !rc ? HS_READY : jvm->have_syms ? HS_LATER : HS_NOT_JVM;
+	jvm->retry_ns = util__now_ns() + HS_RETRY_NS;
+	if (hp->state == HS_NOT_JVM) {
+		free(jvm);
+		hp->jvm = NULL;
 	}
-	return hp->state == HS_READY ? hp : NULL;
+	return hp->state == HS_READY ? hp->jvm : NULL;
 }
 
 static void *hs_attach(void)
@@ -207,7 +222,13 @@ static void *hs_attach(void)
 
 static void hs_detach(void *state)
 {
-	free(state);
+	struct hs_state_all *st = state;
+
+	if (!st)
+		return;
+	for (size_t i = 0; i < HS_PROCS; i++)
+		free(st->procs[i].jvm);
+	free(st);
 }
 
 static uint64_t name_hash(const char *s)
@@ -221,7 +242,7 @@ static uint64_t name_hash(const char *s)
 
 static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 {
-	struct hs_proc *hp;
+	struct hs_jvm *hp;
 	struct hotspot_code c;
 	struct jitmaps *j;
 	struct hs_seen *sn;
@@ -258,7 +279,7 @@ static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 static int hs_proc_row(void *state, const struct runtime_proc *p, uint64_t pc,
 		       struct sframe_row *row)
 {
-	struct hs_proc *hp;
+	struct hs_jvm *hp;
 	struct hotspot_code c;
 
 	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
