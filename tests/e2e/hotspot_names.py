@@ -37,16 +37,22 @@ def stacks(path):
 def jcmd_names(pid, errs):
     """The main thread's method names over a few Thread.print dumps."""
     names = set()
+    dumps, why = 0, ""
     for _ in range(4):
+        # (jcmd's attach times out on a loaded machine: a dump that
+        # failed is asked again; one is needed)
         r = subprocess.run(["jcmd", str(pid), "Thread.print"], capture_output=True,
-                           text=True, timeout=30)
+                           text=True, timeout=60)
         main = r.stdout.split('"main"', 1)
         if r.returncode or len(main) < 2:
-            errs.append("jcmd Thread.print failed: %s" % r.stderr[-200:])
-            return names
+            why = (r.stderr or r.stdout)[-200:]
+            continue
+        dumps += 1
         for m in re.finditer(r"^\tat ([^(]+)\(", main[1].split("\n\n", 1)[0], re.M):
             names.add(m.group(1))
         time.sleep(0.3)
+    if not dumps:
+        errs.append("jcmd Thread.print failed: %s" % why)
     return names
 
 
@@ -96,12 +102,12 @@ def main():
         subprocess.run(["javac", "-d", d, SRC], check=True, timeout=120)
         java = ["java", "-cp", d, "HsChain"]
         # live, by -p after warm-up, with no flag for the JVM
-        jvm = subprocess.Popen(java + ["9"], stdout=subprocess.PIPE, text=True, cwd=d)
+        jvm = subprocess.Popen(java + ["40"], stdout=subprocess.PIPE, text=True, cwd=d)
         try:
             jvm.stdout.readline()  # "ready"
             time.sleep(2.0)  # C2 has compiled the chain
             out = os.path.join(d, "live.folded")
-            prof = subprocess.Popen([SFPROF, "-p", str(jvm.pid), "-d", "4", "-F", "199",
+            prof = subprocess.Popen([SFPROF, "-p", str(jvm.pid), "-d", "5", "-F", "199",
                                      "--quiet", "-o", out],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             time.sleep(1.0)

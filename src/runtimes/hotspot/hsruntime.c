@@ -35,6 +35,8 @@
 #define HS_PROCS 1024 /* processes known, by pid: a JVM's state is apart */
 #define HS_RETRY_NS 200000000ull /* a VM not ready yet: asked again */
 #define HS_SEEN 1024		/* blobs named, per process */
+#define HS_RECENT 32		/* blobs read, per process */
+#define HS_RECENT_NS 10000000ull /* a blob read is trusted this long (10 ms) */
 
 #define DWARF_RBP 6
 #define DWARF_RSP 7
@@ -57,6 +59,16 @@ struct hs_jvm {
 	struct hs_seen {
 		uint64_t start, end, hash;
 	} seen[HS_SEEN];
+	/* the blobs read last: a walk asks for the same ones for its row
+	 * and its name, and the next samples do too (the VM may free and
+	 * reuse code: they are read again after HS_RECENT_NS, as the perf
+	 * map's hits are) */
+	struct hs_recent {
+		uint64_t t;
+		bool named;
+		struct hotspot_code c;
+	} recent[HS_RECENT];
+	unsigned recent_next;
 };
 
 struct hs_state_all {
@@ -215,6 +227,28 @@ static struct hs_jvm *hs_proc_of(struct hs_state_all *st, const struct proc *p)
 	return hp->state == HS_READY ? hp->jvm : NULL;
 }
 
+/* pc's code, read or recent (named when `name`): NULL when unknown. */
+static const struct hotspot_code *hs_code(struct hs_jvm *hp, uint64_t pc, bool name)
+{
+	uint64_t now = util__now_ns();
+	struct hs_recent *r;
+
+	for (unsigned i = 0; i < HS_RECENT; i++) {
+		r = &hp->recent[i];
+		if (r->t && now - r->t < HS_RECENT_NS && pc >= r->c.start && pc < r->c.end &&
+		    (r->named || !name))
+			return &r->c;
+	}
+	r = &hp->recent[hp->recent_next++ % HS_RECENT];
+	if (hotspot__code(&hp->l, hs_read, &hp->pid, pc, name, &r->c)) {
+		r->t = 0;
+		return NULL;
+	}
+	r->t = now;
+	r->named = name;
+	return &r->c;
+}
+
 static void *hs_attach(void)
 {
 	return calloc(1, sizeof(struct hs_state_all));
@@ -242,8 +276,8 @@ static uint64_t name_hash(const char *s)
 
 static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 {
+	const struct hotspot_code *c;
 	struct hs_jvm *hp;
-	struct hotspot_code c;
 	struct jitmaps *j;
 	struct hs_seen *sn;
 	uint64_t h;
@@ -251,21 +285,21 @@ static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 
 	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
 		return 0;
-	rc = hotspot__code(&hp->l, hs_read, &hp->pid, pc, true, &c);
-	if (rc || c.kind == HOTSPOT_STUB)
+	c = hs_code(hp, pc, true);
+	if (!c || c->kind == HOTSPOT_STUB)
 		return 0;
 	/* (the same code named the same: its entry is there already) */
-	h = name_hash(c.name);
-	sn = &hp->seen[(c.start >> 4) % HS_SEEN];
-	if (sn->start == c.start && sn->end == c.end && sn->hash == h)
+	h = name_hash(c->name);
+	sn = &hp->seen[(c->start >> 4) % HS_SEEN];
+	if (sn->start == c->start && sn->end == c->end && sn->hash == h)
 		return 0;
 	j = p->jitmaps(p->ctx, true);
 	if (!j)
 		return 0;
-	rc = jitmaps__add(j, hp->pid, c.start, c.end - c.start, c.name);
+	rc = jitmaps__add(j, hp->pid, c->start, c->end - c->start, c->name);
 	if (rc)
 		return rc == -ENOMEM ? rc : 0;
-	*sn = (struct hs_seen){ c.start, c.end, h };
+	*sn = (struct hs_seen){ c->start, c->end, h };
 	return 1;
 }
 
@@ -279,19 +313,19 @@ static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 static int hs_proc_row(void *state, const struct runtime_proc *p, uint64_t pc,
 		       struct sframe_row *row)
 {
+	const struct hotspot_code *c;
 	struct hs_jvm *hp;
-	struct hotspot_code c;
 
 	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
 		return -ESRCH;
-	if (hotspot__code(&hp->l, hs_read, &hp->pid, pc, false, &c))
+	if (!(c = hs_code(hp, pc, false)))
 		return -EAGAIN;
 	memset(row, 0, sizeof(*row));
 	row->ra = sframe_rule__make(SFRAME_RULE_CFA_DEREF, 0, -8);
 	row->fp = sframe_rule__make(SFRAME_RULE_CFA_DEREF, 0, -16);
-	if (c.kind == HOTSPOT_NMETHOD && c.frame_size >= 2 && pc >= c.frame_complete)
-		row->cfa = sframe_rule__make(SFRAME_RULE_REG, DWARF_RSP, (int32_t)c.frame_size * 8);
-	else if (c.kind == HOTSPOT_INTERPRETER)
+	if (c->kind == HOTSPOT_NMETHOD && c->frame_size >= 2 && pc >= c->frame_complete)
+		row->cfa = sframe_rule__make(SFRAME_RULE_REG, DWARF_RSP, (int32_t)c->frame_size * 8);
+	else if (c->kind == HOTSPOT_INTERPRETER)
 		row->cfa = sframe_rule__make(SFRAME_RULE_REG, DWARF_RBP, 16);
 	else
 		return -EAGAIN;
