@@ -90,7 +90,8 @@ int jitmaps__entry(struct jitmaps *j, uint32_t pid, uint32_t seq, uint64_t pc,
  * keeps the order: report gives the time of the event before them). */
 void jitmaps__set_time(struct jitmaps *j, uint64_t t);
 
-/* Offline: an entry a capture carries. 0, -EINVAL, -ENOMEM. */
+/* An entry a capture carries (offline), or, live, one a runtime read
+ * from the process (runtime.h's jit_name()). 0, -EINVAL, -ENOMEM. */
 int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
 		 const char *name);
 

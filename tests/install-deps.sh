@@ -44,6 +44,9 @@ test_pkgs="$test_pkgs ruby3.1"
 test_pkgs="$test_pkgs php8.2-cli"
 # names test: LuaJIT's traces, anonymous code no JIT map names
 test_pkgs="$test_pkgs luajit"
+# HotSpot test: a plain JVM named from its vmstructs (tests/e2e/hotspot_*;
+# javac and jcmd too)
+test_pkgs="$test_pkgs openjdk-17-jdk-headless"
 # unwind test: libcrypto's CFAs by DWARF expressions (openssl speed; also
 # the agent's certificates)
 test_pkgs="$test_pkgs openssl"

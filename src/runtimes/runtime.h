@@ -33,6 +33,11 @@
  *    JIT code (record keeps their names);
  *  - on_jit_record(): before process pid's JIT entry (name, size) goes to
  *    a capture: what the runtime must write first (its error, else 0);
+ *  - jit_name(): live, at its sample, a PC of the current process's
+ *    anonymous code: the runtime may give the name of the code holding it
+ *    to p->jitmaps (jitmaps__add(): the newest entry wins, record carries
+ *    it like a perf map's): 1 added, 0 not (not its process, named
+ *    already, not readable), or -ENOMEM;
  *  - on_capture_record(): a runtime record of a capture (report), of
  *    type `type`: 0, -ENOENT (not the runtime's type), -EINVAL, -ENOMEM.
  */
@@ -87,6 +92,7 @@ struct runtime_ops {
 	bool (*is_proc)(void *state, const struct runtime_proc *p);
 	int (*on_jit_record)(void *state, const struct runtime_proc *p, uint32_t pid,
 			     const char *name, uint64_t size);
+	int (*jit_name)(void *state, const struct runtime_proc *p, uint64_t pc);
 	int (*on_capture_record)(void *state, unsigned type, uint32_t pid,
 				 const uint8_t *data, size_t len);
 };

@@ -233,10 +233,12 @@ void stacks_jit_free(struct stacks *s);
  * miss) or -EAGAIN (ask again). stacks_runtime_proc(): a runtime's
  * process (any frame may be JIT code). stacks_runtime_jit_written():
  * before pid's JIT entry (name, size) goes to a capture (the writer's
- * error, else 0). */
+ * error, else 0). stacks_runtime_jit_name(): live, a runtime's name for
+ * anonymous code at pc, given to the JIT maps (1 given, 0, -ENOMEM). */
 int stacks_runtime_row(struct stacks *s, uint64_t pc, struct sframe_row *row);
 bool stacks_runtime_proc(struct stacks *s);
 int stacks_runtime_jit_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size);
+int stacks_runtime_jit_name(struct stacks *s, uint64_t pc);
 void stacks_runtime_free(struct stacks *s);
 
 /* stacks_names.c */

@@ -202,10 +202,14 @@ void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t)
 {
 	uint64_t fp = s->st.unwind.fp_frames;
 	bool none = fp == s->jit_fp_frames; /* no frame found by its FP */
+	bool any;
 
 	s->jit_fp_frames = fp;
-	if ((none && stop != UNWIND_STOP_NO_ROW && stop != UNWIND_STOP_NO_MAPPING) ||
-	    (!s->jit && !s->opts.perf_maps && !s->opts.jit_record) || !s->cur)
+	if ((!s->jit && !s->opts.perf_maps && !s->opts.jit_record) || !s->cur)
+		return;
+	/* (a runtime's JIT code may have rows: then any frame may be it) */
+	any = stacks_runtime_proc(s);
+	if (!any && none && stop != UNWIND_STOP_NO_ROW && stop != UNWIND_STOP_NO_MAPPING)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct unwind_frame *f = &s->frames[i];
@@ -213,10 +217,14 @@ void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t)
 		struct jitmap_hit hit;
 		struct pc_entry *e;
 
-		if (!jit_candidate(s, i, n, stop))
+		if (!any && !jit_candidate(s, i, n, stop))
 			continue;
 		e = stacks_symbolized(s, look);
 		if (e->sym.name || !stacks_jit_code(s, e))
+			continue;
+		/* (live: a runtime reads its name from the VM now) */
+		if ((s->opts.perf_maps || s->opts.jit_record) &&
+		    stacks_runtime_jit_name(s, look) < 0)
 			continue;
 		if (!jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit))
 			f->pad = hit.seq;

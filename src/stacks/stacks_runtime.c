@@ -92,6 +92,22 @@ int stacks_runtime_jit_written(struct stacks *s, uint32_t pid, const char *name,
 	return 0;
 }
 
+int stacks_runtime_jit_name(struct stacks *s, uint64_t pc)
+{
+	struct runtime_proc p = rt_proc(s);
+
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+		void *st;
+		int rc;
+
+		if (ops->jit_name && (st = rt_state(s, i, ops)) &&
+		    (rc = ops->jit_name(st, &p, pc)))
+			return rc;
+	}
+	return 0;
+}
+
 int stacks__runtime_record(struct stacks *s, unsigned type, uint32_t pid, const uint8_t *data,
 			   size_t len)
 {

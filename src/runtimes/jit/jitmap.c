@@ -369,8 +369,6 @@ int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
 {
 	struct jit_proc *jp;
 
-	if (!j->offline)
-		return -EINVAL;
 	jp = proc_get(j, pid, true);
 	if (!jp)
 		return -ENOMEM;

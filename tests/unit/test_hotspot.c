@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * HotSpot's vmstructs parser and code reader (hotspot.h) over the
+ * synthetic images of tests/fuzz/gen_hotspot_corpus.py (run from the
+ * repository's root, as tests/run-tests.sh does): what they name, and
+ * what a damaged image must not name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hotspot.h"
+#include "testlib.h"
+
+#define CORPUS "tests/fuzz/corpus/hotspot/"
+#define HDR 16
+
+static uint8_t img[64 << 10];
+static size_t img_len;
+static uint64_t img_base, img_pc;
+
+static int read_img(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	if (addr < img_base || addr - img_base > img_len || len > img_len - (addr - img_base))
+		return -EFAULT;
+	memcpy(buf, img + (addr - img_base), len);
+	return 0;
+}
+
+/* The seed `name` into img: 0, or -ENOENT. */
+static int load(const char *name)
+{
+	char path[256];
+	uint8_t hdr[HDR];
+	FILE *f;
+
+	snprintf(path, sizeof(path), CORPUS "%s", name);
+	f = fopen(path, "rb");
+	if (!f)
+		return -ENOENT;
+	if (fread(hdr, 1, HDR, f) != HDR) {
+		fclose(f);
+		return -ENOENT;
+	}
+	memcpy(&img_base, hdr, 8);
+	memcpy(&img_pc, hdr + 8, 8);
+	img_len = fread(img, 1, sizeof(img), f);
+	fclose(f);
+	return 0;
+}
+
+static void syms_of(struct hotspot_syms *s)
+{
+	uint64_t *f = &s->structs;
+
+	for (size_t i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
+		f[i] = img_base + 8 * i;
+}
+
+static int layout(struct hotspot_layout *l)
+{
+	struct hotspot_syms s;
+
+	syms_of(&s);
+	return hotspot__layout(&s, read_img, NULL, l);
+}
+
+TEST(hotspot_should_name_an_nmethod_from_its_constant_pool)
+{
+	struct hotspot_layout l;
+	struct hotspot_code c;
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS " (run from the repository's root)");
+	CHECK_INT(layout(&l), 0);
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), 0);
+	CHECK_INT(c.kind, HOTSPOT_NMETHOD);
+	CHECK_MSG(!strcmp(c.name, "java.lang.Demo.run"), "name %.100s", c.name);
+	CHECK_U64(c.start, img_base + 0x8100);
+	CHECK_U64(c.end, img_base + 0x8800);
+	CHECK_INT(c.frame_size, 6);
+	CHECK_U64(c.frame_complete, img_base + 0x8110);
+	/* without its name: the same blob, no Method read */
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, false, &c), 0);
+	CHECK_MSG(!strcmp(c.name, ""), "name %.100s", c.name);
+}
+
+TEST(hotspot_should_name_a_hidden_class_as_java_prints_it)
+{
+	struct hotspot_layout l;
+	struct hotspot_code c;
+
+	if (load("hidden_class"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), 0);
+	CHECK_MSG(!strcmp(c.name, "Demo$$Lambda$1/0x0000000800c0b000.test"), "name %.100s", c.name);
+}
+
+TEST(hotspot_should_tell_the_interpreter)
+{
+	struct hotspot_layout l;
+	struct hotspot_code c;
+
+	if (load("interpreter"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), 0);
+	CHECK_INT(c.kind, HOTSPOT_INTERPRETER);
+	CHECK_MSG(!strcmp(c.name, "[interpreter]"), "name %.100s", c.name);
+}
+
+TEST(hotspot_should_not_name_a_pc_outside_the_code)
+{
+	struct hotspot_layout l;
+	struct hotspot_code c;
+
+	if (load("header_pc"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	/* the blob's header, then outside every heap */
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), -ENOENT);
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_base + 0x100, true, &c), -ENOENT);
+}
+
+TEST(hotspot_should_refuse_damaged_memory)
+{
+	struct hotspot_layout l;
+	struct hotspot_code c;
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	/* a free segment; a step back past the map's start */
+	img[0x4000 + 0x30] = 0xff;
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_base + 0x8000 + 0x30 * 64, true, &c),
+		  -ENOENT);
+	img[0x4000 + 0x30] = 0x40;
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_base + 0x8000 + 0x30 * 64, true, &c),
+		  -EINVAL);
+	img[0x4000 + 0x30] = 0x30;
+	/* a control byte in the method's Symbol: no name rather than a wrong one */
+	img[0x5600 + 6] = '\n';
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), -EINVAL);
+	img[0x5600 + 6] = 'r';
+	/* a name index past the pool's length */
+	img[0x5110] = 9;
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), -EINVAL);
+	img[0x5110] = 2;
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), 0);
+}
+
+TEST(hotspot_should_refuse_bad_tables)
+{
+	struct hotspot_layout l;
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS);
+	/* a stride too small for its offsets */
+	img[7 * 8] = 4;
+	CHECK_INT(layout(&l), -EINVAL);
+	img[7 * 8] = 40;
+	/* a field this reader needs missing: not a VM it knows */
+	img[0x1000 + 40 * 23 + 32] ^= 0xff; /* Symbol::_body marked static */
+	img[0x1000 + 40 * 23 + 16] = 1;
+	CHECK_INT(layout(&l), -ENOENT);
+	img[0x1000 + 40 * 23 + 16] = 0;
+	img[0x1000 + 40 * 23 + 32] ^= 0xff;
+	CHECK_INT(layout(&l), 0);
+	/* variables at addresses the target does not map */
+	CHECK_INT(hotspot__layout(&(struct hotspot_syms){ 0 }, read_img, NULL, &l), -EFAULT);
+}
+
+TEST_MAIN()
