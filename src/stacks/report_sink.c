@@ -2,7 +2,8 @@
 /*
  * The live and record sink (include/report.h): every event of the run,
  * in order with the address-space changes, through the unwinder's stacks
- * pipeline into a profile, or into a capture file.
+ * pipeline into a profile, or into a capture file. --interval's cut of
+ * the profiles by time is report_interval.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,28 +14,15 @@
 #include <unistd.h>
 
 #include "buildid_cache.h"
-#include "capfile.h"
 #include "elfread.h"
-#include "interval.h"
-#include "ksyms.h"
 #include "output.h"
 #include "progress.h"
-#include "pysession.h"
-#include "rbsession.h"
-#include "phpsession.h"
-#include "report.h"
-#include "stacks.h"
+#include "report_sink_int.h"
 #include "util.h"
 
 /* How long after its EXIT a process's model is kept for events still in
  * flight (they are microseconds behind; a drain runs every 25 ms). */
 #define REPORT_SINK_REAP_AFTER_NS (200 * 1000000ull)
-
-/* --interval: an interval is written this long after its end, when the
- * events stamped before its end have all been drained */
-#define REPORT_SINK_INTERVAL_SLACK_NS (100 * 1000000ull)
-
-volatile sig_atomic_t report_sink_cut_requested;
 
 /* argv joined by spaces into buf (truncated to fit); returns buf. */
 static const char *join_argv(char *buf, size_t size, char **argv, int argc)
@@ -47,50 +35,6 @@ static const char *join_argv(char *buf, size_t size, char **argv, int argc)
 	}
 	return buf;
 }
-
-/* The events of a run, one profile each: SFPROF_SEL_* is 1 << index. */
-#define SINK_EVENTS REPORT_EVENTS
-#define sink_index report__event_index
-
-struct report_sink {
-	int record;
-	struct proc_cache *pc;
-	/* per event (sink_index), created at its first record */
-	struct profile *profs[SINK_EVENTS];
-	struct stacks *stackss[SINK_EVENTS];
-	struct capfile_writer *w;
-	struct capture *cap;
-	struct ksyms ksyms;
-	uint64_t start_mono;
-	uint64_t attached_mono; /* the capture is attached: the profiled window opens */
-	struct sfprof_opts o;
-	const char *record_profile; /* SFPROF_RECORD_PROFILE */
-	int create_procs; /* -a: a process first seen in the side-band is in scope */
-	int werr;	  /* record: the first write error of an observed change */
-	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
-	struct buildid_keeper *keeper; /* record: binaries for report */
-	struct pysession *py;	       /* CPython processes (not --no-python) */
-	struct rbsession *rb;	       /* CRuby processes (not --no-ruby) */
-	struct phpsession *php;	       /* PHP processes (not --no-php) */
-	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
-	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
-	 * stamped later go to the next one, made when the first arrives,
-	 * until the current one is written */
-	int iv_idx;
-	uint64_t iv_start, iv_end;
-	struct profile *next_prof[SINK_EVENTS];
-	struct stacks *next_stacks[SINK_EVENTS];
-	report_slice_fn slice_fn; /* the agent: intervals go there, not to files */
-	void *slice_ctx;
-	stacks_label_fn labeler;
-	void *labeler_ctx;
-	int64_t unix_minus_mono; /* wall clock = monotonic + this */
-	int iv_err;		 /* the first write error of an interval */
-	uint64_t iv_written;
-	uint32_t iv_pid;	 /* the first target (its comm names an idle start) */
-	char iv_last[4096];	 /* the last interval's name, %t/%p expanded */
-	unsigned iv_same;	 /* how many had that name */
-};
 
 /* live and record both unwind every event: what a complete walk learns
  * about a thread's frame top goes back to the capture */
@@ -106,8 +50,8 @@ static int sink_pytramp(void *ctx, uint32_t pid, const uint8_t *code, size_t len
 }
 
 /* A profile of event `idx` for meta and its stacks pipeline; 0 or -ENOMEM. */
-static int sink_pipeline(struct report_sink *s, int idx, const struct profile_meta *meta,
-			 struct profile **prof, struct stacks **stacks)
+int report_sink__pipeline(struct report_sink *s, int idx, const struct profile_meta *meta,
+			  struct profile **prof, struct stacks **stacks)
 {
 	struct stacks_opts so = {
 		.kind = meta->kind,
@@ -209,8 +153,8 @@ static void sink_summary(struct report_sink *s, const struct sfprof_opts *o,
 }
 
 /* The profile and stacks of event `idx`, made at its first record. */
-static struct stacks *sink_stacks(struct report_sink *s, int idx,
-				  const struct sfprof_event *e)
+struct stacks *report_sink__stacks(struct report_sink *s, int idx,
+				   const struct sfprof_event *e)
 {
 	char comm[SFPROF_COMM_LEN + 1], cmdline[512], kbid[2 * ELFREAD_BUILD_ID_MAX + 1];
 	struct profile_meta meta = {
@@ -242,7 +186,7 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 		meta.target_comm = NULL;
 	if (s->o.interval_ns)
 		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
-	if (sink_pipeline(s, idx, &meta, &s->profs[idx], &s->stackss[idx]))
+	if (report_sink__pipeline(s, idx, &meta, &s->profs[idx], &s->stackss[idx]))
 		return NULL;
 	return s->stackss[idx];
 }
@@ -432,209 +376,11 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 	return s->werr;
 }
 
-/* The output name of the interval that starts at mono (ns). */
-static int interval_path(struct report_sink *s, uint64_t mono, char *buf, size_t size)
-{
-	const struct profile *p = s->profs[s->iv_idx];
-	const struct profile_meta *m = p ? profile__meta(p) : NULL;
-	uint32_t pid = m && m->target_pid ? m->target_pid : (uint32_t)getpid();
-
-	return interval__expand_path(buf, size, s->o.output,
-				     (uint64_t)((int64_t)mono + s->unix_minus_mono), pid);
-}
-
-/* Write event idx's current interval [iv_start, end) (or hand it to the
- * slice hook) and free it. */
-static int interval_write(struct report_sink *s, int idx, uint64_t end)
-{
-	struct profile **prof = &s->profs[idx];
-	struct stacks **stk = &s->stackss[idx];
-	char path[4096];
-	int err;
-
-	if (!*prof)
-		return 0;
-	profile__set_duration(*prof, end > s->iv_start ? end - s->iv_start : 0);
-	err = *stk ? stacks__flush(*stk) : 0;
-	if (s->slice_fn) {
-		struct stacks_stats ss;
-
-		if (*stk && !err) {
-			stacks__stats(*stk, &ss);
-			s->slice_fn(s->slice_ctx, 1u << idx, *prof, s->iv_start, end, &ss);
-			*prof = NULL; /* the hook's now */
-			s->iv_written++;
-		}
-		goto out;
-	}
-	if (!err)
-		err = interval_path(s, s->iv_start, path, sizeof(path));
-	/* another interval began in the same second: number this one
-	 * (without %t, each interval replaces the last on purpose) */
-	if (!err && strstr(s->o.output, "%t") && !strcmp(path, s->iv_last)) {
-		err = interval__number_path(path, sizeof(path), ++s->iv_same + 1);
-	} else if (!err) {
-		snprintf(s->iv_last, sizeof(s->iv_last), "%s", path);
-		s->iv_same = 0;
-	}
-	if (!err) {
-		struct sfprof_opts one = s->o;
-
-		one.output = path;
-		err = report__write_profile(*prof, &one);
-	} else {
-		fprintf(stderr, "sfprof: -o %s: %s\n", s->o.output, util__strerror(err));
-	}
-	if (!err)
-		s->iv_written++;
-out:
-	stacks__free(*stk);
-	profile__free(*prof);
-	*stk = NULL;
-	*prof = NULL;
-	return err;
-}
-
-/*
- * End the current interval: write it (each event's), and make the next
- * one current (the one its late events already went to, or a new empty
- * one). The next interval starts where this one ended, so every event
- * lands in exactly one profile, cut by its timestamp.
- */
-static int interval_rotate(struct report_sink *s)
-{
-	struct profile *nprof[SINK_EVENTS] = { NULL };
-	struct stacks *nstk[SINK_EVENTS] = { NULL };
-	struct profile_meta meta;
-	int err = 0, nerr = 0, werr;
-
-	for (int i = 0; i < SINK_EVENTS; i++) {
-		if (!s->profs[i])
-			continue;
-		/* the next interval's pipeline, when no event made it yet:
-		 * made before this one is written and freed, since the
-		 * meta's strings (comm, command line) live in this profile */
-		if (!s->next_prof[i]) {
-			meta = *profile__meta(s->profs[i]);
-			meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
-			meta.duration_ns = 0;
-			if (sink_pipeline(s, i, &meta, &nprof[i], &nstk[i]))
-				nerr = -ENOMEM;
-		}
-		werr = interval_write(s, i, s->iv_end);
-		if (werr && !err)
-			err = werr;
-	}
-	s->iv_start = s->iv_end;
-	s->iv_end = s->iv_start + s->o.interval_ns;
-	/*
-	 * Free the binaries no process maps any more, so a long run stays
-	 * flat. The written pipelines are gone; a next one that events
-	 * came for already (a busy target: nearly always) forgets what its
-	 * caches point to in them first.
-	 */
-	for (int i = 0; i < SINK_EVENTS; i++) {
-		if (s->next_prof[i]) {
-			s->profs[i] = s->next_prof[i];
-			s->stackss[i] = s->next_stacks[i];
-			s->next_prof[i] = NULL;
-			s->next_stacks[i] = NULL;
-			stacks__forget_binaries(s->stackss[i]);
-		} else if (nprof[i]) {
-			s->profs[i] = nprof[i];
-			s->stackss[i] = nstk[i];
-		}
-	}
-	proc_cache__evict_unused(s->pc);
-	return nerr ? nerr : err;
-}
-
-static int has_next(const struct report_sink *s)
-{
-	for (int i = 0; i < SINK_EVENTS; i++)
-		if (s->next_prof[i])
-			return 1;
-	return 0;
-}
-
-/* Which pipeline an event belongs to: the current interval's, or the
- * next one's when it is stamped at or after the current one's end. */
-static struct stacks *interval_stacks(struct report_sink *s, int idx,
-				      const struct sfprof_event *e, struct stacks *cur)
-{
-	struct profile_meta meta;
-
-	if (!s->o.interval_ns || e->ts_ns < s->iv_end)
-		return cur;
-	if (!s->next_prof[idx]) {
-		meta = *profile__meta(s->profs[idx]);
-		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
-		if (sink_pipeline(s, idx, &meta, &s->next_prof[idx], &s->next_stacks[idx]))
-			return NULL;
-	}
-	return s->next_stacks[idx];
-}
-
-/*
- * The first interval's pipeline before its first event: an idle target
- * still gets a profile per interval (with no samples), so every interval
- * of the run is on disk and a gap means sfprof was not running. Its comm
- * is the command's name, or the first target's from /proc (none with -a).
- */
-static struct stacks *interval_first(struct report_sink *s)
-{
-	struct sfprof_event e0;
-	char path[64];
-	ssize_t n = -1;
-	int fd;
-
-	memset(&e0, 0, sizeof(e0));
-	e0.pid = s->iv_pid ? s->iv_pid : s->o.nr_pids ? (uint32_t)s->o.pids[0] : 0;
-	if (s->o.command && s->o.command[0]) {
-		/* the kernel's comm after exec: the file's name, 15 bytes */
-		const char *base = strrchr(s->o.command[0], '/');
-
-		base = base ? base + 1 : s->o.command[0];
-		snprintf(e0.comm, sizeof(e0.comm), "%.*s", (int)sizeof(e0.comm) - 1, base);
-	} else if (e0.pid) {
-		snprintf(path, sizeof(path), "/proc/%u/comm", e0.pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			n = read(fd, e0.comm, sizeof(e0.comm));
-			close(fd);
-		}
-		/* "name\n", at most 15 bytes of name */
-		for (ssize_t i = 0; i < n; i++)
-			if (e0.comm[i] == '\n')
-				e0.comm[i] = 0;
-	}
-	return sink_stacks(s, s->iv_idx, &e0);
-}
-
 void report_sink__drained(void *ctx, uint64_t now_ns)
 {
 	struct report_sink *s = ctx;
 
-	if (s->o.interval_ns && !s->record && !s->profs[s->iv_idx] &&
-	    now_ns >= s->iv_end && !interval_first(s) && !s->iv_err)
-		s->iv_err = -ENOMEM;
-	if (s->o.interval_ns && !s->record && s->profs[s->iv_idx]) {
-		/* SIGHUP: the current interval ends now (the next one, if
-		 * events for it came already, began at the old end) */
-		if (report_sink_cut_requested) {
-			report_sink_cut_requested = 0;
-			if (!has_next(s) && now_ns > s->iv_start && now_ns < s->iv_end)
-				s->iv_end = now_ns;
-		}
-		while (now_ns >= s->iv_end + REPORT_SINK_INTERVAL_SLACK_NS) {
-			int err = interval_rotate(s);
-
-			if (err && !s->iv_err)
-				s->iv_err = err;
-			if (err == -ENOMEM)
-				break;
-		}
-	}
+	report_interval__drained(s, now_ns);
 
 	/* record: what is buffered reaches the file within about a second,
 	 * even with no event to carry it (an error shows at the next one) */
@@ -735,7 +481,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 	phpsession__event(s->php, e);
 	int idx = sink_index(e, s->o.event);
 
-	if (!(stk = sink_stacks(s, idx, e)))
+	if (!(stk = report_sink__stacks(s, idx, e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
 	int want_k = s->o.kernel || e->kind == SFPROF_EV_WAKER;
@@ -746,7 +492,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 			nk = 0;
 	}
 	if (!s->record) {
-		stk = interval_stacks(s, idx, e, stk);
+		stk = report_interval__stacks(s, idx, e, stk);
 		return stk ? stacks__add_event(stk, e, kips, (size_t)nk) : -ENOMEM;
 	}
 
@@ -780,7 +526,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 	return err;
 }
 
-static void print_stats(struct report_sink *s)
+void report_sink__print_stats(struct report_sink *s)
 {
 	struct stacks_stats st;
 	struct proc_stats ps;
@@ -808,44 +554,8 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	struct report_sink *s = ctx;
 	int err = 0;
 
-	if (s->o.interval_ns && !s->record) {
-		/* the last, partial interval (and the one after it, if its
-		 * events came before this one was due) */
-		uint64_t now = util__now_ns();
-
-		if (!s->profs[s->iv_idx]) {
-			struct sfprof_event e0;
-
-			memset(&e0, 0, sizeof(e0));
-			e0.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0;
-			if (!sink_stacks(s, s->iv_idx, &e0))
-				return -ENOMEM;
-		}
-		if (has_next(s)) {
-			err = interval_rotate(s);
-			if (!s->iv_err)
-				s->iv_err = err;
-		}
-		for (int i = 0; i < SINK_EVENTS; i++) {
-			err = interval_write(s, i, now > s->iv_end ? s->iv_end : now);
-			if (!s->iv_err)
-				s->iv_err = err;
-		}
-		proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
-		if (o->stats) {
-			fprintf(stderr, "intervals_written: %" PRIu64 "\n", s->iv_written);
-			print_stats(s);
-		}
-		if (!s->iv_err && !o->quiet) {
-			char what[64];
-
-			snprintf(what, sizeof(what), "interval profiles of %" PRIu64 " events",
-				 st ? st->events_cpu + st->events_futex + st->events_offcpu : 0);
-			progress__summary(stderr, 0, o->output, s->iv_written, what,
-					  st ? capture_stats__lost(st) : 0);
-		}
-		return s->iv_err ? REPORT_E_REPORTED : 0;
-	}
+	if (s->o.interval_ns && !s->record)
+		return report_interval__finish(s, o, st);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		if (!(o->event & (1u << i)))
 			continue;
@@ -854,7 +564,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			struct sfprof_event e0;
 			memset(&e0, 0, sizeof(e0));
 			e0.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0;
-			if (!sink_stacks(s, i, &e0))
+			if (!report_sink__stacks(s, i, &e0))
 				return -ENOMEM;
 		}
 		profile__set_duration(s->profs[i], profiled_window(s, o));
@@ -937,7 +647,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	}
 	proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
 	if (o->stats)
-		print_stats(s);
+		report_sink__print_stats(s);
 	if (!err)
 		sink_summary(s, o, st);
 	return err;
