@@ -77,19 +77,16 @@ int report_sink__pipeline(struct report_sink *s, int idx, const struct profile_m
 		return -ENOMEM;
 	}
 	stacks__set_ksym(*stacks, ksyms__name, &s->ksyms);
-	if (s->py) {
-		void *pctx;
-		pyname_fn fn = pysession__namer(s->py, &pctx);
+	/* each interpreter session names its runtime's frames */
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *r = runtime__get(i);
+		void *nctx;
+		pyname_fn fn;
 
-		stacks__set_python(*stacks, fn, pctx);
+		if (s->rt_session[i] && r->session_namer &&
+		    (fn = r->session_namer(s->rt_session[i], &nctx)))
+			stacks__set_namer(*stacks, i, fn, nctx);
 	}
-	void *nctx; /* Ruby's and PHP's namers (the context is set by the call) */
-	pyname_fn nfn;
-
-	if (s->rb && (nfn = rbsession__namer(s->rb, &nctx)))
-		stacks__set_ruby(*stacks, nfn, nctx);
-	if (s->php && (nfn = phpsession__namer(s->php, &nctx)))
-		stacks__set_php(*stacks, nfn, nctx);
 	if (s->record && stacks__set_pytramp_writer(*stacks, sink_pytramp, s)) {
 		stacks__free(*stacks);
 		profile__free(*prof);
@@ -232,10 +229,15 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->iv_start = s->start_mono;
 	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
-	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))) ||
-	    (!o->no_ruby && !(s->rb = rbsession__new())) ||
-	    (!o->no_php && !(s->php = phpsession__new())))
+	if (!s->pc)
 		goto err_out;
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *r = runtime__get(i);
+
+		if (r->session_new && (!r->enabled || r->enabled(o)) &&
+		    r->session_new(1, &s->rt_session[i]))
+			goto err_out;
+	}
 	if (s->record) {
 		char cmd[512] = "", events[64] = "";
 
@@ -275,10 +277,9 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		if (bd && !(s->keeper = buildid_keeper__new(bd)))
 			goto err_out;
 		proc_cache__set_observer(s->pc, record_change, s);
-		if (s->py)
-			pysession__set_writer(s->py, s->w);
-		rbsession__set_writer(s->rb, s->w);
-		phpsession__set_writer(s->php, s->w);
+		sink_for_each_session(s, r, ss)
+			if (r->session_set_writer)
+				r->session_set_writer(ss, s->w);
 	}
 	return s;
 
@@ -306,10 +307,9 @@ void report_sink__set_capture(struct report_sink *s, struct capture *c)
 	s->cap = c;
 	if (c && !s->attached_mono)
 		s->attached_mono = util__now_ns();
-	if (s->py)
-		pysession__set_capture(s->py, c);
-	rbsession__set_capture(s->rb, c);
-	phpsession__set_capture(s->php, c);
+	sink_for_each_session(s, r, ss)
+		if (r->session_set_capture)
+			r->session_set_capture(ss, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
 		if (s->stackss[i] && c)
 			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
@@ -332,10 +332,9 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 	for (int i = 0; i < n; i++) {
 		if (!proc_cache__get(s->pc, (uint32_t)pids[i]))
 			return -ENOMEM;
-		if (s->py)
-			pysession__attach(s->py, (uint32_t)pids[i]);
-		rbsession__attach(s->rb, (uint32_t)pids[i]);
-		phpsession__attach(s->php, (uint32_t)pids[i]);
+		sink_for_each_session(s, r, ss)
+			if (r->session_attach)
+				r->session_attach(ss, (uint32_t)pids[i]);
 	}
 	return s->werr;
 }
@@ -361,10 +360,9 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 		break;
 	case SIDEBAND_EXEC:
 		err = proc_cache__reset(s->pc, r->pid, r->ts_ns, s->create_procs);
-		if (s->py)
-			pysession__exec(s->py, r->pid);
-		rbsession__exec(s->rb, r->pid);
-		phpsession__exec(s->php, r->pid);
+		sink_for_each_session(s, rt, ss)
+			if (rt->session_exec)
+				rt->session_exec(ss, r->pid);
 		break;
 	case SIDEBAND_LOST:
 		proc_cache__changes_lost(s->pc, r->lost);
@@ -389,10 +387,9 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 	/* an exited process's events are all in after this long */
 	if (now_ns > REPORT_SINK_REAP_AFTER_NS) {
 		proc_cache__reap(s->pc, now_ns - REPORT_SINK_REAP_AFTER_NS);
-		if (s->py)
-			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
-		rbsession__reap(s->rb, now_ns - REPORT_SINK_REAP_AFTER_NS);
-		phpsession__reap(s->php, now_ns - REPORT_SINK_REAP_AFTER_NS);
+		sink_for_each_session(s, r, ss)
+			if (r->session_reap)
+				r->session_reap(ss, now_ns - REPORT_SINK_REAP_AFTER_NS);
 	}
 }
 
@@ -408,9 +405,9 @@ void report_sink__free(struct report_sink *s)
 	else
 		capfile_writer__abort(s->w);
 	buildid_keeper__free(s->keeper);
-	pysession__free(s->py);
-	rbsession__free(s->rb);
-	phpsession__free(s->php);
+	sink_for_each_session(s, r, ss)
+		if (r->session_free)
+			r->session_free(ss);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
@@ -453,12 +450,9 @@ static int sink_jit(void *ctx, uint32_t pid, uint64_t start, uint64_t size, cons
 /* A process began (FORK) or ended (EXIT): its model follows. */
 static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 {
-	if (s->py && e->kind == SFPROF_EV_FORK)
-		pysession__fork(s->py, e->ppid, e->pid);
-	else if (s->py)
-		pysession__exit(s->py, e->pid, e->ts_ns);
-	rbsession__task(s->rb, e);
-	phpsession__task(s->php, e);
+	sink_for_each_session(s, r, ss)
+		if (r->session_task)
+			r->session_task(ss, e);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
@@ -475,10 +469,9 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 	(void)len;
 	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT)
 		return sink_task(s, e);
-	if (s->py)
-		pysession__event(s->py, e);
-	rbsession__event(s->rb, e);
-	phpsession__event(s->php, e);
+	sink_for_each_session(s, r, ss)
+		if (r->session_event)
+			r->session_event(ss, e);
 	int idx = sink_index(e, s->o.event);
 
 	if (!(stk = report_sink__stacks(s, idx, e)))
@@ -542,10 +535,9 @@ void report_sink__print_stats(struct report_sink *s)
 	}
 	proc_cache__stats(s->pc, &ps);
 	proc_stats__print(&ps, stderr);
-	if (s->py)
-		pysession__print_stats(s->py, stderr);
-	rbsession__print_stats(s->rb, stderr);
-	phpsession__print_stats(s->php, stderr);
+	sink_for_each_session(s, r, ss)
+		if (r->session_print_stats)
+			r->session_print_stats(ss, stderr);
 }
 
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,

@@ -11,10 +11,8 @@
 
 #include "capfile.h"
 #include "ksyms.h"
-#include "pysession.h"
-#include "rbsession.h"
-#include "phpsession.h"
 #include "report.h"
+#include "runtimes/runtime.h"
 #include "stacks.h"
 
 /* The events of a run, one profile each: SFPROF_SEL_* is 1 << index. */
@@ -38,9 +36,9 @@ struct report_sink {
 	int werr;	  /* record: the first write error of an observed change */
 	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
 	struct buildid_keeper *keeper; /* record: binaries for report */
-	struct pysession *py;	       /* CPython processes (not --no-python) */
-	struct rbsession *rb;	       /* CRuby processes (not --no-ruby) */
-	struct phpsession *php;	       /* PHP processes (not --no-php) */
+	/* each runtime's session (runtimes/runtime.h, by its index; NULL:
+	 * none in this run, e.g. --no-python) */
+	void *rt_session[RUNTIME_MAX];
 	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
 	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
 	 * stamped later go to the next one, made when the first arrives,
@@ -60,6 +58,12 @@ struct report_sink {
 	char iv_last[4096];	 /* the last interval's name, %t/%p expanded */
 	unsigned iv_same;	 /* how many had that name */
 };
+
+/* Each runtime r that has a session ss in sink s, in the table's order. */
+#define sink_for_each_session(s, r, ss)                                          \
+	for (size_t ss##_i = 0; ss##_i < runtime__count(); ss##_i++)             \
+		for (const struct runtime_ops *r = runtime__get(ss##_i); r; r = NULL) \
+			for (void *ss = (s)->rt_session[ss##_i]; ss; ss = NULL)
 
 /* report_sink.c: a profile of event `idx` for meta and its stacks
  * pipeline (0 or -ENOMEM); the profile and stacks of event `idx`, made at

@@ -12,8 +12,6 @@
 #include "cfi.h"
 #include "jitmap.h"
 #include "wakers.h"
-#include "rbmerge.h"
-#include "phpreader.h"
 #include "util.h"
 #include "dso.h"
 #include "elfread.h"
@@ -105,47 +103,38 @@ void stacks__set_labeler(struct stacks *s, stacks_label_fn fn, void *ctx)
 	s->labeler_ctx = ctx;
 }
 
-void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx)
+int stacks__set_namer(struct stacks *s, size_t runtime, pyname_fn fn, void *ctx)
 {
-	s->pyname = fn;
-	s->pyname_ctx = ctx;
+	if (runtime >= RUNTIME_MAX)
+		return -EINVAL;
+	if (!s->namer[runtime] && fn)
+		s->nr_namers++;
+	else if (s->namer[runtime] && !fn)
+		s->nr_namers--;
+	s->namer[runtime] = fn;
+	s->namer_ctx[runtime] = ctx;
+	return 0;
 }
 
-void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx)
-{
-	s->rbname = fn;
-	s->rbname_ctx = ctx;
-}
-
-void stacks__set_php(struct stacks *s, pyname_fn fn, void *ctx)
-{
-	s->phpname = fn;
-	s->phpname_ctx = ctx;
-}
-
-/* Ruby's, PHP's or Python's: the section being merged says which. */
+/* A native frame the section being merged replaces: its runtime says. */
 static int stacks_is_eval(const struct stacks *s, const char *name)
 {
-	if (s->py->flags & SFPROF_PYS_RUBY)
-		return rbmerge__is_eval(name);
-	if (s->py->flags & SFPROF_PYS_PHP)
-		return phpmerge__is_eval(name);
-	return pymerge__is_eval(name);
+	int i = runtime__section(s->py->flags);
+
+	return i >= 0 && runtime__get((size_t)i)->is_eval(name);
 }
 
-/* The namer of the section being merged, and its context. */
+/* The namer of the section being merged (its runtime's), and its context. */
 static pyname_fn stacks_namer(const struct stacks *s, uint32_t flags, void **ctx)
 {
-	if (flags & SFPROF_PYS_RUBY) {
-		*ctx = s->rbname_ctx;
-		return s->rbname;
+	int i = runtime__section(flags);
+
+	if (i < 0 || i >= RUNTIME_MAX) {
+		*ctx = NULL;
+		return NULL;
 	}
-	if (flags & SFPROF_PYS_PHP) {
-		*ctx = s->phpname_ctx;
-		return s->phpname;
-	}
-	*ctx = s->pyname_ctx;
-	return s->pyname;
+	*ctx = s->namer_ctx[i];
+	return s->namer[i];
 }
 
 /* The event's Python section when its frames are to be merged, else NULL. */
@@ -157,7 +146,7 @@ static const struct sfprof_py_section *event_python(struct stacks *s, const stru
 	void *ctx;
 
 	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python ||
-	    !(s->pyname || s->rbname || s->phpname))
+	    !s->nr_namers)
 		return NULL;
 	sec = pymerge__section(e, &bad);
 	s->pyst.bad_sections += bad;
