@@ -157,8 +157,8 @@ static int report_stacks_all(struct proc_cache *pc, struct profile **prof, struc
 		if (!(o->event & (1u << i)) || stk[i])
 			continue;
 		so.kind = report__profile_kind(1u << i);
-		/* wall: per thread unless asked otherwise */
-		so.per_thread = o->per_thread || (so.kind == PROFILE_WALL && !o->per_process);
+		/* per thread unless asked otherwise, as the event says (wall) */
+		so.per_thread = o->per_thread || (report__event_per_thread(1u << i) && !o->per_process);
 		so.period_ns = meta->hz ? 1000000000ull / meta->hz : 0;
 		stk[i] = report_stacks(pc, &prof[i], &so, r, e, ksyms, o->keep_cmdline);
 		if (!stk[i])
@@ -505,8 +505,7 @@ static void report_summary(const struct sfprof_opts *o, const struct profile *p,
 	    report__event_path(path, sizeof(path), o->output, report__event_name(sel)) >= 0)
 		out = path;
 	progress__summary(stderr, o->quiet, out, profile__nr_events(p),
-			  kind == PROFILE_FUTEX ? "waits" : kind == PROFILE_OFFCPU ? "blocks" :
-			  kind == PROFILE_WALL ? "events" : "samples", PROGRESS_LOST_UNKNOWN);
+			  report__counted(kind), PROGRESS_LOST_UNKNOWN);
 }
 
 int cmd_report(int argc, char **argv)

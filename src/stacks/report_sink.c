@@ -55,8 +55,9 @@ int report_sink__pipeline(struct report_sink *s, int idx, const struct profile_m
 {
 	struct stacks_opts so = {
 		.kind = meta->kind,
-		/* wall: per thread unless asked otherwise */
-		.per_thread = s->o.per_thread || (idx == 3 && !s->o.per_process),
+		/* per thread unless asked otherwise, as the event says (wall) */
+		.per_thread = s->o.per_thread ||
+			      (report__event_per_thread(1u << idx) && !s->o.per_process),
 		.period_ns = s->o.freq ? 1000000000ull / s->o.freq : 0,
 		.per_process = s->o.per_process,
 		.by_lock = s->o.by_lock,
@@ -113,13 +114,6 @@ static uint64_t profiled_window(const struct report_sink *s, const struct sfprof
 	return o->duration_ns && d > o->duration_ns ? o->duration_ns : d;
 }
 
-/* What a profile of kind k counts, for the end-of-run line. */
-static const char *counted(uint32_t kind)
-{
-	return kind == PROFILE_FUTEX ? "waits" : kind == PROFILE_OFFCPU ? "blocks" :
-	       kind == PROFILE_WALL ? "events" : "samples";
-}
-
 /* The end-of-run lines: one per profile written (progress__summary). */
 static void sink_summary(struct report_sink *s, const struct sfprof_opts *o,
 			 const struct capture_stats *st)
@@ -144,7 +138,7 @@ static void sink_summary(struct report_sink *s, const struct sfprof_opts *o,
 		    report__event_path(path, sizeof(path), o->output, report__event_name(1u << i)) >= 0)
 			out = path;
 		progress__summary(stderr, 0, out, profile__nr_events(s->profs[i]),
-				  counted(profile__meta(s->profs[i])->kind), lost);
+				  report__counted(profile__meta(s->profs[i])->kind), lost);
 		lost = 0; /* the run's: warned once */
 	}
 }
