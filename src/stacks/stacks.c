@@ -714,6 +714,23 @@ static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *
 	return 0;
 }
 
+/* The records (SFPROF_EV_*) a profile of each kind (PROFILE_*) takes as
+ * its samples; a kind not listed takes every one. */
+static const uint32_t stacks_kind_takes[] = {
+	[PROFILE_CPU] = 1u << SFPROF_EV_CPU,
+	[PROFILE_FUTEX] = 1u << SFPROF_EV_FUTEX,
+	[PROFILE_OFFCPU] = 1u << SFPROF_EV_OFFCPU,
+	[PROFILE_WALL] = 1u << SFPROF_EV_CPU | 1u << SFPROF_EV_OFFCPU,
+};
+
+static bool stacks_takes(uint32_t profile_kind, uint32_t record_kind)
+{
+	uint32_t takes = profile_kind < sizeof(stacks_kind_takes) / sizeof(stacks_kind_takes[0]) ?
+			 stacks_kind_takes[profile_kind] : 0;
+
+	return !takes || (record_kind < 32 && (takes & 1u << record_kind));
+}
+
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		      const uint64_t *kips, size_t nk)
 {
@@ -737,11 +754,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		s->st.wakers++;
 		return wakers__add_record(s->wakers, s, s->prof, s->ksym, s->ksym_ctx, e, kips, nk);
 	}
-	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
-	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX) ||
-	    (s->opts.kind == PROFILE_OFFCPU && e->kind != SFPROF_EV_OFFCPU) ||
-	    (s->opts.kind == PROFILE_WALL && e->kind != SFPROF_EV_CPU &&
-	     e->kind != SFPROF_EV_OFFCPU)) {
+	if (!stacks_takes(s->opts.kind, e->kind)) {
 		s->st.events_skipped++;
 		return 0;
 	}
