@@ -21,7 +21,7 @@
  * lives; the others at the end of the run, from the file opened when its
  * mapping was first seen (so one unlinked after dlclose is still there),
  * or from its path when it still holds the same file (dev:inode). `report` asks the cache
- * (buildid_cache__open_dso) when a recorded path is missing or holds
+ * (dso_cache__open_buildid, dso.h) when a recorded path is missing or holds
  * another build-id.
  *
  * Errors: 0 or -errno. Nothing here is fatal to a run: a binary that
@@ -62,15 +62,6 @@ int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd
 
 /* id's entry opened read-only (regular file, no symlink), or -errno. */
 int buildid_cache__open(const char *dir, const uint8_t *id, size_t len);
-
-/*
- * report's hook: id's entry as a dso of dc named `path` (the recorded
- * path, so frames keep the binary's name), only when its build-id is id.
- * NULL when dir is NULL, id is empty, or there is no such entry.
- */
-struct dso *buildid_cache__open_dso(const char *dir, struct dso_cache *dc,
-				    const uint8_t *id, size_t len,
-				    const char *path);
 
 /* record's side: which binaries to keep, and when. */
 struct buildid_keeper;

@@ -93,6 +93,15 @@ void dso_cache__free(struct dso_cache *c); /* frees every dso */
  * the debuglink search. NULL + errno (EINVAL: not ELF).
  */
 struct dso *dso_cache__open_fd(struct dso_cache *c, int fd, const char *path);
+
+/*
+ * report's hook: build-id id's entry of the build-id cache under dir
+ * (buildid_cache.h) as a dso of c named `path` (the recorded path, so
+ * frames keep the binary's name), only when its build-id is id. NULL
+ * when dir is NULL, id is empty, or there is no such entry.
+ */
+struct dso *dso_cache__open_buildid(struct dso_cache *c, const char *dir,
+				    const uint8_t *id, size_t len, const char *path);
 /* path names untrusted bytes (a capture): opened only when it is a regular
  * file and not a symlink (util__open_regular), so a FIFO cannot hang it
  * and a device is never opened. errno UTIL_E_NOT_REGULAR, ELOOP... */

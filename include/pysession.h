@@ -34,7 +34,7 @@ void pysession__set_capture(struct pysession *ps, struct capture *c);
 /* record: every new frame name becomes a PYFRAME record in w */
 void pysession__set_writer(struct pysession *ps, struct capfile_writer *w);
 
-/* The namer the stacks pipeline merges with (stacks__set_python). */
+/* The namer the stacks pipeline merges with (stacks__set_namer). */
 pyname_fn pysession__namer(struct pysession *ps, void **ctx);
 
 /* Live: a process attached (-p), an event (classify its process once;

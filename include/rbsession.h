@@ -40,7 +40,7 @@ void rbsession__free(struct rbsession *rs); /* NULL is a no-op */
 void rbsession__set_capture(struct rbsession *rs, struct capture *c);
 void rbsession__set_writer(struct rbsession *rs, struct capfile_writer *w);
 
-/* The namer the stacks pipeline merges Ruby sections with (stacks__set_ruby). */
+/* The namer the stacks pipeline merges Ruby sections with (stacks__set_namer). */
 pyname_fn rbsession__namer(struct rbsession *rs, void **ctx);
 
 void rbsession__attach(struct rbsession *rs, uint32_t pid);

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "capture.h"
@@ -122,6 +123,11 @@ void report__target_comm(const struct sfprof_opts *o, char *buf, size_t size);
  * name as -e and capture files spell it ("cpu", "futex", "offcpu"). */
 uint32_t report__profile_kind(uint32_t sel);
 const char *report__event_name(uint32_t sel);
+/* Its profile is per thread unless --per-process (wall's), and what a
+ * profile of kind PROFILE_* counts, for the end-of-run line ("samples",
+ * "waits", "blocks", "events"). */
+bool report__event_per_thread(uint32_t sel);
+const char *report__counted(uint32_t profile_kind);
 /* The SFPROF_SEL_* bits of a name or a list ("cpu,futex"), 0 for an
  * unknown one. */
 uint32_t report__event_sel(const char *name);

@@ -150,16 +150,14 @@ typedef void (*stacks_thread_top_fn)(void *ctx, uint32_t tid, uint64_t sp);
 void stacks__set_thread_top(struct stacks *s, stacks_thread_top_fn fn, void *ctx);
 
 /*
- * The namer of Python code objects (pymerge.h): with one set (and not
- * no_python), an event's Python frames replace its native
- * _PyEval_EvalFrameDefault frames (pymerge.h says how).
+ * The namer of runtime `runtime`'s interpreter frames (its index in
+ * runtimes/runtime.h's table; pymerge.h's pyname_fn): with one set (and
+ * not no_python), an event's interpreter sections of that runtime
+ * (runtime__section()) replace its native eval frames (the runtime's
+ * is_eval(); pymerge.h says how): CPython's _PyEval_EvalFrameDefault,
+ * CRuby's rb_vm_exec, PHP's execute_ex. NULL unsets; 0 or -EINVAL.
  */
-void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx);
-/* The same for CRuby's iseqs (rbmerge.h): Ruby sections replace the
- * native rb_vm_exec frames. */
-void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx);
-/* And for PHP's functions (phpreader.h), in place of execute_ex. */
-void stacks__set_php(struct stacks *s, pyname_fn fn, void *ctx);
+int stacks__set_namer(struct stacks *s, size_t runtime, pyname_fn fn, void *ctx);
 
 /*
  * Unwind, symbolize and add one event. kips[0..nk) is its kernel stack,

@@ -15,7 +15,7 @@
 #include "cmd.h"
 #include "ksyms.h"
 #include "progress.h"
-#include "pysession.h"
+#include "runtimes/runtime.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
@@ -157,8 +157,8 @@ static int report_stacks_all(struct proc_cache *pc, struct profile **prof, struc
 		if (!(o->event & (1u << i)) || stk[i])
 			continue;
 		so.kind = report__profile_kind(1u << i);
-		/* wall: per thread unless asked otherwise */
-		so.per_thread = o->per_thread || (so.kind == PROFILE_WALL && !o->per_process);
+		/* per thread unless asked otherwise, as the event says (wall) */
+		so.per_thread = o->per_thread || (report__event_per_thread(1u << i) && !o->per_process);
 		so.period_ns = meta->hz ? 1000000000ull / meta->hz : 0;
 		stk[i] = report_stacks(pc, &prof[i], &so, r, e, ksyms, o->keep_cmdline);
 		if (!stk[i])
@@ -197,6 +197,54 @@ static int report_pytramp(struct report_tramps *tr, struct stacks **stk,
 	return 0;
 }
 
+/* The runtime whose offline session names runtime i's frames: its own,
+ * or its names_from's (Ruby's and PHP's frames are named from the
+ * capture's PYFRAME records, which CPython's session keeps). */
+static int report_names_source(size_t i)
+{
+	const struct runtime_ops *r = runtime__get(i);
+
+	return r->names_from ? runtime__find(r->names_from) : (int)i;
+}
+
+/* Offline: the sessions that name the frames of the runtimes the run
+ * names (not --no-X), each made once. 0 or -ENOMEM. */
+static int report_sessions_new(const struct sfprof_opts *o, void **ss)
+{
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *r = runtime__get(i), *src;
+		int si;
+
+		if (!r->session_new || (r->enabled && !r->enabled(o)))
+			continue;
+		si = report_names_source(i);
+		if (si < 0 || ss[si] || !(src = runtime__get((size_t)si))->session_new)
+			continue;
+		if (src->session_new(0, &ss[si]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Each runtime's namer into stk, from the session that names its frames. */
+static void report_namers(const struct sfprof_opts *o, void **ss, struct stacks *stk)
+{
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *r = runtime__get(i), *src;
+		int si = report_names_source(i);
+		void *ctx;
+
+		if (!r->is_eval || (r->enabled && !r->enabled(o)) || si < 0 || !ss[si])
+			continue;
+		src = runtime__get((size_t)si);
+		if (src->session_namer) {
+			pyname_fn fn = src->session_namer(ss[si], &ctx);
+
+			stacks__set_namer(stk, i, fn, ctx);
+		}
+	}
+}
+
 int report__capture(const struct sfprof_opts *opts, const char *input,
 		    struct profile *out[REPORT_EVENTS], uint32_t *sel)
 {
@@ -215,7 +263,8 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 	uint64_t first_ts = 0, last_ts = 0, events = 0, problems = 0;
 	uint64_t t0, pass_ns[16] = { 0 };
 	int err = 0, rc, status = 1, repeat;
-	struct pysession *py = NULL; /* the capture's Python frame names */
+	/* the runtimes' sessions (the capture's interpreter frame names) */
+	void *rt_session[RUNTIME_MAX] = { NULL };
 
 	memset(out, 0, sizeof(*out) * REPORT_EVENTS);
 	*sel = 0;
@@ -260,8 +309,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
 	jit = jitmaps__new_offline();
-	/* (Ruby and PHP frames are named from the same PYFRAME records) */
-	if (!pc || !jit || ((!o.no_python || !o.no_ruby || !o.no_php) && !(py = pysession__new(0)))) {
+	if (!pc || !jit || report_sessions_new(&o, rt_session)) {
 		fprintf(stderr, "sfprof: out of memory\n");
 		goto out;
 	}
@@ -328,24 +376,18 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 					o.input);
 			break;
 		case CAPFILE_REC_PYFRAME:
-			if (py && pysession__record(py, &rec))
-				goto out_err;
+			for (size_t i = 0; i < runtime__count(); i++)
+				if (rt_session[i] && runtime__get(i)->session_record &&
+				    runtime__get(i)->session_record(rt_session[i], &rec))
+					goto out_err;
 			break;
 		case CAPFILE_REC_EVENT:
 			if (!events && report_stacks_all(pc, prof, stk, &o, &so, r, rec.event.e,
 							  &ksyms, jit, &tramps))
 				goto out_err;
-			for (int i = 0; !events && py && i < REPORT_EVENTS; i++) {
-				void *pctx;
-				pyname_fn fn = pysession__namer(py, &pctx);
-
-				if (stk[i] && !o.no_python)
-					stacks__set_python(stk[i], fn, pctx);
-				if (stk[i] && !o.no_ruby)
-					stacks__set_ruby(stk[i], fn, pctx);
-				if (stk[i] && !o.no_php)
-					stacks__set_php(stk[i], fn, pctx);
-			}
+			for (int i = 0; !events && i < REPORT_EVENTS; i++)
+				if (stk[i])
+					report_namers(&o, rt_session, stk[i]);
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;
 			last_ts = rec.event.e->ts_ns;
@@ -442,7 +484,9 @@ out:
 	}
 	proc_cache__free(pc);
 	jitmaps__free(jit); /* (after the stacks that borrowed it) */
-	pysession__free(py);
+	for (size_t i = 0; i < runtime__count(); i++)
+		if (rt_session[i])
+			runtime__get(i)->session_free(rt_session[i]);
 	free(tramps.e);
 	capfile_reader__free(r);
 	ksyms__free(&ksyms);
@@ -461,8 +505,7 @@ static void report_summary(const struct sfprof_opts *o, const struct profile *p,
 	    report__event_path(path, sizeof(path), o->output, report__event_name(sel)) >= 0)
 		out = path;
 	progress__summary(stderr, o->quiet, out, profile__nr_events(p),
-			  kind == PROFILE_FUTEX ? "waits" : kind == PROFILE_OFFCPU ? "blocks" :
-			  kind == PROFILE_WALL ? "events" : "samples", PROGRESS_LOST_UNKNOWN);
+			  report__counted(kind), PROGRESS_LOST_UNKNOWN);
 }
 
 int cmd_report(int argc, char **argv)

@@ -462,26 +462,6 @@ int buildid_cache__add_fd(const char *dir, const uint8_t *id, size_t len, int fd
 	return err;
 }
 
-struct dso *buildid_cache__open_dso(const char *dir, struct dso_cache *dc,
-				    const uint8_t *id, size_t len,
-				    const char *path)
-{
-	const uint8_t *got;
-	struct dso *d;
-	int fd;
-
-	if (!dir || !len)
-		return NULL;
-	fd = buildid_cache__open(dir, id, len);
-	if (fd < 0)
-		return NULL;
-	d = dso_cache__open_fd(dc, fd, path);
-	close(fd);
-	if (d && (dso__build_id(d, &got) != len || memcmp(got, id, len)))
-		return NULL; /* a wrong file under that name: never used */
-	return d;
-}
-
 /* ---- record's keeper ---- */
 
 struct keep_ent {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid_cache.h"
 #include "cfi.h"
 #include "sframe.h"
 #include "srcline.h"
@@ -278,6 +279,25 @@ struct dso *dso_cache__open_fd(struct dso_cache *c, int fd, const char *path)
 		errno = ENOMEM;
 		return NULL;
 	}
+	return d;
+}
+
+struct dso *dso_cache__open_buildid(struct dso_cache *c, const char *dir,
+				    const uint8_t *id, size_t len, const char *path)
+{
+	const uint8_t *got;
+	struct dso *d;
+	int fd;
+
+	if (!dir || !len)
+		return NULL;
+	fd = buildid_cache__open(dir, id, len);
+	if (fd < 0)
+		return NULL;
+	d = dso_cache__open_fd(c, fd, path);
+	close(fd);
+	if (d && (dso__build_id(d, &got) != len || memcmp(got, id, len)))
+		return NULL; /* a wrong file under that name: never used */
 	return d;
 }
 

@@ -305,9 +305,8 @@ static struct dso *self_vdso(struct proc_cache *pc)
 /* The recorded binary from the build-id cache, when there (and used). */
 static struct dso *cached_dso(struct proc_cache *pc, struct proc_map *m)
 {
-	struct dso *d = buildid_cache__open_dso(pc->opts.buildid_dir, pc->dsos,
-						m->build_id, m->build_id_len,
-						m->path);
+	struct dso *d = dso_cache__open_buildid(pc->dsos, pc->opts.buildid_dir,
+						m->build_id, m->build_id_len, m->path);
 
 	if (d) {
 		pc->st.open_buildid_cache++;

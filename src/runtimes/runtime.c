@@ -3,15 +3,22 @@
 #include "runtimes/runtime.h"
 
 #include <errno.h>
+#include <string.h>
 
 extern const struct runtime_ops go_runtime_ops;	     /* runtimes/go/goruntime.c */
 extern const struct runtime_ops pytramp_runtime_ops; /* runtimes/python/pytramp_ops.c */
 extern const struct runtime_ops hotspot_runtime_ops; /* runtimes/hotspot/hsruntime.c */
+extern const struct runtime_ops python_runtime_ops;  /* runtimes/python/pysession_ops.c */
+extern const struct runtime_ops ruby_runtime_ops;    /* runtimes/ruby/rbsession_ops.c */
+extern const struct runtime_ops php_runtime_ops;     /* runtimes/php/phpsession_ops.c */
 
 static const struct runtime_ops *const builtin[] = {
 	&go_runtime_ops,
 	&pytramp_runtime_ops,
 	&hotspot_runtime_ops,
+	&python_runtime_ops,
+	&ruby_runtime_ops,
+	&php_runtime_ops,
 };
 
 #define NR_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
@@ -46,4 +53,27 @@ int runtime__register(const struct runtime_ops *ops)
 void runtime__unregister_all(void)
 {
 	nr_extra = 0;
+}
+
+int runtime__find(const char *name)
+{
+	for (size_t i = 0; i < runtime__count(); i++)
+		if (!strcmp(runtime__get(i)->name, name))
+			return (int)i;
+	return -ENOENT;
+}
+
+int runtime__section(uint32_t flags)
+{
+	int dflt = -ENOENT;
+
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *r = runtime__get(i);
+
+		if (r->section_flag && (flags & r->section_flag))
+			return (int)i;
+		if (!r->section_flag && r->is_eval && dflt < 0)
+			dflt = (int)i;
+	}
+	return dflt;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The runtime interface: one ops table per language runtime (Go's
- * .gopclntab, CPython's perf trampolines, ...), every hook optional, NULL
- * meaning "not mine" or "the default". The core (model/dso.c,
- * symbols/symbolize.c, stacks/) calls the runtimes only through the loops
- * below, never by name: a runtime plugs in with its folder under
+ * .gopclntab, CPython's perf trampolines, CPython's, CRuby's and PHP's
+ * sessions, ...), every hook optional, NULL meaning "not mine" or "the
+ * default". The core (model/dso.c, symbols/symbolize.c, stacks/,
+ * cli/cmd_report.c) calls the runtimes only through the loops below,
+ * never by name: a runtime plugs in with its folder under
  * src/runtimes/ and one line of the table in runtime.c. A test adds one of
  * its own with runtime__register() (tests/unit/test_runtime.c).
  *
@@ -40,6 +41,28 @@
  *    already, not readable), or -ENOMEM;
  *  - on_capture_record(): a runtime record of a capture (report), of
  *    type `type`: 0, -ENOENT (not the runtime's type), -EINVAL, -ENOMEM.
+ *
+ * Per run (an interpreter's session: stacks/report_sink.c live and
+ * record, cli/cmd_report.c offline), called in the table's order:
+ *  - enabled(o): the run names this runtime's frames (not --no-X); NULL:
+ *    always;
+ *  - session_new(live): the run's state, 0 with *out (NULL: nothing of
+ *    its own in this run), or -ENOMEM; session_free() frees it;
+ *  - session_set_capture(), session_set_writer(): the live capture (NULL
+ *    once gone) and, in record, the capture file its frame names go to;
+ *  - session_attach(pid): a target; session_event(e): a sample event;
+ *    session_task(e): a FORK or EXIT; session_exec(pid): an exec;
+ *    session_reap(before): drop what exited at or before `before`;
+ *  - session_print_stats(): --stats lines;
+ *  - session_record(): offline, an interpreter-frame (PYFRAME) record of
+ *    the capture: 0 or -ENOMEM;
+ *  - session_namer(): the namer stacks/ merges this runtime's sections
+ *    with (stacks__set_namer);
+ *  - names_from: offline, the name of the runtime whose session names
+ *    this one's frames (the capture's PYFRAME records are shared);
+ *  - section_flag: the SFPROF_PYS_* bit of this runtime's interpreter
+ *    sections (0: the sections with none of the others' bits, CPython's);
+ *    is_eval(name): a native frame the section's frames replace.
  */
 #ifndef SFPROF_RUNTIME_H
 #define SFPROF_RUNTIME_H
@@ -47,7 +70,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+struct capfile_record;
+struct capfile_writer;
+struct capture;
 struct dso;
 struct elfread;
 struct jitmaps;
@@ -56,7 +83,14 @@ struct sframe_func;
 struct sframe_row;
 struct sframe_table;
 struct sframe_encode_opts;
+struct sfprof_event;
+struct sfprof_opts;
 struct symtab;
+
+/* A namer of interpreter frames (pymerge.h's pyname_fn). */
+typedef int (*runtime_name_fn)(void *ctx, uint32_t pid, uint64_t code, int32_t instr,
+			       const char **qualname, const char **file, uint32_t *line,
+			       uint32_t *firstlineno);
 
 /* What stacks/ lends a runtime for the process being walked. */
 struct runtime_proc {
@@ -95,6 +129,23 @@ struct runtime_ops {
 	int (*jit_name)(void *state, const struct runtime_proc *p, uint64_t pc);
 	int (*on_capture_record)(void *state, unsigned type, uint32_t pid,
 				 const uint8_t *data, size_t len);
+
+	bool (*enabled)(const struct sfprof_opts *o);
+	int (*session_new)(int live, void **out);
+	void (*session_free)(void *ss);
+	void (*session_set_capture)(void *ss, struct capture *c);
+	void (*session_set_writer)(void *ss, struct capfile_writer *w);
+	void (*session_attach)(void *ss, uint32_t pid);
+	void (*session_event)(void *ss, const struct sfprof_event *e);
+	void (*session_task)(void *ss, const struct sfprof_event *e);
+	void (*session_exec)(void *ss, uint32_t pid);
+	void (*session_reap)(void *ss, uint64_t before);
+	void (*session_print_stats)(const void *ss, FILE *f);
+	int (*session_record)(void *ss, const struct capfile_record *rec);
+	runtime_name_fn (*session_namer)(void *ss, void **ctx);
+	const char *names_from;
+	uint32_t section_flag;
+	int (*is_eval)(const char *name);
 };
 
 /* on_capture_record()'s types: the capture's runtime records (capfile.h) */
@@ -116,5 +167,12 @@ int runtime__register(const struct runtime_ops *ops);
  * made since they were registered lives (their slots hold the dropped
  * runtimes' state). */
 void runtime__unregister_all(void);
+
+/* The index of the runtime named `name`, or -ENOENT. */
+int runtime__find(const char *name);
+/* The runtime whose interpreter sections carry `flags` (SFPROF_PYS_*):
+ * the one whose section_flag is among them, else the first with
+ * is_eval and no section_flag; its index, or -ENOENT. */
+int runtime__section(uint32_t flags);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -160,31 +161,71 @@ int report__write_event_profile(struct profile *prof, const struct sfprof_opts *
 }
 
 
+/*
+ * The events a run profiles (-e), by index (SFPROF_SEL_* == 1 << index):
+ * the name -e and capture files spell, the profile kind, what its
+ * end-of-run line counts, the record kind its samples come as (wall's:
+ * both CPU samples and blocks, by time), and whether its profile is per
+ * thread unless --per-process says otherwise. A waker record
+ * (SFPROF_EV_WAKER) belongs with the kind of block it ended.
+ */
+static const struct report_event {
+	const char *name;
+	uint32_t profile_kind; /* PROFILE_* */
+	const char *counted;
+	uint32_t record_kind; /* SFPROF_EV_*; 0: wall's two */
+	bool per_thread;
+} report_events[REPORT_EVENTS] = {
+	{ "cpu", PROFILE_CPU, "samples", SFPROF_EV_CPU, false },
+	{ "futex", PROFILE_FUTEX, "waits", SFPROF_EV_FUTEX, false },
+	{ "offcpu", PROFILE_OFFCPU, "blocks", SFPROF_EV_OFFCPU, false },
+	{ "wall", PROFILE_WALL, "events", 0, true },
+};
+
+/* sel's row (one SFPROF_SEL_* bit), else cpu's (index 0). */
+static const struct report_event *report_event_of(uint32_t sel)
+{
+	for (int i = 0; i < REPORT_EVENTS; i++)
+		if (sel == 1u << i)
+			return &report_events[i];
+	return &report_events[0];
+}
+
 uint32_t report__profile_kind(uint32_t sel)
 {
-	return sel == SFPROF_SEL_FUTEX ? PROFILE_FUTEX :
-	       sel == SFPROF_SEL_OFFCPU ? PROFILE_OFFCPU :
-	       sel == SFPROF_SEL_WALL ? PROFILE_WALL : PROFILE_CPU;
+	return report_event_of(sel)->profile_kind;
 }
 
 const char *report__event_name(uint32_t sel)
 {
-	return sel == SFPROF_SEL_FUTEX ? "futex" : sel == SFPROF_SEL_OFFCPU ? "offcpu" :
-	       sel == SFPROF_SEL_WALL ? "wall" : "cpu";
+	return report_event_of(sel)->name;
+}
+
+bool report__event_per_thread(uint32_t sel)
+{
+	return report_event_of(sel)->per_thread;
+}
+
+const char *report__counted(uint32_t profile_kind)
+{
+	for (int i = 0; i < REPORT_EVENTS; i++)
+		if (report_events[i].profile_kind == profile_kind)
+			return report_events[i].counted;
+	return report_events[0].counted;
 }
 
 uint32_t report__event_sel(const char *name)
 {
-	static const char *const names[] = { "cpu", "futex", "offcpu", "wall" };
 	uint32_t sel = 0;
 
 	while (*name) {
 		size_t len = strcspn(name, ","), i;
 
-		for (i = 0; i < 4; i++)
-			if (strlen(names[i]) == len && !strncmp(name, names[i], len))
+		for (i = 0; i < REPORT_EVENTS; i++)
+			if (strlen(report_events[i].name) == len &&
+			    !strncmp(name, report_events[i].name, len))
 				break;
-		if (i == 4)
+		if (i == REPORT_EVENTS)
 			return 0;
 		sel |= 1u << i;
 		name += len + (name[len] == ',');
@@ -197,7 +238,11 @@ int report__event_index(const struct sfprof_event *e, uint32_t sel)
 	/* a waker belongs with the block it ended */
 	uint32_t kind = e->kind == SFPROF_EV_WAKER ? e->futex_op : e->kind;
 
-	if (sel == SFPROF_SEL_WALL)
-		return 3;
-	return kind == SFPROF_EV_FUTEX ? 1 : kind == SFPROF_EV_OFFCPU ? 2 : 0;
+	for (int i = 0; i < REPORT_EVENTS; i++)
+		if (sel == 1u << i && !report_events[i].record_kind)
+			return i; /* wall: both kinds of record in one profile */
+	for (int i = 0; i < REPORT_EVENTS; i++)
+		if (report_events[i].record_kind && report_events[i].record_kind == kind)
+			return i;
+	return 0;
 }

@@ -2,58 +2,27 @@
 /*
  * The live and record sink (include/report.h): every event of the run,
  * in order with the address-space changes, through the unwinder's stacks
- * pipeline into a profile, or into a capture file.
+ * pipeline into a profile, or into a capture file. --interval's cut of
+ * the profiles by time is report_interval.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buildid_cache.h"
-#include "capfile.h"
 #include "elfread.h"
-#include "interval.h"
-#include "ksyms.h"
 #include "output.h"
 #include "progress.h"
-#include "pysession.h"
-#include "rbsession.h"
-#include "phpsession.h"
-#include "report.h"
-#include "stacks.h"
+#include "report_sink_int.h"
 #include "util.h"
 
 /* How long after its EXIT a process's model is kept for events still in
  * flight (they are microseconds behind; a drain runs every 25 ms). */
 #define REPORT_SINK_REAP_AFTER_NS (200 * 1000000ull)
-
-/* --interval: an interval is written this long after its end, when the
- * events stamped before its end have all been drained */
-#define REPORT_SINK_INTERVAL_SLACK_NS (100 * 1000000ull)
-
-/*
- * --interval: the heap the binaries' unwind tables, symbol tables and
- * DWARF lines may fill, and the RSS (ring buffer's two mappings and the
- * binaries' file pages read included), before the least recently used
- * binary's are freed (it stays mapped; its next lookup makes them again).
- * A whole machine maps more code with debug info than fits (BENCHMARKS.md,
- * agent memory: 110-240 MiB of heap before, two thirds of it libdw's line
- * tables, and 20-60 MiB of pages of big binaries' files). Checked every
- * REPORT_SINK_HEAP_EVENTS events (one binary's lines can take tens of MiB
- * in one drain) and once a second on the drain timer (mallinfo2 walks
- * malloc's free lists: not at 40 drains a second); freed down to three
- * quarters of each.
- */
-#define REPORT_SINK_HEAP_BUDGET (40ull << 20)
-#define REPORT_SINK_RSS_BUDGET (92ull << 20)
-#define REPORT_SINK_HEAP_EVENTS 256
-#define REPORT_SINK_HEAP_EVERY_NS (1000 * 1000000ull)
-
-volatile sig_atomic_t report_sink_cut_requested;
 
 /* argv joined by spaces into buf (truncated to fit); returns buf. */
 static const char *join_argv(char *buf, size_t size, char **argv, int argc)
@@ -66,53 +35,6 @@ static const char *join_argv(char *buf, size_t size, char **argv, int argc)
 	}
 	return buf;
 }
-
-/* The events of a run, one profile each: SFPROF_SEL_* is 1 << index. */
-#define SINK_EVENTS REPORT_EVENTS
-#define sink_index report__event_index
-
-struct report_sink {
-	int record;
-	struct proc_cache *pc;
-	/* per event (sink_index), created at its first record */
-	struct profile *profs[SINK_EVENTS];
-	struct stacks *stackss[SINK_EVENTS];
-	struct capfile_writer *w;
-	struct capture *cap;
-	struct ksyms ksyms;
-	uint64_t start_mono;
-	uint64_t attached_mono; /* the capture is attached: the profiled window opens */
-	struct sfprof_opts o;
-	const char *record_profile; /* SFPROF_RECORD_PROFILE */
-	int create_procs; /* -a: a process first seen in the side-band is in scope */
-	int werr;	  /* record: the first write error of an observed change */
-	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
-	struct buildid_keeper *keeper; /* record: binaries for report */
-	struct pysession *py;	       /* CPython processes (not --no-python) */
-	struct rbsession *rb;	       /* CRuby processes (not --no-ruby) */
-	struct phpsession *php;	       /* PHP processes (not --no-php) */
-	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
-	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
-	 * stamped later go to the next one, made when the first arrives,
-	 * until the current one is written */
-	int iv_idx;
-	uint64_t iv_start, iv_end;
-	struct profile *next_prof[SINK_EVENTS];
-	struct stacks *next_stacks[SINK_EVENTS];
-	report_slice_fn slice_fn; /* the agent: intervals go there, not to files */
-	void *slice_ctx;
-	stacks_label_fn labeler;
-	void *labeler_ctx;
-	int64_t unix_minus_mono; /* wall clock = monotonic + this */
-	int iv_err;		 /* the first write error of an interval */
-	uint64_t iv_written;
-	uint32_t iv_pid;	 /* the first target (its comm names an idle start) */
-	char iv_last[4096];	 /* the last interval's name, %t/%p expanded */
-	unsigned iv_same;	 /* how many had that name */
-	unsigned heap_events;	 /* events since the heap budget was checked */
-	uint64_t heap_clock;	 /* the dsos' use clock at that check */
-	uint64_t heap_at;	 /* and when it was (drain time) */
-};
 
 /* live and record both unwind every event: what a complete walk learns
  * about a thread's frame top goes back to the capture */
@@ -128,13 +50,14 @@ static int sink_pytramp(void *ctx, uint32_t pid, const uint8_t *code, size_t len
 }
 
 /* A profile of event `idx` for meta and its stacks pipeline; 0 or -ENOMEM. */
-static int sink_pipeline(struct report_sink *s, int idx, const struct profile_meta *meta,
-			 struct profile **prof, struct stacks **stacks)
+int report_sink__pipeline(struct report_sink *s, int idx, const struct profile_meta *meta,
+			  struct profile **prof, struct stacks **stacks)
 {
 	struct stacks_opts so = {
 		.kind = meta->kind,
-		/* wall: per thread unless asked otherwise */
-		.per_thread = s->o.per_thread || (idx == 3 && !s->o.per_process),
+		/* per thread unless asked otherwise, as the event says (wall) */
+		.per_thread = s->o.per_thread ||
+			      (report__event_per_thread(1u << idx) && !s->o.per_process),
 		.period_ns = s->o.freq ? 1000000000ull / s->o.freq : 0,
 		.per_process = s->o.per_process,
 		.by_lock = s->o.by_lock,
@@ -155,19 +78,16 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 		return -ENOMEM;
 	}
 	stacks__set_ksym(*stacks, ksyms__name, &s->ksyms);
-	if (s->py) {
-		void *pctx;
-		pyname_fn fn = pysession__namer(s->py, &pctx);
+	/* each interpreter session names its runtime's frames */
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *r = runtime__get(i);
+		void *nctx;
+		pyname_fn fn;
 
-		stacks__set_python(*stacks, fn, pctx);
+		if (s->rt_session[i] && r->session_namer &&
+		    (fn = r->session_namer(s->rt_session[i], &nctx)))
+			stacks__set_namer(*stacks, i, fn, nctx);
 	}
-	void *nctx; /* Ruby's and PHP's namers (the context is set by the call) */
-	pyname_fn nfn;
-
-	if (s->rb && (nfn = rbsession__namer(s->rb, &nctx)))
-		stacks__set_ruby(*stacks, nfn, nctx);
-	if (s->php && (nfn = phpsession__namer(s->php, &nctx)))
-		stacks__set_php(*stacks, nfn, nctx);
 	if (s->record && stacks__set_pytramp_writer(*stacks, sink_pytramp, s)) {
 		stacks__free(*stacks);
 		profile__free(*prof);
@@ -194,13 +114,6 @@ static uint64_t profiled_window(const struct report_sink *s, const struct sfprof
 	return o->duration_ns && d > o->duration_ns ? o->duration_ns : d;
 }
 
-/* What a profile of kind k counts, for the end-of-run line. */
-static const char *counted(uint32_t kind)
-{
-	return kind == PROFILE_FUTEX ? "waits" : kind == PROFILE_OFFCPU ? "blocks" :
-	       kind == PROFILE_WALL ? "events" : "samples";
-}
-
 /* The end-of-run lines: one per profile written (progress__summary). */
 static void sink_summary(struct report_sink *s, const struct sfprof_opts *o,
 			 const struct capture_stats *st)
@@ -225,14 +138,14 @@ static void sink_summary(struct report_sink *s, const struct sfprof_opts *o,
 		    report__event_path(path, sizeof(path), o->output, report__event_name(1u << i)) >= 0)
 			out = path;
 		progress__summary(stderr, 0, out, profile__nr_events(s->profs[i]),
-				  counted(profile__meta(s->profs[i])->kind), lost);
+				  report__counted(profile__meta(s->profs[i])->kind), lost);
 		lost = 0; /* the run's: warned once */
 	}
 }
 
 /* The profile and stacks of event `idx`, made at its first record. */
-static struct stacks *sink_stacks(struct report_sink *s, int idx,
-				  const struct sfprof_event *e)
+struct stacks *report_sink__stacks(struct report_sink *s, int idx,
+				   const struct sfprof_event *e)
 {
 	char comm[SFPROF_COMM_LEN + 1], cmdline[512], kbid[2 * ELFREAD_BUILD_ID_MAX + 1];
 	struct profile_meta meta = {
@@ -264,7 +177,7 @@ static struct stacks *sink_stacks(struct report_sink *s, int idx,
 		meta.target_comm = NULL;
 	if (s->o.interval_ns)
 		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_start + s->unix_minus_mono);
-	if (sink_pipeline(s, idx, &meta, &s->profs[idx], &s->stackss[idx]))
+	if (report_sink__pipeline(s, idx, &meta, &s->profs[idx], &s->stackss[idx]))
 		return NULL;
 	return s->stackss[idx];
 }
@@ -310,10 +223,15 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->iv_start = s->start_mono;
 	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
-	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))) ||
-	    (!o->no_ruby && !(s->rb = rbsession__new())) ||
-	    (!o->no_php && !(s->php = phpsession__new())))
+	if (!s->pc)
 		goto err_out;
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *r = runtime__get(i);
+
+		if (r->session_new && (!r->enabled || r->enabled(o)) &&
+		    r->session_new(1, &s->rt_session[i]))
+			goto err_out;
+	}
 	if (s->record) {
 		char cmd[512] = "", events[64] = "";
 
@@ -353,10 +271,9 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		if (bd && !(s->keeper = buildid_keeper__new(bd)))
 			goto err_out;
 		proc_cache__set_observer(s->pc, record_change, s);
-		if (s->py)
-			pysession__set_writer(s->py, s->w);
-		rbsession__set_writer(s->rb, s->w);
-		phpsession__set_writer(s->php, s->w);
+		sink_for_each_session(s, r, ss)
+			if (r->session_set_writer)
+				r->session_set_writer(ss, s->w);
 	}
 	return s;
 
@@ -384,10 +301,9 @@ void report_sink__set_capture(struct report_sink *s, struct capture *c)
 	s->cap = c;
 	if (c && !s->attached_mono)
 		s->attached_mono = util__now_ns();
-	if (s->py)
-		pysession__set_capture(s->py, c);
-	rbsession__set_capture(s->rb, c);
-	phpsession__set_capture(s->php, c);
+	sink_for_each_session(s, r, ss)
+		if (r->session_set_capture)
+			r->session_set_capture(ss, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
 		if (s->stackss[i] && c)
 			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
@@ -410,10 +326,9 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 	for (int i = 0; i < n; i++) {
 		if (!proc_cache__get(s->pc, (uint32_t)pids[i]))
 			return -ENOMEM;
-		if (s->py)
-			pysession__attach(s->py, (uint32_t)pids[i]);
-		rbsession__attach(s->rb, (uint32_t)pids[i]);
-		phpsession__attach(s->php, (uint32_t)pids[i]);
+		sink_for_each_session(s, r, ss)
+			if (r->session_attach)
+				r->session_attach(ss, (uint32_t)pids[i]);
 	}
 	return s->werr;
 }
@@ -439,10 +354,9 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 		break;
 	case SIDEBAND_EXEC:
 		err = proc_cache__reset(s->pc, r->pid, r->ts_ns, s->create_procs);
-		if (s->py)
-			pysession__exec(s->py, r->pid);
-		rbsession__exec(s->rb, r->pid);
-		phpsession__exec(s->php, r->pid);
+		sink_for_each_session(s, rt, ss)
+			if (rt->session_exec)
+				rt->session_exec(ss, r->pid);
 		break;
 	case SIDEBAND_LOST:
 		proc_cache__changes_lost(s->pc, r->lost);
@@ -454,277 +368,11 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 	return s->werr;
 }
 
-/* The output name of the interval that starts at mono (ns). */
-static int interval_path(struct report_sink *s, uint64_t mono, char *buf, size_t size)
-{
-	const struct profile *p = s->profs[s->iv_idx];
-	const struct profile_meta *m = p ? profile__meta(p) : NULL;
-	uint32_t pid = m && m->target_pid ? m->target_pid : (uint32_t)getpid();
-
-	return interval__expand_path(buf, size, s->o.output,
-				     (uint64_t)((int64_t)mono + s->unix_minus_mono), pid);
-}
-
-/* Write event idx's current interval [iv_start, end) (or hand it to the
- * slice hook) and free it. */
-static int interval_write(struct report_sink *s, int idx, uint64_t end)
-{
-	struct profile **prof = &s->profs[idx];
-	struct stacks **stk = &s->stackss[idx];
-	char path[4096];
-	int err;
-
-	if (!*prof)
-		return 0;
-	profile__set_duration(*prof, end > s->iv_start ? end - s->iv_start : 0);
-	err = *stk ? stacks__flush(*stk) : 0;
-	if (s->slice_fn) {
-		struct stacks_stats ss;
-
-		if (*stk && !err) {
-			stacks__stats(*stk, &ss);
-			s->slice_fn(s->slice_ctx, 1u << idx, *prof, s->iv_start, end, &ss);
-			*prof = NULL; /* the hook's now */
-			s->iv_written++;
-		}
-		goto out;
-	}
-	if (!err)
-		err = interval_path(s, s->iv_start, path, sizeof(path));
-	/* another interval began in the same second: number this one
-	 * (without %t, each interval replaces the last on purpose) */
-	if (!err && strstr(s->o.output, "%t") && !strcmp(path, s->iv_last)) {
-		err = interval__number_path(path, sizeof(path), ++s->iv_same + 1);
-	} else if (!err) {
-		snprintf(s->iv_last, sizeof(s->iv_last), "%s", path);
-		s->iv_same = 0;
-	}
-	if (!err) {
-		struct sfprof_opts one = s->o;
-
-		one.output = path;
-		err = report__write_profile(*prof, &one);
-	} else {
-		fprintf(stderr, "sfprof: -o %s: %s\n", s->o.output, util__strerror(err));
-	}
-	if (!err)
-		s->iv_written++;
-out:
-	stacks__free(*stk);
-	profile__free(*prof);
-	*stk = NULL;
-	*prof = NULL;
-	return err;
-}
-
-/*
- * End the current interval: write it (each event's), and make the next
- * one current (the one its late events already went to, or a new empty
- * one). The next interval starts where this one ended, so every event
- * lands in exactly one profile, cut by its timestamp.
- */
-static int interval_rotate(struct report_sink *s)
-{
-	struct profile *nprof[SINK_EVENTS] = { NULL };
-	struct stacks *nstk[SINK_EVENTS] = { NULL };
-	struct profile_meta meta;
-	int err = 0, nerr = 0, werr;
-
-	for (int i = 0; i < SINK_EVENTS; i++) {
-		if (!s->profs[i])
-			continue;
-		/* the next interval's pipeline, when no event made it yet:
-		 * made before this one is written and freed, since the
-		 * meta's strings (comm, command line) live in this profile */
-		if (!s->next_prof[i]) {
-			meta = *profile__meta(s->profs[i]);
-			meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
-			meta.duration_ns = 0;
-			if (sink_pipeline(s, i, &meta, &nprof[i], &nstk[i]))
-				nerr = -ENOMEM;
-		}
-		werr = interval_write(s, i, s->iv_end);
-		if (werr && !err)
-			err = werr;
-	}
-	s->iv_start = s->iv_end;
-	s->iv_end = s->iv_start + s->o.interval_ns;
-	/*
-	 * Free the binaries no process maps any more, so a long run stays
-	 * flat. The written pipelines are gone; a next one that events
-	 * came for already (a busy target: nearly always) forgets what its
-	 * caches point to in them first.
-	 */
-	for (int i = 0; i < SINK_EVENTS; i++) {
-		if (s->next_prof[i]) {
-			s->profs[i] = s->next_prof[i];
-			s->stackss[i] = s->next_stacks[i];
-			s->next_prof[i] = NULL;
-			s->next_stacks[i] = NULL;
-			stacks__forget_binaries(s->stackss[i]);
-		} else if (nprof[i]) {
-			s->profs[i] = nprof[i];
-			s->stackss[i] = nstk[i];
-		}
-	}
-	proc_cache__evict_unused(s->pc);
-	return nerr ? nerr : err;
-}
-
-static int has_next(const struct report_sink *s)
-{
-	for (int i = 0; i < SINK_EVENTS; i++)
-		if (s->next_prof[i])
-			return 1;
-	return 0;
-}
-
-/* Which pipeline an event belongs to: the current interval's, or the
- * next one's when it is stamped at or after the current one's end. */
-static struct stacks *interval_stacks(struct report_sink *s, int idx,
-				      const struct sfprof_event *e, struct stacks *cur)
-{
-	struct profile_meta meta;
-
-	if (!s->o.interval_ns || e->ts_ns < s->iv_end)
-		return cur;
-	if (!s->next_prof[idx]) {
-		meta = *profile__meta(s->profs[idx]);
-		meta.start_unix_ns = (uint64_t)((int64_t)s->iv_end + s->unix_minus_mono);
-		if (sink_pipeline(s, idx, &meta, &s->next_prof[idx], &s->next_stacks[idx]))
-			return NULL;
-	}
-	return s->next_stacks[idx];
-}
-
-/*
- * The first interval's pipeline before its first event: an idle target
- * still gets a profile per interval (with no samples), so every interval
- * of the run is on disk and a gap means sfprof was not running. Its comm
- * is the command's name, or the first target's from /proc (none with -a).
- */
-static struct stacks *interval_first(struct report_sink *s)
-{
-	struct sfprof_event e0;
-	char path[64];
-	ssize_t n = -1;
-	int fd;
-
-	memset(&e0, 0, sizeof(e0));
-	e0.pid = s->iv_pid ? s->iv_pid : s->o.nr_pids ? (uint32_t)s->o.pids[0] : 0;
-	if (s->o.command && s->o.command[0]) {
-		/* the kernel's comm after exec: the file's name, 15 bytes */
-		const char *base = strrchr(s->o.command[0], '/');
-
-		base = base ? base + 1 : s->o.command[0];
-		snprintf(e0.comm, sizeof(e0.comm), "%.*s", (int)sizeof(e0.comm) - 1, base);
-	} else if (e0.pid) {
-		snprintf(path, sizeof(path), "/proc/%u/comm", e0.pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			n = read(fd, e0.comm, sizeof(e0.comm));
-			close(fd);
-		}
-		/* "name\n", at most 15 bytes of name */
-		for (ssize_t i = 0; i < n; i++)
-			if (e0.comm[i] == '\n')
-				e0.comm[i] = 0;
-	}
-	return sink_stacks(s, s->iv_idx, &e0);
-}
-
-/* Bytes malloc gave out and has not got back (mmapped chunks too). */
-static size_t heap_in_use(void)
-{
-	struct mallinfo2 m = mallinfo2();
-
-	return m.uordblks + m.hblkhd;
-}
-
-/*
- * Keep the heap under REPORT_SINK_HEAP_BUDGET: free the least recently
- * used binaries' tables, symbols and lines until it is under three
- * quarters of it (hysteresis, so a working set near the budget does not
- * free and remake every second). The pipelines forget what their caches
- * point to in binaries first, as at an interval's end.
- */
-/* This process's resident bytes (/proc/self/statm), 0 if unknown. */
-static size_t rss_bytes(void)
-{
-	char buf[128];
-	unsigned long long size, res;
-	ssize_t n;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	if (sscanf(buf, "%llu %llu", &size, &res) != 2)
-		return 0;
-	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-static int over_budget(int low)
-{
-	size_t h = low ? REPORT_SINK_HEAP_BUDGET / 4 * 3 : REPORT_SINK_HEAP_BUDGET;
-	size_t r = low ? REPORT_SINK_RSS_BUDGET / 4 * 3 : REPORT_SINK_RSS_BUDGET;
-
-	return heap_in_use() > h || rss_bytes() > r;
-}
-
-static void sink_bound_heap(struct report_sink *s)
-{
-	struct dso_cache *c = proc_cache__dsos(s->pc);
-	uint64_t before = s->heap_clock;
-	size_t shed = 0;
-
-	/* binaries used since the last check are the working set: kept */
-	s->heap_events = 0;
-	s->heap_clock = dso_cache__use_clock(c);
-	if (!over_budget(0))
-		return;
-	for (int i = 0; i < SINK_EVENTS; i++) {
-		if (s->stackss[i])
-			stacks__forget_binaries(s->stackss[i]);
-		if (s->next_stacks[i])
-			stacks__forget_binaries(s->next_stacks[i]);
-	}
-	while (over_budget(1) && dso_cache__shed_oldest(c, before))
-		shed++;
-	/* libdw's and the tables' blocks back to the system, not only to
-	 * malloc's free lists: RSS is what the budget is for */
-	if (shed)
-		malloc_trim(0);
-}
-
 void report_sink__drained(void *ctx, uint64_t now_ns)
 {
 	struct report_sink *s = ctx;
 
-	if (s->o.interval_ns && !s->record && !s->profs[s->iv_idx] &&
-	    now_ns >= s->iv_end && !interval_first(s) && !s->iv_err)
-		s->iv_err = -ENOMEM;
-	if (s->o.interval_ns && !s->record && s->profs[s->iv_idx]) {
-		/* SIGHUP: the current interval ends now (the next one, if
-		 * events for it came already, began at the old end) */
-		if (report_sink_cut_requested) {
-			report_sink_cut_requested = 0;
-			if (!has_next(s) && now_ns > s->iv_start && now_ns < s->iv_end)
-				s->iv_end = now_ns;
-		}
-		while (now_ns >= s->iv_end + REPORT_SINK_INTERVAL_SLACK_NS) {
-			int err = interval_rotate(s);
-
-			if (err && !s->iv_err)
-				s->iv_err = err;
-			if (err == -ENOMEM)
-				break;
-		}
-	}
+	report_interval__drained(s, now_ns);
 
 	/* record: what is buffered reaches the file within about a second,
 	 * even with no event to carry it (an error shows at the next one) */
@@ -733,14 +381,9 @@ void report_sink__drained(void *ctx, uint64_t now_ns)
 	/* an exited process's events are all in after this long */
 	if (now_ns > REPORT_SINK_REAP_AFTER_NS) {
 		proc_cache__reap(s->pc, now_ns - REPORT_SINK_REAP_AFTER_NS);
-		if (s->py)
-			pysession__reap(s->py, now_ns - REPORT_SINK_REAP_AFTER_NS);
-		rbsession__reap(s->rb, now_ns - REPORT_SINK_REAP_AFTER_NS);
-		phpsession__reap(s->php, now_ns - REPORT_SINK_REAP_AFTER_NS);
-	}
-	if (s->o.interval_ns && !s->record && now_ns >= s->heap_at + REPORT_SINK_HEAP_EVERY_NS) {
-		s->heap_at = now_ns;
-		sink_bound_heap(s);
+		sink_for_each_session(s, r, ss)
+			if (r->session_reap)
+				r->session_reap(ss, now_ns - REPORT_SINK_REAP_AFTER_NS);
 	}
 }
 
@@ -756,9 +399,9 @@ void report_sink__free(struct report_sink *s)
 	else
 		capfile_writer__abort(s->w);
 	buildid_keeper__free(s->keeper);
-	pysession__free(s->py);
-	rbsession__free(s->rb);
-	phpsession__free(s->php);
+	sink_for_each_session(s, r, ss)
+		if (r->session_free)
+			r->session_free(ss);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
@@ -801,12 +444,9 @@ static int sink_jit(void *ctx, uint32_t pid, uint64_t start, uint64_t size, cons
 /* A process began (FORK) or ended (EXIT): its model follows. */
 static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 {
-	if (s->py && e->kind == SFPROF_EV_FORK)
-		pysession__fork(s->py, e->ppid, e->pid);
-	else if (s->py)
-		pysession__exit(s->py, e->pid, e->ts_ns);
-	rbsession__task(s->rb, e);
-	phpsession__task(s->php, e);
+	sink_for_each_session(s, r, ss)
+		if (r->session_task)
+			r->session_task(ss, e);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
@@ -823,13 +463,12 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 	(void)len;
 	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT)
 		return sink_task(s, e);
-	if (s->py)
-		pysession__event(s->py, e);
-	rbsession__event(s->rb, e);
-	phpsession__event(s->php, e);
+	sink_for_each_session(s, r, ss)
+		if (r->session_event)
+			r->session_event(ss, e);
 	int idx = sink_index(e, s->o.event);
 
-	if (!(stk = sink_stacks(s, idx, e)))
+	if (!(stk = report_sink__stacks(s, idx, e)))
 		return -ENOMEM;
 	/* a waker's kernel stack is part of its record, --kernel or not */
 	int want_k = s->o.kernel || e->kind == SFPROF_EV_WAKER;
@@ -840,9 +479,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 			nk = 0;
 	}
 	if (!s->record) {
-		if (s->o.interval_ns && ++s->heap_events >= REPORT_SINK_HEAP_EVENTS)
-			sink_bound_heap(s);
-		stk = interval_stacks(s, idx, e, stk);
+		stk = report_interval__stacks(s, idx, e, stk);
 		return stk ? stacks__add_event(stk, e, kips, (size_t)nk) : -ENOMEM;
 	}
 
@@ -876,7 +513,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 	return err;
 }
 
-static void print_stats(struct report_sink *s)
+void report_sink__print_stats(struct report_sink *s)
 {
 	struct stacks_stats st;
 	struct proc_stats ps;
@@ -892,10 +529,9 @@ static void print_stats(struct report_sink *s)
 	}
 	proc_cache__stats(s->pc, &ps);
 	proc_stats__print(&ps, stderr);
-	if (s->py)
-		pysession__print_stats(s->py, stderr);
-	rbsession__print_stats(s->rb, stderr);
-	phpsession__print_stats(s->php, stderr);
+	sink_for_each_session(s, r, ss)
+		if (r->session_print_stats)
+			r->session_print_stats(ss, stderr);
 }
 
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,
@@ -904,44 +540,8 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	struct report_sink *s = ctx;
 	int err = 0;
 
-	if (s->o.interval_ns && !s->record) {
-		/* the last, partial interval (and the one after it, if its
-		 * events came before this one was due) */
-		uint64_t now = util__now_ns();
-
-		if (!s->profs[s->iv_idx]) {
-			struct sfprof_event e0;
-
-			memset(&e0, 0, sizeof(e0));
-			e0.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0;
-			if (!sink_stacks(s, s->iv_idx, &e0))
-				return -ENOMEM;
-		}
-		if (has_next(s)) {
-			err = interval_rotate(s);
-			if (!s->iv_err)
-				s->iv_err = err;
-		}
-		for (int i = 0; i < SINK_EVENTS; i++) {
-			err = interval_write(s, i, now > s->iv_end ? s->iv_end : now);
-			if (!s->iv_err)
-				s->iv_err = err;
-		}
-		proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
-		if (o->stats) {
-			fprintf(stderr, "intervals_written: %" PRIu64 "\n", s->iv_written);
-			print_stats(s);
-		}
-		if (!s->iv_err && !o->quiet) {
-			char what[64];
-
-			snprintf(what, sizeof(what), "interval profiles of %" PRIu64 " events",
-				 st ? st->events_cpu + st->events_futex + st->events_offcpu : 0);
-			progress__summary(stderr, 0, o->output, s->iv_written, what,
-					  st ? capture_stats__lost(st) : 0);
-		}
-		return s->iv_err ? REPORT_E_REPORTED : 0;
-	}
+	if (s->o.interval_ns && !s->record)
+		return report_interval__finish(s, o, st);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		if (!(o->event & (1u << i)))
 			continue;
@@ -950,7 +550,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 			struct sfprof_event e0;
 			memset(&e0, 0, sizeof(e0));
 			e0.pid = o->nr_pids ? (uint32_t)o->pids[0] : 0;
-			if (!sink_stacks(s, i, &e0))
+			if (!report_sink__stacks(s, i, &e0))
 				return -ENOMEM;
 		}
 		profile__set_duration(s->profs[i], profiled_window(s, o));
@@ -1033,7 +633,7 @@ int report_sink__finish(void *ctx, const struct sfprof_opts *o,
 	}
 	proc_cache__for_each_problem(s->pc, report__print_problem, NULL);
 	if (o->stats)
-		print_stats(s);
+		report_sink__print_stats(s);
 	if (!err)
 		sink_summary(s, o, st);
 	return err;

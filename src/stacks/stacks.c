@@ -12,8 +12,6 @@
 #include "cfi.h"
 #include "jitmap.h"
 #include "wakers.h"
-#include "rbmerge.h"
-#include "phpreader.h"
 #include "util.h"
 #include "dso.h"
 #include "elfread.h"
@@ -105,47 +103,38 @@ void stacks__set_labeler(struct stacks *s, stacks_label_fn fn, void *ctx)
 	s->labeler_ctx = ctx;
 }
 
-void stacks__set_python(struct stacks *s, pyname_fn fn, void *ctx)
+int stacks__set_namer(struct stacks *s, size_t runtime, pyname_fn fn, void *ctx)
 {
-	s->pyname = fn;
-	s->pyname_ctx = ctx;
+	if (runtime >= RUNTIME_MAX)
+		return -EINVAL;
+	if (!s->namer[runtime] && fn)
+		s->nr_namers++;
+	else if (s->namer[runtime] && !fn)
+		s->nr_namers--;
+	s->namer[runtime] = fn;
+	s->namer_ctx[runtime] = ctx;
+	return 0;
 }
 
-void stacks__set_ruby(struct stacks *s, pyname_fn fn, void *ctx)
-{
-	s->rbname = fn;
-	s->rbname_ctx = ctx;
-}
-
-void stacks__set_php(struct stacks *s, pyname_fn fn, void *ctx)
-{
-	s->phpname = fn;
-	s->phpname_ctx = ctx;
-}
-
-/* Ruby's, PHP's or Python's: the section being merged says which. */
+/* A native frame the section being merged replaces: its runtime says. */
 static int stacks_is_eval(const struct stacks *s, const char *name)
 {
-	if (s->py->flags & SFPROF_PYS_RUBY)
-		return rbmerge__is_eval(name);
-	if (s->py->flags & SFPROF_PYS_PHP)
-		return phpmerge__is_eval(name);
-	return pymerge__is_eval(name);
+	int i = runtime__section(s->py->flags);
+
+	return i >= 0 && runtime__get((size_t)i)->is_eval(name);
 }
 
-/* The namer of the section being merged, and its context. */
+/* The namer of the section being merged (its runtime's), and its context. */
 static pyname_fn stacks_namer(const struct stacks *s, uint32_t flags, void **ctx)
 {
-	if (flags & SFPROF_PYS_RUBY) {
-		*ctx = s->rbname_ctx;
-		return s->rbname;
+	int i = runtime__section(flags);
+
+	if (i < 0 || i >= RUNTIME_MAX) {
+		*ctx = NULL;
+		return NULL;
 	}
-	if (flags & SFPROF_PYS_PHP) {
-		*ctx = s->phpname_ctx;
-		return s->phpname;
-	}
-	*ctx = s->pyname_ctx;
-	return s->pyname;
+	*ctx = s->namer_ctx[i];
+	return s->namer[i];
 }
 
 /* The event's Python section when its frames are to be merged, else NULL. */
@@ -157,7 +146,7 @@ static const struct sfprof_py_section *event_python(struct stacks *s, const stru
 	void *ctx;
 
 	if (!(e->flags & SFPROF_EVF_PYTHON) || s->opts.no_python ||
-	    !(s->pyname || s->rbname || s->phpname))
+	    !s->nr_namers)
 		return NULL;
 	sec = pymerge__section(e, &bad);
 	s->pyst.bad_sections += bad;
@@ -725,6 +714,23 @@ static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *
 	return 0;
 }
 
+/* The records (SFPROF_EV_*) a profile of each kind (PROFILE_*) takes as
+ * its samples; a kind not listed takes every one. */
+static const uint32_t stacks_kind_takes[] = {
+	[PROFILE_CPU] = 1u << SFPROF_EV_CPU,
+	[PROFILE_FUTEX] = 1u << SFPROF_EV_FUTEX,
+	[PROFILE_OFFCPU] = 1u << SFPROF_EV_OFFCPU,
+	[PROFILE_WALL] = 1u << SFPROF_EV_CPU | 1u << SFPROF_EV_OFFCPU,
+};
+
+static bool stacks_takes(uint32_t profile_kind, uint32_t record_kind)
+{
+	uint32_t takes = profile_kind < sizeof(stacks_kind_takes) / sizeof(stacks_kind_takes[0]) ?
+			 stacks_kind_takes[profile_kind] : 0;
+
+	return !takes || (record_kind < 32 && (takes & 1u << record_kind));
+}
+
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		      const uint64_t *kips, size_t nk)
 {
@@ -748,11 +754,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		s->st.wakers++;
 		return wakers__add_record(s->wakers, s, s->prof, s->ksym, s->ksym_ctx, e, kips, nk);
 	}
-	if ((s->opts.kind == PROFILE_CPU && e->kind != SFPROF_EV_CPU) ||
-	    (s->opts.kind == PROFILE_FUTEX && e->kind != SFPROF_EV_FUTEX) ||
-	    (s->opts.kind == PROFILE_OFFCPU && e->kind != SFPROF_EV_OFFCPU) ||
-	    (s->opts.kind == PROFILE_WALL && e->kind != SFPROF_EV_CPU &&
-	     e->kind != SFPROF_EV_OFFCPU)) {
+	if (!stacks_takes(s->opts.kind, e->kind)) {
 		s->st.events_skipped++;
 		return 0;
 	}

@@ -157,14 +157,13 @@ struct stacks {
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
 	uint64_t jit_fp_frames; /* unwind.fp_frames at the last stacks_jit_tag() */
-	/* Python frames (pymerge.h): the namer, and the section of the
-	 * stack being named (NULL: none), of process py_pid */
-	pyname_fn pyname;
-	void *pyname_ctx;
-	pyname_fn rbname; /* CRuby's (rbmerge.h): sections with SFPROF_PYS_RUBY */
-	void *rbname_ctx;
-	pyname_fn phpname; /* PHP's (phpreader.h): sections with SFPROF_PYS_PHP */
-	void *phpname_ctx;
+	/* interpreter frames (pymerge.h): each runtime's namer (by its
+	 * index in runtimes/runtime.h's table: its sections are the ones
+	 * runtime__section() gives it), how many are set, and the section
+	 * of the stack being named (NULL: none), of process py_pid */
+	pyname_fn namer[RUNTIME_MAX];
+	void *namer_ctx[RUNTIME_MAX];
+	unsigned nr_namers;
 	const struct sfprof_py_section *py;
 	uint32_t py_pid;
 	uint64_t pybuf[1 + 2 * SFPROF_PY_FRAMES_MAX]; /* a section rebuilt from a key */

@@ -84,6 +84,38 @@ TEST(event_lists_should_select_several_events)
 	CHECK_STR(report__event_name(SFPROF_SEL_WALL), "wall");
 }
 
+TEST(event_table_should_route_each_record_to_its_events_profile)
+{
+	struct sfprof_event e;
+	uint32_t all = SFPROF_SEL_CPU | SFPROF_SEL_FUTEX | SFPROF_SEL_OFFCPU;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = SFPROF_EV_CPU;
+	CHECK_INT(report__event_index(&e, all), 0);
+	CHECK_INT(report__event_index(&e, SFPROF_SEL_WALL), 3);
+	e.kind = SFPROF_EV_FUTEX;
+	CHECK_INT(report__event_index(&e, all), 1);
+	e.kind = SFPROF_EV_OFFCPU;
+	CHECK_INT(report__event_index(&e, all), 2);
+	CHECK_INT(report__event_index(&e, SFPROF_SEL_WALL), 3);
+	/* a waker goes with the block it ended */
+	e.kind = SFPROF_EV_WAKER;
+	e.futex_op = SFPROF_EV_FUTEX;
+	CHECK_INT(report__event_index(&e, all), 1);
+	e.futex_op = SFPROF_EV_OFFCPU;
+	CHECK_INT(report__event_index(&e, all), 2);
+	CHECK_INT(report__profile_kind(SFPROF_SEL_FUTEX), PROFILE_FUTEX);
+	CHECK_INT(report__profile_kind(all), PROFILE_CPU); /* not one event: cpu's */
+	CHECK_STR(report__event_name(SFPROF_SEL_OFFCPU), "offcpu");
+	CHECK_STR(report__counted(PROFILE_CPU), "samples");
+	CHECK_STR(report__counted(PROFILE_FUTEX), "waits");
+	CHECK_STR(report__counted(PROFILE_OFFCPU), "blocks");
+	CHECK_STR(report__counted(PROFILE_WALL), "events");
+	CHECK(report__event_per_thread(SFPROF_SEL_WALL));
+	CHECK(!report__event_per_thread(SFPROF_SEL_CPU));
+	CHECK(!report__event_per_thread(SFPROF_SEL_OFFCPU));
+}
+
 TEST(event_outputs_should_be_named_after_o_before_the_extension)
 {
 	static const char *const cases[][3] = {

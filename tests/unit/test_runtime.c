@@ -11,16 +11,24 @@
  * registered, the same binary is named and unwound as before. Per
  * process: a capture's record of its own type reaches it (report's
  * stacks__runtime_record()), another type is not its, and its state is
- * attached once per stacks and detached with it.
+ * attached once per stacks and detached with it. Per run: its session
+ * is made by the live sink when enabled() says so (never when not),
+ * follows the run (targets, events, forks and exits, execs, reaps),
+ * names its frames (its namer reaches each stacks pipeline)
+ * and is freed with the sink: no call of the sink names it.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dso.h"
 #include "elfread.h"
+#include "options.h"
 #include "proc.h"
+#include "report.h"
+#include "sideband.h"
 #include "profile.h"
 #include "runtimes/runtime.h"
 #include "sframe.h"
@@ -336,6 +344,157 @@ TEST(runtime_gets_its_capture_records)
 	CHECK_INT(detaches, 1);
 	profile__free(prof);
 	proc_cache__free(pc);
+	runtime__unregister_all();
+}
+
+/* The fake's session: what the run told it. */
+static struct fakesess {
+	int made, freed, attached, events, tasks, execs, reaps, namers;
+	uint32_t last_pid;
+	bool enabled;
+} fs;
+
+static bool fs_enabled(const struct sfprof_opts *o)
+{
+	(void)o;
+	return fs.enabled;
+}
+
+static int fs_new(int live, void **out)
+{
+	fs.made += live;
+	*out = live ? &fs : NULL;
+	return 0;
+}
+
+static void fs_free(void *ss)
+{
+	fs.freed += ss == &fs;
+}
+
+static void fs_attach(void *ss, uint32_t pid)
+{
+	(void)ss;
+	fs.attached++;
+	fs.last_pid = pid;
+}
+
+static void fs_event(void *ss, const struct sfprof_event *e)
+{
+	(void)ss;
+	fs.events++;
+	fs.last_pid = e->pid;
+}
+
+static void fs_task(void *ss, const struct sfprof_event *e)
+{
+	(void)ss;
+	fs.tasks += e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT;
+}
+
+static void fs_exec(void *ss, uint32_t pid)
+{
+	(void)ss;
+	fs.execs++;
+	fs.last_pid = pid;
+}
+
+static void fs_reap(void *ss, uint64_t before)
+{
+	(void)ss;
+	fs.reaps += before > 0;
+}
+
+static int fs_name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const char **qualname,
+		   const char **file, uint32_t *line, uint32_t *firstlineno)
+{
+	(void)ctx, (void)pid, (void)code, (void)instr, (void)qualname;
+	(void)file, (void)line, (void)firstlineno;
+	return -ENOENT;
+}
+
+static runtime_name_fn fs_namer(void *ss, void **ctx)
+{
+	*ctx = ss;
+	fs.namers++;
+	return fs_name;
+}
+
+static const struct runtime_ops fakesess_ops = {
+	.name = "fakesess",
+	.enabled = fs_enabled,
+	.session_new = fs_new,
+	.session_free = fs_free,
+	.session_attach = fs_attach,
+	.session_event = fs_event,
+	.session_task = fs_task,
+	.session_exec = fs_exec,
+	.session_reap = fs_reap,
+	.session_namer = fs_namer,
+};
+
+/* A live run (no Python, Ruby or PHP of its own) with fakesess registered. */
+static struct report_sink *fs_sink(void)
+{
+	struct sfprof_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.cmd = SFPROF_CMD_LIVE;
+	o.event = SFPROF_SEL_CPU;
+	o.freq = 99;
+	o.quiet = 1;
+	o.no_python = o.no_ruby = o.no_php = 1;
+	return report_sink__new(&o);
+}
+
+TEST(runtime_session_follows_the_run_through_its_table)
+{
+	struct sideband_rec exec = { .kind = SIDEBAND_EXEC, .ts_ns = 1, .path = "fake" };
+	struct sfprof_event e;
+	struct report_sink *s;
+	pid_t me = getpid();
+
+	memset(&fs, 0, sizeof(fs));
+	CHECK(runtime__register(&fakesess_ops) >= 0);
+	/* not enabled: no session, nothing reaches it */
+	s = fs_sink();
+	CHECK(s);
+	report_sink__add_targets(s, &me, 1);
+	report_sink__free(s);
+	CHECK_INT(fs.made, 0);
+	CHECK_INT(fs.attached, 0);
+
+	fs.enabled = true;
+	s = fs_sink();
+	CHECK(s);
+	CHECK_INT(fs.made, 1);
+	CHECK_INT(report_sink__add_targets(s, &me, 1), 0);
+	CHECK_INT(fs.attached, 1);
+	CHECK_INT(fs.last_pid, (uint32_t)me);
+	exec.pid = exec.tid = (uint32_t)me;
+	CHECK_INT(report_sink__sideband(s, &exec), 0);
+	CHECK_INT(fs.execs, 1);
+
+	memset(&e, 0, sizeof(e));
+	e.kind = SFPROF_EV_CPU;
+	e.pid = e.tid = (uint32_t)me;
+	e.ts_ns = 2;
+	e.kstack_id = -1;
+	CHECK_INT(report_sink__event(s, &e, sizeof(e)), 0);
+	CHECK_INT(fs.events, 1);
+	CHECK_INT(fs.namers, 1); /* the event's pipeline got its namer */
+	e.kind = SFPROF_EV_FORK;
+	e.ppid = (uint32_t)me;
+	e.pid = (uint32_t)me + 1;
+	report_sink__event(s, &e, sizeof(e));
+	e.kind = SFPROF_EV_EXIT;
+	report_sink__event(s, &e, sizeof(e));
+	CHECK_INT(fs.tasks, 2);
+	CHECK_INT(fs.events, 1); /* a FORK or EXIT is a task, not a sample */
+	report_sink__drained(s, 10ull * 1000000000);
+	CHECK_INT(fs.reaps, 1);
+	report_sink__free(s);
+	CHECK_INT(fs.freed, 1);
 	runtime__unregister_all();
 }
 

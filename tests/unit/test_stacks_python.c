@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "selfstack.h"
+#include "runtimes/runtime.h"
 #include "stacks.h"
 #include "testlib.h"
 
@@ -121,7 +122,7 @@ static int merge(struct sfprof_event *e, int no_python, struct stacks_stats *st)
 	FILE *f;
 
 	if (s) {
-		stacks__set_python(s, namer, NULL);
+		stacks__set_namer(s, (size_t)runtime__find("python"), namer, NULL);
 		err = stacks__add_event(s, e, NULL, 0);
 		if (!err)
 			err = stacks__flush(s);
