@@ -90,6 +90,10 @@ enum profile_frame_kind {
  */
 struct profile_frame {
 	const char *name;
+	/* the name as the binary spells it (C++: mangled), pprof's
+	 * Function.system_name; NULL: name. Not part of the frame's identity
+	 * (the frame's first one is kept): it follows from dso and rel_addr. */
+	const char *sys_name;
 	const char *dso;
 	const char *build_id;
 	uint64_t rel_addr;

@@ -480,7 +480,7 @@ static int frame_where_eq(const struct prof_frame *e, const struct profile_frame
 
 static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 {
-	int64_t name, dso, bid, file, disp;
+	int64_t name, dso, bid, file, disp, sys;
 	uint32_t j, slot = fcache_slot(f);
 	struct prof_frame *e;
 	uint64_t h;
@@ -517,6 +517,11 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	disp = frame_display(p, f);
 	if (disp < 0)
 		return disp;
+	/* interned only where it differs: most names are the binary's */
+	sys = f->sys_name && f->name && strcmp(f->sys_name, f->name) ?
+		strtab__intern_str(&p->strs, f->sys_name) : 0;
+	if (sys < 0)
+		return -ENOMEM;
 	if (grow32((void **)&p->frames, &p->cap_frames, (size_t)p->nr_frames + 1, sizeof(*p->frames)))
 		return -ENOMEM;
 	e = &p->frames[p->nr_frames];
@@ -526,7 +531,7 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 				  .line = f->line, .file = (uint32_t)file, .pid = f->pid,
 				  .addr = f->addr, .map_start = f->map_start, .map_end = f->map_end,
 				  .map_offset = f->map_offset, .map_exec = f->map_exec,
-				  .start_line = f->start_line };
+				  .start_line = f->start_line, .sys_name = (uint32_t)sys };
 	p->nr_frames++;
 	if (!p->frame_slots || 2 * (size_t)p->nr_frames > (size_t)p->frame_mask) {
 		if (slots__rebuild(&p->frame_slots, &p->frame_mask, p->nr_frames, p->frames,

@@ -27,6 +27,7 @@ struct prof_frame {
 	uint64_t addr, map_start, map_end, map_offset;
 	uint32_t map_exec;
 	uint32_t start_line;
+	uint32_t sys_name; /* 0: name's (profile_frame.sys_name) */
 };
 
 /* One distinct stack: root display id, then n frame ids at ids[off..],
