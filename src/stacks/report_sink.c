@@ -396,6 +396,18 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 	return s->werr;
 }
 
+void report_sink__starting(struct report_sink *s, const char *file)
+{
+	if (s->py)
+		pysession__starting(s->py, file);
+}
+
+void report_sink__started(struct report_sink *s, pid_t pid)
+{
+	if (s->py)
+		pysession__started(s->py, (uint32_t)pid);
+}
+
 int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 {
 	struct report_sink *s = ctx;
