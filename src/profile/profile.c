@@ -70,7 +70,19 @@ struct profile {
 
 	uint64_t total;
 	uint64_t events;
+	int64_t last_stack;	  /* profile__last_stack */
+	struct prof_order *order; /* order.c; NULL: not kept */
 };
+
+struct prof_order **prof__order(struct profile *p)
+{
+	return &p->order;
+}
+
+int64_t profile__last_stack(const struct profile *p)
+{
+	return p->last_stack;
+}
 
 static int grow32(void **ptr, uint32_t *cap, size_t need, size_t elem)
 {
@@ -281,6 +293,7 @@ struct profile *profile__new(const struct profile_meta *meta)
 	if (util__grow((void **)&p->ids, &p->cap_ids, 1, sizeof(*p->ids)))
 		goto err_out;
 	p->meta = *meta;
+	p->last_stack = -1;
 	p->meta.target_comm = p->meta.target_cmdline = p->meta.unit = NULL;
 	p->meta.kernel_build_id = NULL;
 	if ((id = strtab__intern_str(&p->strs, meta->kernel_build_id)) < 0)
@@ -315,6 +328,7 @@ void profile__free(struct profile *p)
 	free(p->stack_slots);
 	free(p->ids);
 	free(p->scratch);
+	prof_order__free(p->order);
 	free(p);
 }
 
@@ -621,6 +635,7 @@ int profile__add_sample(struct profile *p, const char *root, const struct profil
 				s->count = prof__sat_add(s->count, count);
 				p->total = prof__sat_add(p->total, weight);
 				p->events = prof__sat_add(p->events, count);
+				p->last_stack = (int64_t)(s - p->stacks);
 				return 0;
 			}
 		}
@@ -655,6 +670,7 @@ int profile__add_sample(struct profile *p, const char *root, const struct profil
 	p->nr_ids += n;
 	p->total = prof__sat_add(p->total, weight);
 	p->events = prof__sat_add(p->events, count);
+	p->last_stack = (int64_t)p->nr_stacks - 1;
 	return 0;
 }
 

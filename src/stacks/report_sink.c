@@ -124,8 +124,11 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 	};
 
 	*prof = profile__new(meta);
-	if (!*prof)
+	if (!*prof || (s->o.flamechart && profile__keep_order(*prof, REPORT_FLAMECHART_RUNS))) {
+		profile__free(*prof);
+		*prof = NULL;
 		return -ENOMEM;
+	}
 	*stacks = stacks__new(s->pc, *prof, &so);
 	if (!*stacks) {
 		profile__free(*prof);
