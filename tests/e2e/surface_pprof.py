@@ -443,18 +443,25 @@ def pb_msg(data):
 
 def test_pprof_cxx_functions_should_carry_the_mangled_system_name():
     """Function.name is the demangled name sfprof shows, system_name the
-    symbol as the binary spells it (_Z...), which demangles to it; a C
-    name is both; upstream pprof -raw prints the mangled one beside it."""
+    symbol as the binary spells it (_Z...), which demangles to it, for
+    functions named by the symbol table and inlined ones named by DWARF
+    (DW_AT_linkage_name); a C name is both; upstream pprof -raw prints
+    the mangled one beside it."""
     name = "pprof_cxx_functions_should_carry_the_mangled_system_name"
     skip = live_ready(name)
     if skip:
         return skip
     cap, _, _ = record_running("cxx", [os.path.join(ls.WL, "cxxwork-ehframe"), "8"])
-    pb = report(cap, os.path.join(TMP, "cxx.pb.gz"), "--no-inline")
+    pb = report(cap, os.path.join(TMP, "cxx.pb.gz"))
     top = ls.pprof_fields(pb)
     strs = [b.decode("utf-8", "replace") for b in top.get(6, [])]
     funcs = [pb_msg(f) for f in top.get(5, [])]
-    mangled, plain = {}, 0
+    # functions inlined somewhere: a Line before a Location's last one
+    inl = set()
+    for l in top.get(4, []):
+        lines = [pb_msg(x).get(1, [0])[0] for x in pb_msg(l).get(4, [])]
+        inl.update(lines[:-1])
+    mangled, plain, inlined = {}, 0, 0
     for f in funcs:
         fn = strs[f.get(2, [0])[0]]
         sysn = strs[f.get(3, [0])[0]]
@@ -462,10 +469,13 @@ def test_pprof_cxx_functions_should_carry_the_mangled_system_name():
             if not sysn.startswith("_Z"):
                 return "FAIL %s: %s has system_name %r, not a mangled name" % (name, fn, sysn)
             mangled[fn] = sysn
+            inlined += f.get(1, [0])[0] in inl
         elif re.match(r"^\w+$", fn) and fn != "main":
             if sysn != fn:
                 return "FAIL %s: C function %s has system_name %r" % (name, fn, sysn)
             plain += 1
+    if not inlined:
+        return "FAIL %s: no inlined C++ function (its name from DWARF) in the profile" % name
     if not any(n.startswith("sfprof::") for n in mangled):
         return "FAIL %s: no sfprof:: function with a mangled system_name: %s" % (
             name, sorted(mangled)[:8])
@@ -480,8 +490,8 @@ def test_pprof_cxx_functions_should_carry_the_mangled_system_name():
     if not shown:
         return "FAIL %s: upstream pprof -raw shows no Function with its mangled name: %s" % (
             name, raw[-400:])
-    return "PASS %s (%d C++ functions, e.g. %s = %s; %d C)" % (
-        name, len(mangled), shown[0], mangled[shown[0]], plain)
+    return "PASS %s (%d C++ functions, %d of them inlined, e.g. %s = %s; %d C)" % (
+        name, len(mangled), inlined, shown[0], mangled[shown[0]], plain)
 
 
 if __name__ == "__main__":
