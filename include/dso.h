@@ -164,9 +164,10 @@ int dso__find_row(struct dso *d, uint64_t vaddr, struct sframe_row *row,
 struct cfi_reg_rule;
 int dso__reg_rule(struct dso *d, uint64_t vaddr, unsigned reg, struct cfi_reg_rule *out);
 
-/* Function at ELF vaddr (symbols loaded on first call). 0 / -ENOENT. */
+/* Function at ELF vaddr (symbols loaded on first call). 0 / -ENOENT.
+ * sys_name (may be NULL): symtab__lookup_sys()'s, the mangled name. */
 int dso__symbolize(struct dso *d, uint64_t vaddr, const char **name,
-		   uint64_t *offset);
+		   const char **sys_name, uint64_t *offset);
 struct symtab *dso__symtab(struct dso *d); /* loads; may be NULL on ENOMEM */
 
 /* Inline levels and source lines at ELF vaddr from DWARF (srcline.h; the

@@ -114,6 +114,7 @@ struct sfprof_opts {
 	double min_px, min_pct;		/* --minwidth PX or PCT% */
 	int palette;			/* --colors PALETTE: enum svg_palette */
 	int svg_hash;			/* --hash */
+	int flamechart;			/* --flamechart: SVG by time */
 	int sframe_raw;			/* sframe-dump --raw */
 	const char *sframe_base;	/* sframe-dump --base ADDR (as given) */
 	int from_eh_frame;		/* sframe-dump --from-eh-frame */

@@ -116,6 +116,8 @@ int proc__for_each_dso(struct proc *p, proc_dso_fn cb, void *ctx);
 /* proc__symbolize() result. Strings live until proc_cache__free(). */
 struct sym_result {
 	const char *name;     /* function (demangled unless off); NULL: none */
+	const char *sys_name; /* as the binary spells it, where not name (C++:
+				 mangled); NULL: name's */
 	uint64_t offset;      /* pc - function start, when name != NULL */
 	const char *dso_path; /* mapped path, "[vdso]", "[anon]"; NULL: no mapping */
 	const char *dso_name; /* basename of dso_path */

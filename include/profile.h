@@ -90,6 +90,10 @@ enum profile_frame_kind {
  */
 struct profile_frame {
 	const char *name;
+	/* the name as the binary spells it (C++: mangled), pprof's
+	 * Function.system_name; NULL: name. Not part of the frame's identity
+	 * (the frame's first one is kept): it follows from dso and rel_addr. */
+	const char *sys_name;
 	const char *dso;
 	const char *build_id;
 	uint64_t rel_addr;
@@ -153,6 +157,22 @@ int profile__add_sample(struct profile *p, const char *root,
 			const struct profile_labels *labels, const uint32_t *ids,
 			size_t n, uint64_t count, uint64_t weight);
 
+/*
+ * The flame chart's input (--flamechart): the order the stacks came in,
+ * kept as runs (a stack's consecutive samples are one run) of the index
+ * profile__last_stack() gives, at most max_runs of them; weight past
+ * that is counted (profile__order_cut), not kept. Without it only the
+ * sums are kept. keep_order: 0, -EINVAL (max_runs 0), -ENOMEM. push: the
+ * caller adds in time order, weight in the profile's unit; 0, -EINVAL
+ * (no such stack), -ENOMEM; a no-op when the order is not kept.
+ */
+int profile__keep_order(struct profile *p, size_t max_runs);
+int profile__keeps_order(const struct profile *p);
+/* The stack the last profile__add_sample() added to (new or merged), -1 none. */
+int64_t profile__last_stack(const struct profile *p);
+int profile__order_push(struct profile *p, int64_t stack, uint64_t weight);
+uint64_t profile__order_cut(const struct profile *p);
+
 /* Known at the end of a run. */
 void profile__set_duration(struct profile *p, uint64_t duration_ns);
 
@@ -201,6 +221,9 @@ struct profile_render {
 	double min_pct;	       /* --minwidth PCT%: or under this share of the total */
 	int palette;	       /* --colors: enum svg_palette */
 	int hash;	       /* --hash: colours by name prefix */
+	/* --flamechart: x is time, the kept order drawn as it came
+	 * (profile__keep_order), not stacks sorted by name */
+	int flamechart;
 };
 
 /* --colors: flamegraph.pl's palettes, and by runtime (the default). */

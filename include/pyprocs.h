@@ -49,6 +49,18 @@ void pyprocs__free(struct pyprocs *pp);			      /* NULL is a no-op */
 
 /* Classify pid unless done: the info of a supported CPython, else NULL. */
 const struct pyproc_info *pyprocs__check(struct pyprocs *pp, uint32_t pid);
+/* Read the interpreter image at path ahead of its processes (`-- COMMAND`
+ * before its exec): their classifying then costs no ELF reading. 1 when
+ * it is a supported CPython, else 0. */
+int pyprocs__prepare(struct pyprocs *pp, const char *path);
+/*
+ * Classify pid now, whatever was known, while its image may still be
+ * loading (just after its exec): 1 with *info when it runs a supported
+ * CPython; 0 when not (yet): then nothing is remembered, and its next
+ * event or probe classifies it again; -EPROTONOSUPPORT (an unsupported
+ * CPython, remembered), -ENOMEM.
+ */
+int pyprocs__probe(struct pyprocs *pp, uint32_t pid, const struct pyproc_info **info);
 /* The info if pid is known to run a supported CPython (no classifying). */
 const struct pyproc_info *pyprocs__info(const struct pyprocs *pp, uint32_t pid);
 void pyprocs__exec(struct pyprocs *pp, uint32_t pid); /* classify again */

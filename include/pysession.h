@@ -42,6 +42,22 @@ pyname_fn pysession__namer(struct pysession *ps, void **ctx);
 void pysession__attach(struct pysession *ps, uint32_t pid);
 void pysession__event(struct pysession *ps, const struct sfprof_event *e);
 void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid);
+/* `-- COMMAND` is about to exec file (argv[0]): when it is a CPython
+ * (or a script whose "#!" names one), its image is read now, so that
+ * classifying the process after its exec reads no ELF. */
+void pysession__starting(struct pysession *ps, const char *file);
+/*
+ * `-- COMMAND` has just exec'd as pid: classify it now, as its image
+ * loads (retried every 0.2 ms up to PYSESSION_START_WAIT_NS, ended early
+ * once it maps libc and nothing python-named), so its Python frames are
+ * walked from its interpreter's start; classifying at its first event
+ * waits for the consumer's first drain (25 ms and more), by which time
+ * Python has run its start-up imports and often the script's own. 1 when
+ * it runs a supported CPython (its exec's sideband record is then not
+ * taken for another exec), else 0.
+ */
+#define PYSESSION_START_WAIT_NS (30ull * 1000 * 1000)
+int pysession__started(struct pysession *ps, uint32_t pid);
 void pysession__exec(struct pysession *ps, uint32_t pid);
 void pysession__exit(struct pysession *ps, uint32_t pid, uint64_t ts);
 /* The names of processes that exited at or before `before` (ns, the

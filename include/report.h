@@ -63,7 +63,15 @@ void report_sink__set_capture(struct report_sink *s, struct capture *c);
  * order (the side-band and lifecycle records then keep it current).
  * 0 or -errno.
  */
+/* --flamechart: the runs of one stack each profile keeps, in order
+ * (16 bytes each; the weight after them is counted, not drawn) */
+#define REPORT_FLAMECHART_RUNS (1u << 20)
 int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n);
+/* `-- COMMAND` is about to exec file (argv[0]), then has exec'd as pid:
+ * runtimes that must know it from its first instruction (CPython's
+ * start-up imports) read its image before and classify it after. */
+void report_sink__starting(struct report_sink *s, const char *file);
+void report_sink__started(struct report_sink *s, pid_t pid);
 /* capture_event_fn: samples, waits, and FORK/EXIT records */
 int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len);
 /*

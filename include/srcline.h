@@ -34,6 +34,9 @@ struct srcline;
 
 struct srcline_level {
 	const char *func; /* NULL when DWARF has no name */
+	/* its DW_AT_linkage_name where func is that demangled (C++), else
+	 * NULL: pprof's Function.system_name */
+	const char *sys_func;
 	const char *file; /* NULL when unknown */
 	uint32_t line;	  /* 0 when unknown */
 	/* the function's first line: DW_AT_decl_line of the subprogram

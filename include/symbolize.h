@@ -107,6 +107,12 @@ size_t symtab__nr(const struct symtab *s);
  */
 int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 		   uint64_t *offset, uint64_t *start);
+/* The same, and *sys_name (when non-NULL): the symbol as the binary
+ * spells it (C++: mangled) where that differs from *name, else NULL;
+ * NULL too for a versioned mangled name, whose unversioned form is not
+ * kept. pprof's Function.system_name. */
+int symtab__lookup_sys(struct symtab *s, uint64_t vaddr, const char **name,
+		       const char **sys_name, uint64_t *offset, uint64_t *start);
 
 /*
  * Demangle an Itanium C++ name ("_Z..."). Returns a malloc()ed string the

@@ -351,6 +351,7 @@ int agent_profile__merge(struct profile *dst, const struct profile *src,
 			if (fmap[id] < 0) {
 				struct profile_frame pf = {
 					.name = str_or_null(src, fr->name),
+					.sys_name = str_or_null(src, fr->sys_name),
 					.dso = str_or_null(src, fr->dso),
 					.build_id = str_or_null(src, fr->build_id),
 					.rel_addr = fr->rel_addr,

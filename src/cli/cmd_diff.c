@@ -102,6 +102,11 @@ int cmd_diff(int argc, char **argv)
 		return 0;
 	if (sfprof_opts__check_output(&o, stderr))
 		return SFPROF_EXIT_USAGE;
+	if (o.flamechart) {
+		fprintf(stderr, "sfprof: diff: --flamechart draws one run in time order; a diff "
+			"compares sums: use report --flamechart on each capture\n");
+		return SFPROF_EXIT_USAGE;
+	}
 	status = load(&o, o.diff_base, &base);
 	if (!status)
 		status = load(&o, o.input, &cur);

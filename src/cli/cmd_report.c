@@ -93,7 +93,7 @@ static const char *meta_value(const struct capfile_reader *r, const char *key)
 static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof,
 				    const struct stacks_opts *so, const struct capfile_reader *r,
 				    const struct sfprof_event *e, struct ksyms *ksyms,
-				    int keep_cmdline)
+				    int keep_cmdline, int flamechart)
 {
 	const struct capfile_meta *meta = capfile_reader__meta(r);
 	int one_target = meta->pid || meta->command[0];
@@ -126,6 +126,10 @@ static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof
 	    !ksyms__running_build_id(kbid, sizeof(kbid)))
 		pm.kernel_build_id = kbid;
 	*prof = profile__new(&pm);
+	if (*prof && flamechart && profile__keep_order(*prof, REPORT_FLAMECHART_RUNS)) {
+		profile__free(*prof);
+		*prof = NULL;
+	}
 	stk = *prof ? stacks__new(pc, *prof, so) : NULL;
 	if (stk)
 		stacks__set_ksym(stk, ksyms__name, ksyms);
@@ -160,7 +164,8 @@ static int report_stacks_all(struct proc_cache *pc, struct profile **prof, struc
 		/* per thread unless asked otherwise, as the event says (wall) */
 		so.per_thread = o->per_thread || (report__event_per_thread(1u << i) && !o->per_process);
 		so.period_ns = meta->hz ? 1000000000ull / meta->hz : 0;
-		stk[i] = report_stacks(pc, &prof[i], &so, r, e, ksyms, o->keep_cmdline);
+		stk[i] = report_stacks(pc, &prof[i], &so, r, e, ksyms, o->keep_cmdline,
+					o->flamechart);
 		if (!stk[i])
 			return -ENOMEM;
 		stacks__set_jitmaps(stk[i], jit); /* the capture's JIT names */

@@ -75,6 +75,10 @@ struct sink {
 	 * the processes that exist at the start */
 	void (*on_capture)(void *ctx, struct capture *c);
 	int (*add_targets)(void *ctx, const pid_t *pids, int n);
+	/* optional: COMMAND is about to exec file, then has exec'd as pid
+	 * (before the first drain) */
+	void (*on_starting)(void *ctx, const char *file);
+	void (*on_started)(void *ctx, pid_t pid);
 	capture_sideband_fn on_sideband;
 	void (*on_drained)(void *ctx, uint64_t now_ns);
 };
@@ -450,12 +454,16 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		goto out;
 	}
 	if (ch.pid) {
+		if (sink->on_starting)
+			sink->on_starting(sink->ctx, o->command[0]);
 		ret = child_release(&ch);
 		if (ret) {
 			fprintf(stderr, "sfprof: cannot run '%s': %s\n", o->command[0], strerror(-ret));
 			status = SFPROF_EXIT_USAGE;
 			goto out;
 		}
+		if (sink->on_started)
+			sink->on_started(sink->ctx, ch.pid);
 	}
 
 	pg = progress__new(stderr, o->quiet, o->duration_ns);
@@ -537,6 +545,20 @@ static int stacks_sink__targets(void *ctx, const pid_t *pids, int n)
 	return report_sink__add_targets(s->rs, pids, n);
 }
 
+static void stacks_sink__starting(void *ctx, const char *file)
+{
+	struct stacks_sink *s = ctx;
+
+	report_sink__starting(s->rs, file);
+}
+
+static void stacks_sink__started(void *ctx, pid_t pid)
+{
+	struct stacks_sink *s = ctx;
+
+	report_sink__started(s->rs, pid);
+}
+
 static int stacks_sink__sideband(void *ctx, const struct sideband_rec *r)
 {
 	struct stacks_sink *s = ctx;
@@ -564,6 +586,8 @@ int run_stacks_hooked(struct sfprof_opts *o, const struct run_hooks *h)
 		.ctx = &ss,
 		.on_capture = stacks_sink__capture,
 		.add_targets = stacks_sink__targets,
+		.on_starting = stacks_sink__starting,
+		.on_started = stacks_sink__started,
 		.on_sideband = stacks_sink__sideband,
 		.on_drained = stacks_sink__drained,
 	};

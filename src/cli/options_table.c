@@ -485,6 +485,11 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	{ "hash", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
 	  "SVG: colour by name prefix, so similar names get\nsimilar colours (flamegraph.pl's --hash)",
 	  "a hash of the whole name", NULL, FLAG(svg_hash), .formats = OPT_FMT_SVG },
+	{ "flamechart", 0, NULL, OPT_PROFILING, 0, OPTG_OUTPUT,
+	  "SVG: a flame chart: x is time, each sample's\nstack drawn in the order it came, "
+	  "neighbours\nof one stack merged (flamegraph.pl's\n--flamechart); the first 1M runs",
+	  "a flame graph, stacks sorted by name", NULL, FLAG(flamechart),
+	  .formats = OPT_FMT_SVG },
 
 	/* ---- sframe-dump ---- */
 	{ "raw", 0, NULL, OPT_SFRAME, 0, OPTG_OUTPUT,

@@ -560,12 +560,12 @@ struct symtab *dso__symtab(struct dso *d)
 }
 
 int dso__symbolize(struct dso *d, uint64_t vaddr, const char **name,
-		   uint64_t *offset)
+		   const char **sys_name, uint64_t *offset)
 {
 	struct symtab *s = dso__symtab(d);
 
 	dso_touch(d);
-	if (s && !symtab__lookup(s, vaddr, name, offset, NULL)) {
+	if (s && !symtab__lookup_sys(s, vaddr, name, sys_name, offset, NULL)) {
 		d->cache->st.sym_hits++;
 		return 0;
 	}

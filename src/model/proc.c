@@ -585,7 +585,7 @@ int proc__symbolize(struct proc *p, uint64_t pc, struct sym_result *out)
 		out->rel_addr = pc - m->bias;
 		out->has_elf = 1;
 		out->is_exec = dso__elf(m->dso) && elfread__is_executable(dso__elf(m->dso));
-		if (!dso__symbolize(m->dso, out->rel_addr, &out->name,
+		if (!dso__symbolize(m->dso, out->rel_addr, &out->name, &out->sys_name,
 				    &out->offset)) {
 			c->st.sym_hits++;
 			return 0;

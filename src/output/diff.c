@@ -119,6 +119,7 @@ static int add_all(struct profile *dst, const struct profile *src, const char *p
 
 			frames[k] = (struct profile_frame){
 				.name = x->name ? prof__str(src, x->name) : NULL,
+				.sys_name = x->sys_name ? prof__str(src, x->sys_name) : NULL,
 				.dso = x->dso ? prof__str(src, x->dso) : NULL,
 				.build_id = x->build_id ? prof__str(src, x->build_id) : NULL,
 				.rel_addr = x->rel_addr,

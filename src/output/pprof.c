@@ -534,7 +534,7 @@ static int system_name_is_name(const char *s)
 /* A Function: its name (BASE's mark dropped in a diff), and its source
  * file and first line where [names] gave them (0: none). */
 static void pp_function(struct pp_state *st, struct pb_gz *g, struct pbuf *m, uint32_t fid,
-			uint32_t name, uint32_t file, uint32_t start_line)
+			uint32_t name, uint32_t sys, uint32_t file, uint32_t start_line)
 {
 	const char *s = prof__str(st->p, name);
 
@@ -542,9 +542,11 @@ static void pp_function(struct pp_state *st, struct pb_gz *g, struct pbuf *m, ui
 		name = pp_str(st, s + 1);
 	pb_uint(m, FUNCTION_ID, fid);
 	pb_uint(m, FUNCTION_NAME, name);
-	/* system_name is the name as the binary has it (C++: mangled); a
-	 * demangled name is not one, and the mangled one is not kept */
-	if (system_name_is_name(prof__str(st->p, name)))
+	/* system_name is the name as the binary has it (C++: mangled, as
+	 * the symbol table gave it); a demangled name with none is not one */
+	if (sys)
+		pb_uint(m, FUNCTION_SYSTEM_NAME, sys);
+	else if (system_name_is_name(prof__str(st->p, name)))
 		pb_uint(m, FUNCTION_SYSTEM_NAME, name);
 	if (file)
 		pb_uint(m, FUNCTION_FILENAME, file);
@@ -563,7 +565,7 @@ static uint32_t pp_frame_func(struct pp_state *st, struct pb_gz *g, struct pbuf 
 		return 0;
 	if (!*fid) {
 		*fid = ++st->nr_funcs;
-		pp_function(st, g, m, *fid, pp_func_name(f), f->file, f->start_line);
+		pp_function(st, g, m, *fid, pp_func_name(f), f->sys_name, f->file, f->start_line);
 	}
 	return *fid;
 }
@@ -606,7 +608,7 @@ static void pp_locations(struct pp_state *st, struct pb_gz *g, struct pbuf *m, s
 		fid = st->root_fid[sid];
 		if (!fid) {
 			fid = st->root_fid[sid] = ++st->nr_funcs;
-			pp_function(st, g, m, fid, sid, 0, 0);
+			pp_function(st, g, m, fid, sid, 0, 0, 0);
 		}
 		pb_uint(m, LOCATION_ID, st->root_loc[sid]);
 		sub->len = 0;

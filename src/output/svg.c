@@ -159,6 +159,7 @@ struct svg_state {
 	double min_px;	 /* narrowest width drawn, px */
 	uint32_t height;
 	int inverted;	 /* --inverted: root on top */
+	int chart;	 /* --flamechart: stacks in time order, not by name */
 	struct svg_diff *diff; /* sfprof diff: colour by change against a base */
 	double width;	 /* --width, px */
 	unsigned top;	 /* y of the first frame row: under the title lines */
@@ -596,6 +597,8 @@ static void svg_header(struct svg_state *st)
 		st->width, st->height);
 
 	fprintf(f, "<text class=\"title\" x=\"%.0f\" y=\"24\">", st->width / 2);
+	if (st->chart && !profile__render(p)->title)
+		fputs("Flame chart: ", f);
 	if (profile__render(p)->title)
 		xml_puts(f, profile__render(p)->title, SIZE_MAX);
 	else if (m->kind == PROFILE_FUTEX)
@@ -658,6 +661,13 @@ static void svg_header(struct svg_state *st)
 	}
 	if (st->diff)
 		fputs("red: more than in BASE, blue: less (BASE scaled to this total) \xc2\xb7 ", f);
+	if (st->chart) {
+		fputs("time runs left to right \xc2\xb7 ", f);
+		if (profile__order_cut(p)) {
+			fmt_weight(p, buf, sizeof(buf), profile__order_cut(p));
+			fprintf(f, "the last %s not drawn (past the runs kept) \xc2\xb7 ", buf);
+		}
+	}
 	fputs("click to zoom, Ctrl-F or / to search, Esc to reset; the address keeps the view</text>\n", f);
 	if (svg_has_legend(st)) /* the runtime palette: which hue is what */
 		svg_legend(f, st->present, SVG_XPAD, y + 17);
@@ -683,7 +693,10 @@ int profile__write_svg(const struct profile *p, FILE *f)
 		return -EINVAL;
 	st.inverted = profile__render(p)->inverted;
 	st.width = profile__render(p)->width > 0 ? profile__render(p)->width : SVG_WIDTH;
-	err = prof__named_rev(p, profile__render(p)->reverse, &nm);
+	/* a flame chart of a diff has no meaning: the diff's flame graph */
+	st.chart = profile__render(p)->flamechart && profile__keeps_order(p) && !diff.base;
+	err = st.chart ? prof__named_order(p, profile__render(p)->reverse, &nm)
+		       : prof__named_rev(p, profile__render(p)->reverse, &nm);
 	if (err)
 		return err;
 	if (diff.base) {

@@ -70,7 +70,19 @@ struct profile {
 
 	uint64_t total;
 	uint64_t events;
+	int64_t last_stack;	  /* profile__last_stack */
+	struct prof_order *order; /* order.c; NULL: not kept */
 };
+
+struct prof_order **prof__order(struct profile *p)
+{
+	return &p->order;
+}
+
+int64_t profile__last_stack(const struct profile *p)
+{
+	return p->last_stack;
+}
 
 static int grow32(void **ptr, uint32_t *cap, size_t need, size_t elem)
 {
@@ -281,6 +293,7 @@ struct profile *profile__new(const struct profile_meta *meta)
 	if (util__grow((void **)&p->ids, &p->cap_ids, 1, sizeof(*p->ids)))
 		goto err_out;
 	p->meta = *meta;
+	p->last_stack = -1;
 	p->meta.target_comm = p->meta.target_cmdline = p->meta.unit = NULL;
 	p->meta.kernel_build_id = NULL;
 	if ((id = strtab__intern_str(&p->strs, meta->kernel_build_id)) < 0)
@@ -315,6 +328,7 @@ void profile__free(struct profile *p)
 	free(p->stack_slots);
 	free(p->ids);
 	free(p->scratch);
+	prof_order__free(p->order);
 	free(p);
 }
 
@@ -480,7 +494,7 @@ static int frame_where_eq(const struct prof_frame *e, const struct profile_frame
 
 static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 {
-	int64_t name, dso, bid, file, disp;
+	int64_t name, dso, bid, file, disp, sys;
 	uint32_t j, slot = fcache_slot(f);
 	struct prof_frame *e;
 	uint64_t h;
@@ -517,6 +531,11 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 	disp = frame_display(p, f);
 	if (disp < 0)
 		return disp;
+	/* interned only where it differs: most names are the binary's */
+	sys = f->sys_name && f->name && strcmp(f->sys_name, f->name) ?
+		strtab__intern_str(&p->strs, f->sys_name) : 0;
+	if (sys < 0)
+		return -ENOMEM;
 	if (grow32((void **)&p->frames, &p->cap_frames, (size_t)p->nr_frames + 1, sizeof(*p->frames)))
 		return -ENOMEM;
 	e = &p->frames[p->nr_frames];
@@ -526,7 +545,7 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 				  .line = f->line, .file = (uint32_t)file, .pid = f->pid,
 				  .addr = f->addr, .map_start = f->map_start, .map_end = f->map_end,
 				  .map_offset = f->map_offset, .map_exec = f->map_exec,
-				  .start_line = f->start_line };
+				  .start_line = f->start_line, .sys_name = (uint32_t)sys };
 	p->nr_frames++;
 	if (!p->frame_slots || 2 * (size_t)p->nr_frames > (size_t)p->frame_mask) {
 		if (slots__rebuild(&p->frame_slots, &p->frame_mask, p->nr_frames, p->frames,
@@ -616,6 +635,7 @@ int profile__add_sample(struct profile *p, const char *root, const struct profil
 				s->count = prof__sat_add(s->count, count);
 				p->total = prof__sat_add(p->total, weight);
 				p->events = prof__sat_add(p->events, count);
+				p->last_stack = (int64_t)(s - p->stacks);
 				return 0;
 			}
 		}
@@ -650,6 +670,7 @@ int profile__add_sample(struct profile *p, const char *root, const struct profil
 	p->nr_ids += n;
 	p->total = prof__sat_add(p->total, weight);
 	p->events = prof__sat_add(p->events, count);
+	p->last_stack = (int64_t)p->nr_stacks - 1;
 	return 0;
 }
 

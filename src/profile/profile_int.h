@@ -27,6 +27,7 @@ struct prof_frame {
 	uint64_t addr, map_start, map_end, map_offset;
 	uint32_t map_exec;
 	uint32_t start_line;
+	uint32_t sys_name; /* 0: name's (profile_frame.sys_name) */
 };
 
 /* One distinct stack: root display id, then n frame ids at ids[off..],
@@ -86,6 +87,15 @@ const struct prof_frame *prof__frames(const struct profile *p, uint32_t *nr);
 const struct prof_stack *prof__stacks(const struct profile *p, size_t *nr);
 const uint32_t *prof__ids(const struct profile *p);
 uint32_t prof__nr_strs(const struct profile *p);
+
+/* The profile's order (order.c), NULL unless profile__keep_order. */
+struct prof_order;
+struct prof_order **prof__order(struct profile *p);
+void prof_order__free(struct prof_order *o);
+/* The runs of the order as named stacks, in time order, neighbours of one
+ * name path merged (not sorted: the flame chart). 0, -EINVAL (no order
+ * kept) or -ENOMEM; release with prof_named__release. */
+int prof__named_order(const struct profile *p, int reverse, struct prof_named *out);
 
 /* 0 or -ENOMEM; release with prof_named__release. */
 int prof__named(const struct profile *p, struct prof_named *out);

@@ -52,6 +52,9 @@
  *    once gone) and, in record, the capture file its frame names go to;
  *  - session_attach(pid): a target; session_event(e): a sample event;
  *    session_task(e): a FORK or EXIT; session_exec(pid): an exec;
+ *    session_starting(file): the started COMMAND's file, before its exec
+ *    (its image can be read before the first sample); session_started(pid):
+ *    that COMMAND has exec'd;
  *    session_reap(before): drop what exited at or before `before`;
  *  - session_print_stats(): --stats lines;
  *  - session_record(): offline, an interpreter-frame (PYFRAME) record of
@@ -139,6 +142,8 @@ struct runtime_ops {
 	void (*session_event)(void *ss, const struct sfprof_event *e);
 	void (*session_task)(void *ss, const struct sfprof_event *e);
 	void (*session_exec)(void *ss, uint32_t pid);
+	void (*session_starting)(void *ss, const char *file);
+	void (*session_started)(void *ss, uint32_t pid);
 	void (*session_reap)(void *ss, uint64_t before);
 	void (*session_print_stats)(const void *ss, FILE *f);
 	int (*session_record)(void *ss, const struct capfile_record *rec);

@@ -35,7 +35,8 @@ int report__write_profile(struct profile *prof, const struct sfprof_opts *o)
 				    .reverse = o->reverse, .width = o->svg_width,
 				    .subtitle = o->subtitle, .countname = o->countname,
 				    .min_px = o->min_px, .min_pct = o->min_pct,
-				    .palette = o->palette, .hash = o->svg_hash };
+				    .palette = o->palette, .hash = o->svg_hash,
+				    .flamechart = o->flamechart };
 	int err = profile__set_render(prof, &r);
 
 	if (!err)

@@ -69,8 +69,11 @@ int report_sink__pipeline(struct report_sink *s, int idx, const struct profile_m
 	};
 
 	*prof = profile__new(meta);
-	if (!*prof)
+	if (!*prof || (s->o.flamechart && profile__keep_order(*prof, REPORT_FLAMECHART_RUNS))) {
+		profile__free(*prof);
+		*prof = NULL;
 		return -ENOMEM;
+	}
 	*stacks = stacks__new(s->pc, *prof, &so);
 	if (!*stacks) {
 		profile__free(*prof);
@@ -331,6 +334,20 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 				r->session_attach(ss, (uint32_t)pids[i]);
 	}
 	return s->werr;
+}
+
+void report_sink__starting(struct report_sink *s, const char *file)
+{
+	sink_for_each_session(s, r, ss)
+		if (r->session_starting)
+			r->session_starting(ss, file);
+}
+
+void report_sink__started(struct report_sink *s, pid_t pid)
+{
+	sink_for_each_session(s, r, ss)
+		if (r->session_started)
+			r->session_started(ss, (uint32_t)pid);
 }
 
 int report_sink__sideband(void *ctx, const struct sideband_rec *r)

@@ -28,6 +28,7 @@ struct stacks *stacks__new(struct proc_cache *pc, struct profile *prof,
 		return NULL;
 	s->pc = pc;
 	s->prof = prof;
+	s->keep_order = prof && profile__keeps_order(prof); /* (set before: report_sink) */
 	s->opts = *opts;
 	if (!s->opts.max_depth || s->opts.max_depth > STACKS_MAX_DEPTH)
 		s->opts.max_depth = STACKS_MAX_DEPTH;
@@ -77,6 +78,7 @@ void stacks__free(struct stacks *s)
 	}
 	free(s->agg);
 	free(s->agg_slots);
+	free(s->agg_order);
 	free(s->cache);
 	free(s->rows);
 	free(s->ucache.e);
@@ -706,8 +708,10 @@ static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *
 		return -ENOMEM;
 	memmove(ids + 1, ids, np * sizeof(*ids));
 	ids[0] = (uint32_t)id;
-	if (profile__add_sample(s->prof, root, labels, ids, np + 1, 1,
-				e->kind == SFPROF_EV_CPU ? s->opts.period_ns : e->weight)) {
+	uint64_t w = e->kind == SFPROF_EV_CPU ? s->opts.period_ns : e->weight;
+
+	if (profile__add_sample(s->prof, root, labels, ids, np + 1, 1, w) ||
+	    profile__order_push(s->prof, profile__last_stack(s->prof), w)) {
 		s->st.add_errors++;
 		return -ENOMEM;
 	}
@@ -815,7 +819,8 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		np += nt;
 		s->st.wakers_joined += nt != 0;
 	}
-	if (!ids || profile__add_sample(s->prof, root, &labels, ids, np, 1, e->weight)) {
+	if (!ids || profile__add_sample(s->prof, root, &labels, ids, np, 1, e->weight) ||
+	    profile__order_push(s->prof, profile__last_stack(s->prof), e->weight)) {
 		s->st.add_errors++;
 		return -ENOMEM;
 	}

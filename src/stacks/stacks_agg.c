@@ -150,6 +150,30 @@ static int agg_insert(struct stacks *s, uint64_t h, const char *root,
 	return 0;
 }
 
+#define STACKS_ORDER_FLUSH 65536u
+
+/* --flamechart: the sample of entry i, after the ones before it. */
+static int agg_order_add(struct stacks *s, size_t i, uint64_t weight)
+{
+	struct agg_run *r = s->agg_order_nr ? &s->agg_order[s->agg_order_nr - 1] : NULL;
+
+	if (r && r->entry == i) {
+		r->weight += weight;
+		return 0;
+	}
+	if (util__grow((void **)&s->agg_order, &s->agg_order_cap, s->agg_order_nr + 1,
+		       sizeof(*s->agg_order)))
+		return -ENOMEM;
+	s->agg_order[s->agg_order_nr++] = (struct agg_run){ weight, (uint32_t)i };
+	/* a steady process repeats few stacks: the runs, not the entries,
+	 * are what grows, so they bound the table too */
+	if (s->agg_order_nr >= STACKS_ORDER_FLUSH) {
+		s->st.agg_flushes++;
+		return stacks__flush(s);
+	}
+	return 0;
+}
+
 /* A CPU sample: counted into its raw stack's entry, or a new entry. */
 int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_t *kips, size_t nk,
 		   int stop, struct agg_entry *acc, bool comm_root, char *root)
@@ -217,6 +241,8 @@ int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_
 			a->weight += e->weight;
 			a->samples++;
 			stacks_count_sample(s, a);
+			if (s->keep_order)
+				return agg_order_add(s, (size_t)(a - s->agg), e->weight);
 			return 0;
 		}
 	}
@@ -226,7 +252,8 @@ int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_
 	acc->weight = e->weight;
 	acc->samples = 1;
 	stacks_count_sample(s, acc);
-	if (!ids || agg_insert(s, h, root, kips, ids, np, acc)) {
+	if (!ids || agg_insert(s, h, root, kips, ids, np, acc) ||
+	    (s->keep_order && agg_order_add(s, s->agg_nr - 1, e->weight))) {
 		s->st.add_errors++;
 		return -ENOMEM;
 	}
@@ -287,7 +314,12 @@ static void agg_rename(struct stacks *s, struct agg_entry *a)
 
 int stacks__flush(struct stacks *s)
 {
+	int64_t *at = NULL;
 	int err = 0;
+
+	/* --flamechart: each entry's profile stack, for the order's runs */
+	if (s->agg_order_nr && !(at = malloc((s->agg_nr ? s->agg_nr : 1) * sizeof(*at))))
+		err = -ENOMEM;
 
 	for (size_t i = 0; i < s->agg_nr; i++) {
 		struct agg_entry *a = &s->agg[i];
@@ -303,9 +335,17 @@ int stacks__flush(struct stacks *s)
 		if (!err && profile__add_sample(s->prof, a->root, &labels, a->ids, a->np, a->samples,
 						a->weight))
 			err = -ENOMEM;
+		if (at)
+			at[i] = err ? -1 : profile__last_stack(s->prof);
 		free(a->key); /* (and its ids and root) */
 		memset(a, 0, sizeof(*a));
 	}
+	for (size_t r = 0; at && r < s->agg_order_nr && !err; r++)
+		if (at[s->agg_order[r].entry] >= 0)
+			err = profile__order_push(s->prof, at[s->agg_order[r].entry],
+						  s->agg_order[r].weight);
+	free(at);
+	s->agg_order_nr = 0;
 	s->agg_nr = 0;
 	if (s->agg_slots)
 		memset(s->agg_slots, 0, s->agg_nslots * sizeof(*s->agg_slots));

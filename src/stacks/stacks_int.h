@@ -151,6 +151,14 @@ struct stacks {
 	size_t agg_cap, agg_nr;
 	uint32_t *agg_slots;
 	size_t agg_nslots;
+	/* the profile keeps the order (--flamechart): the samples since the
+	 * last flush as runs of one entry, in arrival order */
+	struct agg_run {
+		uint64_t weight;
+		uint32_t entry;
+	} *agg_order;
+	size_t agg_order_nr, agg_order_cap;
+	int keep_order; /* profile__keeps_order(prof) when made */
 	struct lockname *locks; /* --by-lock: data symbols (lockname.h), lazily */
 	struct wakers *wakers;	/* WAKER stacks awaiting their blocks, lazily */
 	struct jitmaps *jit; /* perf_maps: JIT maps (jitmap.h), lazily */

@@ -157,6 +157,7 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 		 * caller, so it stays in the calling function) in its mapping */
 		struct profile_frame pf = {
 			.name = e->sym.name,
+			.sys_name = e->sym.sys_name,
 			.dso = e->sym.dso_path,
 			.build_id = e->sym.build_id,
 			.rel_addr = e->sym.dso_path ? e->sym.rel_addr : look,
@@ -213,6 +214,7 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 		for (size_t k = e->nlv - 1; k-- > 0;) {
 			struct profile_frame pf = {
 				.name = e->lv[k].func ? e->lv[k].func : "[inlined]",
+				.sys_name = e->lv[k].func ? e->lv[k].sys_func : NULL,
 				.dso = e->sym.dso_path,
 				.build_id = e->sym.build_id,
 				.rel_addr = e->sym.rel_addr,

@@ -296,17 +296,22 @@ static const char *full_path(struct srcline *s, Dwarf_Die *cu, const char *file)
 	return e->name;
 }
 
-/* A function DIE's name (through DW_AT_abstract_origin/specification). */
-static const char *die_name(struct srcline *s, Dwarf_Die *die)
+/* A function DIE's name (through DW_AT_abstract_origin/specification),
+ * and *sys its mangled linkage name when the name is that demangled. */
+static const char *die_name(struct srcline *s, Dwarf_Die *die, const char **sys)
 {
 	static const unsigned linkage[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name };
 	Dwarf_Attribute a;
-	const char *n;
+	const char *n, *d;
 
+	*sys = NULL;
 	for (size_t i = 0; i < sizeof(linkage) / sizeof(linkage[0]); i++) {
 		n = dwarf_formstring(dwarf_attr_integrate(die, linkage[i], &a));
-		if (n && n[0] == '_' && n[1] == 'Z')
-			return demangled(s, n);
+		if (n && n[0] == '_' && n[1] == 'Z') {
+			d = demangled(s, n);
+			*sys = d != n ? n : NULL;
+			return d;
+		}
 	}
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
 }
@@ -643,7 +648,7 @@ static int resolve(struct srcline *s, uint64_t pc, struct srcline_level *lv,
 		if (n < SRCLINE_MAX_LEVELS - 1 || tag == DW_TAG_subprogram) {
 			int decl = 0;
 
-			lv[n].func = die_name(s, d);
+			lv[n].func = die_name(s, d, &lv[n].sys_func);
 			lv[n].file = file;
 			lv[n].line = (uint32_t)line;
 			/* (through DW_AT_abstract_origin/specification) */

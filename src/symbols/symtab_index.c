@@ -503,8 +503,27 @@ static inline int step_back(struct symtab *s, size_t *b, uint32_t *i)
 	return step_back_bucket(s, b, i);
 }
 
+/* The name as the binary spells it, where it differs from the name
+ * entry_name() gave (a demangled C++ name), else NULL. A versioned one
+ * ("_ZN...@@GLIBCXX_3.4") has no copy without its version: NULL too. */
+static const char *entry_sys_name(const struct symtab *s, const struct symtab_ent *en)
+{
+	const struct symtab_sym *y = &s->syms[s->ord[en->first]];
+	const char *raw = s->strs + y->name;
+
+	if (!en->shown || en->shown == not_mangled || raw[shown_len(s, y)])
+		return NULL;
+	return raw;
+}
+
 int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 		   uint64_t *offset, uint64_t *start)
+{
+	return symtab__lookup_sys(s, vaddr, name, NULL, offset, start);
+}
+
+int symtab__lookup_sys(struct symtab *s, uint64_t vaddr, const char **name,
+		       const char **sys_name, uint64_t *offset, uint64_t *start)
 {
 	const uint64_t *base, *st;
 	size_t b, n, k;
@@ -548,6 +567,8 @@ int symtab__lookup(struct symtab *s, uint64_t vaddr, const char **name,
 			uint64_t at = bucket_starts(s, b)[i];
 
 			*name = entry_name(s, &bucket_ent(s, b)[i]);
+			if (sys_name)
+				*sys_name = entry_sys_name(s, &bucket_ent(s, b)[i]);
 			*offset = vaddr - at;
 			if (start)
 				*start = at;

@@ -404,5 +404,95 @@ def test_pprof_functions_should_start_at_their_definition_line():
                                              if f in funcs))
 
 
+def pb_msg(data):
+    """{field number: [values]} of one protobuf message's bytes."""
+    out, i = {}, 0
+    while i < len(data):
+        key, shift = 0, 0
+        while True:
+            b = data[i]
+            i += 1
+            key |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        if key & 7 == 0:
+            v, shift = 0, 0
+            while True:
+                b = data[i]
+                i += 1
+                v |= (b & 0x7f) << shift
+                shift += 7
+                if not b & 0x80:
+                    break
+        elif key & 7 == 2:
+            n, shift = 0, 0
+            while True:
+                b = data[i]
+                i += 1
+                n |= (b & 0x7f) << shift
+                shift += 7
+                if not b & 0x80:
+                    break
+            v, i = data[i:i + n], i + n
+        else:
+            raise ValueError("wire type %d" % (key & 7))
+        out.setdefault(key >> 3, []).append(v)
+    return out
+
+
+def test_pprof_cxx_functions_should_carry_the_mangled_system_name():
+    """Function.name is the demangled name sfprof shows, system_name the
+    symbol as the binary spells it (_Z...), which demangles to it, for
+    functions named by the symbol table and inlined ones named by DWARF
+    (DW_AT_linkage_name); a C name is both; upstream pprof -raw prints
+    the mangled one beside it."""
+    name = "pprof_cxx_functions_should_carry_the_mangled_system_name"
+    skip = live_ready(name)
+    if skip:
+        return skip
+    cap, _, _ = record_running("cxx", [os.path.join(ls.WL, "cxxwork-ehframe"), "8"])
+    pb = report(cap, os.path.join(TMP, "cxx.pb.gz"))
+    top = ls.pprof_fields(pb)
+    strs = [b.decode("utf-8", "replace") for b in top.get(6, [])]
+    funcs = [pb_msg(f) for f in top.get(5, [])]
+    # functions inlined somewhere: a Line before a Location's last one
+    inl = set()
+    for l in top.get(4, []):
+        lines = [pb_msg(x).get(1, [0])[0] for x in pb_msg(l).get(4, [])]
+        inl.update(lines[:-1])
+    mangled, plain, inlined = {}, 0, 0
+    for f in funcs:
+        fn = strs[f.get(2, [0])[0]]
+        sysn = strs[f.get(3, [0])[0]]
+        if "::" in fn:
+            if not sysn.startswith("_Z"):
+                return "FAIL %s: %s has system_name %r, not a mangled name" % (name, fn, sysn)
+            mangled[fn] = sysn
+            inlined += f.get(1, [0])[0] in inl
+        elif re.match(r"^\w+$", fn) and fn != "main":
+            if sysn != fn:
+                return "FAIL %s: C function %s has system_name %r" % (name, fn, sysn)
+            plain += 1
+    if not inlined:
+        return "FAIL %s: no inlined C++ function (its name from DWARF) in the profile" % name
+    if not any(n.startswith("sfprof::") for n in mangled):
+        return "FAIL %s: no sfprof:: function with a mangled system_name: %s" % (
+            name, sorted(mangled)[:8])
+    items = sorted(mangled.items())
+    dem = subprocess.run(["c++filt"], input="\n".join(x for _, x in items), capture_output=True,
+                         text=True, timeout=60).stdout.splitlines()
+    for (fn, sysn), d in zip(items, dem):
+        if fn + "(" not in d and d != fn:  # (with return type and parameters)
+            return "FAIL %s: %s demangles to %r, not %s" % (name, sysn, d, fn)
+    _, raw = ls.pprof_raw(pb, 0, ls.upprof())
+    shown = [fn for fn, sysn in mangled.items() if "%s " % fn in raw and "(%s)" % sysn in raw]
+    if not shown:
+        return "FAIL %s: upstream pprof -raw shows no Function with its mangled name: %s" % (
+            name, raw[-400:])
+    return "PASS %s (%d C++ functions, %d of them inlined, e.g. %s = %s; %d C)" % (
+        name, len(mangled), inlined, shown[0], mangled[shown[0]], plain)
+
+
 if __name__ == "__main__":
     sys.exit(ls.run_tests(globals()))

@@ -7,6 +7,7 @@ native, kernel, Python, JIT, Go and lock frames their own hue and a legend;
 flamegraph.pl's java and single-hue palettes), --hash (names sharing a
 prefix share a colour), and .svgz refused with the reason (Chromium cannot
 open it from file://, checked here). Profiles go through surface_gen."""
+import json
 import os
 import subprocess
 import sys
@@ -209,6 +210,70 @@ def test_svgz_should_be_refused_because_chromium_cannot_open_it_from_a_file():
         return "FAIL %s: Chromium opened a .svgz from file:// (%r): allow it again" % (
             name, out[:120])
     return "PASS " + name
+
+
+def test_svg_flamechart_should_draw_the_samples_in_time_order():
+    """--flamechart (flamegraph.pl's): x is time. A python3.11 run of
+    tests/workloads/python/imports.py imports a module that works at its
+    top level, then spins in main: in the chart every frame of the
+    module's top level ends before the first of spin's starts (a flame
+    graph sorts them by name instead), the row above "all" spans the
+    whole width (every sample drawn once), and the same capture's flame
+    graph has the same total; in Chromium it renders and zooms."""
+    name = "svg_flamechart_should_draw_the_samples_in_time_order"
+    ok, why = ls.pipeline_ready()
+    if not ok:
+        return "SKIP %s: %s" % (name, why)
+    py = "/usr/bin/python3.11"
+    if not os.access(py, os.X_OK):
+        return "SKIP %s: no python3.11 (tests/install-deps.sh)" % name
+    if not ls.chromium_bin():
+        return "SKIP %s: chromium not installed (make test-deps installs it)" % name
+    wl = os.path.join(ls.ROOT, "tests", "workloads", "python", "imports.py")
+    cap, chart, graph = (os.path.join(TMP, x) for x in ("fc.sfcap", "fc.svg", "fg.svg"))
+    r = subprocess.run([ls.SFPROF, "record", "-F", "499", "--quiet", "-o", cap, "--", py, wl,
+                        "300"], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        return "FAIL %s: record exited %d: %s" % (name, r.returncode, r.stderr[-300:])
+    for out, opts in ((chart, ["--flamechart"]), (graph, [])):
+        r = subprocess.run([ls.SFPROF, "report"] + opts + ["-o", out, cap],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            return "FAIL %s: report %s exited %d: %s" % (name, opts, r.returncode,
+                                                           r.stderr[-300:])
+    if not any(t.startswith("Flame chart: On-CPU samples") for t in texts(chart)):
+        return "FAIL %s: no flame chart title: %r" % (name, texts(chart)[:2])
+    _, frames = ls.svg_frames(chart)
+    _, gframes = ls.svg_frames(graph)
+    module = [f for f in frames if f["name"].startswith("<module> (heavy.py:")]
+    spin = [f for f in frames if f["name"].startswith("spin (imports.py:")]
+    if not module or not spin:
+        return "FAIL %s: %d frames of heavy.py's top level, %d of spin" % (
+            name, len(module), len(spin))
+    end = max(f["x"] + f["w"] for f in module)
+    start = min(f["x"] for f in spin)
+    if end > start + 0.01:
+        return "FAIL %s: heavy.py's top level runs until x=%.2f, after spin starts at %.2f" % (
+            name, end, start)
+    alls = [f for f in frames if f["name"] == "all"]
+    row = [f for f in frames if alls and abs(f["y"] - (alls[0]["y"] - 16)) < 0.5]
+    covered = sum(f["w"] for f in row)
+    if not alls or abs(covered - alls[0]["w"]) > 1.0:
+        return "FAIL %s: the row above all covers %.2f px of %.2f" % (
+            name, covered, alls[0]["w"] if alls else 0)
+    total = [t for t in texts(chart) if "total " in t]
+    if total != [t for t in texts(graph) if "total " in t]:
+        return "FAIL %s: the chart's total line %r is not the graph's" % (name, total)
+    widest = max(spin, key=lambda f: f["w"])
+    res, err = surface_svg.probe(chart, "clickf(%s);res.w=w(%s);" % (
+        json.dumps(widest["name"]), json.dumps(widest["name"])))
+    if err:
+        return "FAIL %s: %s" % (name, err)
+    if abs(res.get("w", 0) - alls[0]["w"]) > 0.5:
+        return "FAIL %s: zoomed, %s is %r px wide, not %.0f" % (name, widest["name"],
+                                                               res.get("w"), alls[0]["w"])
+    return "PASS %s (%d frames; heavy.py's top level ends at x=%.1f, spin starts at %.1f)" % (
+        name, len(frames), end, start)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
  * Location has inline Lines; has_filenames / has_line_numbers when any
  * Location has one; has_functions off where a name was made up
  * (binary+0xSTART), so backends re-symbolize; system_name never a
- * demangled name; the kernel mapping's build-id. Decoded here
+ * demangled name, the mangled one where the frame carries it; the kernel mapping's build-id. Decoded here
  * (pprof_decode.h).
  */
 #include <errno.h>
@@ -136,6 +136,35 @@ TEST(pprof_system_name_should_be_the_symbol_never_a_demangled_name)
 			seen++;
 		} else if (!strcmp(name, fr[1].name)) {
 			CHECK_U64(d.funcs[i].system_name, 0); /* unknown, not the demangled one */
+			seen++;
+		}
+	}
+	CHECK_INT(seen, 2);
+	release(&d);
+	profile__free(p);
+}
+
+TEST(pprof_system_name_should_be_the_mangled_name_the_frame_carries)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99, .target_pid = 7 };
+	struct profile *p = profile__new(&m);
+	struct profile_frame fr[2] = { app[0], app[1] };
+	struct decoded d;
+	int seen = 0;
+
+	fr[0].sys_name = "main"; /* the same as the name: not stored twice */
+	fr[1].name = "sfprof::Box::get";
+	fr[1].sys_name = "_ZNK6sfprof3Box3getEi";
+	CHECK_INT(profile__add(p, NULL, fr, 2, 1), 0);
+	CHECK_INT(decode(p, &d), 0);
+	for (int i = 0; i < d.nfuncs; i++) {
+		const char *name = str(&d, d.funcs[i].name);
+
+		if (!strcmp(name, "main")) {
+			CHECK_STR(str(&d, d.funcs[i].system_name), "main");
+			seen++;
+		} else if (!strcmp(name, fr[1].name)) {
+			CHECK_STR(str(&d, d.funcs[i].system_name), "_ZNK6sfprof3Box3getEi");
 			seen++;
 		}
 	}

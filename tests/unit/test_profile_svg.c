@@ -258,3 +258,50 @@ TEST(svg_tooltip_should_show_the_file_and_line_where_the_function_spends_most)
 	free(svg);
 	profile__free(p);
 }
+
+TEST(svg_flamechart_should_draw_the_kept_order_merging_neighbours_and_count_the_cut)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	struct profile_render r = { .flamechart = 1 };
+	static const char *const seq[] = { "a", "a", "b", "a", "c", "d" };
+	char *svg;
+
+	CHECK(p);
+	CHECK_INT(profile__keep_order(p, 0), -EINVAL);
+	CHECK_INT(profile__keep_order(p, 3), 0);
+	CHECK(profile__keeps_order(p));
+	for (size_t i = 0; i < 6; i++) {
+		struct profile_frame f[2] = { { .name = "main" }, { .name = seq[i] } };
+
+		CHECK_INT(profile__add(p, "app", f, 2, 1), 0);
+		CHECK_INT(profile__order_push(p, profile__last_stack(p), 1), 0);
+	}
+	CHECK_INT(profile__order_push(p, 99, 1), -EINVAL);
+	/* runs a(2), b, a: c and d are past the bound */
+	CHECK_U64(profile__order_cut(p), 2);
+	CHECK_INT(profile__set_render(p, &r), 0);
+	svg = svg_of(p, NULL);
+	CHECK(svg);
+	if (svg) {
+		CHECK(strstr(svg, "Flame chart: On-CPU samples at 99 Hz") != NULL);
+		CHECK(strstr(svg, "the last 2 samples not drawn") != NULL);
+		/* in order, a twice: 2 of the 4 drawn samples, then 1 */
+		CHECK(near(frame_width(svg, "a", 0), WIDTH_PX / 2));
+		CHECK(near(frame_width(svg, "b", 0), WIDTH_PX / 4));
+		CHECK(near(frame_width(svg, "a", 1), WIDTH_PX / 4));
+		CHECK(!strstr(svg, "<title>c ("));
+		/* main and app span all four, once each */
+		CHECK(near(frame_width(svg, "main", 0), WIDTH_PX));
+		CHECK(frame_width(svg, "main", 1) < 0);
+		free(svg);
+	}
+	/* without --flamechart: the flame graph of all six */
+	r.flamechart = 0;
+	CHECK_INT(profile__set_render(p, &r), 0);
+	svg = svg_of(p, NULL);
+	CHECK(svg && near(frame_width(svg, "a", 0), WIDTH_PX / 2) && frame_width(svg, "a", 1) < 0 &&
+	      near(frame_width(svg, "c", 0), WIDTH_PX / 6));
+	free(svg);
+	profile__free(p);
+}

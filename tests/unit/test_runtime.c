@@ -261,7 +261,7 @@ TEST(runtime_unregistered_changes_nothing)
 	c = dso_cache__new(NULL);
 	CHECK(c && (d = open_fix(c, "interp")));
 	/* stripped: no name of its own there */
-	CHECK_MSG(dso__symbolize(d, start + 1, &name, &off) != 0 || strncmp(name, "fakert:", 7),
+	CHECK_MSG(dso__symbolize(d, start + 1, &name, NULL, &off) != 0 || strncmp(name, "fakert:", 7),
 		  "named %s without the runtime", name);
 	/* its row is the binary's own (.eh_frame), not the table's */
 	if (!dso__find_row(d, start + 1, &row, NULL))
@@ -288,10 +288,10 @@ TEST(runtime_names_and_unwinds_through_its_table)
 	c = dso_cache__new(NULL);
 	CHECK(c && (d = open_fix(c, "interp")) && (plain = open_fix(c, "plain")));
 
-	CHECK_INT(dso__symbolize(d, step + 1, &name, &off), 0);
+	CHECK_INT(dso__symbolize(d, step + 1, &name, NULL, &off), 0);
 	CHECK_STR(name, "fakert:fakert_step");
 	CHECK_INT(off, 1);
-	CHECK_INT(dso__symbolize(d, loop, &name, &off), 0);
+	CHECK_INT(dso__symbolize(d, loop, &name, NULL, &off), 0);
 	CHECK_STR(name, "fakert:fakert_loop");
 	CHECK(symtab__sources(dso__symtab(d)) & FAKERT_SYMSRC);
 
@@ -304,7 +304,7 @@ TEST(runtime_names_and_unwinds_through_its_table)
 	CHECK_INT(bins, 1); /* one state for the binary, made once */
 
 	/* another binary is asked once and is not the runtime's */
-	CHECK(!dso__symbolize(plain, step + 1, &name, &off) ? strncmp(name, "fakert:", 7) != 0 : 1);
+	CHECK(!dso__symbolize(plain, step + 1, &name, NULL, &off) ? strncmp(name, "fakert:", 7) != 0 : 1);
 	dso__find_row(plain, step + 1, &row, NULL);
 	dso__find_row(plain, step + 2, &row, NULL);
 	CHECK_INT(probes, 2);

@@ -537,6 +537,36 @@ TEST(symtab_should_demangle_cxx_unless_turned_off)
 	symtab__free(raw);
 }
 
+TEST(symtab_should_give_the_mangled_name_beside_a_demangled_one)
+{
+	struct symtab *s = symtab__new(0), *raw = symtab__new(1);
+	const char *name, *sys;
+	uint64_t off;
+
+	CHECK(s && raw);
+	CHECK_INT(symtab__add(s, "_ZNK6sfprof3Box3getEi", 0x1000, 0x40, 0, STB_GLOBAL), 0);
+	CHECK_INT(symtab__add(s, "plain_c", 0x2000, 0x40, 0, STB_GLOBAL), 0);
+	CHECK_INT(symtab__finish(s), 0);
+	CHECK_INT(symtab__lookup_sys(s, 0x1008, &name, &sys, &off, NULL), 0);
+	CHECK_STR(name, "sfprof::Box::get");
+	CHECK_STR(sys, "_ZNK6sfprof3Box3getEi");
+	/* asked again (the name made once): the same */
+	CHECK_INT(symtab__lookup_sys(s, 0x1010, &name, &sys, &off, NULL), 0);
+	CHECK_STR(sys, "_ZNK6sfprof3Box3getEi");
+	/* a C name is the binary's own */
+	CHECK_INT(symtab__lookup_sys(s, 0x2008, &name, &sys, &off, NULL), 0);
+	CHECK_STR(name, "plain_c");
+	CHECK(sys == NULL);
+	/* demangling off: the name shown is the mangled one */
+	CHECK_INT(symtab__add(raw, "_ZNK6sfprof3Box3getEi", 0x1000, 0x40, 0, STB_GLOBAL), 0);
+	CHECK_INT(symtab__finish(raw), 0);
+	CHECK_INT(symtab__lookup_sys(raw, 0x1008, &name, &sys, &off, NULL), 0);
+	CHECK_STR(name, "_ZNK6sfprof3Box3getEi");
+	CHECK(sys == NULL);
+	symtab__free(s);
+	symtab__free(raw);
+}
+
 TEST(symtab_should_pick_one_alias_like_perf)
 {
 	struct symtab *s = symtab__new(0);

@@ -22,11 +22,17 @@ static double now_s()
 namespace sfprof {
 template <typename T> struct Acc {
 	T v;
+	/* always inlined: a C++ function known only to DWARF (pprof's
+	 * system_name from its DW_AT_linkage_name) */
+	__attribute__((always_inline)) inline T turn(T x, T k) const
+	{
+		return x * (T)2862933555777941757ull + k;
+	}
 	__attribute__((noinline)) T step(T k) const
 	{
 		T x = v;
 		for (int i = 0; i < 20000; i++)
-			x = x * (T)2862933555777941757ull + k;
+			x = turn(x, k);
 		return x;
 	}
 	__attribute__((noinline)) Acc operator+(const Acc &o) const

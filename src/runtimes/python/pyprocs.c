@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elfread.h"
 #include "procmaps.h"
@@ -27,8 +28,29 @@ struct pyproc {
 	struct pyproc_info info;
 };
 
+/*
+ * An interpreter image looked at, by its file's identity: opening and
+ * searching CPython's symbols costs 15-30 ms (its .symtab read from
+ * disk), so a process is classified from a copy made earlier (before
+ * `-- COMMAND`'s exec, or by another process of the same binary). The
+ * ELF stays open for the load bias of each process's mapping.
+ */
+#define PYPROCS_IMAGES 4
+
+struct pyimage {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	struct elfread *e; /* NULL unless rc is 0 or -EPROTONOSUPPORT */
+	int rc;		   /* pyversion_detect()'s */
+	int used;
+	struct pyversion_info v;
+};
+
 struct pyprocs {
 	struct pyproc *b[PYPROCS_BUCKETS];
+	struct pyimage img[PYPROCS_IMAGES];
+	unsigned next_img;
 	pyprocs_set_fn set;
 	void *ctx;
 	struct pyprocs_stats st;
@@ -58,7 +80,51 @@ void pyprocs__free(struct pyprocs *pp)
 			free(p);
 		}
 	}
+	for (unsigned i = 0; i < PYPROCS_IMAGES; i++)
+		elfread__free(pp->img[i].e);
 	free(pp);
+}
+
+/* The image of the file at path (name: the path it is known by, for a
+ * version told by its name), detected now or earlier; NULL when it
+ * cannot be read. */
+static struct pyimage *image_of(struct pyprocs *pp, const char *path, const char *name)
+{
+	struct pyimage *im;
+	struct elfread *e;
+	struct stat st;
+
+	if (stat(path, &st))
+		return NULL;
+	for (unsigned i = 0; i < PYPROCS_IMAGES; i++) {
+		im = &pp->img[i];
+		if (im->used && im->dev == st.st_dev && im->ino == st.st_ino &&
+		    im->mtime.tv_sec == st.st_mtim.tv_sec && im->mtime.tv_nsec == st.st_mtim.tv_nsec)
+			return im;
+	}
+	if (!(e = elfread__open(path)))
+		return NULL;
+	im = &pp->img[pp->next_img++ % PYPROCS_IMAGES];
+	elfread__free(im->e);
+	memset(im, 0, sizeof(*im));
+	im->used = 1;
+	im->dev = st.st_dev;
+	im->ino = st.st_ino;
+	im->mtime = st.st_mtim;
+	im->rc = pyversion_detect(e, name, &im->v);
+	if (im->rc == 0 || im->rc == -EPROTONOSUPPORT) {
+		im->e = e;
+	} else {
+		elfread__free(e);
+	}
+	return im;
+}
+
+int pyprocs__prepare(struct pyprocs *pp, const char *path)
+{
+	const struct pyimage *im = image_of(pp, path, path);
+
+	return im && im->rc == 0;
 }
 
 static struct pyproc **slot(const struct pyprocs *pp, uint32_t pid)
@@ -208,8 +274,8 @@ static int classify(struct pyprocs *pp, struct pyproc *p)
 		return 0;
 	for (size_t i = 0; i < m->nr && !found; i++) {
 		const struct procmaps_entry *me = &m->entries[i];
+		const struct pyimage *im;
 		struct pyversion_info v;
-		struct elfread *e;
 		char path[128];
 		int64_t bias;
 		int rc;
@@ -219,15 +285,16 @@ static int classify(struct pyprocs *pp, struct pyproc *p)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, p->pid,
 			 me->start, me->end);
-		e = elfread__open(path);
-		if (!e)
+		im = image_of(pp, path, me->path);
+		if (!im)
 			continue;
-		rc = pyversion_detect(e, me->path, &v);
+		rc = im->rc;
+		v = im->v;
 		if (rc == -EPROTONOSUPPORT) {
 			p->state = PYPROC_UNSUPPORTED;
 			say_unsupported(pp, p->pid, &v, rc);
 			found = 1;
-		} else if (rc == 0 && !elfread__mapping_bias(e, me->start, me->offset, &bias)) {
+		} else if (rc == 0 && !elfread__mapping_bias(im->e, me->start, me->offset, &bias)) {
 			p->info.v = v;
 			p->info.bias = bias;
 			p->info.runtime = v.runtime_addr + (uint64_t)bias;
@@ -241,7 +308,6 @@ static int classify(struct pyprocs *pp, struct pyproc *p)
 			}
 			found = 1;
 		}
-		elfread__free(e);
 	}
 	procmaps__free(m);
 	return found;
@@ -257,6 +323,25 @@ const struct pyproc_info *pyprocs__check(struct pyprocs *pp, uint32_t pid)
 		classify(pp, p);
 	}
 	return p->state == PYPROC_PYTHON ? &p->info : NULL;
+}
+
+int pyprocs__probe(struct pyprocs *pp, uint32_t pid, const struct pyproc_info **info)
+{
+	struct pyproc *p;
+
+	*info = NULL;
+	forget(pp, pid);
+	if (!(p = add(pp, pid)))
+		return -ENOMEM;
+	classify(pp, p);
+	if (p->state == PYPROC_PYTHON) {
+		*info = &p->info;
+		return 1;
+	}
+	if (p->state == PYPROC_UNSUPPORTED)
+		return -EPROTONOSUPPORT; /* (said once; stays known) */
+	forget(pp, pid); /* its next event classifies it again */
+	return 0;
 }
 
 void pyprocs__stats(const struct pyprocs *pp, struct pyprocs_stats *out)

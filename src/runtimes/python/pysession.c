@@ -6,9 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capfile.h"
@@ -16,7 +20,9 @@
 #include "pynames.h"
 #include "pyprocs.h"
 #include "pyreader.h"
+#include "procmaps.h"
 #include "pysession.h"
+#include "util.h"
 
 struct pysession {
 	struct pyprocs *procs;	/* live only */
@@ -38,6 +44,9 @@ struct pysession {
 	} *exited;
 	size_t nexited, capexited;
 	uint64_t names_reaped;
+	/* pysession__started learned it after its exec: the exec's sideband
+	 * record, which comes later, is not a new image (0: none) */
+	uint32_t started_pid;
 };
 
 /* pid's pending exit, if any, dropped: a new process has the pid. */
@@ -187,6 +196,109 @@ static void learn(struct pysession *ps, uint32_t pid, const struct pyproc_info *
 	pynames__unlock(ps->names);
 }
 
+/* Whether pid is done loading what it maps at start and runs no Python:
+ * its executable is not python-named and the dynamic loader has mapped
+ * libc (it maps every library the program needs before running it). */
+static int started_other(uint32_t pid)
+{
+	struct procmaps *m = NULL;
+	int libc = 0, py = 0;
+
+	if (procmaps__read(pid, &m))
+		return 1; /* gone */
+	for (size_t i = 0; i < m->nr; i++) {
+		const char *base = strrchr(m->entries[i].path, '/');
+
+		base = base ? base + 1 : m->entries[i].path;
+		py |= pyversion_name_is_python(m->entries[i].path);
+		libc |= !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
+			!strncmp(base, "ld-musl", 7);
+	}
+	procmaps__free(m);
+	return libc && !py;
+}
+
+/* file as execvp() finds it (PATH searched when it has no '/'), made a
+ * real path; 0 or -1. */
+static int find_program(const char *file, char *out)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[PATH_MAX];
+
+	if (strchr(file, '/'))
+		return realpath(file, out) ? 0 : -1;
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p += *p == ':') {
+		size_t n = strcspn(p, ":");
+
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", file) <
+			    (int)sizeof(buf) && !access(buf, X_OK) && realpath(buf, out))
+			return 0;
+		p += n;
+	}
+	return -1;
+}
+
+/* A script's interpreter from its "#!" line ("#!/usr/bin/env python3"
+ * too), made a real path; 0 or -1. */
+static int script_interpreter(const char *script, char *out)
+{
+	char line[256], *w, *arg;
+	FILE *f = fopen(script, "re");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(line, 1, sizeof(line) - 1, f);
+	fclose(f);
+	line[n] = 0;
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return -1;
+	line[strcspn(line, "\n")] = 0;
+	w = line + 2 + strspn(line + 2, " \t");
+	arg = w + strcspn(w, " \t");
+	if (*arg)
+		*arg++ = 0;
+	arg += strspn(arg, " \t");
+	arg[strcspn(arg, " \t")] = 0;
+	if (!strcmp(strrchr(w, '/') ? strrchr(w, '/') + 1 : w, "env") && *arg)
+		return find_program(arg, out);
+	return realpath(w, out) ? 0 : -1;
+}
+
+void pysession__starting(struct pysession *ps, const char *file)
+{
+	char exe[PATH_MAX], interp[PATH_MAX];
+
+	if (!ps->procs || !file || find_program(file, exe))
+		return;
+	if (pyversion_name_is_python(exe))
+		pyprocs__prepare(ps->procs, exe);
+	else if (!script_interpreter(exe, interp) && pyversion_name_is_python(interp))
+		pyprocs__prepare(ps->procs, interp);
+}
+
+int pysession__started(struct pysession *ps, uint32_t pid)
+{
+	const uint64_t until = util__now_ns() + PYSESSION_START_WAIT_NS;
+	const struct timespec nap = { 0, 200 * 1000 };
+	const struct pyproc_info *pi;
+	int rc;
+
+	if (!ps->procs)
+		return 0;
+	for (;;) {
+		rc = pyprocs__probe(ps->procs, pid, &pi);
+		if (rc == 1) {
+			learn(ps, pid, pi);
+			ps->started_pid = pid;
+			return 1;
+		}
+		if (rc < 0 || started_other(pid) || util__now_ns() >= until)
+			return 0;
+		nanosleep(&nap, NULL);
+	}
+}
+
 void pysession__attach(struct pysession *ps, uint32_t pid)
 {
 	const struct pyproc_info *pi;
@@ -243,6 +355,10 @@ void pysession__fork(struct pysession *ps, uint32_t ppid, uint32_t pid)
 
 void pysession__exec(struct pysession *ps, uint32_t pid)
 {
+	if (pid && pid == ps->started_pid) {
+		ps->started_pid = 0;
+		return;
+	}
 	if (!renew(ps, pid))
 		pyprocs__exec(ps->procs, pid);
 }

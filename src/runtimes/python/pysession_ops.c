@@ -61,6 +61,16 @@ static void py_exec(void *ss, uint32_t pid)
 	pysession__exec(ss, pid);
 }
 
+static void py_starting(void *ss, const char *file)
+{
+	pysession__starting(ss, file);
+}
+
+static void py_started(void *ss, uint32_t pid)
+{
+	pysession__started(ss, pid);
+}
+
 static void py_reap(void *ss, uint64_t before)
 {
 	pysession__reap(ss, before);
@@ -92,6 +102,8 @@ const struct runtime_ops python_runtime_ops = {
 	.session_event = py_event,
 	.session_task = py_task,
 	.session_exec = py_exec,
+	.session_starting = py_starting,
+	.session_started = py_started,
 	.session_reap = py_reap,
 	.session_print_stats = py_print_stats,
 	.session_record = py_record,

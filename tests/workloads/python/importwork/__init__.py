@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+"""A package whose submodule does its work at import (imports.py)."""
