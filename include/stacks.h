@@ -109,6 +109,7 @@ struct stacks_stats {
 	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
 	uint64_t jit_written;
 	uint64_t pytramp_rows;	 /* rows given for CPython trampolines */
+	uint64_t rt_named, rt_unnamed; /* JIT frames a runtime named from its VM, or could not */
 	struct unwind_stats unwind;
 	struct pymerge_stats python;
 };

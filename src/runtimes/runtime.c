@@ -6,10 +6,12 @@
 
 extern const struct runtime_ops go_runtime_ops;	     /* runtimes/go/goruntime.c */
 extern const struct runtime_ops pytramp_runtime_ops; /* runtimes/python/pytramp_ops.c */
+extern const struct runtime_ops v8_runtime_ops;	     /* runtimes/v8/v8runtime.c */
 
 static const struct runtime_ops *const builtin[] = {
 	&go_runtime_ops,
 	&pytramp_runtime_ops,
+	&v8_runtime_ops,
 };
 
 #define NR_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))

@@ -35,6 +35,12 @@
  *    a capture: what the runtime must write first (its error, else 0);
  *  - on_capture_record(): a runtime record of a capture (report), of
  *    type `type`: 0, -ENOENT (not the runtime's type), -EINVAL, -ENOMEM.
+ *  - frame_name(): live, close to the sample, the name of a JIT frame no
+ *    JIT map names, from the VM's own objects (V8's JSFunction slot of
+ *    the frame): 0 with the name in buf, -ESRCH when the process is not
+ *    the runtime's, another error when the frame cannot be named (it
+ *    stays anonymous: never a guessed name). stacks/ keeps the name as a
+ *    JIT entry of pc, so record writes it and report names it.
  */
 #ifndef SFPROF_RUNTIME_H
 #define SFPROF_RUNTIME_H
@@ -52,6 +58,16 @@ struct sframe_row;
 struct sframe_table;
 struct sframe_encode_opts;
 struct symtab;
+
+/* A JIT frame of a sample (frame_name()): its pc (the call's, for a
+ * caller), its frame pointer (0 when the walk did not know it) and the
+ * event's stack snapshot, user memory [stack_lo, stack_lo + stack_len). */
+struct runtime_frame {
+	uint64_t pc, fp;
+	const uint8_t *stack;
+	uint64_t stack_lo;
+	size_t stack_len;
+};
 
 /* What stacks/ lends a runtime for the process being walked. */
 struct runtime_proc {
@@ -89,6 +105,8 @@ struct runtime_ops {
 			     const char *name, uint64_t size);
 	int (*on_capture_record)(void *state, unsigned type, uint32_t pid,
 				 const uint8_t *data, size_t len);
+	int (*frame_name)(void *state, const struct runtime_proc *p,
+			  const struct runtime_frame *f, char *buf, size_t size);
 };
 
 /* on_capture_record()'s types: the capture's runtime records (capfile.h) */

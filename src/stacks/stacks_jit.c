@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "jitmap.h"
+#include "runtimes/runtime.h"
+#include "sfprof_event.h"
 #include "stacks_int.h"
 #include "util.h"
 
@@ -98,6 +100,9 @@ void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f)
 {
 	if (st->pytramp_rows)
 		fprintf(f, "stacks_pytramp_rows: %llu\n", (unsigned long long)st->pytramp_rows);
+	if (st->rt_named || st->rt_unnamed)
+		fprintf(f, "stacks_runtime_named: %llu\nstacks_runtime_unnamed: %llu\n",
+			(unsigned long long)st->rt_named, (unsigned long long)st->rt_unnamed);
 	if (!st->jit_entries && !st->jit_dumps)
 		return;
 	fprintf(f, "stacks_jit_entries: %llu\n", (unsigned long long)st->jit_entries);
@@ -198,10 +203,53 @@ static bool jit_candidate(const struct stacks *s, size_t i, size_t n, int stop)
 			 : stop == UNWIND_STOP_NO_ROW || stop == UNWIND_STOP_NO_MAPPING;
 }
 
-void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t)
+/*
+ * Each frame's frame pointer, as the walk restored it (0 where it did not
+ * know it): the walk again, by the general step (it gives the frames
+ * unwind_stack() gave), only for a stack with a frame to name.
+ */
+static void frame_fps(struct stacks *s, const struct sfprof_event *ev,
+		      const struct unwind_ops *ops, size_t n, uint64_t *fps)
 {
-	uint64_t fp = s->st.unwind.fp_frames;
+	struct unwind_state st;
+	size_t i = 0;
+
+	unwind_for_each_frame(&st, &ev->regs, ev->stack, ev->stack_len, ops, (unsigned)n) {
+		if (i >= n || st.pc != s->frames[i].pc)
+			break;
+		fps[i++] = (st.reg_known & (1u << UNWIND_REG_RBP)) ? st.regs[UNWIND_REG_RBP] : 0;
+	}
+	for (; i < n; i++)
+		fps[i] = 0;
+}
+
+/* Live: a runtime's name for frame i, read from its VM now (close to the
+ * sample), kept as a JIT entry: its seq, or 0. */
+static uint32_t runtime_name(struct stacks *s, const struct sfprof_event *ev, uint64_t look,
+			     uint64_t fp, uint64_t t)
+{
+	struct runtime_frame rf = { look, fp, ev->stack, ev->regs.sp, ev->stack_len };
+	char name[2048];
+	struct jitmap_hit hit;
+	int rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name));
+
+	if (rc == -ESRCH)
+		return 0;
+	if (rc || jitmaps__add_live(s->jit, proc__pid(s->cur), look, name, t, &hit)) {
+		s->st.rt_unnamed++;
+		return 0;
+	}
+	s->st.rt_named++;
+	return hit.seq;
+}
+
+void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struct unwind_ops *ops,
+		    size_t n, int stop)
+{
+	uint64_t fp = s->st.unwind.fp_frames, t = ev->ts_ns;
 	bool none = fp == s->jit_fp_frames; /* no frame found by its FP */
+	uint64_t fps[STACKS_MAX_DEPTH];
+	bool have_fps = false;
 
 	s->jit_fp_frames = fp;
 	if ((none && stop != UNWIND_STOP_NO_ROW && stop != UNWIND_STOP_NO_MAPPING) ||
@@ -212,13 +260,30 @@ void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t)
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct jitmap_hit hit;
 		struct pc_entry *e;
+		int rc;
 
 		if (!jit_candidate(s, i, n, stop))
 			continue;
 		e = stacks_symbolized(s, look);
 		if (e->sym.name || !stacks_jit_code(s, e))
 			continue;
-		if (!jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit))
+		rc = jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit);
+		/* a JIT map's entry (perf map, jitdump) names the frame; else,
+		 * live, the runtime reads it from the VM (its own entries are
+		 * one byte long) */
+		if (!rc && hit.end - hit.start > 1) {
+			f->pad = hit.seq;
+			continue;
+		}
+		if ((s->opts.perf_maps || s->opts.jit_record) && !s->jit_borrowed && n <= STACKS_MAX_DEPTH) {
+			if (!have_fps)
+				frame_fps(s, ev, ops, n, fps);
+			have_fps = true;
+			f->pad = runtime_name(s, ev, look, fps[i], t);
+			if (f->pad)
+				continue;
+		}
+		if (!rc)
 			f->pad = hit.seq;
 	}
 }
