@@ -137,18 +137,18 @@ def main():
         with open(app, "w") as f:
             f.write(APP)
         out = os.path.join(d, "live.folded")
-        if run([SFPROF, "-F", "199", "--quiet", "-o", out, "--", node, app, "4000", pidf],
+        if run([SFPROF, "-F", "499", "--quiet", "-o", out, "--", node, app, "4000", pidf],
                d, errs, "live"):
             live = check(out, "live, no flags", errs)
         cap = os.path.join(d, "run.sfcap")
         rep = os.path.join(d, "report.folded")
-        if run([SFPROF, "record", "-F", "199", "--quiet", "-o", cap, "--", node, app, "4000",
+        if run([SFPROF, "record", "-F", "499", "--quiet", "-o", cap, "--", node, app, "4000",
                 pidf], d, errs, "record") and \
                 run([SFPROF, "report", "-o", rep, cap], d, errs, "report"):
             check(rep, "record, then report after node exited", errs)
         # the same program with node's own perf map: the same names
         pm = os.path.join(d, "perfmap.folded")
-        ok = run([SFPROF, "-F", "199", "--quiet", "-o", pm, "--", node, "--perf-basic-prof",
+        ok = run([SFPROF, "-F", "499", "--quiet", "-o", pm, "--", node, "--perf-basic-prof",
                   app, "4000", pidf], d, errs, "perf-map run")
         try:
             os.unlink("/tmp/perf-%s.map" % open(pidf).read().strip())
