@@ -110,6 +110,7 @@ struct stacks_stats {
 	uint64_t jit_written;
 	uint64_t pytramp_rows;	 /* rows given for CPython trampolines */
 	uint64_t rt_named, rt_unnamed; /* JIT frames a runtime named from its VM, or could not */
+	uint64_t rt_ns, rt_ns_max;     /* time spent naming them (and not); its longest */
 	struct unwind_stats unwind;
 	struct pymerge_stats python;
 };

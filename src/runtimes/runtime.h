@@ -60,13 +60,21 @@ struct sframe_encode_opts;
 struct symtab;
 
 /* A JIT frame of a sample (frame_name()): its pc (the call's, for a
- * caller), its frame pointer (0 when the walk did not know it) and the
- * event's stack snapshot, user memory [stack_lo, stack_lo + stack_len). */
+ * caller) and the event's stack snapshot, user memory [stack_lo,
+ * stack_lo + stack_len) (stack_lo: the sampled SP). leaf: the sampled
+ * frame itself (it may be in its prologue or epilogue, its frame pointer
+ * still the caller's). frame_fp(walk, index): its frame pointer as the
+ * walk restored it, 0 when not known (found on first call: ask it only
+ * for a process of the runtime's). */
 struct runtime_frame {
-	uint64_t pc, fp;
+	uint64_t pc;
+	bool leaf;
 	const uint8_t *stack;
 	uint64_t stack_lo;
 	size_t stack_len;
+	uint64_t (*frame_fp)(void *walk, size_t index);
+	void *walk;
+	size_t index;
 };
 
 /* What stacks/ lends a runtime for the process being walked. */

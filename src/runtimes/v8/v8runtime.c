@@ -109,15 +109,27 @@ static int v8_frame_name(void *state, const struct runtime_proc *p,
 			 const struct runtime_frame *f, char *buf, size_t size)
 {
 	struct v8proc *vp;
-	uint64_t slot, fn;
+	uint64_t slot, fn, fp;
 	uint32_t pid;
 
 	if (!p->proc || !(vp = proc_of(state, p->proc)) || !vp->node)
 		return -ESRCH;
-	if (!f->fp || f->fp < 4096)
+	fp = f->frame_fp(f->walk, f->index);
+	if (fp < 4096 || fp > UINT64_MAX - 4096)
 		return -EINVAL;
 	pid = vp->pid;
-	slot = f->fp + (uint64_t)vp->l.fp_function;
+	slot = fp + (uint64_t)vp->l.fp_function;
+	/* the sampled frame: its function slot must be pushed already (SP at
+	 * or below it), and its frame pointer its own, not the caller's (not
+	 * at push rbp / mov rbp,rsp of the prologue, nor at the ret) */
+	if (f->leaf) {
+		uint8_t code[3];
+
+		if (f->stack_lo > slot || read_target(&pid, f->pc, code, sizeof(code)) ||
+		    code[0] == 0x55 || code[0] == 0xc3 || code[0] == 0xc2 ||
+		    (code[0] == 0x48 && code[1] == 0x89 && code[2] == 0xe5))
+			return -EINVAL;
+	}
 	/* the slot as the sample saw it, when the snapshot has it */
 	if (slot >= f->stack_lo && slot - f->stack_lo <= f->stack_len &&
 	    f->stack_len - (slot - f->stack_lo) >= 8)
