@@ -17,9 +17,17 @@
 #include "procmaps.h"
 #include "proc.h"
 #include "runtimes/runtime.h"
+#include "util.h"
 #include "v8reader.h"
 
 #define V8_PROCS 64 /* processes classified at a time (the oldest goes) */
+/* The target's memory read by aligned lines, kept for a frame's reads
+ * and its sample's next frames (an object and its map's fields are a
+ * line or two; the maps are shared): at most V8_LINE_NS old, never
+ * across pages (a line is read whole or not at all). */
+#define V8_LINE 256u
+#define V8_LINES 64u
+#define V8_LINE_NS 2000000ull /* 2 ms */
 
 struct v8proc {
 	uint32_t pid;
@@ -29,10 +37,20 @@ struct v8proc {
 	struct v8_layout l;
 };
 
+struct v8line {
+	uint64_t addr; /* of the line (V8_LINE-aligned), 0: empty */
+	uint64_t ns;
+	uint32_t pid;
+	uint8_t data[V8_LINE];
+};
+
 struct v8state {
 	struct v8proc p[V8_PROCS];
 	size_t nr;
 	uint64_t clock;
+	struct v8line line[V8_LINES];
+	uint64_t now; /* of the frame being named */
+	uint32_t pid;
 };
 
 static int is_node_name(const char *path)
@@ -93,31 +111,54 @@ static struct v8proc *proc_of(struct v8state *st, const struct proc *p)
 	return vp;
 }
 
-/* v8_read_fn: the target's memory, a bounded read that must be whole. */
+/* v8_read_fn: the target's memory, bounded reads served by lines. */
 static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	const uint32_t *pid = ctx;
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+	struct v8state *st = ctx;
+	uint8_t *out = buf;
 
-	if (len > 4096)
+	if (len > 4096 || addr > UINT64_MAX - len)
 		return -EINVAL;
-	ssize_t n = process_vm_readv((pid_t)*pid, &l, 1, &r, 1, 0);
-	return n == (ssize_t)len ? 0 : -EFAULT;
+	while (len) {
+		uint64_t la = addr & ~(uint64_t)(V8_LINE - 1);
+		struct v8line *l = &st->line[(la / V8_LINE) % V8_LINES];
+		size_t off = (size_t)(addr - la), k = V8_LINE - off;
+
+		if (l->addr != la || l->pid != st->pid || st->now - l->ns > V8_LINE_NS || !la) {
+			struct iovec lv = { l->data, V8_LINE }, rv = { (void *)(uintptr_t)la, V8_LINE };
+
+			l->addr = 0;
+			if (!la || process_vm_readv((pid_t)st->pid, &lv, 1, &rv, 1, 0) !=
+					   (ssize_t)V8_LINE)
+				return -EFAULT;
+			l->addr = la;
+			l->pid = st->pid;
+			l->ns = st->now;
+		}
+		if (k > len)
+			k = len;
+		memcpy(out, l->data + off, k);
+		out += k;
+		addr += k;
+		len -= k;
+	}
+	return 0;
 }
 
 static int v8_frame_name(void *state, const struct runtime_proc *p,
 			 const struct runtime_frame *f, char *buf, size_t size)
 {
+	struct v8state *st = state;
 	struct v8proc *vp;
 	uint64_t slot, fn, fp;
-	uint32_t pid;
 
 	if (!p->proc || !(vp = proc_of(state, p->proc)) || !vp->node)
 		return -ESRCH;
 	fp = f->frame_fp(f->walk, f->index);
 	if (fp < 4096 || fp > UINT64_MAX - 4096)
 		return -EINVAL;
-	pid = vp->pid;
+	st->pid = vp->pid;
+	st->now = util__now_ns();
 	slot = fp + (uint64_t)vp->l.fp_function;
 	/* the sampled frame: its function slot must be pushed already (SP at
 	 * or below it), and its frame pointer its own, not the caller's (not
@@ -125,7 +166,7 @@ static int v8_frame_name(void *state, const struct runtime_proc *p,
 	if (f->leaf) {
 		uint8_t code[3];
 
-		if (f->stack_lo > slot || read_target(&pid, f->pc, code, sizeof(code)) ||
+		if (f->stack_lo > slot || read_target(st, f->pc, code, sizeof(code)) ||
 		    code[0] == 0x55 || code[0] == 0xc3 || code[0] == 0xc2 ||
 		    (code[0] == 0x48 && code[1] == 0x89 && code[2] == 0xe5))
 			return -EINVAL;
@@ -134,9 +175,9 @@ static int v8_frame_name(void *state, const struct runtime_proc *p,
 	if (slot >= f->stack_lo && slot - f->stack_lo <= f->stack_len &&
 	    f->stack_len - (slot - f->stack_lo) >= 8)
 		memcpy(&fn, f->stack + (slot - f->stack_lo), 8);
-	else if (read_target(&pid, slot, &fn, 8))
+	else if (read_target(st, slot, &fn, 8))
 		return -EFAULT;
-	return v8reader__function_name(&vp->l, read_target, &pid, fn, buf, size);
+	return v8reader__function_name(&vp->l, read_target, st, fn, buf, size);
 }
 
 static void *v8_attach(void)
