@@ -44,7 +44,19 @@ struct v8line {
 	uint8_t data[V8_LINE];
 };
 
+/* A node binary read (by device and inode): processes of one binary share
+ * its layout, read once. */
+#define V8_BINS 8u
+struct v8bin {
+	uint64_t ino;
+	uint32_t maj, min;
+	int ok;
+	struct v8_layout l;
+};
+
 struct v8state {
+	struct v8bin bin[V8_BINS];
+	unsigned nbin;
 	struct v8proc p[V8_PROCS];
 	size_t nr;
 	uint64_t clock;
@@ -61,7 +73,7 @@ static int is_node_name(const char *path)
 	return !strncmp(b, "node", 4) || !strncmp(b, "libnode", 7);
 }
 
-static void classify(struct v8proc *vp)
+static void classify(struct v8state *st, struct v8proc *vp)
 {
 	struct procmaps *m = NULL;
 
@@ -70,17 +82,30 @@ static void classify(struct v8proc *vp)
 		return;
 	for (size_t i = 0; i < m->nr && !vp->node; i++) {
 		const struct procmaps_entry *me = &m->entries[i];
+		struct v8bin *b = NULL;
 		struct elfread *e;
 		char path[128];
 
 		if (me->offset || !me->inode || me->pseudo || !is_node_name(me->path))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, vp->pid,
-			 me->start, me->end);
-		if (!(e = elfread__open(path)))
-			continue;
-		vp->node = !v8layout__from_elf(e, &vp->l);
-		elfread__free(e);
+		for (unsigned k = 0; k < st->nbin && !b; k++)
+			if (st->bin[k].ino == me->inode && st->bin[k].maj == me->dev_major &&
+			    st->bin[k].min == me->dev_minor)
+				b = &st->bin[k];
+		if (!b) {
+			snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
+				 vp->pid, me->start, me->end);
+			if (!(e = elfread__open(path)))
+				continue;
+			b = &st->bin[st->nbin < V8_BINS ? st->nbin++ : me->inode % V8_BINS];
+			b->ino = me->inode;
+			b->maj = me->dev_major;
+			b->min = me->dev_minor;
+			b->ok = !v8layout__from_elf(e, &b->l);
+			elfread__free(e);
+		}
+		vp->node = b->ok;
+		vp->l = b->l;
 	}
 	procmaps__free(m);
 }
@@ -107,7 +132,7 @@ static struct v8proc *proc_of(struct v8state *st, const struct proc *p)
 	vp->pid = pid;
 	vp->proc = p;
 	vp->used = ++st->clock;
-	classify(vp);
+	classify(st, vp);
 	return vp;
 }
 
