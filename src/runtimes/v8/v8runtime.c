@@ -17,6 +17,7 @@
 #include "procmaps.h"
 #include "proc.h"
 #include "runtimes/runtime.h"
+#include "symbolize.h"
 #include "util.h"
 #include "v8reader.h"
 
@@ -185,15 +186,30 @@ static int v8_frame_name(void *state, const struct runtime_proc *p,
 	st->pid = vp->pid;
 	st->now = util__now_ns();
 	slot = fp + (uint64_t)vp->l.fp_function;
-	/* the sampled frame: its function slot must be pushed already (SP at
-	 * or below it), and its frame pointer its own, not the caller's (not
-	 * at push rbp / mov rbp,rsp of the prologue, nor at the ret) */
+	/*
+	 * The sampled frame may not have its own frame yet or any more: at
+	 * its entry (the deoptimization check, push rbp), [sp] is the return
+	 * address into its caller; in its prologue and epilogue (mov rbp,rsp,
+	 * pop rbp, dropping the arguments, ret) either its function slot is
+	 * not pushed (SP above it) or the code at pc says so. Each leaves
+	 * the frame unnamed, not named after its caller.
+	 */
 	if (f->leaf) {
-		uint8_t code[3];
+		uint8_t c[3];
+		uint64_t top;
+		struct sym_result sr;
 
-		if (f->stack_lo > slot || read_target(st, f->pc, code, sizeof(code)) ||
-		    code[0] == 0x55 || code[0] == 0xc3 || code[0] == 0xc2 ||
-		    (code[0] == 0x48 && code[1] == 0x89 && code[2] == 0xe5))
+		if (f->stack_lo > slot || f->stack_len < 8 || read_target(st, f->pc, c, sizeof(c)))
+			return -EINVAL;
+		if (c[0] == 0x55 || c[0] == 0x5d || c[0] == 0x51 || c[0] == 0x59 || c[0] == 0xc3 ||
+		    c[0] == 0xc2 ||
+		    (c[0] == 0x48 && ((c[1] == 0x89 && (c[2] == 0xe5 || c[2] == 0xec)) ||
+				      ((c[1] == 0x83 || c[1] == 0x81) && c[2] == 0xc4) ||
+				      (c[1] == 0x8d && (c[2] == 0x24 || c[2] == 0x64)))))
+			return -EINVAL;
+		memcpy(&top, f->stack, 8);
+		memset(&sr, 0, sizeof(sr));
+		if (!proc__symbolize(p->proc, top, &sr) && sr.is_exec)
 			return -EINVAL;
 	}
 	/* the slot as the sample saw it, when the snapshot has it */
