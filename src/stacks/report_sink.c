@@ -121,6 +121,7 @@ static int sink_pipeline(struct report_sink *s, int idx, const struct profile_me
 		/* live: the pid is the process the map is for */
 		.perf_maps = !s->record,
 		.jit_record = s->record, /* the capture carries JIT names */
+		.no_vm_names = s->o.no_v8,
 	};
 
 	*prof = profile__new(meta);

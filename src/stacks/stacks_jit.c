@@ -309,7 +309,7 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 			continue;
 		}
 		if ((s->opts.perf_maps || s->opts.jit_record) && !s->jit_borrowed &&
-		    n <= STACKS_MAX_DEPTH) {
+		    !s->opts.no_vm_names && n <= STACKS_MAX_DEPTH) {
 			if (!w && !(w = malloc(sizeof(*w))))
 				break;
 			*w = (struct fp_walk){ .s = s, .ev = ev, .ops = ops, .n = n };

@@ -8,7 +8,8 @@ too big for TurboFan to inline: >= 90% of the samples running JS carry
 outerJS;innerJS in that order, rooted at _start, live and through record
 then report after node has exited; the method and the async function are
 named in order above them; and the names agree with what node's own perf
-map (--perf-basic-prof) gives the same program."""
+map (--perf-basic-prof, with --no-v8) gives the same program; with --no-v8
+and no perf map they stay [jit]."""
 import os
 import shutil
 import subprocess
@@ -148,8 +149,8 @@ def main():
             check(rep, "record, then report after node exited", errs)
         # the same program with node's own perf map: the same names
         pm = os.path.join(d, "perfmap.folded")
-        ok = run([SFPROF, "-F", "499", "--quiet", "-o", pm, "--", node, "--perf-basic-prof",
-                  app, "5000", pidf], d, errs, "perf-map run")
+        ok = run([SFPROF, "-F", "499", "--quiet", "--no-v8", "-o", pm, "--", node,
+                  "--perf-basic-prof", app, "5000", pidf], d, errs, "perf-map run")
         try:
             os.unlink("/tmp/perf-%s.map" % open(pidf).read().strip())
         except OSError:
@@ -161,6 +162,14 @@ def main():
                     errs.append("%s named %s with the perf map, %s without" % (
                         x, "in %d samples" % ref[x] if x in ref else "never",
                         "in %d samples" % live[x] if x in live else "never"))
+        # --no-v8 and no perf map: the frames stay [jit], as before
+        nv = os.path.join(d, "nov8.folded")
+        if run([SFPROF, "-F", "499", "--quiet", "--no-v8", "-o", nv, "--", node, app, "2000",
+                pidf], d, errs, "--no-v8 run"):
+            js = sum(int(line.rpartition(" ")[2]) for line in open(nv) if ";JS:" in line)
+            print("--no-v8, no perf map: %d samples with a JS name" % js)
+            if js:
+                errs.append("--no-v8: %d samples named from V8 all the same" % js)
     if errs:
         print("FAIL %s: %s" % (NAME, "; ".join(errs)))
         return 1
