@@ -63,30 +63,24 @@ struct found {
 	int32_t ptr_size, bad;
 };
 
-/* The 4 bytes at ELF vaddr v, from the segment's file bytes. */
-static int value_at(const struct elfread *e, uint64_t v, int32_t *out)
+/* The 4 bytes at ELF vaddr v of section shndx (.data; 0 in .bss): only
+ * that section is read, not the (large) binary. */
+static int value_at(const struct elfread *e, uint16_t shndx, uint64_t v, int32_t *out)
 {
-	size_t len, n = elfread__nr_loads(e);
-	const uint8_t *img = elfread__image(e, &len);
-	struct elfread_load ld;
+	struct elfread_section sec;
 
-	for (size_t i = 0; img && i < n; i++) {
-		if (elfread__load(e, i, &ld) || v < ld.vaddr || v - ld.vaddr > ld.memsz ||
-		    ld.memsz - (v - ld.vaddr) < 4)
-			continue;
-		/* (a constant that is 0, SeqStringTag, may sit in .bss) */
-		if (v - ld.vaddr >= ld.filesz) {
-			*out = 0;
-			return 0;
-		}
-		if (ld.filesz - (v - ld.vaddr) < 4)
-			return -EINVAL;
-		if (ld.offset > len || len - ld.offset < v - ld.vaddr + 4)
-			return -EINVAL;
-		memcpy(out, img + ld.offset + (v - ld.vaddr), 4);
+	if (elfread__section_at(e, shndx, &sec) || v < sec.vaddr || v - sec.vaddr > sec.size ||
+	    sec.size - (v - sec.vaddr) < 4)
+		return -EINVAL;
+	/* (a constant that is 0, SeqStringTag, may sit in .bss) */
+	if (sec.type == SHT_NOBITS) {
+		*out = 0;
 		return 0;
 	}
-	return -ENOENT;
+	if (!sec.data)
+		return -EINVAL;
+	memcpy(out, sec.data + (v - sec.vaddr), 4);
+	return 0;
 }
 
 static int sym_cb(void *ctx, const struct elfread_sym *s)
@@ -97,7 +91,7 @@ static int sym_cb(void *ctx, const struct elfread_sym *s)
 	if (s->shndx == SHN_UNDEF || strncmp(s->name, "v8dbg_", 6))
 		return 0;
 	if (!strcmp(s->name + 6, "SystemPointerSize")) {
-		if (!value_at(f->e, s->value, &v))
+		if (!value_at(f->e, s->shndx, s->value, &v))
 			f->ptr_size = v;
 		return 0;
 	}
@@ -106,7 +100,7 @@ static int sym_cb(void *ctx, const struct elfread_sym *s)
 
 		if (strcmp(s->name + 6, wants[i].name))
 			continue;
-		if (value_at(f->e, s->value, &v)) {
+		if (value_at(f->e, s->shndx, s->value, &v)) {
 			f->bad = 1;
 			return 0;
 		}
