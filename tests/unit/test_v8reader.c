@@ -6,6 +6,7 @@
  * script's name; one-byte, two-byte, cons, thin and sliced strings; and
  * hostile images (wrong maps, cycles, huge lengths) refused, never named.
  */
+#include "elfread.h"
 #include "testlib.h"
 #include "../fuzz/v8mem_image.h"
 
@@ -195,6 +196,71 @@ TEST(v8_hostile_images_refused)
 		CHECK_INT(name_of(function(str1(longname), smi(0)), buf, sizeof(buf)), 0);
 		CHECK(strlen(buf) < sizeof(buf));
 	}
+}
+
+/* node 20's v8dbg_* constants as a shared object exports them (one of
+ * them 0 in .bss, as node's SeqStringTag is); ptr: SystemPointerSize. */
+static int build_consts(const char *dir, const char *so, int ptr, int fp_function)
+{
+	return test_sh("cd '%s' && cat > c.c <<'EOF'\n"
+		       "int v8dbg_off_fp_function = %d, v8dbg_HeapObjectTag = 1,\n"
+		       " v8dbg_HeapObjectTagMask = 3, v8dbg_SmiShiftSize = 31,\n"
+		       " v8dbg_SystemPointerSize = %d,\n"
+		       " v8dbg_class_HeapObject__map__Map = 0,\n"
+		       " v8dbg_class_Map__instance_type__uint16_t = 12,\n"
+		       " v8dbg_class_JSFunction__shared__SharedFunctionInfo = 24,\n"
+		       " v8dbg_class_SharedFunctionInfo__name_or_scope_info__Object = 16,\n"
+		       " v8dbg_class_SharedFunctionInfo__script_or_debug_info__HeapObject = 32,\n"
+		       " v8dbg_class_Script__name__Object = 16, v8dbg_class_String__length__int32_t = 12,\n"
+		       " v8dbg_class_SeqOneByteString__chars__char = 16,\n"
+		       " v8dbg_class_SeqTwoByteString__chars__char = 16,\n"
+		       " v8dbg_class_ConsString__first__String = 16,\n"
+		       " v8dbg_class_ConsString__second__String = 24,\n"
+		       " v8dbg_class_ThinString__actual__String = 16,\n"
+		       " v8dbg_class_SlicedString__parent__String = 16,\n"
+		       " v8dbg_class_SlicedString__offset__SMI = 24,\n"
+		       " v8dbg_type_JSFunction__JS_FUNCTION_TYPE = 2066,\n"
+		       " v8dbg_type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE = 262,\n"
+		       " v8dbg_type_Script__SCRIPT_TYPE = 167, v8dbg_type_ScopeInfo__SCOPE_INFO_TYPE = 261,\n"
+		       " v8dbg_FirstNonstringType = 128, v8dbg_StringRepresentationMask = 7,\n"
+		       " v8dbg_StringEncodingMask = 8, v8dbg_ConsStringTag = 1, v8dbg_ThinStringTag = 5,\n"
+		       " v8dbg_SlicedStringTag = 3, v8dbg_OneByteStringTag = 8,\n"
+		       " v8dbg_scopeinfo_idx_ncontextlocals = 2, v8dbg_scopeinfo_idx_first_vars = 3;\n"
+		       "int v8dbg_SeqStringTag;\n"
+		       "EOF\n"
+		       "gcc -shared -fPIC -o '%s' c.c",
+		       dir, fp_function, ptr, so);
+}
+
+TEST(v8_layout_from_the_binarys_constants)
+{
+	const char *dir = test_tmpdir("v8reader");
+	char path[512];
+	struct elfread *e;
+	struct v8_layout l;
+
+	CHECK(dir != NULL);
+	snprintf(path, sizeof(path), "%s/v8.so", dir);
+	CHECK_INT(build_consts(dir, path, 8, -16), 0);
+	CHECK((e = elfread__open(path)) != NULL);
+	CHECK_INT(v8layout__from_elf(e, &l), 0);
+	elfread__free(e);
+	/* the values node 20 has, the .bss one 0 */
+	CHECK(memcmp(&l, &v8img_node20, sizeof(l)) == 0);
+	/* pointer compression (4-byte slots): not read */
+	CHECK_INT(build_consts(dir, path, 4, -16), 0);
+	CHECK((e = elfread__open(path)) != NULL);
+	CHECK_INT(v8layout__from_elf(e, &l), -ENOENT);
+	elfread__free(e);
+	/* a frame slot no V8 has: refused */
+	CHECK_INT(build_consts(dir, path, 8, -12), 0);
+	CHECK((e = elfread__open(path)) != NULL);
+	CHECK_INT(v8layout__from_elf(e, &l), -EINVAL);
+	elfread__free(e);
+	/* a binary without them: not V8 */
+	CHECK((e = elfread__open("/proc/self/exe")) != NULL);
+	CHECK_INT(v8layout__from_elf(e, &l), -ENOENT);
+	elfread__free(e);
 }
 
 TEST_MAIN()
