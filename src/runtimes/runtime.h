@@ -61,9 +61,10 @@ struct symtab;
 
 /* A JIT frame of a sample (frame_name()): its pc (the call's, for a
  * caller) and the event's stack snapshot, user memory [stack_lo,
- * stack_lo + stack_len) (stack_lo: the sampled SP). leaf: the sampled
- * frame itself (it may be in its prologue or epilogue, its frame pointer
- * still the caller's). frame_fp(walk, index): its frame pointer as the
+ * stack_lo + stack_len) (stack_lo: the sampled SP). leaf: pc is where
+ * the frame was stopped, not a return address (the sampled frame, index
+ * 0, or one a signal interrupted): it may be in its prologue or epilogue,
+ * its frame pointer still the caller's. frame_fp(walk, index): its frame pointer as the
  * walk restored it, 0 when not known (found on first call: ask it only
  * for a process of the runtime's). */
 struct runtime_frame {

@@ -250,7 +250,7 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	const struct sfprof_event *ev = w->ev;
 	struct runtime_frame rf = {
 		.pc = look,
-		.leaf = i == 0 && !(s->frames[i].flags & UNWIND_FRAME_CALLER),
+		.leaf = !(s->frames[i].flags & UNWIND_FRAME_CALLER),
 		.stack = ev->stack,
 		.stack_lo = ev->regs.sp,
 		.stack_len = ev->stack_len,

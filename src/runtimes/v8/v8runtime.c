@@ -199,7 +199,8 @@ static int v8_frame_name(void *state, const struct runtime_proc *p,
 		uint64_t top;
 		struct sym_result sr;
 
-		if (f->stack_lo > slot || f->stack_len < 8 || read_target(st, f->pc, c, sizeof(c)))
+		/* (one a signal interrupted: its SP is not the snapshot's) */
+		if (f->index || f->stack_lo > slot || f->stack_len < 8 || read_target(st, f->pc, c, sizeof(c)))
 			return -EINVAL;
 		if (c[0] == 0x55 || c[0] == 0x5d || c[0] == 0x51 || c[0] == 0x59 || c[0] == 0xc3 ||
 		    c[0] == 0xc2 ||
