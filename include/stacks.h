@@ -77,6 +77,7 @@ struct stacks_opts {
 	unsigned agg_max;   /* 0 = STACKS_AGG_MAX (tests set a small one) */
 	int no_inline;	    /* --no-inline: no inline frames, no source lines */
 	int perf_maps;	    /* live: name [anon] code from /tmp/perf-PID.map */
+	int no_vm_names;    /* no JIT frame names read from a VM (runtime.h frame_name()) */
 	int jit_record;	    /* record: find JIT names for stacks__record_jit() */
 	uint64_t period_ns; /* PROFILE_WALL: the weight of a cpu sample */
 	int no_python;	    /* --no-python: Python sections are ignored */
@@ -109,6 +110,8 @@ struct stacks_stats {
 	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
 	uint64_t jit_written;
 	uint64_t pytramp_rows;	 /* rows given for CPython trampolines */
+	uint64_t rt_named, rt_unnamed; /* JIT frames a runtime named from its VM, or could not */
+	uint64_t rt_ns, rt_ns_max;     /* time spent naming them (and not); its longest */
 	struct unwind_stats unwind;
 	struct pymerge_stats python;
 };

@@ -41,6 +41,12 @@
  *    already, not readable), or -ENOMEM;
  *  - on_capture_record(): a runtime record of a capture (report), of
  *    type `type`: 0, -ENOENT (not the runtime's type), -EINVAL, -ENOMEM.
+ *  - frame_name(): live, close to the sample, the name of a JIT frame no
+ *    JIT map names, from the VM's own objects (V8's JSFunction slot of
+ *    the frame): 0 with the name in buf, -ESRCH when the process is not
+ *    the runtime's, another error when the frame cannot be named (it
+ *    stays anonymous: never a guessed name). stacks/ keeps the name as a
+ *    JIT entry of pc, so record writes it and report names it.
  *
  * Per run (an interpreter's session: stacks/report_sink.c live and
  * record, cli/cmd_report.c offline), called in the table's order:
@@ -94,6 +100,25 @@ struct symtab;
 typedef int (*runtime_name_fn)(void *ctx, uint32_t pid, uint64_t code, int32_t instr,
 			       const char **qualname, const char **file, uint32_t *line,
 			       uint32_t *firstlineno);
+
+/* A JIT frame of a sample (frame_name()): its pc (the call's, for a
+ * caller) and the event's stack snapshot, user memory [stack_lo,
+ * stack_lo + stack_len) (stack_lo: the sampled SP). leaf: pc is where
+ * the frame was stopped, not a return address (the sampled frame, index
+ * 0, or one a signal interrupted): it may be in its prologue or epilogue,
+ * its frame pointer still the caller's. frame_fp(walk, index): its frame pointer as the
+ * walk restored it, 0 when not known (found on first call: ask it only
+ * for a process of the runtime's). */
+struct runtime_frame {
+	uint64_t pc;
+	bool leaf;
+	const uint8_t *stack;
+	uint64_t stack_lo;
+	size_t stack_len;
+	uint64_t (*frame_fp)(void *walk, size_t index);
+	void *walk;
+	size_t index;
+};
 
 /* What stacks/ lends a runtime for the process being walked. */
 struct runtime_proc {
@@ -151,6 +176,9 @@ struct runtime_ops {
 	const char *names_from;
 	uint32_t section_flag;
 	int (*is_eval)(const char *name);
+
+	int (*frame_name)(void *state, const struct runtime_proc *p,
+			  const struct runtime_frame *f, char *buf, size_t size);
 };
 
 /* on_capture_record()'s types: the capture's runtime records (capfile.h) */
@@ -159,7 +187,7 @@ enum runtime_record_type {
 };
 
 /* At most this many runtimes, built in and registered together. */
-#define RUNTIME_MAX 8
+#define RUNTIME_MAX 16
 
 /* The runtimes: built in first (runtime.c's table), then registered. */
 size_t runtime__count(void);

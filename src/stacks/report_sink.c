@@ -66,6 +66,7 @@ int report_sink__pipeline(struct report_sink *s, int idx, const struct profile_m
 		/* live: the pid is the process the map is for */
 		.perf_maps = !s->record,
 		.jit_record = s->record, /* the capture carries JIT names */
+		.no_vm_names = s->o.no_v8,
 	};
 
 	*prof = profile__new(meta);

@@ -395,7 +395,7 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 				s->opts.max_depth, stop, &s->st.unwind,
 				s->thread_top ? &outer : NULL);
 
-	stacks_jit_tag(s, n, *stop, e->ts_ns); /* the JIT entries valid then */
+	stacks_jit_tag(s, e, &ops, n, *stop); /* the JIT entries valid then */
 
 	/* the snapshot went on past the entry frame's CFA (SP + 8) and the
 	 * slack the capture keeps: the capture's top for this thread was the

@@ -229,7 +229,15 @@ bool stacks_is_exec(void *ctx, uint64_t ra); /* unwind_ops.is_exec */
  * pad (0: none), so a raw stack in code that a newer entry renamed is
  * another stack, named by its own entry (stacks_frame_ids()'s jit_seq).
  */
-void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t);
+struct sfprof_event;
+struct unwind_ops;
+void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struct unwind_ops *ops,
+		    size_t n, int stop);
+/* A runtime's name for JIT frame f of the current process (runtime.h
+ * frame_name()): 0 with buf, -ESRCH (no runtime's), another error. */
+struct runtime_frame;
+int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, char *buf,
+			      size_t size);
 void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
 void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
 void stacks_jit_free(struct stacks *s);

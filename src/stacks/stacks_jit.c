@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "jitmap.h"
+#include "runtimes/runtime.h"
+#include "sfprof_event.h"
 #include "stacks_int.h"
 #include "util.h"
 
@@ -98,6 +100,11 @@ void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f)
 {
 	if (st->pytramp_rows)
 		fprintf(f, "stacks_pytramp_rows: %llu\n", (unsigned long long)st->pytramp_rows);
+	if (st->rt_named || st->rt_unnamed)
+		fprintf(f, "stacks_runtime_named: %llu\nstacks_runtime_unnamed: %llu\n"
+			   "stacks_runtime_name_ns: %llu\nstacks_runtime_name_ns_max: %llu\n",
+			(unsigned long long)st->rt_named, (unsigned long long)st->rt_unnamed,
+			(unsigned long long)st->rt_ns, (unsigned long long)st->rt_ns_max);
 	if (!st->jit_entries && !st->jit_dumps)
 		return;
 	fprintf(f, "stacks_jit_entries: %llu\n", (unsigned long long)st->jit_entries);
@@ -198,11 +205,85 @@ static bool jit_candidate(const struct stacks *s, size_t i, size_t n, int stop)
 			 : stop == UNWIND_STOP_NO_ROW || stop == UNWIND_STOP_NO_MAPPING;
 }
 
-void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t)
+/* The frame pointers of a stack's frames, found when a runtime asks. */
+struct fp_walk {
+	struct stacks *s;
+	const struct sfprof_event *ev;
+	const struct unwind_ops *ops;
+	size_t n;
+	bool have;
+	uint64_t fps[STACKS_MAX_DEPTH];
+};
+
+/*
+ * runtime_frame.frame_fp: frame i's frame pointer as the walk restored it
+ * (0 where it did not know it): the walk again, by the general step (it
+ * gives the frames unwind_stack() gave), once per stack, and only for a
+ * process a runtime says is its own.
+ */
+static uint64_t walk_fp(void *ctx, size_t idx)
 {
-	uint64_t fp = s->st.unwind.fp_frames;
+	struct fp_walk *w = ctx;
+	struct unwind_state st;
+	size_t i = 0;
+
+	if (!w->have) {
+		unwind_for_each_frame(&st, &w->ev->regs, w->ev->stack, w->ev->stack_len, w->ops,
+				      (unsigned)w->n) {
+			if (i >= w->n || st.pc != w->s->frames[i].pc)
+				break;
+			w->fps[i++] = (st.reg_known & (1u << UNWIND_REG_RBP)) ?
+					      st.regs[UNWIND_REG_RBP] : 0;
+		}
+		for (; i < w->n; i++)
+			w->fps[i] = 0;
+		w->have = true;
+	}
+	return idx < w->n ? w->fps[idx] : 0;
+}
+
+/* Live: a runtime's name for frame i, read from its VM now (close to the
+ * sample), kept as a JIT entry: its seq, or 0. */
+static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_t t)
+{
+	struct stacks *s = w->s;
+	const struct sfprof_event *ev = w->ev;
+	struct runtime_frame rf = {
+		.pc = look,
+		.leaf = !(s->frames[i].flags & UNWIND_FRAME_CALLER),
+		.stack = ev->stack,
+		.stack_lo = ev->regs.sp,
+		.stack_len = ev->stack_len,
+		.frame_fp = walk_fp,
+		.walk = w,
+		.index = i,
+	};
+	char name[2048];
+	struct jitmap_hit hit;
+	uint64_t t0 = util__now_ns();
+	int rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name));
+
+	t0 = util__now_ns() - t0;
+	if (rc == -ESRCH)
+		return 0;
+	s->st.rt_ns += t0;
+	if (t0 > s->st.rt_ns_max)
+		s->st.rt_ns_max = t0; /* (a process's first: its binary read) */
+	if (rc || jitmaps__add_live(s->jit, proc__pid(s->cur), look, name, t, &hit)) {
+		s->st.rt_unnamed++;
+		return 0;
+	}
+	s->st.rt_named++;
+	return hit.seq;
+}
+
+void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struct unwind_ops *ops,
+		    size_t n, int stop)
+{
+	uint64_t fp = s->st.unwind.fp_frames, t = ev->ts_ns;
 	bool none = fp == s->jit_fp_frames; /* no frame found by its FP */
 	bool any;
+	struct fp_walk *w = NULL;
 
 	s->jit_fp_frames = fp;
 	if ((!s->jit && !s->opts.perf_maps && !s->opts.jit_record) || !s->cur)
@@ -216,6 +297,7 @@ void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t)
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct jitmap_hit hit;
 		struct pc_entry *e;
+		int rc;
 
 		if (!any && !jit_candidate(s, i, n, stop))
 			continue;
@@ -226,9 +308,30 @@ void stacks_jit_tag(struct stacks *s, size_t n, int stop, uint64_t t)
 		if ((s->opts.perf_maps || s->opts.jit_record) &&
 		    stacks_runtime_jit_name(s, look) < 0)
 			continue;
-		if (!jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit))
+		rc = jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit);
+		/* a JIT map's entry (perf map, jitdump) names the frame; else,
+		 * live, the runtime reads it from the VM (its own entries are
+		 * one byte long) */
+		if (!rc && hit.end - hit.start > 1) {
+			f->pad = hit.seq;
+			continue;
+		}
+		if ((s->opts.perf_maps || s->opts.jit_record) && !s->jit_borrowed &&
+		    !s->opts.no_vm_names && n <= STACKS_MAX_DEPTH) {
+			/* one walk of the frame pointers per stack, at its first ask */
+			if (!w) {
+				if (!(w = malloc(sizeof(*w))))
+					break;
+				*w = (struct fp_walk){ .s = s, .ev = ev, .ops = ops, .n = n };
+			}
+			f->pad = runtime_name(w, i, look, t);
+			if (f->pad)
+				continue;
+		}
+		if (!rc)
 			f->pad = hit.seq;
 	}
+	free(w);
 }
 
 int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)

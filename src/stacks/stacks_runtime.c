@@ -60,6 +60,22 @@ int stacks_runtime_row(struct stacks *s, uint64_t pc, struct sframe_row *row)
 	return rc;
 }
 
+int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, char *buf,
+			      size_t size)
+{
+	struct runtime_proc p = rt_proc(s);
+	int rc = -ESRCH;
+
+	for (size_t i = 0; i < runtime__count() && rc == -ESRCH; i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+		void *st;
+
+		if (ops->frame_name && (st = rt_state(s, i, ops)))
+			rc = ops->frame_name(st, &p, f, buf, size);
+	}
+	return rc;
+}
+
 bool stacks_runtime_proc(struct stacks *s)
 {
 	struct runtime_proc p = rt_proc(s);

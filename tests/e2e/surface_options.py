@@ -203,7 +203,7 @@ def test_man_page_should_document_every_option_of_every_help():
     missing = []
     for sub in ([], ["record"], ["report"], ["sframe-dump"], ["diff"]):
         out = run(sub + ["--help"]).stdout
-        for o in sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", out))):
+        for o in sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+)", out))):
             if not re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", man):
                 missing.append("%s %s" % (" ".join(sub) or "live", o))
     if missing:

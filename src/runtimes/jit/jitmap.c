@@ -364,6 +364,27 @@ void jitmaps__set_time(struct jitmaps *j, uint64_t t)
 			perfmap__set_time(j->procs[i].map, t);
 }
 
+int jitmaps__add_live(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *name,
+		      uint64_t t, struct jitmap_hit *hit)
+{
+	struct jit_proc *jp;
+	int err;
+
+	if (j->offline)
+		return -EINVAL;
+	if (!(jp = proc_get(j, pid, true)))
+		return -ENOMEM;
+	jp->used = ++j->clock;
+	/* the newest entry there has that name already: it */
+	if (!hit_of(jp, pc, UINT64_MAX, hit) && hit->start == pc && hit->end == pc + 1 &&
+	    !strcmp(hit->name, name))
+		return 0;
+	perfmap__set_time(jp->map, t);
+	if ((err = perfmap__add(jp->map, pc, 1, name, strlen(name))))
+		return err;
+	return hit_of(jp, pc, UINT64_MAX, hit) ? -ENOENT : 0;
+}
+
 int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
 		 const char *name)
 {
