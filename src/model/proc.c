@@ -78,9 +78,98 @@ struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts)
 	return pc;
 }
 
+unsigned proc_cache__map_slots_max(void)
+{
+	return PROC_MAP_SLOTS_MAX;
+}
+
+int proc_cache__charge_slots(struct proc_cache *pc, size_t n)
+{
+	if (n > PROC_MAP_SLOTS_MAX - pc->map_slots) {
+		pc->st.maps_over_bound++;
+		return -E2BIG;
+	}
+	pc->map_slots += n;
+	return 0;
+}
+
+void proc__drop_maps(struct proc *p)
+{
+	if (p->shared && --p->shared->refs) {
+		p->shared = NULL; /* the others keep it */
+	} else {
+		free(p->shared);
+		p->shared = NULL;
+		free(p->maps);
+		p->pc->map_slots -= p->cap;
+	}
+	p->maps = NULL;
+	p->nr = p->cap = 0;
+	p->last = 0;
+}
+
+void proc__share_maps(struct proc *parent, struct proc *child)
+{
+	if (!parent->nr)
+		return;
+	if (!parent->shared) {
+		parent->shared = calloc(1, sizeof(*parent->shared));
+		if (!parent->shared)
+			return; /* the child starts empty; still correct for it */
+		parent->shared->refs = 1;
+	}
+	parent->shared->refs++;
+	child->shared = parent->shared;
+	child->maps = parent->maps;
+	child->nr = parent->nr;
+	child->cap = parent->cap;
+	parent->pc->st.maps_shared++;
+}
+
+int proc__own_maps(struct proc *p, size_t cap)
+{
+	struct proc_cache *pc = p->pc;
+	struct proc_map *nm;
+
+	if (cap < p->nr)
+		cap = p->nr;
+	if (p->shared && p->shared->refs > 1) {
+		if (proc_cache__charge_slots(pc, cap))
+			return -E2BIG;
+		nm = malloc(cap * sizeof(*nm));
+		if (!nm) {
+			pc->map_slots -= cap;
+			return -ENOMEM;
+		}
+		memcpy(nm, p->maps, p->nr * sizeof(*nm));
+		p->shared->refs--;
+		p->shared = NULL;
+		p->maps = nm;
+		p->cap = cap;
+		pc->st.maps_unshared++;
+		return 0;
+	}
+	if (p->shared) { /* the last holder: it is this proc's alone */
+		free(p->shared);
+		p->shared = NULL;
+	}
+	if (cap <= p->cap)
+		return 0;
+	if (proc_cache__charge_slots(pc, cap - p->cap))
+		return -E2BIG;
+	nm = realloc(p->maps, cap * sizeof(*nm));
+	if (!nm) {
+		pc->map_slots -= cap - p->cap;
+		return -ENOMEM;
+	}
+	p->maps = nm;
+	p->cap = cap;
+	return 0;
+}
+
 void proc__free(struct proc *p)
 {
-	free(p->maps);
+	proc__drop_maps(p);
 	free(p);
 }
 
@@ -426,30 +515,26 @@ int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 
 int proc__insert_map(struct proc *p, const struct proc_map *m)
 {
-	struct proc_map *nm;
 	size_t lo, hi;
+	int err;
 
 	/* Drop mappings this one overlaps (a later mmap replaced them). */
 	for (lo = 0; lo < p->nr && p->maps[lo].end <= m->start; lo++)
 		;
 	for (hi = lo; hi < p->nr && p->maps[hi].start < m->end; hi++)
 		;
+	/* a fork's shared array is copied first (with room for one more) */
+	err = proc__own_maps(p, hi == lo && p->nr == p->cap ? (p->cap ? p->cap * 2 : 16)
+							   : p->nr + (hi == lo));
+	if (err)
+		return err;
 	if (hi == lo) {
-		if (p->nr == p->cap) {
-			size_t ncap = p->cap ? p->cap * 2 : 16;
-
-			nm = realloc(p->maps, ncap * sizeof(*nm));
-			if (!nm)
-				return -ENOMEM;
-			p->maps = nm;
-			p->cap = ncap;
-		}
 		memmove(&p->maps[lo + 1], &p->maps[lo],
-			(p->nr - lo) * sizeof(*nm));
+			(p->nr - lo) * sizeof(*p->maps));
 		p->nr++;
 	} else if (hi - lo > 1) {
 		memmove(&p->maps[lo + 1], &p->maps[hi],
-			(p->nr - hi) * sizeof(*nm));
+			(p->nr - hi) * sizeof(*p->maps));
 		p->nr -= hi - lo - 1;
 	}
 	p->maps[lo] = *m;
@@ -712,6 +797,9 @@ void proc_stats__print(const struct proc_stats *st, FILE *f)
 	P(changes_exits);
 	P(changes_lost);
 	P(procs_reaped);
+	P(maps_shared);
+	P(maps_unshared);
+	P(maps_over_bound);
 	P(mappings_unopened);
 	P(buildid_mismatch);
 	P(open_buildid_cache);
