@@ -107,6 +107,7 @@ struct stacks_stats {
 	 * records and perf map lines skipped as bad, dumps given up as
 	 * broken, and (record) the entries written to the capture */
 	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
+	uint64_t jit_dropped; /* JIT entries past the bounds (jitmap.h) */
 	uint64_t jit_written;
 	uint64_t pytramp_rows;	 /* rows given for CPython trampolines */
 	struct unwind_stats unwind;
