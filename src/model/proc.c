@@ -405,6 +405,21 @@ static struct dso *cached_dso(struct proc_cache *pc, struct proc_map *m)
 	return d;
 }
 
+/* A file shorter than its ELF headers say: still used (what is there
+ * names what it can), said once. */
+static void truncated_warn(struct proc_cache *pc, const struct proc_map *m, struct dso *d)
+{
+	const struct elfread *e = dso__elf(d);
+	char detail[160];
+
+	if (!e || elfread__needed_size(e) <= elfread__size(e))
+		return;
+	snprintf(detail, sizeof(detail),
+		 "%zu bytes, its ELF headers need %llu: frames in the missing part are unnamed",
+		 elfread__size(e), (unsigned long long)elfread__needed_size(e));
+	report_problem(pc, m->path, "truncated", detail);
+}
+
 static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 {
 	char path[PATH_MAX], want[2 * ELFREAD_BUILD_ID_MAX + 1];
@@ -431,6 +446,7 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 			return;
 		}
 		pc->st.open_path++;
+		truncated_warn(pc, m, d);
 	}
 	if (!d)
 		return;
@@ -510,6 +526,10 @@ int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 		return err;
 	m.state = (m.is_vdso || m.path[0] == '/') ? MAP_UNRESOLVED
 						  : MAP_NO_DSO;
+	/* relative to what? not to report's directory: said, not opened */
+	if (m.path[0] && m.path[0] != '/' && m.path[0] != '[')
+		report_problem(pc, m.path, "not opened",
+			       "a relative path (a capture names binaries by absolute path)");
 	return proc__insert_map(p, &m);
 }
 
