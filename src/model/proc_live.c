@@ -144,6 +144,97 @@ size_t proc_cache__nr_paths(const struct proc_cache *pc)
 	return pc->nr_strs;
 }
 
+/* ---- mappings shared by forks (copy on write), and their bound ---- */
+
+unsigned proc_cache__map_slots_max(void)
+{
+	return PROC_MAP_SLOTS_MAX;
+}
+
+int proc_cache__charge_slots(struct proc_cache *pc, size_t n)
+{
+	if (n > PROC_MAP_SLOTS_MAX - pc->map_slots) {
+		pc->st.maps_over_bound++;
+		return -E2BIG;
+	}
+	pc->map_slots += n;
+	return 0;
+}
+
+void proc__drop_maps(struct proc *p)
+{
+	if (p->shared && --p->shared->refs) {
+		p->shared = NULL; /* the others keep it */
+	} else {
+		free(p->shared);
+		p->shared = NULL;
+		free(p->maps);
+		p->pc->map_slots -= p->cap;
+	}
+	p->maps = NULL;
+	p->nr = p->cap = 0;
+	p->last = 0;
+}
+
+void proc__share_maps(struct proc *parent, struct proc *child)
+{
+	if (!parent->nr)
+		return;
+	if (!parent->shared) {
+		parent->shared = calloc(1, sizeof(*parent->shared));
+		if (!parent->shared)
+			return; /* the child starts empty; still correct for it */
+		parent->shared->refs = 1;
+	}
+	parent->shared->refs++;
+	child->shared = parent->shared;
+	child->maps = parent->maps;
+	child->nr = parent->nr;
+	child->cap = parent->cap;
+	parent->pc->st.maps_shared++;
+}
+
+int proc__own_maps(struct proc *p, size_t cap)
+{
+	struct proc_cache *pc = p->pc;
+	struct proc_map *nm;
+
+	if (cap < p->nr)
+		cap = p->nr;
+	if (p->shared && p->shared->refs > 1) {
+		if (proc_cache__charge_slots(pc, cap))
+			return -E2BIG;
+		nm = malloc(cap * sizeof(*nm));
+		if (!nm) {
+			pc->map_slots -= cap;
+			return -ENOMEM;
+		}
+		memcpy(nm, p->maps, p->nr * sizeof(*nm));
+		p->shared->refs--;
+		p->shared = NULL;
+		p->maps = nm;
+		p->cap = cap;
+		pc->st.maps_unshared++;
+		return 0;
+	}
+	if (p->shared) { /* the last holder: it is this proc's alone */
+		free(p->shared);
+		p->shared = NULL;
+	}
+	if (cap <= p->cap)
+		return 0;
+	if (proc_cache__charge_slots(pc, cap - p->cap))
+		return -E2BIG;
+	nm = realloc(p->maps, cap * sizeof(*nm));
+	if (!nm) {
+		pc->map_slots -= cap - p->cap;
+		return -ENOMEM;
+	}
+	p->maps = nm;
+	p->cap = cap;
+	return 0;
+}
+
 /* The proc of a pid that is in scope: existing, or created (live: read
  * from /proc once, as a process that existed before the run). */
 static struct proc *known_proc(struct proc_cache *pc, uint32_t pid, int create)
