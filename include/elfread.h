@@ -76,6 +76,9 @@ uint64_t elfread__nr_changed(void);
 /* The whole image (a file's: read in full first, but its DWARF). */
 const uint8_t *elfread__image(const struct elfread *e, size_t *len);
 size_t elfread__size(const struct elfread *e); /* without reading anything */
+/* The bytes its headers say the file holds (the header tables and the
+ * loaded segments): more than elfread__size() for a truncated file. */
+uint64_t elfread__needed_size(const struct elfread *e);
 /* The libelf handle (an Elf *), for code that takes one (cfi.h). It lives
  * as long as e; do not elf_end() it. Every section but the DWARF
  * (.debug_* other than .debug_frame) is read by then; before libdw,

@@ -41,6 +41,11 @@
 #define JITMAP_MAX_SIZE (256ull << 20)
 #define JITMAP_DUMPS 4u
 #define JITMAP_LIVE_PROCS 16u
+/* The most memory JIT names may take (perfmap__set_limit), per process
+ * and for all together; entries past either are dropped and counted
+ * (--stats: stacks_jit_dropped). A 10M-entry map took 420 MB before. */
+#define JITMAP_PROC_BYTES (64ull << 20)
+#define JITMAP_TOTAL_BYTES (256ull << 20)
 
 struct jitmaps;
 
@@ -57,6 +62,7 @@ struct jitmap_hit {
 
 struct jitmap_stats {
 	uint64_t perfmap_entries, perfmap_bad_lines;
+	uint64_t perfmap_dropped; /* past JITMAP_PROC_BYTES or JITMAP_TOTAL_BYTES */
 	uint64_t dumps_opened, dump_loads, dump_moves, dump_lines, dump_bad;
 	uint64_t dumps_broken; /* dumps no longer read: bad header or size */
 };
@@ -64,6 +70,8 @@ struct jitmap_stats {
 struct jitmaps *jitmaps__new(void);	    /* live; NULL + errno */
 struct jitmaps *jitmaps__new_offline(void); /* from a capture's records */
 void jitmaps__free(struct jitmaps *j);	    /* NULL is a no-op */
+/* Other bounds than JITMAP_PROC_BYTES and JITMAP_TOTAL_BYTES (tests). */
+void jitmaps__set_bounds(struct jitmaps *j, uint64_t per_proc, uint64_t total);
 
 /*
  * The JIT's name for runtime address pc of process pid: 0 with *hit, or

@@ -88,6 +88,16 @@ int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *n
 		 size_t len);
 
 /*
+ * A bound on what m's entries may cost, in bytes (0: none; about what
+ * they take in memory: the entry, its index slot and its name). An entry
+ * past it is dropped and counted (perfmap__dropped), never an error, so a
+ * map too big for the bound keeps its first entries.
+ */
+void perfmap__set_limit(struct perfmap *m, uint64_t bytes);
+uint64_t perfmap__bytes(const struct perfmap *m);
+uint64_t perfmap__dropped(const struct perfmap *m);
+
+/*
  * Open a map file: O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC (a target cannot make
  * sfprof follow a symlink at its end or block on a FIFO), and it must be
  * a regular file. The fd (the caller closes it), or -ENOENT, -EINVAL (a

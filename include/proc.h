@@ -210,6 +210,9 @@ struct proc_stats {
 	uint64_t changes_forks, changes_resets, changes_mappings, changes_exits;
 	uint64_t changes_lost;	   /* side-band records the kernel dropped */
 	uint64_t procs_reaped;	   /* exited processes freed */
+	uint64_t maps_shared;	   /* forks that share their parent's mappings */
+	uint64_t maps_unshared;	   /* shared mappings copied for a change */
+	uint64_t maps_over_bound;  /* changes refused: PROC_MAP_SLOTS_MAX */
 	uint64_t mappings_unopened; /* live: mapped file not found while it lived */
 	uint64_t buildid_mismatch; /* offline: binaries refused */
 	uint64_t open_buildid_cache; /* offline: found in the build-id cache */
@@ -218,6 +221,9 @@ struct proc_stats {
 	struct dso_stats dso;
 };
 void proc_cache__stats(const struct proc_cache *pc, struct proc_stats *out);
+/* The most mapping slots all processes of a model hold together; a
+ * change past it fails with -E2BIG (forks share their parent's). */
+unsigned proc_cache__map_slots_max(void);
 /* "name: value" lines. */
 void proc_stats__print(const struct proc_stats *st, FILE *f);
 

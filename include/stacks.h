@@ -108,6 +108,7 @@ struct stacks_stats {
 	 * records and perf map lines skipped as bad, dumps given up as
 	 * broken, and (record) the entries written to the capture */
 	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
+	uint64_t jit_dropped; /* JIT entries past the bounds (jitmap.h) */
 	uint64_t jit_written;
 	uint64_t pytramp_rows;	 /* rows given for CPython trampolines */
 	uint64_t rt_named, rt_unnamed; /* JIT frames a runtime named from its VM, or could not */
@@ -142,6 +143,17 @@ void stacks__set_labeler(struct stacks *s, stacks_label_fn fn, void *ctx);
 /* Kernel symbol lookup for kernel frames (may be unset: "0xADDR"). */
 typedef const char *(*stacks_ksym_fn)(void *ctx, uint64_t addr);
 void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx);
+/*
+ * How many of a kernel stack's innermost frames (kips[0] first) are the
+ * tracing machinery that ran sfprof's BPF program (bpf_prog_*,
+ * bpf_trace_run*, __bpf_trace_*, __traceiter_*, trace_call_bpf,
+ * perf_trace_*), known by name. The BPF side skips a fixed count of
+ * them, but the kernel calls through __traceiter_* only while more than
+ * one program is attached to the tracepoint: those frames are not the
+ * target's, and stacks__add_event leaves them out of every event's but a
+ * cpu sample's (which may be in a BPF program for real).
+ */
+size_t stacks__tracing_frames(stacks_ksym_fn fn, void *ctx, const uint64_t *kips, size_t nk);
 
 /*
  * Told, for a thread other than the main one whose snapshot held bytes

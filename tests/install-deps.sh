@@ -22,7 +22,7 @@ pkgs="$pkgs libmicrohttpd-dev"
 
 # ---- tests and benchmarks only (make test-deps) ----
 # e2e scripts, perf as the unwinding oracle, the processes they inspect
-test_pkgs="python3 linux-perf util-linux procps"
+test_pkgs="python3 linux-perf util-linux procps strace"
 # fuzz targets (libFuzzer), libc's DWARF for the symbolizer tests, the CFI oracle
 test_pkgs="$test_pkgs libclang-rt-14-dev libc6-dbg duktape-dev"
 # names test: JIT code named from node --perf-basic-prof's perf map

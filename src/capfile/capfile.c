@@ -570,8 +570,13 @@ static int parse_pyframe(struct capfile_reader *r, uint32_t len, uint64_t off,
 	rec->pyframe.pid = util__get32(r->buf);
 	rec->pyframe.instr = (int32_t)util__get32(r->buf + 4);
 	rec->pyframe.code = util__get64(r->buf + 8);
+	/* CPython's lines are C ints: past INT32_MAX is a forgery, unknown */
 	rec->pyframe.line = util__get32(r->buf + 16);
+	if (rec->pyframe.line > INT32_MAX)
+		rec->pyframe.line = 0;
 	rec->pyframe.firstlineno = util__get32(r->buf + 24);
+	if (rec->pyframe.firstlineno > INT32_MAX)
+		rec->pyframe.firstlineno = 0;
 	rec->pyframe.qualname = str;
 	rec->pyframe.file = str + ql + 1;
 	return 0;

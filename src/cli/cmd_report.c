@@ -53,7 +53,7 @@ static int report_task(struct proc_cache *pc, const struct capfile_record *rec)
 		proc_cache__exit(pc, rec->task.pid, rec->task.ts_ns);
 		break;
 	}
-	return err == -ENOMEM ? err : 0;
+	return err == -ENOMEM || err == -E2BIG ? err : 0;
 }
 
 /* Whether the capture's META event list ("cpu", "cpu,futex") has name. */
@@ -327,11 +327,15 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 		case CAPFILE_REC_MAPPING:
 			err = proc_cache__add_mapping(pc, rec.mapping.pid,
 						      &rec.mapping.m);
+			if (err == -E2BIG)
+				goto out_bound;
 			if (err && err != -EINVAL)
 				goto out_err;
 			break;
 		case CAPFILE_REC_TASK:
 			err = report_task(pc, &rec);
+			if (err == -E2BIG)
+				goto out_bound;
 			if (err)
 				goto out_err;
 			break;
@@ -480,6 +484,13 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 	status = 0;
 	goto out;
 
+out_bound:
+	/* a bound, not the machine's memory: say which (sfprof.1, LIMITS) */
+	fprintf(stderr, "sfprof: %s: its processes' address spaces need more than %u "
+		"mappings in all (sfprof.1, LIMITS): not reported\n", o.input,
+		proc_cache__map_slots_max());
+	status = 1;
+	goto out;
 out_err:
 	fprintf(stderr, "sfprof: report: out of memory\n");
 out:

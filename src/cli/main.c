@@ -614,16 +614,79 @@ int run_stacks_hooked(struct sfprof_opts *o, const struct run_hooks *h)
 	return status;
 }
 
+/* COMMAND as execvp() would find it: 0, or -errno. */
+static int command_runnable(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[4096];
+	int err = -ENOENT;
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? -errno : 0;
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; p;) {
+		const char *colon = strchr(p, ':');
+		int n = colon ? (int)(colon - p) : (int)strlen(p);
+
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", n, n ? p : ".", cmd) <
+		    sizeof(buf)) {
+			if (!access(buf, X_OK))
+				return 0;
+			if (errno == EACCES)
+				err = -EACCES; /* as execvp says it */
+		}
+		p = colon ? colon + 1 : NULL;
+	}
+	return err;
+}
+
+/*
+ * What a run needs that the user named, checked before -o is opened, so
+ * that a failed start touches no file at all: the privileges, each -p
+ * target, the --cgroup directory, the command. The same words and exit
+ * statuses as the checks of the run itself (which stay, for the races).
+ */
+static int preflight(const struct sfprof_opts *o)
+{
+	const char *missing = capture__missing_privileges();
+	pid_t tgid;
+	int err, fd;
+
+	for (int i = 0; i < o->nr_pids && !o->command; i++)
+		if (check_pid(o->pids[i], &tgid))
+			return SFPROF_EXIT_USAGE;
+	if (o->cgroup) {
+		fd = open(o->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "sfprof: --cgroup %s: %s\n", o->cgroup, strerror(errno));
+			return SFPROF_EXIT_USAGE;
+		}
+		close(fd);
+	}
+	if (o->command && (err = command_runnable(o->command[0]))) {
+		fprintf(stderr, "sfprof: cannot run '%s': %s\n", o->command[0], strerror(-err));
+		return SFPROF_EXIT_USAGE;
+	}
+	if (missing) {
+		fprintf(stderr, "sfprof: profiling needs %s\n", missing);
+		return 1;
+	}
+	return 0;
+}
+
 /* live and record: the same run; the parsed options tell them apart. */
 static int parse_and_run(enum sfprof_subcmd cmd, int argc, char **argv)
 {
 	struct sfprof_opts o;
+	int status;
 
 	sfprof_opts__init(&o, cmd);
 	if (sfprof_opts__parse(&o, argc, argv, stdout, stderr))
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
+	/* the target first: a failed start leaves no file, not even a probe */
+	if ((status = preflight(&o)))
+		return status;
 	/* a refused -o says so now, not after the run */
 	if (report_output__check(o.output) ||
 	    (cmd == SFPROF_CMD_LIVE && report_output__check_events(o.output, o.event)))

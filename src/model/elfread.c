@@ -371,6 +371,26 @@ int elfread__phdr_table(const struct elfread *e, uint64_t *off, uint64_t *size)
 	return 0;
 }
 
+uint64_t elfread__needed_size(const struct elfread *e)
+{
+	uint64_t need = 0, end;
+
+	/* (the header's own counts: libelf drops a table it cannot read) */
+	if (e->ehdr.e_shoff) {
+		end = e->ehdr.e_shoff + (uint64_t)e->ehdr.e_shnum * e->ehdr.e_shentsize;
+		need = end > need ? end : need;
+	}
+	if (e->ehdr.e_phoff) {
+		end = e->ehdr.e_phoff + (uint64_t)e->ehdr.e_phnum * e->ehdr.e_phentsize;
+		need = end > need ? end : need;
+	}
+	for (size_t i = 0; i < e->nr_loads; i++) {
+		end = e->loads[i].offset + e->loads[i].filesz;
+		need = end > need ? end : need;
+	}
+	return need;
+}
+
 size_t elfread__nr_loads(const struct elfread *e)
 {
 	return e->nr_loads;

@@ -80,7 +80,7 @@ struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts)
 
 void proc__free(struct proc *p)
 {
-	free(p->maps);
+	proc__drop_maps(p);
 	free(p);
 }
 
@@ -315,6 +315,21 @@ static struct dso *cached_dso(struct proc_cache *pc, struct proc_map *m)
 	return d;
 }
 
+/* A file shorter than its ELF headers say: still used (what is there
+ * names what it can), said once. */
+static void truncated_warn(struct proc_cache *pc, const struct proc_map *m, struct dso *d)
+{
+	const struct elfread *e = dso__elf(d);
+	char detail[160];
+
+	if (!e || elfread__needed_size(e) <= elfread__size(e))
+		return;
+	snprintf(detail, sizeof(detail),
+		 "%zu bytes, its ELF headers need %llu: frames in the missing part are unnamed",
+		 elfread__size(e), (unsigned long long)elfread__needed_size(e));
+	report_problem(pc, m->path, "truncated", detail);
+}
+
 static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 {
 	char path[PATH_MAX], want[2 * ELFREAD_BUILD_ID_MAX + 1];
@@ -341,6 +356,7 @@ static void resolve_offline(struct proc_cache *pc, struct proc_map *m)
 			return;
 		}
 		pc->st.open_path++;
+		truncated_warn(pc, m, d);
 	}
 	if (!d)
 		return;
@@ -420,35 +436,35 @@ int proc_cache__add_mapping(struct proc_cache *pc, uint32_t pid,
 		return err;
 	m.state = (m.is_vdso || m.path[0] == '/') ? MAP_UNRESOLVED
 						  : MAP_NO_DSO;
+	/* relative to what? not to report's directory: said, not opened */
+	if (m.path[0] && m.path[0] != '/' && m.path[0] != '[')
+		report_problem(pc, m.path, "not opened",
+			       "a relative path (a capture names binaries by absolute path)");
 	return proc__insert_map(p, &m);
 }
 
 int proc__insert_map(struct proc *p, const struct proc_map *m)
 {
-	struct proc_map *nm;
 	size_t lo, hi;
+	int err;
 
 	/* Drop mappings this one overlaps (a later mmap replaced them). */
 	for (lo = 0; lo < p->nr && p->maps[lo].end <= m->start; lo++)
 		;
 	for (hi = lo; hi < p->nr && p->maps[hi].start < m->end; hi++)
 		;
+	/* a fork's shared array is copied first (with room for one more) */
+	err = proc__own_maps(p, hi == lo && p->nr == p->cap ? (p->cap ? p->cap * 2 : 16)
+							   : p->nr + (hi == lo));
+	if (err)
+		return err;
 	if (hi == lo) {
-		if (p->nr == p->cap) {
-			size_t ncap = p->cap ? p->cap * 2 : 16;
-
-			nm = realloc(p->maps, ncap * sizeof(*nm));
-			if (!nm)
-				return -ENOMEM;
-			p->maps = nm;
-			p->cap = ncap;
-		}
 		memmove(&p->maps[lo + 1], &p->maps[lo],
-			(p->nr - lo) * sizeof(*nm));
+			(p->nr - lo) * sizeof(*p->maps));
 		p->nr++;
 	} else if (hi - lo > 1) {
 		memmove(&p->maps[lo + 1], &p->maps[hi],
-			(p->nr - hi) * sizeof(*nm));
+			(p->nr - hi) * sizeof(*p->maps));
 		p->nr -= hi - lo - 1;
 	}
 	p->maps[lo] = *m;
@@ -711,6 +727,9 @@ void proc_stats__print(const struct proc_stats *st, FILE *f)
 	P(changes_exits);
 	P(changes_lost);
 	P(procs_reaped);
+	P(maps_shared);
+	P(maps_unshared);
+	P(maps_over_bound);
 	P(mappings_unopened);
 	P(buildid_mismatch);
 	P(open_buildid_cache);

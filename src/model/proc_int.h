@@ -11,6 +11,11 @@
 #define PROC_BUCKETS 4096
 #define STR_BUCKETS 4096
 #define VDSO_MAX (1u << 20) /* the vdso is a few pages */
+/* The most mapping slots all address spaces may hold together (152
+ * bytes each on x86-64: ~300 MiB). Forks share their parent's array until one
+ * of them changes, so only a capture that makes each of many processes
+ * change a big address space comes near it (sfprof.1, "LIMITS"). */
+#define PROC_MAP_SLOTS_MAX (2u << 20)
 
 enum map_state {
 	MAP_UNRESOLVED = 0, /* offline: binary not opened yet */
@@ -33,10 +38,18 @@ struct proc_map {
 	uint8_t build_id[ELFREAD_BUILD_ID_MAX];
 };
 
+struct maps_share {
+	size_t refs;   /* procs holding the array */
+	uint64_t walk; /* the last proc_cache__walk that saw it */
+};
+
 struct proc {
 	uint32_t pid;
 	struct proc_map *maps; /* sorted by start, non-overlapping */
 	size_t nr, cap;
+	/* maps is shared with forks (copy on write): the number of procs
+	 * holding it; NULL while this proc's own */
+	struct maps_share *shared;
 	size_t last;	       /* index of the last hit, for locality */
 	uint64_t generation;
 	uint64_t birth; /* its first generation: which proc this is, for good */
@@ -85,12 +98,38 @@ struct proc_cache {
 	size_t exiting; /* procs with an exit_ts, not yet reaped */
 	proc_observer_fn observer;
 	void *observer_ctx;
+	uint64_t walks;	  /* proc__walk_first's walk counter */
+	size_t map_slots; /* struct proc_map slots allocated, shared ones once */
 	struct proc_stats st;
 };
 
 const char *proc__intern(struct proc_cache *pc, const char *s);
 struct proc *proc_cache__create(struct proc_cache *pc, uint32_t pid);
 void proc__free(struct proc *p);
+/* Make p's mappings its own with room for cap (a shared array copied):
+ * 0, -ENOMEM, or -E2BIG past PROC_MAP_SLOTS_MAX (counted). */
+int proc__own_maps(struct proc *p, size_t cap);
+/* Let go of p's mappings (freed when no fork shares them). */
+void proc__drop_maps(struct proc *p);
+/* Share parent's mappings with child (which has none). */
+void proc__share_maps(struct proc *parent, struct proc *child);
+/* Start a walk over all procs' mappings; proc__walk_first is 1 for a
+ * proc whose array no other proc seen in this walk shares. */
+static inline uint64_t proc_cache__walk(struct proc_cache *pc)
+{
+	return ++pc->walks;
+}
+static inline int proc__walk_first(struct proc *p, uint64_t walk)
+{
+	if (!p->shared)
+		return 1;
+	if (p->shared->walk == walk)
+		return 0;
+	p->shared->walk = walk;
+	return 1;
+}
+/* Count n slots against the bound: 0 or -E2BIG (counted). */
+int proc_cache__charge_slots(struct proc_cache *pc, size_t n);
 void proc_map__set_name(struct proc_map *m);
 void proc_map__set_dso(struct proc_map *m, struct dso *d);
 struct dso *proc__read_vdso(struct proc_cache *pc, uint32_t pid, uint64_t start, uint64_t end);

@@ -77,9 +77,11 @@ static void sweep_strings(struct proc_cache *pc, const void **keep, size_t cap)
 {
 	size_t n = 0;
 
+	uint64_t walk = proc_cache__walk(pc);
+
 	for (size_t i = 0; i < PROC_BUCKETS; i++)
-		for (const struct proc *p = pc->procs[i]; p; p = p->next)
-			for (size_t k = 0; k < p->nr; k++)
+		for (struct proc *p = pc->procs[i]; p; p = p->next)
+			for (size_t k = 0, first = proc__walk_first(p, walk); first && k < p->nr; k++)
 				keep[n++] = p->maps[k].path;
 	for (const struct problem *pr = pc->problems; pr && n < cap; pr = pr->next)
 		keep[n++] = pr->path;
@@ -109,17 +111,22 @@ size_t proc_cache__evict_unused(struct proc_cache *pc)
 	size_t n = 0, cap = 0, nprob = 0, freed;
 
 	/* what is mapped (and this process's own vdso), sorted */
+	uint64_t walk = proc_cache__walk(pc);
+
+	/* a shared array once */
 	for (size_t i = 0; i < PROC_BUCKETS; i++)
-		for (const struct proc *p = pc->procs[i]; p; p = p->next)
-			cap += p->nr;
+		for (struct proc *p = pc->procs[i]; p; p = p->next)
+			if (proc__walk_first(p, walk))
+				cap += p->nr;
 	for (const struct problem *pr = pc->problems; pr; pr = pr->next)
 		nprob++;
 	keep = malloc((cap + nprob + 2) * sizeof(*keep));
 	if (!keep)
 		return 0; /* nothing freed: still correct */
+	walk = proc_cache__walk(pc);
 	for (size_t i = 0; i < PROC_BUCKETS; i++)
-		for (const struct proc *p = pc->procs[i]; p; p = p->next)
-			for (size_t k = 0; k < p->nr; k++)
+		for (struct proc *p = pc->procs[i]; p; p = p->next)
+			for (size_t k = 0, first = proc__walk_first(p, walk); first && k < p->nr; k++)
 				if (p->maps[k].dso)
 					keep[n++] = p->maps[k].dso;
 	if (pc->self_vdso)
@@ -135,6 +142,97 @@ size_t proc_cache__evict_unused(struct proc_cache *pc)
 size_t proc_cache__nr_paths(const struct proc_cache *pc)
 {
 	return pc->nr_strs;
+}
+
+/* ---- mappings shared by forks (copy on write), and their bound ---- */
+
+unsigned proc_cache__map_slots_max(void)
+{
+	return PROC_MAP_SLOTS_MAX;
+}
+
+int proc_cache__charge_slots(struct proc_cache *pc, size_t n)
+{
+	if (n > PROC_MAP_SLOTS_MAX - pc->map_slots) {
+		pc->st.maps_over_bound++;
+		return -E2BIG;
+	}
+	pc->map_slots += n;
+	return 0;
+}
+
+void proc__drop_maps(struct proc *p)
+{
+	if (p->shared && --p->shared->refs) {
+		p->shared = NULL; /* the others keep it */
+	} else {
+		free(p->shared);
+		p->shared = NULL;
+		free(p->maps);
+		p->pc->map_slots -= p->cap;
+	}
+	p->maps = NULL;
+	p->nr = p->cap = 0;
+	p->last = 0;
+}
+
+void proc__share_maps(struct proc *parent, struct proc *child)
+{
+	if (!parent->nr)
+		return;
+	if (!parent->shared) {
+		parent->shared = calloc(1, sizeof(*parent->shared));
+		if (!parent->shared)
+			return; /* the child starts empty; still correct for it */
+		parent->shared->refs = 1;
+	}
+	parent->shared->refs++;
+	child->shared = parent->shared;
+	child->maps = parent->maps;
+	child->nr = parent->nr;
+	child->cap = parent->cap;
+	parent->pc->st.maps_shared++;
+}
+
+int proc__own_maps(struct proc *p, size_t cap)
+{
+	struct proc_cache *pc = p->pc;
+	struct proc_map *nm;
+
+	if (cap < p->nr)
+		cap = p->nr;
+	if (p->shared && p->shared->refs > 1) {
+		if (proc_cache__charge_slots(pc, cap))
+			return -E2BIG;
+		nm = malloc(cap * sizeof(*nm));
+		if (!nm) {
+			pc->map_slots -= cap;
+			return -ENOMEM;
+		}
+		memcpy(nm, p->maps, p->nr * sizeof(*nm));
+		p->shared->refs--;
+		p->shared = NULL;
+		p->maps = nm;
+		p->cap = cap;
+		pc->st.maps_unshared++;
+		return 0;
+	}
+	if (p->shared) { /* the last holder: it is this proc's alone */
+		free(p->shared);
+		p->shared = NULL;
+	}
+	if (cap <= p->cap)
+		return 0;
+	if (proc_cache__charge_slots(pc, cap - p->cap))
+		return -E2BIG;
+	nm = realloc(p->maps, cap * sizeof(*nm));
+	if (!nm) {
+		pc->map_slots -= cap - p->cap;
+		return -ENOMEM;
+	}
+	p->maps = nm;
+	p->cap = cap;
+	return 0;
 }
 
 /* The proc of a pid that is in scope: existing, or created (live: read
@@ -161,15 +259,9 @@ int proc_cache__fork(struct proc_cache *pc, uint32_t ppid, uint32_t pid, uint64_
 	if (!p)
 		return -ENOMEM;
 	p->known = 1;
-	if (parent && parent->nr) {
-		p->maps = malloc(parent->nr * sizeof(*p->maps));
-		if (!p->maps) {
-			proc_cache__remove(pc, pid);
-			return -ENOMEM;
-		}
-		memcpy(p->maps, parent->maps, parent->nr * sizeof(*p->maps));
-		p->nr = p->cap = parent->nr;
-	}
+	/* shared until one of them changes: a fork bomb costs a proc each */
+	if (parent)
+		proc__share_maps(parent, p);
 	pc->st.changes_forks++;
 	proc__notify(pc, PROC_CHANGE_FORK, pid, ppid, ts, NULL);
 	return 0;
@@ -188,6 +280,8 @@ int proc_cache__reset(struct proc_cache *pc, uint32_t pid, uint64_t ts, int crea
 	}
 	/* the new image's mappings follow: nothing to read from /proc */
 	p->known = 1;
+	if (p->shared)
+		proc__drop_maps(p); /* (its own array is kept for reuse) */
 	p->nr = 0;
 	p->last = 0;
 	p->exited = 0;

@@ -182,7 +182,7 @@ int proc__read_maps(struct proc *p)
 	struct proc_cache *pc = p->pc;
 	struct procmaps *pm = NULL;
 	struct proc_map *maps = NULL;
-	size_t i, n = 0, j = 0;
+	size_t i, n = 0, j = 0, alloc;
 	int err;
 
 	p->last_read_ns = util__now_ns();
@@ -213,12 +213,18 @@ int proc__read_maps(struct proc *p)
 		return -ESRCH;
 	}
 	if (n) {
+		if (proc_cache__charge_slots(pc, n)) {
+			procmaps__free(pm);
+			return -E2BIG;
+		}
 		maps = calloc(n, sizeof(*maps));
 		if (!maps) {
+			pc->map_slots -= n;
 			procmaps__free(pm);
 			return -ENOMEM;
 		}
 	}
+	alloc = n;
 	n = 0;
 	for (i = 0; i < pm->nr; i++) {
 		const struct procmaps_entry *e = &pm->entries[i];
@@ -261,9 +267,10 @@ int proc__read_maps(struct proc *p)
 		}
 	}
 	procmaps__free(pm);
-	free(p->maps);
+	proc__drop_maps(p);
 	p->maps = maps;
-	p->nr = p->cap = n;
+	p->cap = alloc;
+	p->nr = n;
 	p->last = 0;
 	p->generation = ++p->pc->generations;
 	if (pc->observer) {

@@ -161,6 +161,25 @@ static const struct sfprof_py_section *event_python(struct stacks *s, const stru
 	return sec;
 }
 
+size_t stacks__tracing_frames(stacks_ksym_fn fn, void *ctx, const uint64_t *kips, size_t nk)
+{
+	static const char *const tracing[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+					       "__traceiter_", "trace_call_bpf", "perf_trace_" };
+	size_t i;
+
+	for (i = 0; fn && i < nk; i++) {
+		const char *name = fn(ctx, kips[i]);
+		size_t j;
+
+		for (j = 0; name && j < sizeof(tracing) / sizeof(tracing[0]); j++)
+			if (!strncmp(name, tracing[j], strlen(tracing[j])))
+				break;
+		if (!name || j == sizeof(tracing) / sizeof(tracing[0]))
+			break; /* the first frame of the traced code */
+	}
+	return i < nk ? i : 0; /* (all of them: keep what there is) */
+}
+
 void stacks__set_ksym(struct stacks *s, stacks_ksym_fn fn, void *ctx)
 {
 	s->ksym = fn;
@@ -747,6 +766,14 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	bool comm_root;
 
 	s->st.events++;
+	/* a tracepoint's stack (not a cpu sample's, which may be in a BPF
+	 * program for real) begins under the tracing frames */
+	if (e->kind != SFPROF_EV_CPU) {
+		size_t top = stacks__tracing_frames(s->ksym, s->ksym_ctx, kips, nk);
+
+		kips += top;
+		nk -= top;
+	}
 	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT) {
 		/* lifecycle records change the model, they are not samples */
 		s->st.events_skipped++;

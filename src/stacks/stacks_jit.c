@@ -93,6 +93,7 @@ void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out)
 	out->jit_dump_loads = js.dump_loads;
 	out->jit_bad = js.dump_bad + js.perfmap_bad_lines;
 	out->jit_dumps_broken = js.dumps_broken;
+	out->jit_dropped = js.perfmap_dropped;
 	out->jit_written = s->jrec ? s->jrec->written.nr : 0;
 }
 
@@ -112,6 +113,8 @@ void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f)
 	fprintf(f, "stacks_jit_dump_loads: %llu\n", (unsigned long long)st->jit_dump_loads);
 	fprintf(f, "stacks_jit_bad_records: %llu\n", (unsigned long long)st->jit_bad);
 	fprintf(f, "stacks_jit_dumps_broken: %llu\n", (unsigned long long)st->jit_dumps_broken);
+	/* entries past the memory bounds (jitmap.h): never silently */
+	fprintf(f, "stacks_jit_dropped: %llu\n", (unsigned long long)st->jit_dropped);
 	if (st->jit_written)
 		fprintf(f, "stacks_jit_written: %llu\n", (unsigned long long)st->jit_written);
 }

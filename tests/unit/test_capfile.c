@@ -674,3 +674,36 @@ TEST(pytramp_records_should_round_trip_and_bad_ones_be_refused)
 	CHECK_INT(read_fixed(buf, len, why, sizeof(why)), -CAPFILE_E_CORRUPT);
 	CHECK(strstr(why, "PYTRAMP"));
 }
+
+TEST(a_pyframe_line_no_python_can_have_is_read_as_unknown)
+{
+	const char *path = tmp_path("pyline.cap");
+	struct capfile_meta meta = { .event = "cpu", .hz = 99 };
+	struct capfile_writer *w = capfile_writer__create(path, &meta);
+	struct capfile_record rec;
+	struct capfile_reader *r;
+	int err = 0, rc, n = 0;
+
+	CHECK(w);
+	/* a forged co_firstlineno printed as line 2147483649 */
+	CHECK_INT(capfile_writer__pyframe(w, 1, 0x1000, 0, 0x80000001u, 0x80000001u, "f", "a.py"), 0);
+	CHECK_INT(capfile_writer__pyframe(w, 1, 0x2000, 0, 12, 10, "g", "a.py"), 0);
+	CHECK_INT(capfile_writer__close(w), 0);
+	r = capfile_reader__open(path, &err);
+	CHECK(r);
+	while ((rc = capfile_reader__next(r, &rec)) == 1) {
+		if (rec.type != CAPFILE_REC_PYFRAME)
+			continue;
+		if (rec.pyframe.code == 0x1000) {
+			CHECK_U64(rec.pyframe.line, 0);
+			CHECK_U64(rec.pyframe.firstlineno, 0);
+		} else {
+			CHECK_U64(rec.pyframe.line, 12);
+			CHECK_U64(rec.pyframe.firstlineno, 10);
+		}
+		n++;
+	}
+	CHECK_INT(rc, 0);
+	CHECK_INT(n, 2);
+	capfile_reader__free(r);
+}

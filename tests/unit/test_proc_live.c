@@ -174,6 +174,54 @@ TEST(fork_copies_the_parent_and_they_change_apart)
 	proc_cache__free(pc);
 }
 
+TEST(forks_share_the_parents_mappings_until_one_of_them_changes)
+{
+	char a[512], b[512];
+	struct proc_mapping_rec ra, ra2, rb;
+	struct proc_cache *pc;
+	struct proc_stats st;
+	struct sym_result sr;
+	struct proc *c1, *c2;
+
+	if (build_lib("a", a, sizeof(a)) || build_lib("b", b, sizeof(b)))
+		SKIP("gcc could not build the test libraries");
+	pc = ordered_cache();
+	ra = rec_for(a, BASE);
+	ra2 = rec_for(a, BASE + 0x10000);
+	rb = rec_for(b, BASE);
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID, 1, 1), 0);
+	CHECK_INT(proc_cache__map(pc, FAKE_PID, 2, &ra, 0), 0);
+	CHECK_INT(proc_cache__map(pc, FAKE_PID, 2, &ra2, 0), 0);
+	CHECK_INT(proc_cache__fork(pc, FAKE_PID, FAKE_PID + 1, 3), 0);
+	CHECK_INT(proc_cache__fork(pc, FAKE_PID, FAKE_PID + 2, 3), 0);
+	CHECK_INT(proc_cache__map(pc, FAKE_PID + 1, 4, &rb, 0), 0);
+	/* the parent goes first: its forks keep what they share */
+	CHECK_INT(proc_cache__remove(pc, FAKE_PID), 0);
+	CHECK_INT(proc_cache__evict_unused(pc), 0);
+	c1 = proc_cache__lookup(pc, FAKE_PID + 1);
+	c2 = proc_cache__lookup(pc, FAKE_PID + 2);
+	CHECK(c1 && c2);
+	CHECK_INT(proc__symbolize(c1, BASE, &sr), 0);
+	CHECK_STR(sr.dso_name, "lib_b.so");
+	CHECK_INT(proc__symbolize(c1, BASE + 0x10000, &sr), 0);
+	CHECK_STR(sr.dso_name, "lib_a.so");
+	CHECK_INT(proc__symbolize(c2, BASE, &sr), 0);
+	CHECK_STR(sr.dso_name, "lib_a.so");
+	/* an exec of the last holder empties it alone */
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID + 2, 5, 0), 0);
+	CHECK_INT(proc__symbolize(c2, BASE, &sr), -ENOENT);
+	CHECK_INT(proc__symbolize(c1, BASE + 0x10000, &sr), 0);
+	CHECK_STR(sr.dso_name, "lib_a.so");
+	CHECK_INT(proc_cache__map(pc, FAKE_PID + 2, 6, &rb, 0), 0);
+	CHECK_INT(proc__symbolize(c2, BASE, &sr), 0);
+	CHECK_STR(sr.dso_name, "lib_b.so");
+	proc_cache__stats(pc, &st);
+	CHECK_U64(st.maps_shared, 2);
+	CHECK_U64(st.maps_unshared, 1);
+	CHECK_U64(st.maps_over_bound, 0);
+	proc_cache__free(pc);
+}
+
 TEST(an_exited_process_is_kept_for_its_late_events_then_reaped)
 {
 	struct proc_cache *pc = ordered_cache();

@@ -40,6 +40,8 @@ struct jitmaps {
 	size_t last; /* the proc of the last lookup */
 	uint64_t clock;
 	uint64_t t; /* offline: what entries added now are valid from */
+	uint64_t per_proc, total; /* bounds in bytes (perfmap__set_limit) */
+	uint64_t bytes;		  /* what all procs' entries cost */
 	struct jitmap_stats st; /* of procs since released */
 };
 
@@ -47,9 +49,35 @@ static struct jitmaps *jitmaps_new(bool offline)
 {
 	struct jitmaps *j = calloc(1, sizeof(*j));
 
-	if (j)
+	if (j) {
 		j->offline = offline;
+		j->per_proc = JITMAP_PROC_BYTES;
+		j->total = JITMAP_TOTAL_BYTES;
+	}
 	return j;
+}
+
+void jitmaps__set_bounds(struct jitmaps *j, uint64_t per_proc, uint64_t total)
+{
+	j->per_proc = per_proc;
+	j->total = total;
+}
+
+/* Before jp's map grows: its bound is the smaller of its own and what the
+ * others leave of the total. */
+static void bound_set(struct jitmaps *j, struct jit_proc *jp)
+{
+	uint64_t mine = perfmap__bytes(jp->map);
+	uint64_t left = j->total > j->bytes ? j->total - j->bytes : 0;
+	uint64_t lim = mine + left < j->per_proc ? mine + left : j->per_proc;
+
+	perfmap__set_limit(jp->map, lim ? lim : 1);
+}
+
+/* After it grew (from `before` bytes). */
+static void bound_charge(struct jitmaps *j, struct jit_proc *jp, uint64_t before)
+{
+	j->bytes += perfmap__bytes(jp->map) - before;
 }
 
 struct jitmaps *jitmaps__new(void)
@@ -67,6 +95,7 @@ static void proc_stats_add(const struct jit_proc *jp, struct jitmap_stats *st)
 	if (jp->map) {
 		st->perfmap_bad_lines += perfmap__bad_lines(jp->map);
 		st->perfmap_entries += perfmap__nr(jp->map);
+		st->perfmap_dropped += perfmap__dropped(jp->map);
 	}
 	for (unsigned i = 0; i < jp->nr_dumps; i++) {
 		struct jitdump_stats ds;
@@ -84,6 +113,8 @@ static void proc_stats_add(const struct jit_proc *jp, struct jitmap_stats *st)
 static void proc_release(struct jitmaps *j, struct jit_proc *jp)
 {
 	proc_stats_add(jp, &j->st);
+	if (jp->map)
+		j->bytes -= perfmap__bytes(jp->map);
 	for (unsigned i = 0; i < jp->nr_dumps; i++) {
 		jitdump__free(jp->dump[i].d);
 		free(jp->dump[i].path);
@@ -247,8 +278,12 @@ static uint64_t written_at(int fd, uint64_t last, uint64_t now)
 /* Read what every source appended (an error keeps what was read); the
  * entries are valid from when their file was written. `find`: open the
  * files not open yet too (the perf map, new jitdumps). */
-static void reread(struct jit_proc *jp, struct proc *p, uint64_t last, uint64_t now, bool find)
+static void reread(struct jitmaps *j, struct jit_proc *jp, struct proc *p, uint64_t last,
+		   uint64_t now, bool find)
 {
+	uint64_t before;
+	int rc;
+
 	if (jp->fd < 0 && find) {
 		char rel[48];
 
@@ -263,13 +298,19 @@ static void reread(struct jit_proc *jp, struct proc *p, uint64_t last, uint64_t 
 		if (jd->broken)
 			continue;
 		perfmap__set_time(jp->map, written_at(jd->fd, last, now));
-		if (jitdump__read_fd(jd->d, jd->fd, JITMAP_MAX_SIZE) == -EINVAL &&
-		    jitdump__error(jd->d))
+		bound_set(j, jp);
+		before = perfmap__bytes(jp->map);
+		rc = jitdump__read_fd(jd->d, jd->fd, JITMAP_MAX_SIZE);
+		bound_charge(j, jp, before);
+		if (rc == -EINVAL && jitdump__error(jd->d))
 			jd->broken = true;
 	}
 	if (jp->fd >= 0) {
 		perfmap__set_time(jp->map, written_at(jp->fd, last, now));
+		bound_set(j, jp);
+		before = perfmap__bytes(jp->map);
 		perfmap__read_fd(jp->map, jp->fd, JITMAP_MAX_SIZE);
+		bound_charge(j, jp, before);
 	}
 }
 
@@ -325,14 +366,14 @@ int jitmaps__lookup_at(struct jitmaps *j, struct proc *p, uint32_t pid, uint64_t
 			return rc;
 		last = jp->hit_ns > jp->try_ns ? jp->hit_ns : jp->try_ns;
 		jp->hit_ns = now;
-		reread(jp, p, last, now, false);
+		reread(j, jp, p, last, now, false);
 		return hit_of(jp, pc, t, hit);
 	}
 	if (!now_or_never && jp->try_ns && now - jp->try_ns < JITMAP_REREAD_NS)
 		return rc;
 	last = jp->hit_ns > jp->try_ns ? jp->hit_ns : jp->try_ns;
 	jp->try_ns = now;
-	reread(jp, p, last, now, true);
+	reread(j, jp, p, last, now, true);
 	return hit_of(jp, pc, t, hit);
 }
 
@@ -368,6 +409,7 @@ int jitmaps__add_live(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *
 		      uint64_t t, struct jitmap_hit *hit)
 {
 	struct jit_proc *jp;
+	uint64_t before;
 	int err;
 
 	if (j->offline)
@@ -380,7 +422,12 @@ int jitmaps__add_live(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *
 	    !strcmp(hit->name, name))
 		return 0;
 	perfmap__set_time(jp->map, t);
-	if ((err = perfmap__add(jp->map, pc, 1, name, strlen(name))))
+	/* a VM's names count against the JIT caps as a perf map's do */
+	bound_set(j, jp);
+	before = perfmap__bytes(jp->map);
+	err = perfmap__add(jp->map, pc, 1, name, strlen(name));
+	bound_charge(j, jp, before);
+	if (err)
 		return err;
 	return hit_of(jp, pc, UINT64_MAX, hit) ? -ENOENT : 0;
 }
@@ -390,8 +437,15 @@ int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
 {
 	struct jit_proc *jp;
 
+	uint64_t before;
+	int rc;
+
 	jp = proc_get(j, pid, true);
 	if (!jp)
 		return -ENOMEM;
-	return perfmap__add(jp->map, start, size, name, strlen(name));
+	bound_set(j, jp);
+	before = perfmap__bytes(jp->map);
+	rc = perfmap__add(jp->map, start, size, name, strlen(name));
+	bound_charge(j, jp, before);
+	return rc;
 }

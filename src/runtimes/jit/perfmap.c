@@ -35,6 +35,9 @@ struct perfmap {
 	uint64_t offset;    /* bytes consumed */
 	uint64_t t;	    /* what new entries are valid from */
 	uint64_t bad;
+	uint64_t bytes;	    /* what the entries cost (perfmap__entry_cost) */
+	uint64_t limit;	    /* the most bytes (0: no bound) */
+	uint64_t dropped;   /* entries past limit */
 	bool skipping;	    /* inside an over-long line: drop to its newline */
 };
 
@@ -71,6 +74,27 @@ size_t perfmap__nr(const struct perfmap *m)
 uint64_t perfmap__bad_lines(const struct perfmap *m)
 {
 	return m->bad;
+}
+
+uint64_t perfmap__bytes(const struct perfmap *m)
+{
+	return m->bytes;
+}
+
+uint64_t perfmap__dropped(const struct perfmap *m)
+{
+	return m->dropped;
+}
+
+void perfmap__set_limit(struct perfmap *m, uint64_t bytes)
+{
+	m->limit = bytes;
+}
+
+/* An entry's share of the memory: itself, its index slot, its name. */
+static uint64_t entry_cost(size_t len)
+{
+	return sizeof(struct pm_entry) + sizeof(uint32_t) + len + 1;
 }
 
 static const char *name_copy(struct perfmap *m, const char *s, size_t len)
@@ -151,6 +175,10 @@ int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *n
 	if (!size || start + size < start || !len || len > PERFMAP_LINE_MAX ||
 	    memchr(name, 0, len))
 		return -EINVAL;
+	if (m->limit && m->bytes + entry_cost(len) > m->limit) {
+		m->dropped++; /* a bound, not an error: counted (--stats) */
+		return 0;
+	}
 	if (m->nr == m->cap &&
 	    util__grow((void **)&m->e, &m->cap, m->nr + 1, sizeof(*m->e)))
 		return -ENOMEM;
@@ -159,6 +187,7 @@ int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *n
 		return -ENOMEM;
 	m->e[m->nr++] = (struct pm_entry){ .start = start, .end = start + size,
 					   .t = m->t, .name = copy };
+	m->bytes += entry_cost(len);
 	return 0;
 }
 
