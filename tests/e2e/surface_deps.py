@@ -39,7 +39,7 @@ def test_deps_should_install_only_what_building_and_running_need():
     if not build < test or TEST_ONLY - test:
         bad.append("make test-deps misses %s" % sorted((build | TEST_ONLY) - test))
     r = subprocess.run(["make", "-n", "--no-print-directory", "-C", ls.ROOT, "test"], capture_output=True, text=True,
-                       timeout=60)
+                       timeout=60, env=plain_make_env())
     first = next((l for l in r.stdout.splitlines() if l.strip()), "")
     if "install-deps.sh test" not in first:
         bad.append("make test does not run test-deps first (it starts %r)" % first[:80])
@@ -48,12 +48,20 @@ def test_deps_should_install_only_what_building_and_running_need():
     return "PASS %s (%d build packages, %d with the tests')" % (name, len(build), len(test))
 
 
+def plain_make_env():
+    """The environment without what an outer make passes down (make check's
+    SAN, CFLAGS and BUILD in MAKEFLAGS), so the link asked about is a plain
+    build's."""
+    drop = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "SAN", "CFLAGS", "CC", "LINK")
+    return dict((k, v) for k, v in os.environ.items() if k not in drop)
+
+
 def link_line(*args):
     """The command make would link sfprof with (make -n, nothing built)."""
     d = ls.tmpdir("sfprof-surface-deps-")
     r = subprocess.run(["make", "-n", "-B", "--no-print-directory", "-C", ls.ROOT,
                         "BUILD=" + d] + list(args) + [d + "/sfprof"],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, env=plain_make_env())
     return next((l for l in r.stdout.splitlines() if "-o %s/sfprof " % d in l + " "), "")
 
 
