@@ -109,6 +109,11 @@ struct stacks_stats {
 	uint64_t jit_entries, jit_dumps, jit_dump_loads, jit_bad, jit_dumps_broken;
 	uint64_t jit_written;
 	uint64_t pytramp_rows;	 /* rows given for CPython trampolines */
+	/* walks that stopped at a Go stack switch on g0: continued on the
+	 * goroutine's stack (the record's Go section), or not (none), and
+	 * malformed sections */
+	uint64_t go_switch_continued, go_switch_stopped, go_bad_sections;
+	uint64_t go_switch_parked; /* ... continued on mcall's parked goroutine */
 	struct unwind_stats unwind;
 	struct pymerge_stats python;
 };

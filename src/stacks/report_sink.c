@@ -21,6 +21,7 @@
 #include "progress.h"
 #include "pysession.h"
 #include "rbsession.h"
+#include "gosession.h"
 #include "phpsession.h"
 #include "report.h"
 #include "stacks.h"
@@ -72,6 +73,7 @@ struct report_sink {
 	struct pysession *py;	       /* CPython processes (not --no-python) */
 	struct rbsession *rb;	       /* CRuby processes (not --no-ruby) */
 	struct phpsession *php;	       /* PHP processes (not --no-php) */
+	struct gosession *go;	       /* Go processes (live: the go_procs map) */
 	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
 	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
 	 * stamped later go to the next one, made when the first arrives,
@@ -290,7 +292,7 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->pc = proc_cache__new(&po);
 	if (!s->pc || (!o->no_python && !(s->py = pysession__new(1))) ||
 	    (!o->no_ruby && !(s->rb = rbsession__new())) ||
-	    (!o->no_php && !(s->php = phpsession__new())))
+	    (!o->no_php && !(s->php = phpsession__new())) || !(s->go = gosession__new()))
 		goto err_out;
 	if (s->record) {
 		char cmd[512] = "", events[64] = "";
@@ -366,6 +368,7 @@ void report_sink__set_capture(struct report_sink *s, struct capture *c)
 		pysession__set_capture(s->py, c);
 	rbsession__set_capture(s->rb, c);
 	phpsession__set_capture(s->php, c);
+	gosession__set_capture(s->go, c);
 	for (int i = 0; i < SINK_EVENTS; i++)
 		if (s->stackss[i] && c)
 			stacks__set_thread_top(s->stackss[i], report_sink__thread_top, c);
@@ -392,6 +395,7 @@ int report_sink__add_targets(struct report_sink *s, const pid_t *pids, int n)
 			pysession__attach(s->py, (uint32_t)pids[i]);
 		rbsession__attach(s->rb, (uint32_t)pids[i]);
 		phpsession__attach(s->php, (uint32_t)pids[i]);
+		gosession__attach(s->go, (uint32_t)pids[i]);
 	}
 	return s->werr;
 }
@@ -421,6 +425,7 @@ int report_sink__sideband(void *ctx, const struct sideband_rec *r)
 			pysession__exec(s->py, r->pid);
 		rbsession__exec(s->rb, r->pid);
 		phpsession__exec(s->php, r->pid);
+		gosession__exec(s->go, r->pid);
 		break;
 	case SIDEBAND_LOST:
 		proc_cache__changes_lost(s->pc, r->lost);
@@ -665,6 +670,7 @@ void report_sink__free(struct report_sink *s)
 	pysession__free(s->py);
 	rbsession__free(s->rb);
 	phpsession__free(s->php);
+	gosession__free(s->go);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
@@ -713,6 +719,7 @@ static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 		pysession__exit(s->py, e->pid, e->ts_ns);
 	rbsession__task(s->rb, e);
 	phpsession__task(s->php, e);
+	gosession__event(s->go, e);
 	if (e->kind == SFPROF_EV_FORK)
 		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
@@ -733,6 +740,7 @@ int report_sink__event(void *ctx, const struct sfprof_event *e, size_t len)
 		pysession__event(s->py, e);
 	rbsession__event(s->rb, e);
 	phpsession__event(s->php, e);
+	gosession__event(s->go, e);
 	int idx = sink_index(e, s->o.event);
 
 	if (!(stk = sink_stacks(s, idx, e)))
@@ -800,6 +808,12 @@ static void print_stats(struct report_sink *s)
 		pysession__print_stats(s->py, stderr);
 	rbsession__print_stats(s->rb, stderr);
 	phpsession__print_stats(s->php, stderr);
+	if (s->cap) {
+		struct gosession_stats gst;
+
+		gosession__stats(s->go, &gst);
+		gosession_stats__print(&gst, stderr);
+	}
 }
 
 int report_sink__finish(void *ctx, const struct sfprof_opts *o,
