@@ -212,6 +212,9 @@ static __always_inline void stack_done(struct sfprof_event *h, __u32 len, __u32 
 	h->size = (SFPROF_EVENT_HDR_SIZE + len + 7) & ~7u;
 }
 
+/* (behind page_chunk and the direct copy's kfunc, which it uses) */
+#include "go.bpf.h"
+
 /*
  * Deferred reads (Linux 6.18+). A sample whose first stack page is not
  * resident (a new process faulting its stack in: the sample lands in the
@@ -367,7 +370,7 @@ static long dcopy_page(__u64 i, void *data)
 }
 
 static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u32 at_top,
-					__u64 flags, struct py_buf *py, __u32 kind)
+					__u64 flags, struct py_buf *py, __u32 kind, struct go_ctx *go)
 {
 	struct dcopy_state c = {
 		.sp = h->regs.sp,
@@ -379,6 +382,8 @@ static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u3
 		pysize = py_section_size(py);
 		rsize += pysize;
 	}
+	if (go) /* (never with py) */
+		rsize += go_section_room(go);
 
 	if (bpf_ringbuf_reserve_dynptr(&events, rsize, 0, &c.dp)) {
 		bpf_ringbuf_discard_dynptr(&c.dp, 0);
@@ -409,6 +414,14 @@ static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u3
 			h->flags &= ~SFPROF_EVF_PYTHON;
 		else
 			h->size += pysize;
+	}
+	if (go) {
+		__u32 gsize = go_section_write(&c.dp, h->size, go);
+
+		if (gsize) {
+			h->flags |= SFPROF_EVF_GO;
+			h->size += gsize;
+		}
 	}
 	bpf_dynptr_write(&c.dp, 0, h, SFPROF_EVENT_HDR_SIZE, 0);
 	bpf_ringbuf_submit_dynptr(&c.dp, flags);
@@ -480,6 +493,8 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 	__u32 want = cfg.stack_size, span = 0, at_top = 0;
 	__u64 flags = BPF_RB_NO_WAKEUP;
 	struct py_buf *py = py_walk(h, kind);
+	struct go_ctx go;
+	int on_g0 = 0;
 
 	if (!py) /* a thread runs CPython, CRuby or PHP: one section */
 		py = rb_walk(h, kind);
@@ -496,8 +511,12 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 	if (cfg.wakeup_bytes &&
 	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= cfg.wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
+	/* Go's g0: the goroutine behind the switch, in the direct path's
+	 * record only (the scratch slot has no room for a second stack) */
+	if (!py && !cfg.force_scratch && have_direct_copy())
+		on_g0 = go_switched(h, &go);
 	if (!cfg.force_scratch && have_direct_copy())
-		emit_direct(h, span, at_top, flags, py, kind);
+		emit_direct(h, span, at_top, flags, py, kind, on_g0 ? &go : NULL);
 	else
 		emit_scratch(h, span, at_top, flags, kind, py);
 	if (py)

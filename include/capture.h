@@ -179,6 +179,9 @@ int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_p
 /* Process `tgid` runs PHP as p says (bpf/php.bpf.h); p NULL: no more.
  * A no-op without capture_opts.php. 0, or a negative errno. */
 int capture__set_php(struct capture *c, uint32_t tgid, const struct sfprof_php_proc *p);
+/* Process `tgid` runs Go as p says (bpf/go.bpf.h): its samples on g0
+ * carry the goroutine behind the switch; p NULL: no more. 0 or -errno. */
+int capture__set_go(struct capture *c, uint32_t tgid, const struct sfprof_go_proc *p);
 /* The fd of the rb_new ring (struct sfprof_py_code records: an iseq a
  * Ruby process ran for the first time), or -ENOENT without
  * capture_opts.ruby. The capture's fd: dup() it to keep. */

@@ -13,7 +13,11 @@
  *    the current stack are not its caller's: go_runtime__special_row()
  *    gives a row that ends the walk there (UNWIND_STOP_STACK_SWITCH, the
  *    stack marked truncated), as Go's own traceback stops at SPWRITE
- *    functions. TOPFRAME functions (goexit, mstart, rt0_go) are the
+ *    functions; on g0 the walk goes on from the goroutine's saved context
+ *    (src/stacks/stacks_go.c). runtime.asyncPreempt gets its SP-delta
+ *    row flagged SFRAME_ROW_EXACT_RA: its return address is the PC the
+ *    preemption signal interrupted, not one after a call, so its
+ *    caller's row is looked up at that PC, not at it - 1. TOPFRAME functions (goexit, mstart, rt0_go) are the
  *    outermost frame of their stack (runtime.sigtramp, also TOPFRAME to
  *    Go, is not: the signal frame is its caller).
  *  - Unwind rows: a binary with no .eh_frame/.debug_frame (go build
@@ -53,6 +57,8 @@ int go_runtime__open(const struct elfread *e, struct gopclntab *t);
  *    rt0_go): an "RA undefined" row, the outermost frame;
  *  - in a stack-switching (SPWRITE, not TOPFRAME) function: a row flagged
  *    SFRAME_ROW_STACK_SWITCH;
+ *  - in runtime.asyncPreempt: its SP-delta row, flagged
+ *    SFRAME_ROW_EXACT_RA;
  *  - one byte before runtime.sigreturn (a signal handler's return
  *    address, looked up at - 1): the function flagged SFRAME_FUNC_SIGNAL,
  *    so the walk continues from the ucontext.

@@ -19,7 +19,9 @@
  *
  * A Python frame is a profile frame of kind PROFILE_FRAME_PYTHON: name
  * its qualname, file its co_filename, line the line of its instruction,
- * start_line its co_firstlineno (the namer's answer, pyname_fn). Functions inlined into the eval loop
+ * start_line its co_firstlineno (the namer's answer, pyname_fn), addr the
+ * code object and dso its interpreter (PYMERGE_DSO_*), so pprof gives each
+ * (code object, line) of an interpreter a Location of its own. Functions inlined into the eval loop
  * at the frame's PC (C code it runs for the Python frame) stay, above the
  * group's frames, as for any other native frame.
  */
@@ -36,6 +38,10 @@
 #define PYMERGE_EVAL_FRAME "_PyEval_EvalFrameDefault"
 #define PYMERGE_CUT "[python: more frames]"
 #define PYMERGE_UNREADABLE "[python: unreadable frame]"
+/* a frame's dso: its interpreter, pprof's synthetic mapping of it */
+#define PYMERGE_DSO_PYTHON "[python]"
+#define PYMERGE_DSO_RUBY "[ruby]"
+#define PYMERGE_DSO_PHP "[php]"
 
 /*
  * The name of code object `code` of process pid at instruction offset

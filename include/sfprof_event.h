@@ -115,6 +115,11 @@ enum sfprof_event_flag {
 	 * stack, at SFPROF_PY_SECTION_OFF(stack_len), within `size`: CPython's,
 	 * or CRuby's when its flags have SFPROF_PYS_RUBY */
 	SFPROF_EVF_PYTHON = 1u << 5,
+	/* a Go section (struct sfprof_go_section) follows the stack, at
+	 * SFPROF_PY_SECTION_OFF(stack_len) (never with SFPROF_EVF_PYTHON):
+	 * the sample was on a Go thread's g0 stack, and this is the user
+	 * goroutine it switched from (bpf/go.bpf.h) */
+	SFPROF_EVF_GO = 1u << 6,
 };
 
 /*
@@ -276,6 +281,50 @@ struct sfprof_php_proc {
 	__u16 fn_opcodes;    /* zend_op_array: opcodes */
 	__u16 op_size;	     /* sizeof(zend_op) */
 	__u16 pad[2];
+};
+
+/*
+ * What the BPF side needs of one Go process (go_procs map, by tgid),
+ * filled by user space (src/runtimes/go/) from the binary's DWARF: where
+ * runtime.g, runtime.m and runtime.gobuf keep what leads from g0 (the
+ * current g, in r14) to the user goroutine's saved context.
+ */
+#define SFPROF_GO_OFF_MAX 4096u
+struct sfprof_go_proc {
+	__u16 g_stack_hi;	     /* g.stack.hi */
+	__u16 g_m;		     /* g.m */
+	__u16 g_sched;		     /* g.sched */
+	__u16 m_g0, m_curg;	     /* m.g0, m.curg */
+	__u16 gobuf_sp, gobuf_pc, gobuf_bp; /* gobuf */
+	__u16 g_status;		     /* g.atomicstatus */
+	__u16 m_vdso_sp, m_vdso_pc;  /* m.vdsoSP, m.vdsoPC */
+	__u16 pad;
+};
+
+/*
+ * The Go section: the user goroutine's context as it left it to run on
+ * g0 (g0.m.curg.sched: systemstack, mcall, morestack saved it; or the
+ * parked one mcall came from, SFPROF_GOS_PARKED), and its
+ * stack from sp (at most SFPROF_STACK_MAX bytes, up to curg.stack.hi),
+ * whose len bytes follow this header (the section's size: 32 + len
+ * rounded up to 8).
+ */
+#define SFPROF_GO_SECTION_HDR 32u
+struct sfprof_go_section {
+	__u64 sp, pc, bp;
+	__u32 len;   /* bytes of stack behind the header */
+	__u32 flags; /* enum sfprof_go_section_flag */
+};
+
+enum sfprof_go_section_flag {
+	/* m.curg was nil (mcall's fn dropped it: gosched_m, park_m): this
+	 * is the goroutine mcall switched from, the word it pushed on g0,
+	 * parked (runnable or waiting, on no M) before and after the copy */
+	SFPROF_GOS_PARKED = 1u << 0,
+	/* a goroutine in a vDSO call (nanotime1, walltime), on g0's stack
+	 * with g still the goroutine: sp, pc are m.vdsoSP, m.vdsoPC, where
+	 * it called in from (bp 0) */
+	SFPROF_GOS_VDSO = 1u << 1,
 };
 
 /* Per-CPU loss and activity counters kept by the BPF side. */

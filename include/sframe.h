@@ -92,6 +92,10 @@ enum {
 	/* never encoded: a lookup's answer for a function that switches
 	 * stacks (goruntime.h); the walk ends there, truncated */
 	SFRAME_ROW_STACK_SWITCH = 1u << 1,
+	/* never encoded: the return address this row finds is no call's but
+	 * the PC a signal interrupted (Go's asyncPreempt, goruntime.h): the
+	 * caller's row is looked up at it, not at it - 1 */
+	SFRAME_ROW_EXACT_RA = 1u << 2,
 };
 
 /*

@@ -113,6 +113,11 @@ struct stacks_stats {
 	uint64_t pytramp_rows;	 /* rows given for CPython trampolines */
 	uint64_t rt_named, rt_unnamed; /* JIT frames a runtime named from its VM, or could not */
 	uint64_t rt_ns, rt_ns_max;     /* time spent naming them (and not); its longest */
+	/* walks that stopped at a Go stack switch on g0: continued on the
+	 * goroutine's stack (the record's Go section), or not (none), and
+	 * malformed sections */
+	uint64_t go_switch_continued, go_switch_stopped, go_bad_sections;
+	uint64_t go_switch_parked; /* ... continued on mcall's parked goroutine */
 	struct unwind_stats unwind;
 	struct pymerge_stats python;
 };

@@ -757,6 +757,15 @@ int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py
 	return set_py_bit(c, tgid, 1);
 }
 
+int capture__set_go(struct capture *c, uint32_t tgid, const struct sfprof_go_proc *p)
+{
+	int fd = bpf_map__fd(c->task->maps.go_procs);
+
+	if (!p)
+		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+}
+
 int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p)
 {
 	int fd = bpf_map__fd(c->task->maps.rb_procs);

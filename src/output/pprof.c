@@ -17,7 +17,13 @@
  *    a runtime mapping (a profile read from folded text, a unit test)
  *    gets a synthetic range per binary, laid out disjointly, whose
  *    addresses normalise back to rel_addr. Kernel frames keep their own
- *    addresses in a "[kernel.kallsyms]" mapping.
+ *    addresses in a "[kernel.kallsyms]" mapping. Interpreter frames
+ *    (Python's, and Ruby's and PHP's, which pymerge.c makes the same way)
+ *    get a synthetic mapping per interpreter (process), named by the
+ *    frame's dso ("[python]"), in which each (code object, line) - one
+ *    profile frame, whose addr is the code object - has an address of its
+ *    own, numbered in frame order: two functions of one name stay two
+ *    Locations, as pprof merges locations by mapping and address.
  *  - Location: one per distinct frame, or per run of frames at one PC
  *    (inline frames: Lines innermost first, the caller last); address =
  *    the runtime PC (the call's, for callers). A symbolized frame gives
@@ -101,6 +107,8 @@ struct pp_mapping {
 	uint32_t kernel;    /* [kernel.kallsyms] */
 	uint32_t synthetic; /* no runtime range known: laid out here */
 	uint32_t identity;  /* synthetic, kernel-like: addresses are rel_addr */
+	uint32_t python;    /* an interpreter's Python frames (pid's) */
+	uint32_t nr_py;	    /* ... numbered so far */
 	uint32_t nr_locs, unnamed; /* locations, and those with no Line */
 	uint32_t made_up;   /* frames named binary+0xSTART, not by a symbol */
 	uint32_t with_file, with_line; /* frames with a source file, a line */
@@ -123,6 +131,7 @@ struct pp_state {
 	uint32_t *map_slots; /* open addressing: mapping index + 1 */
 	size_t nr_slots;
 	uint32_t *frame_map; /* frame index -> mapping index + 1, 0 = none */
+	uint64_t *frame_rel; /* frame index -> its rel_addr in its mapping */
 	uint32_t *func_group; /* frame index -> its function's group (pprof_func.h) */
 	uint32_t *group_fid; /* group -> function id, 0 = not written yet */
 	uint32_t *root_fid;  /* root string id -> function id */
@@ -200,6 +209,10 @@ static void frame_mapping_key(const struct prof_frame *f, struct pp_mapping *m)
 	*m = (struct pp_mapping){ .min_rel = UINT64_MAX };
 	if (frame_kernel(f) && !f->dso) {
 		m->kernel = m->synthetic = 1;
+	} else if (f->kind == PROFILE_FRAME_PYTHON) {
+		m->synthetic = m->python = 1;
+		m->pid = f->pid;
+		m->dso = f->dso;
 	} else if (f->map_end > f->map_start) {
 		m->start = f->map_start;
 		m->limit = f->map_end;
@@ -217,14 +230,17 @@ static void frame_mapping_key(const struct prof_frame *f, struct pp_mapping *m)
 	 * has no processes, and the entries would say the same */
 	m->hash = prof__hash_mix(prof__hash_mix(prof__hash_mix(prof__hash_mix(
 		prof__hash_mix(prof__hash_mix(1, m->start), m->limit), m->offset), m->dso),
-		m->build_id), m->kernel | m->synthetic << 1);
+		m->build_id), m->kernel | m->synthetic << 1 | m->python << 2);
+	if (m->python) /* one per interpreter: its code objects are its own */
+		m->hash = prof__hash_mix(m->hash, m->pid);
 }
 
 static int mapping_key_eq(const struct pp_mapping *a, const struct pp_mapping *b)
 {
 	return a->hash == b->hash && a->start == b->start && a->limit == b->limit &&
 	       a->offset == b->offset && a->dso == b->dso && a->build_id == b->build_id &&
-	       a->kernel == b->kernel && a->synthetic == b->synthetic;
+	       a->kernel == b->kernel && a->synthetic == b->synthetic &&
+	       a->python == b->python && (!a->python || a->pid == b->pid);
 }
 
 static int pp_slots_grow(struct pp_state *st)
@@ -279,17 +295,20 @@ static int pp_mappings(struct pp_state *st, const struct prof_frame *fr, uint32_
 		struct pp_mapping key, *mp;
 		uint32_t m;
 
-		if (f->kind == PROFILE_FRAME_MARKER || (!f->dso && !frame_kernel(f)))
+		if (f->kind == PROFILE_FRAME_MARKER ||
+		    (!f->dso && !frame_kernel(f) && f->kind != PROFILE_FRAME_PYTHON))
 			continue; /* no mapping */
 		frame_mapping_key(f, &key);
 		m = pp_mapping_get(st, &key);
 		if (!m)
 			return -ENOMEM;
 		mp = &st->maps[m - 1];
-		if (f->rel_addr > mp->max_rel)
-			mp->max_rel = f->rel_addr;
-		if (f->rel_addr < mp->min_rel)
-			mp->min_rel = f->rel_addr;
+		/* a Python frame is one (code object, line): the next address */
+		st->frame_rel[i] = mp->python ? mp->nr_py++ : f->rel_addr;
+		if (st->frame_rel[i] > mp->max_rel)
+			mp->max_rel = st->frame_rel[i];
+		if (st->frame_rel[i] < mp->min_rel)
+			mp->min_rel = st->frame_rel[i];
 		mp->nr_locs++;
 		mp->unnamed += (uint32_t)frame_unnamed(f, m);
 		mp->made_up += (uint32_t)frame_made_up(st->p, f);
@@ -309,7 +328,7 @@ static int pp_mappings(struct pp_state *st, const struct prof_frame *fr, uint32_
 		if (!mp->synthetic)
 			continue;
 		/* kernel-like addresses (a module's, or garbage) keep their own */
-		if (mp->kernel || mp->max_rel >= 1ull << 47) {
+		if (mp->kernel || (!mp->python && mp->max_rel >= 1ull << 47)) {
 			mp->identity = 1;
 			mp->start = mp->min_rel & ~0xfffull;
 			mp->limit = (mp->max_rel | 0xfff) + 1;
@@ -325,11 +344,12 @@ static int pp_mappings(struct pp_state *st, const struct prof_frame *fr, uint32_
 	return 0;
 }
 
-static uint64_t frame_address(const struct pp_mapping *mp, const struct prof_frame *f)
+static uint64_t frame_address(const struct pp_state *st, const struct pp_mapping *mp,
+			      uint32_t i)
 {
 	if (!mp->synthetic)
-		return f->addr;
-	return mp->identity ? f->rel_addr : mp->start + f->rel_addr;
+		return st->fr[i].addr;
+	return mp->identity ? st->frame_rel[i] : mp->start + st->frame_rel[i];
 }
 
 static void pp_value_type(struct pp_state *st, struct pb_gz *g, uint32_t field, struct pbuf *m,
@@ -586,7 +606,7 @@ static void pp_locations(struct pp_state *st, struct pb_gz *g, struct pbuf *m, s
 			const struct pp_mapping *mp = &st->maps[map - 1];
 
 			pb_uint(m, LOCATION_MAPPING_ID, mp->id);
-			pb_uint(m, LOCATION_ADDRESS, frame_address(mp, &st->fr[run[0]]));
+			pb_uint(m, LOCATION_ADDRESS, frame_address(st, mp, run[0]));
 		}
 		for (uint32_t r = 0; r < l->n && r < 64; r++) {
 			if (!fids[r])
@@ -751,8 +771,9 @@ static int write_pprof(const struct profile *p, int diff, FILE *f)
 	st.root_fid = calloc(st.nstr, sizeof(*st.root_fid));
 	st.root_loc = calloc(st.nstr, sizeof(*st.root_loc));
 	st.frame_map = calloc(nfr ? nfr : 1, sizeof(*st.frame_map));
+	st.frame_rel = calloc(nfr ? nfr : 1, sizeof(*st.frame_rel));
 	g = pb_gz_new(f);
-	if (!st.group_fid || !st.root_fid || !st.root_loc || !st.frame_map || !g)
+	if (!st.group_fid || !st.root_fid || !st.root_loc || !st.frame_map || !st.frame_rel || !g)
 		goto err_out;
 	err = pp_mappings(&st, fr, nfr);
 	if (err)
@@ -777,6 +798,7 @@ err_out:
 	free(st.root_fid);
 	free(st.root_loc);
 	free(st.frame_map);
+	free(st.frame_rel);
 	free(st.extra);
 	return err;
 }

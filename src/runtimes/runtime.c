@@ -11,6 +11,7 @@ extern const struct runtime_ops hotspot_runtime_ops; /* runtimes/hotspot/hsrunti
 extern const struct runtime_ops python_runtime_ops;  /* runtimes/python/pysession_ops.c */
 extern const struct runtime_ops ruby_runtime_ops;    /* runtimes/ruby/rbsession_ops.c */
 extern const struct runtime_ops php_runtime_ops;     /* runtimes/php/phpsession_ops.c */
+extern const struct runtime_ops gosession_runtime_ops; /* runtimes/go/gosession_ops.c */
 extern const struct runtime_ops v8_runtime_ops;	     /* runtimes/v8/v8runtime.c */
 
 static const struct runtime_ops *const builtin[] = {
@@ -20,6 +21,7 @@ static const struct runtime_ops *const builtin[] = {
 	&python_runtime_ops,
 	&ruby_runtime_ops,
 	&php_runtime_ops,
+	&gosession_runtime_ops,
 	&v8_runtime_ops,
 };
 

@@ -414,6 +414,8 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 				s->opts.max_depth, stop, &s->st.unwind,
 				s->thread_top ? &outer : NULL);
 
+	if (*stop == UNWIND_STOP_STACK_SWITCH)
+		n = stacks_go_continue(s, e, &ops, n, stop);
 	stacks_jit_tag(s, e, &ops, n, *stop); /* the JIT entries valid then */
 
 	/* the snapshot went on past the entry frame's CFA (SP + 8) and the
@@ -880,6 +882,13 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 	P("stacks_row_memo_misses", st->memo_misses);
 	P("stacks_agg_flushes", st->agg_flushes);
 	P("stacks_agg_rename_stale", st->agg_rename_stale);
+	if (st->go_switch_continued || st->go_switch_stopped) {
+		P("stacks_go_switch_continued", st->go_switch_continued);
+		P("stacks_go_switch_stopped", st->go_switch_stopped);
+		P("stacks_go_switch_parked", st->go_switch_parked);
+	}
+	if (st->go_bad_sections)
+		P("stacks_go_bad_sections", st->go_bad_sections);
 	if (st->add_errors)
 		P("stacks_add_errors", st->add_errors);
 	if (st->wakers) {

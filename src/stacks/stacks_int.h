@@ -238,6 +238,11 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 struct runtime_frame;
 int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, char *buf,
 			      size_t size);
+/* stacks_go.c: a walk of e's that stopped at a Go stack switch (n frames,
+ * *stop UNWIND_STOP_STACK_SWITCH), continued on the goroutine's stack
+ * from e's Go section when it has one: the frames in all, *stop updated */
+size_t stacks_go_continue(struct stacks *s, const struct sfprof_event *e,
+			  const struct unwind_ops *ops, size_t n, int *stop);
 void stacks_jit_stats(const struct stacks *s, struct stacks_stats *out);
 void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f); /* if any */
 void stacks_jit_free(struct stacks *s);

@@ -153,6 +153,8 @@ static void plan_compile(struct unwind_plan *plan)
 	const struct sframe_row *row = &plan->row;
 
 	plan->fast = false;
+	if (row->flags & SFRAME_ROW_EXACT_RA)
+		return; /* (the fast step makes every caller a call's) */
 	if (row->cfa.kind != SFRAME_RULE_REG ||
 	    (row->cfa.reg != UNWIND_REG_RSP && row->cfa.reg != UNWIND_REG_RBP))
 		return;
@@ -511,7 +513,7 @@ static void step_row(struct unwind_state *st)
 	st->regs[UNWIND_REG_RBP] = fp;
 	st->reg_known = BIT(UNWIND_REG_RSP) | BIT(UNWIND_REG_RIP) |
 			(fp_known ? BIT(UNWIND_REG_RBP) : 0);
-	frame_enter(st, ra, UNWIND_FRAME_CALLER);
+	frame_enter(st, ra, (row->flags & SFRAME_ROW_EXACT_RA) ? 0 : UNWIND_FRAME_CALLER);
 }
 
 /*

@@ -57,7 +57,8 @@ def pprof_check(d, cmd):
     loc = where(so)
     _, text = pprof_raw(out)
     errs, seen = [], {}
-    for m in re.finditer(r"^\s+\d+: 0x0 (.+) (\S+):(\d+) s=(\d+)$", text, re.M):
+    # (each at its own address in the interpreter's [ruby] mapping, pymerge.c)
+    for m in re.finditer(r"^\s+\d+: 0x[0-9a-f]+ M=\d+ (.+) (\S+):(\d+) s=(\d+)$", text, re.M):
         seen.setdefault(m.group(1), set()).add((os.path.basename(m.group(2)), int(m.group(3)),
                                                 int(m.group(4))))
     defs = dict((n, loc["def " + n][1]) for n in ("leaf_work", "middle", "outer"))

@@ -580,3 +580,62 @@ TEST(pprof_functions_should_be_one_per_name_file_and_start_line_and_carry_it)
 	release(&d);
 	profile__free(p);
 }
+
+/*
+ * Python frames: a synthetic mapping per interpreter, a Location per
+ * (code object, line). run() of m1.py and run() of m2.py, both at line
+ * 20, are two Locations at two addresses; the same code object at another
+ * line a third; the same code address in another interpreter (pid) a
+ * Location of that interpreter's own mapping.
+ */
+TEST(pprof_python_frames_should_be_a_location_per_code_object_and_line_in_a_mapping_per_interpreter)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	struct profile_frame py[4];
+	const struct dec_loc *l[4];
+	const struct dec_map *mp[4];
+	struct decoded d;
+
+	for (int i = 0; i < 4; i++)
+		py[i] = (struct profile_frame){ .name = "run", .kind = PROFILE_FRAME_PYTHON,
+						.dso = "[python]", .pid = i == 3 ? 200 : 100,
+						.file = i == 1 ? "/app/m2.py" : "/app/m1.py",
+						.addr = i == 1 ? 0x7f0000002000 : 0x7f0000001000,
+						.line = i == 2 ? 21 : 20, .start_line = 19 };
+	CHECK(p);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(profile__add(p, "py", &py[i], 1, (uint64_t)i + 1), 0);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nsamples, 4);
+	for (int i = 0; i < 4; i++) {
+		l[i] = NULL;
+		mp[i] = NULL;
+		for (int s = 0; s < d.nsamples; s++)
+			if (d.samples[s].value == (uint64_t)i + 1)
+				l[i] = loc(&d, d.samples[s].locs[0]);
+		if (l[i])
+			mp[i] = map_of(&d, l[i]->mapping);
+	}
+	CHECK(l[0] && l[1] && l[2] && l[3] && mp[0] && mp[1] && mp[2] && mp[3]);
+	if (l[0] && l[1] && l[2] && l[3] && mp[0] && mp[1] && mp[2] && mp[3]) {
+		for (int i = 0; i < 4; i++) {
+			CHECK(l[i]->address != 0);
+			CHECK(l[i]->address >= mp[i]->start && l[i]->address < mp[i]->limit);
+			CHECK_STR(str(&d, mp[i]->filename), "[python]");
+			CHECK_U64(mp[i]->has_functions, 1);
+		}
+		/* one interpreter, one mapping; the other its own */
+		CHECK_U64(mp[0]->id, mp[1]->id);
+		CHECK_U64(mp[0]->id, mp[2]->id);
+		CHECK(mp[3]->id != mp[0]->id);
+		CHECK(mp[3]->start >= mp[0]->limit || mp[3]->limit <= mp[0]->start);
+		/* same name, other file: another Location at another address */
+		CHECK(l[0]->id != l[1]->id && l[0]->address != l[1]->address);
+		CHECK(l[0]->id != l[2]->id && l[0]->address != l[2]->address);
+		CHECK(l[1]->address != l[2]->address);
+		CHECK(l[0]->function != l[1]->function);
+	}
+	release(&d);
+	profile__free(p);
+}

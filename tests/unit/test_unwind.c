@@ -1005,3 +1005,25 @@ TEST(fp_fallback_should_walk_jit_frames_whose_return_addresses_are_code)
 	CHECK_U64(st.fp_frames, 2);
 	CHECK_U64(st.fp_rejected, 0);
 }
+
+TEST(a_row_flagged_exact_ra_should_have_its_caller_looked_up_at_the_return_address)
+{
+	/* Go's asyncPreempt: its return address is the PC a signal
+	 * interrupted, the first byte of a function (0x2100) whose row there
+	 * (CFA = SP+8) is not the one before it (0x20ff: CFA = SP+32) */
+	int stop;
+	struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+	build_three_frames();
+	F.r[0].row.flags = SFRAME_ROW_EXACT_RA; /* the leaf */
+	add_sp_row(0x2100, 0x2200, 8, 0);
+	put(BASE + 8, 0x2100);
+	put(BASE + 16, 0x3020); /* 0x2100's RA at its CFA - 8 */
+	size_t n = walk(&r, &stop);
+	CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+	CHECK_INT(n, 3);
+	CHECK_U64(FR[1].pc, 0x2100);
+	CHECK_INT(FR[1].flags, 0);
+	CHECK_U64(F.lookups[1], 0x2100);
+	CHECK_U64(FR[2].pc, 0x3020);
+	CHECK_INT(FR[2].flags, UNWIND_FRAME_CALLER);
+}

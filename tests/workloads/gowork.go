@@ -9,9 +9,34 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
+
+// The call chain Go itself sees, as runtime.Callers gives it, printed
+// once per function on stdout, outermost first ("callers: runtime.goexit
+// main.main.func1 main.worker main.churn"): the test checks the frames
+// sfprof finds past a stack switch against them.
+var logged sync.Map
+
+func note(fn string) {
+	if _, done := logged.LoadOrStore(fn, true); done {
+		return
+	}
+	pcs := make([]uintptr, 512)
+	n := runtime.Callers(2, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	var names []string
+	for {
+		f, more := frames.Next()
+		names = append([]string{f.Function}, names...)
+		if !more {
+			break
+		}
+	}
+	fmt.Println("callers:", strings.Join(names, " "))
+}
 
 type node struct {
 	next *node
@@ -21,6 +46,7 @@ type node struct {
 //go:noinline
 func churn(n int) *node {
 	var head *node
+	note("churn")
 	for i := 0; i < n; i++ {
 		head = &node{next: head, buf: make([]byte, 64+i%512)}
 	}
@@ -32,6 +58,7 @@ func deep(d int, acc uint64) uint64 {
 	var pad [256]byte // grows the goroutine stack: morestack
 	pad[d%256] = byte(acc)
 	if d == 0 {
+		note("deep")
 		return acc + uint64(pad[0])
 	}
 	return deep(d-1, acc*6364136223846793005+1442695040888963407) + uint64(pad[d%256])
@@ -40,6 +67,7 @@ func deep(d int, acc uint64) uint64 {
 //go:noinline
 func hash(n int) uint64 {
 	h := uint64(14695981039346656037)
+	note("hash")
 	for i := 0; i < n; i++ {
 		h ^= uint64(i)
 		h *= 1099511628211

@@ -49,6 +49,13 @@ static int is_sigreturn(const char *name)
 	       !strcmp(name, "runtime.sigreturn__sigaction");
 }
 
+/* runtime.asyncPreempt: "called" by the preemption signal's handler,
+ * which pushed the interrupted PC as its return address */
+static int is_async_preempt(const char *name)
+{
+	return !strcmp(name, "runtime.asyncPreempt") || !strcmp(name, "runtime.asyncPreempt.abi0");
+}
+
 /* The outermost frame of its stack. TOPFRAME stops Go's traceback; but
  * runtime.sigtramp has a real caller, the kernel's signal frame (its
  * return address is runtime.sigreturn). */
@@ -56,6 +63,33 @@ static int is_topframe(const struct gopclntab_func *f)
 {
 	return (f->flag & GOPCLNTAB_FLAG_TOPFRAME) &&
 	       strcmp(f->name, "runtime.sigtramp") != 0;
+}
+
+/* f's SP-delta row at vaddr, SFRAME_ROW_EXACT_RA: 1, or 0 (no delta) */
+static int async_preempt_row(const struct gopclntab *t, const struct gopclntab_func *f,
+			     uint64_t vaddr, struct sframe_row *row, struct sframe_func *fn)
+{
+	struct gopclntab_pcvalue it;
+	uint64_t lo, hi;
+	int32_t val;
+
+	if (gopclntab__pcvalue_start(t, f, f->pcsp, &it))
+		return 0;
+	while (gopclntab__pcvalue_next(&it, &lo, &hi, &val) == 1) {
+		if (vaddr < lo || vaddr >= hi)
+			continue;
+		if (val < 0 || val > INT32_MAX - 8 || (val & 7))
+			return 0;
+		memset(row, 0, sizeof(*row));
+		row->start = (uint32_t)(lo - f->start);
+		row->cfa = sframe_rule__make(SFRAME_RULE_REG, SFRAME_REG_AMD64_SP, val + 8);
+		row->ra = sframe_rule__make(SFRAME_RULE_CFA_DEREF, 0, -8);
+		row->fp = sframe_rule__make(SFRAME_RULE_NONE, 0, 0);
+		row->flags = SFRAME_ROW_EXACT_RA;
+		func_of(f, 0, fn);
+		return 1;
+	}
+	return 0;
 }
 
 int go_runtime__special_row(const struct gopclntab *t, uint64_t vaddr,
@@ -84,6 +118,11 @@ int go_runtime__special_row(const struct gopclntab *t, uint64_t vaddr,
 		func_of(&f, 0, fn);
 		return 1;
 	}
+	/* asyncPreempt's return address is the PC a signal interrupted,
+	 * not one after a call: its own row, flagged so that the caller's
+	 * is looked up at that PC, not at it - 1 */
+	if (is_async_preempt(f.name))
+		return async_preempt_row(t, &f, vaddr, row, fn);
 	if (!(f.flag & GOPCLNTAB_FLAG_SPWRITE))
 		return 0;
 	memset(row, 0, sizeof(*row));

@@ -62,6 +62,9 @@ static int64_t marker(struct profile *prof, const char *name)
 int pymerge__ids(const struct pymerge_ctx *c, const struct sfprof_py_section *sec, uint32_t from,
 		 uint32_t to, int cut, uint32_t *out, size_t room)
 {
+	const char *interp = (sec->flags & SFPROF_PYS_PHP)    ? PYMERGE_DSO_PHP :
+			     (sec->flags & SFPROF_PYS_RUBY) ? PYMERGE_DSO_RUBY :
+							      PYMERGE_DSO_PYTHON;
 	size_t np = 0;
 	int64_t id;
 
@@ -74,7 +77,10 @@ int pymerge__ids(const struct pymerge_ctx *c, const struct sfprof_py_section *se
 	}
 	for (uint32_t i = to; i-- > from && np < room;) {
 		const struct sfprof_py_frame *f = &sec->frames[i];
-		struct profile_frame pf = { .kind = PROFILE_FRAME_PYTHON, .pid = c->pid };
+		/* the code object and its interpreter: pprof gives each
+		 * (code object, line) a Location of its own (output/pprof.c) */
+		struct profile_frame pf = { .kind = PROFILE_FRAME_PYTHON, .pid = c->pid,
+					    .dso = interp, .addr = f->code };
 		const char *q = NULL, *file = NULL;
 		uint32_t line = 0, first = 0;
 
