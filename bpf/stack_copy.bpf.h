@@ -197,7 +197,7 @@ static __always_inline void stack_done(struct sfprof_event *h, __u32 len, __u32 
 {
 	if (span) {
 		if (len == 0 && user_stack_gone(h)) {
-			h->flags |= SFPROF_EVF_NO_USER_REGS;
+			h->flags |= SFPROF_EVF_USER_GONE;
 			count(SFPROF_CNT_NO_USER_STACK, 1);
 		} else if (len == 0) {
 			h->flags |= SFPROF_EVF_STACK_PARTIAL;

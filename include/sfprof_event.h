@@ -120,6 +120,11 @@ enum sfprof_event_flag {
 	 * the sample was on a Go thread's g0 stack, and this is the user
 	 * goroutine it switched from (bpf/go.bpf.h) */
 	SFPROF_EVF_GO = 1u << 6,
+	/* sampled in the kernel with no user stack left: in exit_group after
+	 * the address space went, or in execve after the switch to the new
+	 * image (regs are the old image's); stack[] is empty and the regs
+	 * name no user frame (bpf/stack_copy.bpf.h user_stack_gone) */
+	SFPROF_EVF_USER_GONE = 1u << 7,
 };
 
 /*
@@ -368,7 +373,7 @@ enum sfprof_counter {
 	SFPROF_CNT_STACK_DEFER_FAILED, /* ... that could not be left to it */
 	SFPROF_CNT_NO_USER_STACK,    /* kernel samples of an exiting or exec'ing
 					process: no user stack left (sent as
-					SFPROF_EVF_NO_USER_REGS) */
+					SFPROF_EVF_USER_GONE) */
 	SFPROF_CNT_MAX
 };
 

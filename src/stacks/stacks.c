@@ -388,25 +388,26 @@ static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 	}
 	s->cur_gen = proc__generation(s->cur);
 	s->ucache.tag = s->cur_gen;
+	/*
+	 * Sampled in the kernel with no user stack left (BPF's
+	 * user_stack_gone): in exit_group after the address space was
+	 * dropped, or in execve after the switch to the new one, where the
+	 * registers are still the old image's (a PC in none of the new
+	 * image's mappings). No user frame can be told: the kernel part
+	 * only, as complete. (A stack that is there but could not be read,
+	 * SFPROF_EVF_STACK_PARTIAL alone, stays [truncated]: it is counted
+	 * lost, lost_stack_read.)
+	 */
+	if (e->flags & SFPROF_EVF_USER_GONE) {
+		*stop = UNWIND_STOP_USER_GONE;
+		s->st.unwind.stacks++;
+		s->st.unwind.stop[UNWIND_STOP_USER_GONE]++;
+		return 0;
+	}
 	if (e->flags & SFPROF_EVF_NO_USER_REGS) {
 		*stop = UNWIND_STOP_NO_REGS;
 		s->st.unwind.stacks++;
 		s->st.unwind.stop[UNWIND_STOP_NO_REGS]++;
-		return 0;
-	}
-	/*
-	 * Sampled in the kernel with not a byte of user stack readable: in
-	 * exit_group after the address space was dropped, or in execve
-	 * after the switch to the new one, where the registers are still
-	 * the old image's (a PC in none of the new image's mappings). No
-	 * user frame can be told: the kernel part only, as complete.
-	 */
-	if ((e->flags & (SFPROF_EVF_KERNEL_MODE | SFPROF_EVF_STACK_PARTIAL)) ==
-		    (SFPROF_EVF_KERNEL_MODE | SFPROF_EVF_STACK_PARTIAL) &&
-	    !e->stack_len) {
-		*stop = UNWIND_STOP_USER_GONE;
-		s->st.unwind.stacks++;
-		s->st.unwind.stop[UNWIND_STOP_USER_GONE]++;
 		return 0;
 	}
 	uint64_t outer = 0;

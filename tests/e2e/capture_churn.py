@@ -5,14 +5,14 @@ each on CPU for 3 ms (shortlived -s), at 999 Hz. Samples land in their
 exec, their first page faults and their exit_group as often as in their
 code. Each sample's stack is read (bpf/stack_copy.bpf.h), or, when its
 process has no user stack left (in the kernel, exiting or exec'ing), it
-is sent without user registers and counted as no_user_stack_exit_exec;
+is sent flagged SFPROF_EVF_USER_GONE and counted as no_user_stack_exit_exec;
 at most 0.1% may be lost_stack_read (issue 21: lost_* <= 0.1%; before,
 1.4% of this workload's samples were). Every sample is in the profile."""
 import os
 import subprocess
 import tempfile
 
-from libcapture import (EVF_KERNEL_MODE, EVF_NO_USER_REGS, EVF_STACK_PARTIAL, SFPROF, WL,
+from libcapture import (EVF_KERNEL_MODE, EVF_USER_GONE, EVF_STACK_PARTIAL, SFPROF, WL,
                         Checker, folded_counts, parse_stats, privileged, read_events)
 
 NAME = "short_processes_should_lose_at_most_a_thousandth_of_their_stacks"
@@ -45,11 +45,12 @@ def main():
     partial = sum(1 for e in evs if e.stack_len == 0 and e.flags & EVF_STACK_PARTIAL)
     c.check(partial == lost, "records without a stack read (%d) == lost_stack_read (%d)"
             % (partial, lost))
-    # what was sent without registers is a sample in the kernel
-    nouser = [e for e in evs if e.flags & EVF_NO_USER_REGS]
-    c.check(all(e.flags & EVF_KERNEL_MODE for e in nouser),
-            "every sample without user registers was in the kernel")
-    c.check(len(nouser) >= gone, "%d no-user-stack samples, %d sent without registers"
+    # what was sent as having no user stack left is a sample in the
+    # kernel, with no stack bytes
+    nouser = [e for e in evs if e.flags & EVF_USER_GONE]
+    c.check(all(e.flags & EVF_KERNEL_MODE and e.stack_len == 0 for e in nouser),
+            "every sample with no user stack left was in the kernel, with no stack bytes")
+    c.check(len(nouser) >= gone, "%d no-user-stack samples, %d sent flagged USER_GONE"
             % (gone, len(nouser)))
     c.check(total == st.get("events_cpu", -1), "profile holds %d samples, events_cpu %d"
             % (total, st.get("events_cpu", -1)))

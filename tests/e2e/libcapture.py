@@ -25,6 +25,7 @@ REGS = ("r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax cx dx si di orig_ax ip cs "
         "flags sp ss").split()
 EV_CPU, EV_FUTEX, EV_FORK, EV_EXIT = 1, 2, 3, 4
 EVF_KERNEL_MODE, EVF_STACK_PARTIAL, EVF_STACK_FULL, EVF_NO_USER_REGS = 1, 2, 4, 8
+EVF_USER_GONE = 1 << 7  # include/sfprof_event.h
 EVF_STACK_TOP = 16
 
 
