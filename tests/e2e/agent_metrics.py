@@ -36,6 +36,10 @@ def test_metrics_should_pass_promtool_and_hold_every_series():
         return la.skip(name, "promtool not installed (Debian's prometheus)")
     c = lc.Checker(name)
     ag = la.Agent(["-e", "cpu,offcpu"])
+    # something on CPU for the whole-machine agent to sample: an idle
+    # machine (CI's, the suite running this test alone) has nothing
+    spin = subprocess.Popen([sys.executable, "-c",
+                             "import time\nt = time.time()\nwhile time.time() - t < 3: pass"])
     try:
         time.sleep(2)
         ag.get("/nope")
@@ -59,6 +63,8 @@ def test_metrics_should_pass_promtool_and_hold_every_series():
         cpu = [ln for ln in text.splitlines() if ln.startswith('sfprof_samples_total{source="cpu"}')]
         c.check(cpu and int(cpu[0].split()[1]) > 0, "no cpu samples counted: %s" % cpu)
     finally:
+        spin.kill()
+        spin.wait()
         ag.stop()
     return c.done()
 
