@@ -312,7 +312,7 @@ static int deferred_read(struct bpf_map *map, void *key, void *value)
 
 /* 1 when the read of h's stack is left to the task (h is then sent by
  * deferred_read), 0 when h goes now as it is. */
-static __always_inline int defer_read(struct sfprof_event *h, __u32 span, __u32 at_top)
+static __noinline int defer_read(struct sfprof_event *h, __u32 span, __u32 at_top)
 {
 	__u32 key = bpf_get_smp_processor_id();
 	struct sfprof_deferred *d;
