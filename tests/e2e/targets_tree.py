@@ -76,8 +76,10 @@ def pid_list_profiles_each():
     if not privileged(name):
         return
     c = Checker(name)
-    a = subprocess.Popen([SPIN, "3"], stdout=subprocess.PIPE, text=True)
-    b = subprocess.Popen([SPIN_EH, "3"], stdout=subprocess.PIPE, text=True)
+    # 6 s: the two runs, each sfprof's start (its BPF programs' load) and
+    # 0.8 s, end before the spinners do
+    a = subprocess.Popen([SPIN, "6"], stdout=subprocess.PIPE, text=True)
+    b = subprocess.Popen([SPIN_EH, "6"], stdout=subprocess.PIPE, text=True)
     pa = int(a.stdout.readline().split()[1])
     pb = int(b.stdout.readline().split()[1])
     with tempfile.TemporaryDirectory() as d:
