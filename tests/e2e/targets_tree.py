@@ -76,10 +76,10 @@ def pid_list_profiles_each():
     if not privileged(name):
         return
     c = Checker(name)
-    # 6 s: the two runs, each sfprof's start (its BPF programs' load) and
-    # 0.8 s, end before the spinners do
-    a = subprocess.Popen([SPIN, "6"], stdout=subprocess.PIPE, text=True)
-    b = subprocess.Popen([SPIN_EH, "6"], stdout=subprocess.PIPE, text=True)
+    # 8 s: the two runs, each sfprof's start (its BPF programs' load, about
+    # 0.7 s) and 2 s, end before the spinners do
+    a = subprocess.Popen([SPIN, "8"], stdout=subprocess.PIPE, text=True)
+    b = subprocess.Popen([SPIN_EH, "8"], stdout=subprocess.PIPE, text=True)
     pa = int(a.stdout.readline().split()[1])
     pb = int(b.stdout.readline().split()[1])
     with tempfile.TemporaryDirectory() as d:
@@ -87,7 +87,7 @@ def pid_list_profiles_each():
                            ("repeat", ["-p", str(pa), "-p", str(pb)])):
             out = os.path.join(d, form + ".folded")
             cpu0 = {pa: task_cpu_ns(pa), pb: task_cpu_ns(pb)}
-            r = subprocess.run([SFPROF, "--per-process", "-d", "0.8", "-o", out] + args,
+            r = subprocess.run([SFPROF, "--per-process", "-d", "2", "-o", out] + args,
                                capture_output=True, text=True, timeout=60)
             # each spinner's samples follow its CPU time in the window (the
             # window includes sfprof's start, so an upper bound only loosely)
