@@ -71,7 +71,14 @@ cp "${BUILD:-build}/workloads/libuwlib.so" "$T/lib/"
 "$SFPROF" record --buildid-dir "$C" -o "$T/d.cap" -F 299 -- "$T/lib/uwmix" 3 dlopen \
 	>/dev/null 2>"$T/rec4.err" &
 rec=$!
-sleep 2 # the library is dlopen()ed at 1 s
+# the library is dlopen()ed 1 s into the workload, which starts once
+# sfprof has attached: unlinked once it is mapped (10 s at most)
+for _ in $(seq 200); do
+	uw=$(pgrep -f "^$T/lib/uwmix" | head -1)
+	[ -n "$uw" ] && grep -q libuwlib.so "/proc/$uw/maps" 2>/dev/null && break
+	sleep 0.05
+done
+sleep 0.2
 rm "$T/lib/libuwlib.so"
 wait $rec; rc=$?
 "$SFPROF" report --buildid-dir "$C" -o "$T/d.folded" "$T/d.cap" 2>"$T/rep4.err"
