@@ -23,13 +23,15 @@ def all_sees_spinner_and_short_processes():
     if not privileged(name):
         return
     c = Checker(name)
-    spin = subprocess.Popen([SPIN, "4"], stdout=subprocess.PIPE, text=True)
+    spin = subprocess.Popen([SPIN, "6"], stdout=subprocess.PIPE, text=True)
     spid = int(spin.stdout.readline().split()[1])
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "all.folded")
-        s = subprocess.Popen([SFPROF, "-a", "-d", "3", "--per-process", "--stats", "-o", out],
+        s = subprocess.Popen([SFPROF, "-a", "-d", "4", "--per-process", "--stats", "-o", out],
                              stderr=subprocess.PIPE, text=True)
-        time.sleep(0.8)
+        # attached by then: the BPF programs' load takes about 0.7 s, more
+        # under ASan (make check)
+        time.sleep(2)
         cpu0 = task_cpu_ns(spid)
         # 40 processes of 20 ms each, one after another: ~80 samples
         storm = subprocess.run([SHORT, "-s", "40", "20"], timeout=60)
