@@ -180,7 +180,7 @@ int agent_http__stop(struct agent_http *h);
 /* the port listened on (for --listen HOST:0) */
 unsigned agent_http__port(const struct agent_http *h);
 
-/* ---- the agent (src/agent/agent.c) ---- */
+/* ---- the agent (src/cli/cmd_agent.c; /metrics in src/agent/metrics.c) ---- */
 
 /* What /metrics shows that the capture thread knows: a snapshot it
  * refreshes after drains. */

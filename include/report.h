@@ -2,7 +2,7 @@
 /*
  * The stacks pipeline as a capture sink, for src/main.c: live runs (events
  * -> folded/SVG/pprof at the end) and `record` (events + the mappings they
- * need -> a capture file, capfile.h). `sfprof report` (src/cmd_report.c)
+ * need -> a capture file, capfile.h). `sfprof report` (src/cli/cmd_report.c)
  * reads such a file back through the same pipeline.
  *
  * record resolves every event's stack while the process lives (so a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Capture file reader (the writer is src/capfile_write.c); the format is
+ * Capture file reader (the writer is src/capfile/capfile_write.c); the format is
  * described in include/capfile.h. The reader treats the file as hostile:
  * every length is checked before it is used; a stretch that fails its
  * checksum is skipped and reported, and impossible contents end the read

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Capture file writer; the format is described in include/capfile.h, the
- * reader is src/capfile.c.
+ * reader is src/capfile/capfile.c.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -502,7 +502,7 @@ out:
 	return status;
 }
 
-/* ---- live and record: the unwinder's stacks pipeline (src/cmd_report.c) ---- */
+/* ---- live and record: the unwinder's stacks pipeline (src/cli/cmd_report.c) ---- */
 
 struct stacks_sink {
 	struct report_sink *rs;
