@@ -376,6 +376,13 @@ static int func_segments(const struct sframe_encode_opts *o,
 	return 0;
 }
 
+static int row_has_expr(const struct sframe_row *r)
+{
+	return r->cfa.kind >= SFRAME_RULE_VAL_EXPR ||
+	       r->ra.kind >= SFRAME_RULE_VAL_EXPR ||
+	       r->fp.kind >= SFRAME_RULE_VAL_EXPR;
+}
+
 static int cmp_func(const void *a, const void *b, void *arg)
 {
 	const struct sframe_func *f = arg;
@@ -484,12 +491,12 @@ int sframe_encode(const struct sframe_encode_opts *opts,
 	wr16(sec, SFRAME_MAGIC, be);
 	sec[2] = (uint8_t)opts->version;
 	sec[3] = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL;
-	for (size_t i = 0; i < nr_rows; i++)
-		if (rows[i].cfa.kind >= SFRAME_RULE_VAL_EXPR || rows[i].ra.kind >= SFRAME_RULE_VAL_EXPR ||
-		    rows[i].fp.kind >= SFRAME_RULE_VAL_EXPR) {
-			sec[3] |= SFRAME_F_SFPROF_EXPR;
-			break;
-		}
+	/* The flag says what the FREs written hold: rows of a function that
+	 * no segment covers (size 0) are not written, and v2 has no flag. */
+	for (size_t i = 0; i < nsegs && opts->version == 3; i++)
+		for (uint32_t j = 0; j < segs[i].nrows; j++)
+			if (row_has_expr(&segs[i].rows[j]))
+				sec[3] |= SFRAME_F_SFPROF_EXPR;
 	sec[4] = (uint8_t)opts->abi;
 	sec[5] = (uint8_t)(int8_t)opts->fixed_fp_offset;
 	sec[6] = (uint8_t)(int8_t)opts->fixed_ra_offset;
