@@ -16,6 +16,7 @@
 #include "ksyms.h"
 #include "progress.h"
 #include "runtimes/runtime.h"
+#include "session/pipeline.h"
 #include "report.h"
 #include "stacks.h"
 #include "util.h"
@@ -90,17 +91,16 @@ static const char *meta_value(const struct capfile_reader *r, const char *key)
  * pid from META, else from the event when the capture had one target.
  * NULL on -ENOMEM.
  */
-static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof,
-				    const struct stacks_opts *so, const struct capfile_reader *r,
-				    const struct sfprof_event *e, struct ksyms *ksyms,
-				    int keep_cmdline, int flamechart)
+static struct stacks *report_stacks(struct pipeline *pl, int idx, struct profile **prof,
+				    const struct capfile_reader *r, const struct sfprof_event *e,
+				    int keep_cmdline)
 {
 	const struct capfile_meta *meta = capfile_reader__meta(r);
 	int one_target = meta->pid || meta->command[0];
 	char comm[SFPROF_COMM_LEN + 1] = "", argv0[512], kbid[2 * ELFREAD_BUILD_ID_MAX + 1];
 	struct utsname un;
 	struct profile_meta pm = {
-		.kind = so->kind,
+		.kind = report__profile_kind(1u << idx),
 		.hz = meta->hz,
 		.target_pid = meta->pid,
 		.start_unix_ns = meta->start_unix_ns,
@@ -125,14 +125,8 @@ static struct stacks *report_stacks(struct proc_cache *pc, struct profile **prof
 	    meta->host && !strcmp(meta->host, un.nodename) &&
 	    !ksyms__running_build_id(kbid, sizeof(kbid)))
 		pm.kernel_build_id = kbid;
-	*prof = profile__new(&pm);
-	if (*prof && flamechart && profile__keep_order(*prof, REPORT_FLAMECHART_RUNS)) {
-		profile__free(*prof);
-		*prof = NULL;
-	}
-	stk = *prof ? stacks__new(pc, *prof, so) : NULL;
-	if (stk)
-		stacks__set_ksym(stk, ksyms__name, ksyms);
+	if (pipeline__make(pl, idx, &pm, prof, &stk))
+		return NULL;
 	return stk;
 }
 
@@ -147,28 +141,16 @@ struct report_tramps {
 
 /* The profile and stacks of every selected event (report_stacks), made at
  * the first event so titles name its target. 0 or -ENOMEM. */
-static int report_stacks_all(struct proc_cache *pc, struct profile **prof, struct stacks **stk,
-			     const struct sfprof_opts *o, const struct stacks_opts *base,
-			     const struct capfile_reader *r, const struct sfprof_event *e,
-			     struct ksyms *ksyms, struct jitmaps *jit,
-			     const struct report_tramps *tr)
+static int report_stacks_all(struct pipeline *pl, struct profile **prof, struct stacks **stk,
+			     const struct sfprof_opts *o, const struct capfile_reader *r,
+			     const struct sfprof_event *e, const struct report_tramps *tr)
 {
-	const struct capfile_meta *meta = capfile_reader__meta(r);
-
 	for (int i = 0; i < REPORT_EVENTS; i++) {
-		struct stacks_opts so = *base;
-
 		if (!(o->event & (1u << i)) || stk[i])
 			continue;
-		so.kind = report__profile_kind(1u << i);
-		/* per thread unless asked otherwise, as the event says (wall) */
-		so.per_thread = o->per_thread || (report__event_per_thread(1u << i) && !o->per_process);
-		so.period_ns = meta->hz ? 1000000000ull / meta->hz : 0;
-		stk[i] = report_stacks(pc, &prof[i], &so, r, e, ksyms, o->keep_cmdline,
-					o->flamechart);
+		stk[i] = report_stacks(pl, i, &prof[i], r, e, o->keep_cmdline);
 		if (!stk[i])
 			return -ENOMEM;
-		stacks__set_jitmaps(stk[i], jit); /* the capture's JIT names */
 		for (size_t t = 0; t < tr->nr; t++)
 			if (stacks__set_pytramp(stk[i], tr->e[t].pid, tr->e[t].code,
 						tr->e[t].len) == -ENOMEM)
@@ -202,54 +184,6 @@ static int report_pytramp(struct report_tramps *tr, struct stacks **stk,
 	return 0;
 }
 
-/* The runtime whose offline session names runtime i's frames: its own,
- * or its names_from's (Ruby's and PHP's frames are named from the
- * capture's PYFRAME records, which CPython's session keeps). */
-static int report_names_source(size_t i)
-{
-	const struct runtime_ops *r = runtime__get(i);
-
-	return r->names_from ? runtime__find(r->names_from) : (int)i;
-}
-
-/* Offline: the sessions that name the frames of the runtimes the run
- * names (not --no-X), each made once. 0 or -ENOMEM. */
-static int report_sessions_new(const struct sfprof_opts *o, void **ss)
-{
-	for (size_t i = 0; i < runtime__count(); i++) {
-		const struct runtime_ops *r = runtime__get(i), *src;
-		int si;
-
-		if (!r->session_new || (r->enabled && !r->enabled(o)))
-			continue;
-		si = report_names_source(i);
-		if (si < 0 || ss[si] || !(src = runtime__get((size_t)si))->session_new)
-			continue;
-		if (src->session_new(0, &ss[si]))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Each runtime's namer into stk, from the session that names its frames. */
-static void report_namers(const struct sfprof_opts *o, void **ss, struct stacks *stk)
-{
-	for (size_t i = 0; i < runtime__count(); i++) {
-		const struct runtime_ops *r = runtime__get(i), *src;
-		int si = report_names_source(i);
-		void *ctx;
-
-		if (!r->is_eval || (r->enabled && !r->enabled(o)) || si < 0 || !ss[si])
-			continue;
-		src = runtime__get((size_t)si);
-		if (src->session_namer) {
-			pyname_fn fn = src->session_namer(ss[si], &ctx);
-
-			stacks__set_namer(stk, i, fn, ctx);
-		}
-	}
-}
-
 int report__capture(const struct sfprof_opts *opts, const char *input,
 		    struct profile *out[REPORT_EVENTS], uint32_t *sel)
 {
@@ -264,12 +198,10 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 	struct jitmaps *jit = NULL;
 	struct report_tramps tramps = { 0 };
 	const struct capfile_meta *meta;
-	struct stacks_opts so = { 0 };
+	struct pipeline pl = { 0 };
 	uint64_t first_ts = 0, last_ts = 0, events = 0, problems = 0;
 	uint64_t t0, pass_ns[16] = { 0 };
 	int err = 0, rc, status = 1, repeat;
-	/* the runtimes' sessions (the capture's interpreter frame names) */
-	void *rt_session[RUNTIME_MAX] = { NULL };
 
 	memset(out, 0, sizeof(*out) * REPORT_EVENTS);
 	*sel = 0;
@@ -300,24 +232,20 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 	/* a capture recorded with --kernel reports its kernel frames */
 	if (meta->kernel_stacks)
 		o.kernel = 1;
-	so.per_thread = o.per_thread;
-	so.per_process = o.per_process;
-	so.no_inline = o.no_inline;
-	so.by_lock = o.by_lock;
-	so.kernel = o.kernel;
-	/* benchmarks: measure unwinding + symbolization without aggregation */
-	so.no_profile = getenv("SFPROF_REPORT_NO_PROFILE") != NULL;
-
 	char bdir[4096];
 	struct proc_cache_opts po = { .offline = 1, .no_demangle = o.no_demangle,
 				      .full_names = o.full_names,
 				      .buildid_dir = report__buildid_dir(&o, bdir, sizeof(bdir)) };
 	pc = proc_cache__new(&po);
 	jit = jitmaps__new_offline();
-	if (!pc || !jit || report_sessions_new(&o, rt_session)) {
+	/* the runtimes' sessions read the capture's interpreter frame names */
+	if (!pc || !jit || pipeline__init(&pl, PIPELINE_REPLAY, &o, meta->hz, pc, &ksyms)) {
 		fprintf(stderr, "sfprof: out of memory\n");
 		goto out;
 	}
+	pl.jit = jit; /* the capture's JIT names */
+	/* benchmarks: measure unwinding + symbolization without aggregation */
+	pl.no_profile = getenv("SFPROF_REPORT_NO_PROFILE") != NULL;
 	ksyms.loaded = 1; /* names come from the capture, not this kernel */
 
 	/* pass timing in CPU time: benchmarks run on shared machines */
@@ -385,18 +313,13 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 					o.input);
 			break;
 		case CAPFILE_REC_PYFRAME:
-			for (size_t i = 0; i < runtime__count(); i++)
-				if (rt_session[i] && runtime__get(i)->session_record &&
-				    runtime__get(i)->session_record(rt_session[i], &rec))
+			pipeline_for_each_session(&pl, rt, ss)
+				if (rt->session_record && rt->session_record(ss, &rec))
 					goto out_err;
 			break;
 		case CAPFILE_REC_EVENT:
-			if (!events && report_stacks_all(pc, prof, stk, &o, &so, r, rec.event.e,
-							  &ksyms, jit, &tramps))
+			if (!events && report_stacks_all(&pl, prof, stk, &o, r, rec.event.e, &tramps))
 				goto out_err;
-			for (int i = 0; !events && i < REPORT_EVENTS; i++)
-				if (stk[i])
-					report_namers(&o, rt_session, stk[i]);
 			if (!events++)
 				first_ts = rec.event.e->ts_ns;
 			last_ts = rec.event.e->ts_ns;
@@ -451,7 +374,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 			"interrupted?); the report covers its %" PRIu64 " events\n",
 			o.input, events);
 	}
-	if (report_stacks_all(pc, prof, stk, &o, &so, r, NULL, &ksyms, jit, &tramps))
+	if (report_stacks_all(&pl, prof, stk, &o, r, NULL, &tramps))
 		goto out_err;
 	for (int i = 0; i < REPORT_EVENTS; i++) {
 		if (!stk[i])
@@ -500,9 +423,7 @@ out:
 	}
 	proc_cache__free(pc);
 	jitmaps__free(jit); /* (after the stacks that borrowed it) */
-	for (size_t i = 0; i < runtime__count(); i++)
-		if (rt_session[i])
-			runtime__get(i)->session_free(rt_session[i]);
+	pipeline__release(&pl);
 	free(tramps.e);
 	capfile_reader__free(r);
 	ksyms__free(&ksyms);

@@ -48,8 +48,9 @@
  *    stays anonymous: never a guessed name). stacks/ keeps the name as a
  *    JIT entry of pc, so record writes it and report names it.
  *
- * Per run (an interpreter's session: stacks/report_sink.c live and
- * record, cli/cmd_report.c offline), called in the table's order:
+ * Per run (an interpreter's session, made by session/pipeline.c; fed by
+ * session/report_sink.c live and in record, cli/cmd_report.c offline),
+ * called in the table's order:
  *  - enabled(o): the run names this runtime's frames (not --no-X); NULL:
  *    always;
  *  - session_new(live): the run's state, 0 with *out (NULL: nothing of

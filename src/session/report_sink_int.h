@@ -12,6 +12,7 @@
 #include "capfile.h"
 #include "ksyms.h"
 #include "report.h"
+#include "pipeline.h"
 #include "runtimes/runtime.h"
 #include "stacks.h"
 
@@ -36,9 +37,9 @@ struct report_sink {
 	int werr;	  /* record: the first write error of an observed change */
 	int failed;	  /* record: a write error was said (REPORT_E_REPORTED) */
 	struct buildid_keeper *keeper; /* record: binaries for report */
-	/* each runtime's session (runtimes/runtime.h, by its index; NULL:
-	 * none in this run, e.g. --no-python) */
-	void *rt_session[RUNTIME_MAX];
+	/* the runtimes' sessions and the rule that makes each event's
+	 * profile and stacks (pipeline.h) */
+	struct pipeline pl;
 	/* --interval (one event, index iv_idx): profs/stackss[iv_idx] hold
 	 * [iv_start, iv_end) (CLOCK_MONOTONIC, as event timestamps); events
 	 * stamped later go to the next one, made when the first arrives,
@@ -49,8 +50,6 @@ struct report_sink {
 	struct stacks *next_stacks[SINK_EVENTS];
 	report_slice_fn slice_fn; /* the agent: intervals go there, not to files */
 	void *slice_ctx;
-	stacks_label_fn labeler;
-	void *labeler_ctx;
 	int64_t unix_minus_mono; /* wall clock = monotonic + this */
 	int iv_err;		 /* the first write error of an interval */
 	uint64_t iv_written;
@@ -63,10 +62,7 @@ struct report_sink {
 };
 
 /* Each runtime r that has a session ss in sink s, in the table's order. */
-#define sink_for_each_session(s, r, ss)                                          \
-	for (size_t ss##_i = 0; ss##_i < runtime__count(); ss##_i++)             \
-		for (const struct runtime_ops *r = runtime__get(ss##_i); r; r = NULL) \
-			for (void *ss = (s)->rt_session[ss##_i]; ss; ss = NULL)
+#define sink_for_each_session(s, r, ss) pipeline_for_each_session(&(s)->pl, r, ss)
 
 /* report_sink.c: a profile of event `idx` for meta and its stacks
  * pipeline (0 or -ENOMEM); the profile and stacks of event `idx`, made at

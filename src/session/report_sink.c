@@ -53,57 +53,7 @@ static int sink_pytramp(void *ctx, uint32_t pid, const uint8_t *code, size_t len
 int report_sink__pipeline(struct report_sink *s, int idx, const struct profile_meta *meta,
 			  struct profile **prof, struct stacks **stacks)
 {
-	struct stacks_opts so = {
-		.kind = meta->kind,
-		/* per thread unless asked otherwise, as the event says (wall) */
-		.per_thread = s->o.per_thread ||
-			      (report__event_per_thread(1u << idx) && !s->o.per_process),
-		.period_ns = s->o.freq ? 1000000000ull / s->o.freq : 0,
-		.per_process = s->o.per_process,
-		.by_lock = s->o.by_lock,
-		.kernel = s->o.kernel,
-		.no_inline = s->o.no_inline,
-		/* live: the pid is the process the map is for */
-		.perf_maps = !s->record,
-		.jit_record = s->record, /* the capture carries JIT names */
-		.no_vm_names = s->o.no_v8,
-	};
-
-	*prof = profile__new(meta);
-	if (!*prof || (s->o.flamechart && profile__keep_order(*prof, REPORT_FLAMECHART_RUNS))) {
-		profile__free(*prof);
-		*prof = NULL;
-		return -ENOMEM;
-	}
-	*stacks = stacks__new(s->pc, *prof, &so);
-	if (!*stacks) {
-		profile__free(*prof);
-		*prof = NULL;
-		return -ENOMEM;
-	}
-	stacks__set_ksym(*stacks, ksyms__name, &s->ksyms);
-	/* each interpreter session names its runtime's frames */
-	for (size_t i = 0; i < runtime__count(); i++) {
-		const struct runtime_ops *r = runtime__get(i);
-		void *nctx;
-		pyname_fn fn;
-
-		if (s->rt_session[i] && r->session_namer &&
-		    (fn = r->session_namer(s->rt_session[i], &nctx)))
-			stacks__set_namer(*stacks, i, fn, nctx);
-	}
-	if (s->record && stacks__set_pytramp_writer(*stacks, sink_pytramp, s)) {
-		stacks__free(*stacks);
-		profile__free(*prof);
-		*stacks = NULL;
-		*prof = NULL;
-		return -ENOMEM;
-	}
-	if (s->cap)
-		stacks__set_thread_top(*stacks, report_sink__thread_top, s->cap);
-	if (s->labeler)
-		stacks__set_labeler(*stacks, s->labeler, s->labeler_ctx);
-	return 0;
+	return pipeline__make(&s->pl, idx, meta, prof, stacks);
 }
 
 /*
@@ -227,15 +177,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 	s->iv_start = s->start_mono;
 	s->iv_end = o->interval_ns ? s->start_mono + o->interval_ns : UINT64_MAX;
 	s->pc = proc_cache__new(&po);
-	if (!s->pc)
+	if (!s->pc || pipeline__init(&s->pl, pipeline__mode(o), o, o->freq, s->pc, &s->ksyms))
 		goto err_out;
-	for (size_t i = 0; i < runtime__count(); i++) {
-		const struct runtime_ops *r = runtime__get(i);
-
-		if (r->session_new && (!r->enabled || r->enabled(o)) &&
-		    r->session_new(1, &s->rt_session[i]))
-			goto err_out;
-	}
 	if (s->record) {
 		char cmd[512] = "", events[64] = "";
 
@@ -275,6 +218,8 @@ struct report_sink *report_sink__new(const struct sfprof_opts *o)
 		if (bd && !(s->keeper = buildid_keeper__new(bd)))
 			goto err_out;
 		proc_cache__set_observer(s->pc, record_change, s);
+		s->pl.pytramp_writer = sink_pytramp;
+		s->pl.pytramp_ctx = s;
 		sink_for_each_session(s, r, ss)
 			if (r->session_set_writer)
 				r->session_set_writer(ss, s->w);
@@ -291,8 +236,9 @@ void report_sink__set_slice_hook(struct report_sink *s, report_slice_fn fn, void
 {
 	s->slice_fn = fn;
 	s->slice_ctx = ctx;
-	s->labeler = labeler;
-	s->labeler_ctx = labeler_ctx;
+	s->pl.mode = PIPELINE_AGENT;
+	s->pl.labeler = labeler;
+	s->pl.labeler_ctx = labeler_ctx;
 }
 
 void report_sink__proc_stats(const struct report_sink *s, struct proc_stats *out)
@@ -303,6 +249,8 @@ void report_sink__proc_stats(const struct report_sink *s, struct proc_stats *out
 void report_sink__set_capture(struct report_sink *s, struct capture *c)
 {
 	s->cap = c;
+	s->pl.thread_top = c ? report_sink__thread_top : NULL;
+	s->pl.thread_top_ctx = c;
 	if (c && !s->attached_mono)
 		s->attached_mono = util__now_ns();
 	sink_for_each_session(s, r, ss)
@@ -417,9 +365,7 @@ void report_sink__free(struct report_sink *s)
 	else
 		capfile_writer__abort(s->w);
 	buildid_keeper__free(s->keeper);
-	sink_for_each_session(s, r, ss)
-		if (r->session_free)
-			r->session_free(ss);
+	pipeline__release(&s->pl);
 	for (int i = 0; i < SINK_EVENTS; i++) {
 		stacks__free(s->stackss[i]);
 		profile__free(s->profs[i]);
