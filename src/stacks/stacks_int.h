@@ -198,9 +198,15 @@ struct stacks {
 };
 
 /* The PC cache's entry for (current proc, pc), reset when it held
- * another; and the same, symbolized (stacks.c). */
+ * another; and the same, symbolized (stacks_unwind.c). */
 struct pc_entry *stacks_cache_get(struct stacks *s, uint64_t pc);
 struct pc_entry *stacks_symbolized(struct stacks *s, uint64_t pc);
+
+/* stacks_unwind.c: event e's user stack unwound into s->frames (its
+ * count; *stop: UNWIND_STOP_*), the caches fitted first; a comm's bytes
+ * as two words, zero-padded (the usual root, hashed without a copy). */
+size_t unwind_event(struct stacks *s, const struct sfprof_event *e, int *stop);
+void comm_words(const char *comm, uint64_t w[2]);
 
 /* stacks.c: frames[0..n) symbolized and named (see stacks.c) */
 uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop, const uint64_t *kips, size_t nk,
