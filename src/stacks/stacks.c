@@ -357,6 +357,68 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 }
 
 /*
+ * What each record kind (SFPROF_EV_*) is to a stacks pipeline, and what
+ * each profile kind (PROFILE_*) takes and how it adds a sample: the one
+ * place an event kind's meaning is written (session/report_out.c's table
+ * names them, gives their files and roots' defaults).
+ */
+struct stacks_record_kind {
+	bool lifecycle;	 /* FORK/EXIT: changes the model, not a sample */
+	bool tracepoint; /* the kernel stack starts under the tracing frames */
+	bool lock;	 /* a futex wait: a lock label; root lock:SYM with --by-lock */
+	bool block;	 /* a block the waker that ended it is joined to */
+	bool waker;	 /* a wake-up: kept until its block's record */
+	bool period;	 /* weighed as one sample period in wall (else e->weight, ns) */
+	bool state;	 /* futex_op holds the task's state (SFPROF_OFFCPU_*) */
+};
+
+static const struct stacks_record_kind stacks_records[] = {
+	[SFPROF_EV_CPU] = { .period = true },
+	[SFPROF_EV_FUTEX] = { .tracepoint = true, .lock = true, .block = true },
+	[SFPROF_EV_FORK] = { .tracepoint = true, .lifecycle = true },
+	[SFPROF_EV_EXIT] = { .tracepoint = true, .lifecycle = true },
+	[SFPROF_EV_OFFCPU] = { .tracepoint = true, .block = true, .state = true },
+	[SFPROF_EV_WAKER] = { .tracepoint = true, .waker = true },
+};
+
+/* An unknown kind (a newer capture's) is a tracepoint's sample. */
+static const struct stacks_record_kind *record_kind(uint32_t kind)
+{
+	static const struct stacks_record_kind other = { .tracepoint = true };
+
+	return kind < sizeof(stacks_records) / sizeof(stacks_records[0]) && kind ?
+		       &stacks_records[kind] : &other;
+}
+
+struct stacks_profile_kind {
+	uint32_t takes;	 /* the records (1 << SFPROF_EV_*) it takes as samples; 0: all */
+	bool aggregated; /* raw stacks aggregated before naming (stacks_agg.c) */
+	bool wall;	 /* each stack under its state's marker, in ns */
+	bool wakers;	 /* keeps waker records to join to blocks */
+};
+
+static const struct stacks_profile_kind stacks_profiles[] = {
+	[PROFILE_CPU] = { 1u << SFPROF_EV_CPU, .aggregated = true },
+	[PROFILE_FUTEX] = { 1u << SFPROF_EV_FUTEX, .wakers = true },
+	[PROFILE_OFFCPU] = { 1u << SFPROF_EV_OFFCPU, .wakers = true },
+	[PROFILE_WALL] = { 1u << SFPROF_EV_CPU | 1u << SFPROF_EV_OFFCPU, .wall = true,
+			   .wakers = true },
+};
+
+static const struct stacks_profile_kind *profile_kind(uint32_t kind)
+{
+	static const struct stacks_profile_kind other = { .wakers = true };
+
+	return kind < sizeof(stacks_profiles) / sizeof(stacks_profiles[0]) ?
+		       &stacks_profiles[kind] : &other;
+}
+
+static bool stacks_takes(const struct stacks_profile_kind *pk, uint32_t record_kind)
+{
+	return !pk->takes || (record_kind < 32 && (pk->takes & 1u << record_kind));
+}
+
+/*
  * A futex's lock: "SYMBOL" or "SYMBOL+0xOFF" when the address lies in a
  * binary's data (a global or static lock), else "0xADDR". Into buf.
  */
@@ -429,14 +491,14 @@ static void make_root(struct stacks *s, const struct sfprof_event *e, const char
 		      char *root, size_t size)
 {
 	char comm[SFPROF_COMM_LEN + 1];
+	bool by_lock = s->opts.by_lock && record_kind(e->kind)->lock;
 
-	if (!s->opts.per_thread && !s->opts.per_process &&
-	    !(s->opts.by_lock && e->kind == SFPROF_EV_FUTEX)) {
+	if (!s->opts.per_thread && !s->opts.per_process && !by_lock) {
 		stacks_copy_comm(root, e->comm); /* size > comm's 17 */
 		return;
 	}
 	stacks_copy_comm(comm, e->comm);
-	if (s->opts.by_lock && e->kind == SFPROF_EV_FUTEX && s->cur)
+	if (by_lock && s->cur)
 		snprintf(root, size, "lock:%s", lock);
 	else if (s->opts.per_thread)
 		profile_root__thread(root, size, comm, e->pid, e->tid);
@@ -467,7 +529,8 @@ int stacks__frame_ids(struct stacks *s, const struct sfprof_event *e, const uint
 static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *root,
 		    const struct profile_labels *labels, uint32_t *ids, size_t np)
 {
-	uint32_t st = e->kind == SFPROF_EV_OFFCPU ? e->futex_op : 0;
+	const struct stacks_record_kind *rk = record_kind(e->kind);
+	uint32_t st = rk->state ? e->futex_op : 0;
 	struct profile_frame pf = {
 		.name = !st ? "[running]" : st == SFPROF_OFFCPU_S ? "[sleep]" :
 			st == SFPROF_OFFCPU_D ? "[uninterruptible]" :
@@ -480,7 +543,7 @@ static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *
 		return -ENOMEM;
 	memmove(ids + 1, ids, np * sizeof(*ids));
 	ids[0] = (uint32_t)id;
-	uint64_t w = e->kind == SFPROF_EV_CPU ? s->opts.period_ns : e->weight;
+	uint64_t w = rk->period ? s->opts.period_ns : e->weight;
 
 	if (profile__add_sample(s->prof, root, labels, ids, np + 1, 1, w) ||
 	    profile__order_push(s->prof, profile__last_stack(s->prof), w)) {
@@ -488,23 +551,6 @@ static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *
 		return -ENOMEM;
 	}
 	return 0;
-}
-
-/* The records (SFPROF_EV_*) a profile of each kind (PROFILE_*) takes as
- * its samples; a kind not listed takes every one. */
-static const uint32_t stacks_kind_takes[] = {
-	[PROFILE_CPU] = 1u << SFPROF_EV_CPU,
-	[PROFILE_FUTEX] = 1u << SFPROF_EV_FUTEX,
-	[PROFILE_OFFCPU] = 1u << SFPROF_EV_OFFCPU,
-	[PROFILE_WALL] = 1u << SFPROF_EV_CPU | 1u << SFPROF_EV_OFFCPU,
-};
-
-static bool stacks_takes(uint32_t profile_kind, uint32_t record_kind)
-{
-	uint32_t takes = profile_kind < sizeof(stacks_kind_takes) / sizeof(stacks_kind_takes[0]) ?
-			 stacks_kind_takes[profile_kind] : 0;
-
-	return !takes || (record_kind < 32 && (takes & 1u << record_kind));
 }
 
 int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
@@ -516,29 +562,31 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	struct agg_entry acc;
 	size_t n, np;
 	int stop = UNWIND_STOP_NONE;
+	const struct stacks_record_kind *rk = record_kind(e->kind);
+	const struct stacks_profile_kind *pk = profile_kind(s->opts.kind);
 	bool comm_root;
 
 	s->st.events++;
 	/* a tracepoint's stack (not a cpu sample's, which may be in a BPF
 	 * program for real) begins under the tracing frames */
-	if (e->kind != SFPROF_EV_CPU) {
+	if (rk->tracepoint) {
 		size_t top = stacks__tracing_frames(s->ksym, s->ksym_ctx, kips, nk);
 
 		kips += top;
 		nk -= top;
 	}
-	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT) {
+	if (rk->lifecycle) {
 		/* lifecycle records change the model, they are not samples */
 		s->st.events_skipped++;
 		return 0;
 	}
-	if (e->kind == SFPROF_EV_WAKER && s->opts.kind != PROFILE_CPU && !s->opts.no_profile) {
+	if (rk->waker && pk->wakers && !s->opts.no_profile) {
 		if (!s->wakers && !(s->wakers = wakers__new()))
 			return -ENOMEM;
 		s->st.wakers++;
 		return wakers__add_record(s->wakers, s, s->prof, s->ksym, s->ksym_ctx, e, kips, nk);
 	}
-	if (!stacks_takes(s->opts.kind, e->kind)) {
+	if (!stacks_takes(pk, e->kind)) {
 		s->st.events_skipped++;
 		return 0;
 	}
@@ -549,13 +597,13 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		nk = 0;
 	if (nk > 128)
 		nk = 128;
-	/* a CPU sample's root is its comm, unless per thread */
-	comm_root = s->opts.kind == PROFILE_CPU && !s->opts.per_thread && !s->opts.per_process;
+	/* an aggregated (cpu) sample's root is its comm, unless per thread */
+	comm_root = pk->aggregated && !s->opts.per_thread && !s->opts.per_process;
 	memset(&acc, 0, sizeof(acc));
 	comm_words(e->comm, acc.comm);
 	acc.pid = e->pid;
 	acc.tid = e->tid;
-	if (!comm_root && s->opts.kind == PROFILE_CPU)
+	if (!comm_root && pk->aggregated)
 		make_root(s, e, NULL, root, sizeof(root));
 	acc.proc = s->cur;
 	acc.proc_birth = s->cur ? proc__birth(s->cur) : 0;
@@ -565,7 +613,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	acc.stop = stop;
 
 	s->py = event_python(s, e);
-	if (s->opts.kind == PROFILE_CPU && !s->opts.no_profile) {
+	if (pk->aggregated && !s->opts.no_profile) {
 		int err = stacks_agg_add(s, e, kips, nk, stop, &acc, comm_root, root);
 
 		s->py = NULL;
@@ -578,20 +626,20 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	if (s->opts.no_profile)
 		return 0;
 	/* after the frames: naming the lock may re-read the maps */
-	if (e->kind == SFPROF_EV_FUTEX)
+	if (rk->lock)
 		lock_label(s, e, lock, sizeof(lock));
 	make_root(s, e, lock, root, sizeof(root));
 	stacks_copy_comm(comm, e->comm);
 	labels = (struct profile_labels){ .pid = e->pid, .tid = e->tid, .thread = comm };
 	if (s->labeler)
 		s->labeler(s->labeler_ctx, e->pid, &labels);
-	if (e->kind == SFPROF_EV_FUTEX) {
+	if (rk->lock) {
 		labels.lock = lock;
 		labels.lock_addr = e->futex_addr;
 	}
-	if (ids && s->opts.kind == PROFILE_WALL)
+	if (ids && pk->wall)
 		return wall_add(s, e, root, &labels, (uint32_t *)ids, np);
-	if (ids && s->wakers && (e->kind == SFPROF_EV_OFFCPU || e->kind == SFPROF_EV_FUTEX)) {
+	if (ids && s->wakers && rk->block) {
 		/* (ids lies in s->pids, which has room for a second stack) */
 		size_t nt = wakers__take(s->wakers, e->tid, e->ts_ns - e->weight,
 					 (uint32_t *)ids + np, USER_FRAMES_MAX + 1 + 128 + 3);
