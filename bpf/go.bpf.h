@@ -17,7 +17,8 @@
  * section. With no current goroutine (mcall's fn dropped it: the
  * scheduler after Gosched or a park), the goroutine mcall came from is
  * the word mcall pushed on g0, taken only while it is parked on no M
- * (SFPROF_GOS_PARKED). A goroutine in a vDSO call (nanotime1) runs it on
+ * (SFPROF_GOS_PARKED); with none, g0.sched, where mstart1 left g0's
+ * stack to its caller mstart0 (SFPROF_GOS_G0). A goroutine in a vDSO call (nanotime1) runs it on
  * g0's stack with g unchanged: m.vdsoSP and m.vdsoPC say where it called
  * in from (SFPROF_GOS_VDSO). Offsets per process: go_procs,
  * filled by user space from the binary's DWARF (src/runtimes/go/).
@@ -100,14 +101,35 @@ static __always_inline int go_switched(const struct sfprof_event *h, struct go_c
 		 * SP to g0.sched.sp and pushed the goroutine there; taken
 		 * while it is on no M, runnable or waiting, its stack still
 		 * (go_still_parked checks again after the copy) */
-		__u64 sp0;
+		__u64 sp0, vsp, vpc;
 
-		if (go_read(&sp0, g0 + p->g_sched + p->gobuf_sp) || !sp0 || go_read(&curg, sp0 - 8) ||
-		    !curg || curg == g0 || (curg & 7) || !go_parked(p, curg))
+		/* in a vDSO call made on g0 itself (sysmon, the scheduler):
+		 * nanotime1 does not switch, and m.vdsoSP, above SP, is its
+		 * caller's frame on this same stack */
+		if (!go_read(&vsp, m + p->m_vdso_sp) && vsp > h->regs.sp &&
+		    !go_read(&vpc, m + p->m_vdso_pc) && vpc && !go_read(&hi, g0 + p->g_stack_hi) &&
+		    hi > vsp) {
+			c->hdr.sp = vsp;
+			c->hdr.pc = vpc;
+			c->hdr.bp = 0;
+			c->hdr.flags = SFPROF_GOS_VDSO | SFPROF_GOS_G0;
+			goto have;
+		}
+		if (go_read(&sp0, g0 + p->g_sched + p->gobuf_sp) || !sp0)
 			return 0;
-		c->hdr.flags = SFPROF_GOS_PARKED;
-		c->parked = curg;
-		c->p = p;
+		if (go_read(&curg, sp0 - 8) || !curg || curg == g0 || (curg & 7) ||
+		    !go_parked(p, curg)) {
+			/* no goroutine to go on with (morestack's gopreempt_m
+			 * dropped it, or another M took it): g0's own base,
+			 * g0.sched, which mstart1 set to its caller's frame
+			 * (mstart0's) before the scheduler reused the rest */
+			curg = g0;
+			c->hdr.flags = SFPROF_GOS_G0;
+		} else {
+			c->hdr.flags = SFPROF_GOS_PARKED;
+			c->parked = curg;
+			c->p = p;
+		}
 	}
 	sched = curg + p->g_sched;
 	if (go_read(&c->hdr.sp, sched + p->gobuf_sp) || go_read(&c->hdr.pc, sched + p->gobuf_pc) ||
@@ -115,6 +137,8 @@ static __always_inline int go_switched(const struct sfprof_event *h, struct go_c
 		return 0;
 	if (!c->hdr.sp || !c->hdr.pc || hi <= c->hdr.sp)
 		return 0;
+	if (c->hdr.flags & SFPROF_GOS_G0)
+		c->hdr.bp = 0; /* (mstart1 leaves g0.sched.bp as it was) */
 have:
 	c->span = hi - c->hdr.sp < SFPROF_STACK_MAX ? hi - c->hdr.sp : SFPROF_STACK_MAX;
 	c->hdr.len = 0;

@@ -118,6 +118,7 @@ struct stacks_stats {
 	 * malformed sections */
 	uint64_t go_switch_continued, go_switch_stopped, go_bad_sections;
 	uint64_t go_switch_parked; /* ... continued on mcall's parked goroutine */
+	uint64_t go_switch_g0;	   /* ... on g0's base, mstart0 (no goroutine) */
 	struct unwind_stats unwind;
 	struct pymerge_stats python;
 };
