@@ -50,6 +50,9 @@ static __always_inline int go_read(__u64 *v, __u64 addr)
  * the stack) */
 #define SFPROF_GO_RUNNABLE 1u
 #define SFPROF_GO_WAITING 4u
+/* bytes of g0's stack taken past g0.stack.hi (the rest of mstart0's
+ * frame when hi is one of its locals) */
+#define SFPROF_GO_G0_SLACK 512u
 
 /* g is on no M, runnable or waiting: its stack and sched hold still */
 static __always_inline int go_parked(const struct sfprof_go_proc *p, __u64 g)
@@ -137,8 +140,13 @@ static __always_inline int go_switched(const struct sfprof_event *h, struct go_c
 		return 0;
 	if (!c->hdr.sp || !c->hdr.pc || hi <= c->hdr.sp)
 		return 0;
-	if (c->hdr.flags & SFPROF_GOS_G0)
+	if (c->hdr.flags & SFPROF_GOS_G0) {
 		c->hdr.bp = 0; /* (mstart1 leaves g0.sched.bp as it was) */
+		/* on a thread's own stack (cgo's pthreads, m0 with cgo)
+		 * mstart0 sets g0.stack.hi to the address of one of its
+		 * locals: its return address is above hi */
+		hi += SFPROF_GO_G0_SLACK;
+	}
 have:
 	c->span = hi - c->hdr.sp < SFPROF_STACK_MAX ? hi - c->hdr.sp : SFPROF_STACK_MAX;
 	c->hdr.len = 0;
