@@ -66,6 +66,56 @@ static __always_inline int go_parked(const struct sfprof_go_proc *p, __u64 g)
 	return status == SFPROF_GO_RUNNABLE || status == SFPROF_GO_WAITING;
 }
 
+/* g's stack [*lo, *hi) (stack.lo is the word before stack.hi); 0 when read */
+static __always_inline int go_stack(const struct sfprof_go_proc *p, __u64 g, __u64 *lo, __u64 *hi)
+{
+	if (p->g_stack_hi < 8 || go_read(lo, g + p->g_stack_hi - 8) ||
+	    go_read(hi, g + p->g_stack_hi) || *hi <= *lo)
+		return -1;
+	return 0;
+}
+
+/*
+ * 1 with c's section set when h was taken in a signal handler on gsignal,
+ * else 0. g (r14) is gsignal itself, SP on its stack (in sighandler), or
+ * still the interrupted g, SP on neither its stack nor g0's (sigtramp
+ * before sigtrampgo's setg, or after it restored g). The interrupted
+ * frame's registers are in the ucontext on gsignal's stack, its SP on
+ * the interrupted g's stack: that stack (for gsignal's own, curg's, or
+ * g0's with no curg) from its top down, as far as a section holds, for
+ * the walk to go on in past the signal frame (SFPROF_GOS_SIGNAL).
+ */
+static __always_inline int go_signal(const struct sfprof_go_proc *p, const struct sfprof_event *h,
+				     __u64 g, __u64 g0, __u64 curg, struct go_ctx *c)
+{
+	__u64 sp = h->regs.sp, lo, hi, t = g;
+
+	if (go_stack(p, g, &lo, &hi))
+		return 0;
+	if (g != g0 && g != curg) {
+		if (sp < lo || sp >= hi)
+			return 0;
+		t = curg ? curg : g0;
+	} else {
+		if (sp >= lo && sp < hi)
+			return 0;
+		/* (a goroutine in a vDSO or cgo call: SP on g0's stack) */
+		if (g != g0 && (go_stack(p, g0, &lo, &hi) || (sp >= lo && sp < hi)))
+			return 0;
+	}
+	if (go_stack(p, t, &lo, &hi) || !lo)
+		return 0;
+	if (t == g0)
+		hi += SFPROF_GO_G0_SLACK;
+	c->hdr.sp = hi - lo > SFPROF_STACK_MAX ? hi - SFPROF_STACK_MAX : lo;
+	c->hdr.pc = 0;
+	c->hdr.bp = 0;
+	c->hdr.flags = SFPROF_GOS_SIGNAL;
+	c->span = hi - c->hdr.sp < SFPROF_STACK_MAX ? hi - c->hdr.sp : SFPROF_STACK_MAX;
+	c->hdr.len = 0;
+	return 1;
+}
+
 /* 1 with *c filled when h's thread is on g0 of a Go process sfprof knows,
  * with a current goroutine; else 0. */
 static __always_inline int go_switched(const struct sfprof_event *h, struct go_ctx *c)
@@ -85,8 +135,11 @@ static __always_inline int go_switched(const struct sfprof_event *h, struct go_c
 		return 0;
 	c->hdr.flags = 0;
 	c->parked = 0;
+	if (go_signal(p, h, g, g0, curg, c))
+		return 1;
 	if (g != g0) {
-		/* a goroutine in a vDSO call runs it on g0's stack, g unchanged */
+		/* a goroutine in a vDSO call runs it on g0's stack, g unchanged
+		 * (a signal handler's went to go_signal) */
 		__u64 vsp, vpc;
 
 		if (g != curg || go_read(&vsp, m + p->m_vdso_sp) || !vsp ||

@@ -338,6 +338,11 @@ enum sfprof_go_section_flag {
 	 * SFPROF_GOS_VDSO: a vDSO call made on g0 (no switch), sp and pc
 	 * m.vdsoSP and m.vdsoPC on g0's own stack */
 	SFPROF_GOS_G0 = 1u << 2,
+	/* in a signal handler on gsignal: no context (pc 0); sp and len are
+	 * a window of the interrupted goroutine's stack (g0's with no curg)
+	 * from its top down, where the walk goes on past the signal frame
+	 * when the ucontext's SP lies in it (unwind_ops.alt) */
+	SFPROF_GOS_SIGNAL = 1u << 3,
 };
 
 /* Per-CPU loss and activity counters kept by the BPF side. */

@@ -363,9 +363,11 @@ static void comm_words(const char *comm, uint64_t w[2])
 static size_t unwind_event(struct stacks *s, const struct sfprof_event *e,
 			   int *stop)
 {
-	const struct unwind_ops ops = { find_row_cb, stacks_is_sigtramp, s,
-					&s->ucache, stacks_is_exec, reg_rule_cb };
+	struct unwind_ops ops = { find_row_cb, stacks_is_sigtramp, s,
+				  &s->ucache, stacks_is_exec, reg_rule_cb };
 	unsigned slot = e->pid % 64;
+
+	stacks_go_alt(s, e, &ops);
 
 	caches_fit(s);
 
@@ -889,6 +891,8 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 		P("stacks_go_switch_parked", st->go_switch_parked);
 		P("stacks_go_switch_g0", st->go_switch_g0);
 	}
+	if (st->go_signal_sections)
+		P("stacks_go_signal_sections", st->go_signal_sections);
 	if (st->go_bad_sections)
 		P("stacks_go_bad_sections", st->go_bad_sections);
 	if (st->add_errors)

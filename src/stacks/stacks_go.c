@@ -19,6 +19,10 @@
  */
 #include <string.h>
 
+/* (In a signal handler on gsignal the section is no context but the
+ * interrupted goroutine's stack: the walk goes on there past the signal
+ * frame, as the unwinder's second snapshot, stacks_go_alt.) */
+
 #include "gosection.h"
 #include "stacks_int.h"
 
@@ -54,6 +58,23 @@ static int g0_base_ok(const struct sfprof_event *e, const struct sfprof_go_secti
 	return 0;
 }
 
+void stacks_go_alt(struct stacks *s, const struct sfprof_event *e, struct unwind_ops *ops)
+{
+	const struct sfprof_go_section *g;
+	const uint8_t *stack = NULL;
+	int bad = 0;
+
+	if (!(e->flags & SFPROF_EVF_GO))
+		return;
+	g = go_section__of(e, &stack, &bad);
+	if (!g || !(g->flags & SFPROF_GOS_SIGNAL) || !g->len)
+		return;
+	ops->alt = stack;
+	ops->alt_lo = g->sp;
+	ops->alt_len = g->len;
+	s->st.go_signal_sections++;
+}
+
 size_t stacks_go_continue(struct stacks *s, const struct sfprof_event *e,
 			  const struct unwind_ops *ops, size_t n, int *stop)
 {
@@ -65,7 +86,8 @@ size_t stacks_go_continue(struct stacks *s, const struct sfprof_event *e,
 	int bad = 0, stop2;
 
 	g = go_section__of(e, &stack, &bad);
-	if (!g || n >= max || ((g->flags & SFPROF_GOS_G0) && !g0_base_ok(e, g, s->frames, n))) {
+	if (!g || n >= max || (g->flags & SFPROF_GOS_SIGNAL) ||
+	    ((g->flags & SFPROF_GOS_G0) && !g0_base_ok(e, g, s->frames, n))) {
 		s->st.go_switch_stopped++;
 		s->st.go_bad_sections += (uint64_t)bad;
 		return n;
