@@ -99,8 +99,11 @@ static __always_inline int go_signal(const struct sfprof_go_proc *p, const struc
 	} else {
 		if (sp >= lo && sp < hi)
 			return 0;
-		/* (a goroutine in a vDSO or cgo call: SP on g0's stack) */
+		/* (a goroutine in a vDSO or cgo call: SP on g0's stack; g0
+		 * in systemstack's switch back: SP on curg's again) */
 		if (g != g0 && (go_stack(p, g0, &lo, &hi) || (sp >= lo && sp < hi)))
+			return 0;
+		if (g == g0 && curg && (go_stack(p, curg, &lo, &hi) || (sp >= lo && sp < hi)))
 			return 0;
 	}
 	if (go_stack(p, t, &lo, &hi) || !lo)
