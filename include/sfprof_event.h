@@ -330,6 +330,19 @@ enum sfprof_go_section_flag {
 	 * with g still the goroutine: sp, pc are m.vdsoSP, m.vdsoPC, where
 	 * it called in from (bp 0) */
 	SFPROF_GOS_VDSO = 1u << 1,
+	/* no goroutine (m.curg nil, none parked under mcall's word): g0's
+	 * own base, g0.sched {sp, pc} that mstart1 set to mstart0's frame,
+	 * and g0's stack from there; taken by user space only when the
+	 * switch frame's return address sits just under sp (the switch put
+	 * SP at g0.sched.sp: systemstack, morestack, mcall). With
+	 * SFPROF_GOS_VDSO: a vDSO call made on g0 (no switch), sp and pc
+	 * m.vdsoSP and m.vdsoPC on g0's own stack */
+	SFPROF_GOS_G0 = 1u << 2,
+	/* in a signal handler on gsignal: no context (pc 0); sp and len are
+	 * a window of the interrupted goroutine's stack (g0's with no curg)
+	 * from its top down, where the walk goes on past the signal frame
+	 * when the ucontext's SP lies in it (unwind_ops.alt) */
+	SFPROF_GOS_SIGNAL = 1u << 3,
 };
 
 /* Per-CPU loss and activity counters kept by the BPF side. */

@@ -118,6 +118,8 @@ struct stacks_stats {
 	 * malformed sections */
 	uint64_t go_switch_continued, go_switch_stopped, go_bad_sections;
 	uint64_t go_switch_parked; /* ... continued on mcall's parked goroutine */
+	uint64_t go_switch_g0;	   /* ... on g0's base, mstart0 (no goroutine) */
+	uint64_t go_signal_sections; /* gsignal samples with the interrupted stack */
 	struct unwind_stats unwind;
 	struct pymerge_stats python;
 };

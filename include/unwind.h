@@ -172,6 +172,12 @@ struct unwind_ops {
 	struct unwind_cache *cache; /* may be NULL */
 	unwind_is_exec_fn is_exec; /* may be NULL: every return address goes */
 	unwind_reg_rule_fn reg_rule; /* may be NULL: rows' registers only */
+	/* may be NULL: a second snapshot, user memory at [alt_lo, alt_lo +
+	 * alt_len), where the walk goes on past a signal frame whose
+	 * interrupted SP lies in it and not above the signal frame on the
+	 * first (a handler on an alternate stack: Go's gsignal) */
+	const uint8_t *alt;
+	uint64_t alt_lo, alt_len;
 };
 
 /* How the caller of the current frame will be found (private). */
@@ -225,6 +231,7 @@ struct unwind_state {
 	uint32_t reg_replays; /* registers found by replaying the walk */
 	const struct sfprof_regs *start; /* the top frame's registers */
 	bool replay; /* a replay (reg_recover): none within it */
+	bool on_alt; /* past a signal frame, on ops->alt */
 	struct unwind_plan plan; /* of the current frame */
 };
 

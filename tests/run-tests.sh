@@ -54,7 +54,7 @@ alone() { # script name -> 0 if it must run alone
 	# (and against a second perf run as the noise floor): a neighbour's
 	# load moves both, and two perf sessions compete for the PMU and the
 	# perf_event_mlock_kb budget.
-	targets_tree.py|unwind_perf.py|names_cxx.py) return 0;;
+	targets_tree.py|unwind_perf.py|names_cxx.py|unwind_go_truncated.py|unwind_openssl.py) return 0;;
 	# Storms that must overflow a ring buffer or count every loss: they
 	# need the CPU to themselves to produce the load, and they would starve
 	# a neighbour's timing checks.

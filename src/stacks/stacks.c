@@ -685,7 +685,10 @@ void stacks_stats__print(const struct stacks_stats *st, FILE *f)
 		P("stacks_go_switch_continued", st->go_switch_continued);
 		P("stacks_go_switch_stopped", st->go_switch_stopped);
 		P("stacks_go_switch_parked", st->go_switch_parked);
+		P("stacks_go_switch_g0", st->go_switch_g0);
 	}
+	if (st->go_signal_sections)
+		P("stacks_go_signal_sections", st->go_signal_sections);
 	if (st->go_bad_sections)
 		P("stacks_go_bad_sections", st->go_bad_sections);
 	if (st->add_errors)

@@ -244,6 +244,9 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 struct runtime_frame;
 int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, char *buf,
 			      size_t size);
+/* A Go section of e that is a signal handler's (SFPROF_GOS_SIGNAL): the
+ * interrupted goroutine's stack as ops' second snapshot (stacks_go.c). */
+void stacks_go_alt(struct stacks *s, const struct sfprof_event *e, struct unwind_ops *ops);
 /* stacks_go.c: a walk of e's that stopped at a Go stack switch (n frames,
  * *stop UNWIND_STOP_STACK_SWITCH), continued on the goroutine's stack
  * from e's Go section when it has one: the frames in all, *stop updated */

@@ -194,9 +194,11 @@ void comm_words(const char *comm, uint64_t w[2])
 
 size_t unwind_event(struct stacks *s, const struct sfprof_event *e, int *stop)
 {
-	const struct unwind_ops ops = { find_row_cb, stacks_is_sigtramp, s,
-					&s->ucache, stacks_is_exec, reg_rule_cb };
+	struct unwind_ops ops = { find_row_cb, stacks_is_sigtramp, s,
+				  &s->ucache, stacks_is_exec, reg_rule_cb };
 	unsigned slot = e->pid % 64;
+
+	stacks_go_alt(s, e, &ops);
 
 	caches_fit(s);
 

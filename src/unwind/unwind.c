@@ -359,7 +359,7 @@ static __attribute__((noinline)) bool reg_recover(struct unwind_state *st, unsig
 	struct unwind_state sub;
 	uint64_t v;
 
-	if (st->replay || !st->ops->reg_rule || !st->start || reg >= UNWIND_NR_REGS ||
+	if (st->replay || st->on_alt || !st->ops->reg_rule || !st->start || reg >= UNWIND_NR_REGS ||
 	    !(REPLAY_REGS & BIT(reg)))
 		return false;
 	unwind_start(&sub, st->start, st->stack, st->stack_hi - st->stack_lo, st->ops,
@@ -534,10 +534,23 @@ static void step_signal(struct unwind_state *st)
 		if (rc)
 			return finish(st, rc);
 	}
-	/* The interrupted SP lies above the signal frame (unless the handler
-	 * ran on an alternate stack, which this snapshot does not hold). */
-	if (regs[UNWIND_REG_RSP] <= sp)
-		return finish(st, UNWIND_STOP_BAD_CFA);
+	/* The interrupted SP lies above the signal frame, unless the handler
+	 * ran on an alternate stack: the walk goes on in the second snapshot
+	 * where that holds it (once), else stops. */
+	if (regs[UNWIND_REG_RSP] <= sp || regs[UNWIND_REG_RSP] >= st->stack_hi) {
+		const struct unwind_ops *o = st->ops;
+		uint64_t isp = regs[UNWIND_REG_RSP];
+
+		if (!st->on_alt && o->alt && o->alt_len >= WORD && isp >= o->alt_lo &&
+		    isp - o->alt_lo < o->alt_len && o->alt_lo <= UINT64_MAX - o->alt_len) {
+			st->stack = o->alt;
+			st->stack_lo = o->alt_lo;
+			st->stack_hi = o->alt_lo + o->alt_len;
+			st->on_alt = true;
+		} else if (isp <= sp) {
+			return finish(st, UNWIND_STOP_BAD_CFA);
+		}
+	}
 	if (regs[UNWIND_REG_RIP] == 0)
 		return finish(st, UNWIND_STOP_COMPLETE);
 	memcpy(st->regs, regs, sizeof(regs));
@@ -620,6 +633,7 @@ void unwind_start(struct unwind_state *st, const struct sfprof_regs *regs,
 	st->reg_replays = 0;
 	st->start = regs;
 	st->replay = false;
+	st->on_alt = false;
 	st->plan.have_lookup = false;
 	st->ops = ops;
 	st->max_depth = max_depth ? max_depth : 1;

@@ -221,6 +221,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (r != x || st.stop != xstop)
 		abort();
+
+	/* a second snapshot (a signal handler on an alternate stack): the
+	 * stack's second half as its own heap copy, at the address r15 says;
+	 * the fast loops and the iterator agree there too, and ASan sees any
+	 * read past it */
+	struct unwind_ops aops = ops;
+	size_t alen = len / 2;
+	uint8_t *alt = malloc(alen ? alen : 1);
+
+	if (alt) {
+		memcpy(alt, stack + (len - alen), alen);
+		aops.alt = alt;
+		aops.alt_lo = regs.r15;
+		aops.alt_len = alen;
+		x = unwind_stack(&regs, stack, len, &aops, again, 256, &xstop, NULL, NULL);
+		if (x > 256 || xstop <= UNWIND_STOP_NONE || xstop >= UNWIND_STOP__NR)
+			abort();
+		r = 0;
+		unwind_for_each_frame(&st, &regs, stack, len, &aops, 256) {
+			if (r >= x || st.pc != again[r].pc || st.frame_flags != again[r].flags)
+				abort();
+			r++;
+		}
+		if (r != x || st.stop != xstop)
+			abort();
+		free(alt);
+	}
 	free(stack);
 	return 0;
 }

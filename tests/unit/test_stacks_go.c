@@ -187,3 +187,53 @@ TEST(a_walk_stopped_at_a_go_stack_switch_should_go_on_over_the_goroutine_stack)
 	}
 	runtime__unregister_all();
 }
+
+/* A g0-base section (SFPROF_GOS_G0: no goroutine, g0.sched) fits only
+ * the walk of the switch that put SP at its sp: here the leaf, so the
+ * sample's SP must be sp or sp - 8 (mcall's push); a vDSO call on g0
+ * (with SFPROF_GOS_VDSO) fits any walk whose SP is below its sp. */
+TEST(a_g0_base_section_should_continue_only_the_switch_that_set_sp_there)
+{
+	struct stacks_stats st;
+	struct sfprof_event *e;
+	struct sfprof_go_section *g = (void *)(evbuf + SFPROF_PY_SECTION_OFF(STACK1));
+
+	CHECK_INT(setup(), 0);
+	e = goroutine_frame(1);
+	g->flags = SFPROF_GOS_G0;
+	e->regs.sp = g->sp;
+	CHECK_INT(run(e, &st), 0);
+	CHECK_MSG(strstr(folded, ";main;") && !strstr(folded, "[truncated]"), "folded: %.400s",
+		  folded);
+	CHECK_U64(st.go_switch_continued, 1);
+	CHECK_U64(st.go_switch_g0, 1);
+
+	e = goroutine_frame(1);
+	g->flags = SFPROF_GOS_G0;
+	e->regs.sp = g->sp - 8;
+	CHECK_INT(run(e, &st), 0);
+	CHECK_U64(st.go_switch_g0, 1);
+
+	/* a switch somewhere else on g0: its SP is not g0.sched.sp */
+	e = goroutine_frame(1);
+	g->flags = SFPROF_GOS_G0;
+	e->regs.sp = g->sp - 4096;
+	CHECK_INT(run(e, &st), 0);
+	CHECK_MSG(strstr(folded, "test_stacks_go;[truncated];switcher 1\n") != NULL,
+		  "folded: %.400s", folded);
+	CHECK_U64(st.go_switch_continued, 0);
+	CHECK_U64(st.go_switch_stopped, 1);
+
+	/* a vDSO call on g0: its caller's frame is above the sample's SP */
+	e = goroutine_frame(1);
+	g->flags = SFPROF_GOS_G0 | SFPROF_GOS_VDSO;
+	e->regs.sp = g->sp - 4096;
+	CHECK_INT(run(e, &st), 0);
+	CHECK_U64(st.go_switch_continued, 1);
+	e = goroutine_frame(1);
+	g->flags = SFPROF_GOS_G0 | SFPROF_GOS_VDSO;
+	e->regs.sp = g->sp + 8;
+	CHECK_INT(run(e, &st), 0);
+	CHECK_U64(st.go_switch_stopped, 1);
+	runtime__unregister_all();
+}

@@ -93,6 +93,44 @@ TEST(signal_frame_with_interrupted_sp_below_it_should_stop_as_bad_cfa)
 	CHECK_INT(n, 2);
 }
 
+/* A handler on an alternate stack (Go's gsignal): the interrupted SP is
+ * in neither direction of the handler's snapshot but in ops' second one,
+ * where the walk goes on; outside both it stops as before. */
+TEST(signal_frame_on_an_alternate_stack_should_go_on_in_the_second_snapshot)
+{
+	static uint8_t alt[256] __attribute__((aligned(8)));
+	const uint64_t alt_lo = 0x10000000ull;
+	struct unwind_ops ops = OPS;
+	int stop;
+	uint64_t isp, ra = 0x3010;
+	size_t n;
+
+	for (int above = 0; above < 2; above++) {
+		uint64_t sp = above ? BASE + 0x100000 : alt_lo + 0x40;
+
+		build_signal(&isp);
+		F.sigtramp = 0x4000;
+		add_sp_row(0x2000, 0x2100, 8, 0); /* the interrupted frame */
+		memset(alt, 0, sizeof(alt));
+		put(BASE + 16 + 40 + 8 * 15, sp);
+		ops.alt = alt;
+		ops.alt_lo = above ? BASE + 0x100000 - 0x40 : alt_lo;
+		ops.alt_len = sizeof(alt);
+		memcpy(alt + 0x40, &ra, sizeof(ra)); /* its return address */
+		struct sfprof_regs r = regs_at(0x1010, BASE, 0);
+		n = unwind_stack(&r, F.mem, F.len, &ops, FR, 16, &stop, NULL, NULL);
+		CHECK_INT(stop, UNWIND_STOP_COMPLETE);
+		CHECK_INT(n, 4);
+		CHECK_U64(FR[2].pc, 0x2000);
+		CHECK_U64(FR[3].pc, 0x3010);
+		/* the second snapshot does not hold it */
+		ops.alt_lo = alt_lo + 0x1000;
+		n = unwind_stack(&r, F.mem, F.len, &ops, FR, 16, &stop, NULL, NULL);
+		CHECK_INT(stop, above ? UNWIND_STOP_SNAPSHOT : UNWIND_STOP_BAD_CFA);
+		CHECK(n <= 3);
+	}
+}
+
 TEST(flexible_rule_in_the_top_frame_should_use_captured_registers)
 {
 	fake_reset(4096);
