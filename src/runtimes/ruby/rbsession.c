@@ -199,7 +199,22 @@ static int keep_range(struct rbreader_src *src, uint64_t addr, uint64_t len,
 	return 0;
 }
 
-/* A C method's entry me of pid into p: its name. */
+/* label qualified by the class of method entry me (0: none): malloc'd. */
+static char *qualify(const struct rbproc_info *pi, uint32_t pid, uint64_t me, const char *label,
+		     const char *base_label)
+{
+	struct rbreader_src src = { pi->o, read_pid, &pid };
+	char cls[RBREADER_STR_MAX], out[2 * RBREADER_STR_MAX];
+	int cut = 0, singleton = 0;
+
+	if (!me || rbreader__class_path(&src, pi->symbols, me, cls, sizeof(cls), &singleton,
+					&cut) < 0)
+		cls[0] = 0;
+	rbreader__full_label(label, base_label, cls, singleton, out, sizeof(out));
+	return strdup(out);
+}
+
+/* A C method's entry me of pid into p: its name, with its class. */
 static int snap_cfunc(const struct rbproc_info *pi, uint32_t pid, uint64_t me, struct rbsnap *p)
 {
 	struct rbreader_src src = { pi->o, read_pid, &pid };
@@ -208,13 +223,15 @@ static int snap_cfunc(const struct rbproc_info *pi, uint32_t pid, uint64_t me, s
 
 	if (err < 0)
 		return err;
-	if (!(p->label = strdup(buf)) || !(p->path = strdup("")))
+	if (!(p->label = qualify(pi, pid, me, buf, buf)) || !(p->path = strdup("")))
 		return -ENOMEM;
 	return 0;
 }
 
-/* Read iseq (or a C method's entry) of pid into p: names, body, line tables. */
-static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, struct rbsnap *p)
+/* Read iseq (or a C method's entry) of pid into p: names (qualified by
+ * the class of method entry me, 0: none), body, line tables. */
+static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, uint64_t me,
+		     struct rbsnap *p)
 {
 	const struct rboffsets *o = pi->o;
 	struct rbreader_src src = { o, read_pid, &pid };
@@ -230,7 +247,8 @@ static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, 
 	if (!(nm = malloc(sizeof(*nm))))
 		return -ENOMEM;
 	err = rbreader__iseq(&src, iseq, -1, nm);
-	if (!err && (!(p->label = strdup(nm->label)) || !(p->path = strdup(nm->path))))
+	if (!err && (!(p->label = qualify(pi, pid, me, nm->label, nm->base_label)) ||
+		     !(p->path = strdup(nm->path))))
 		err = -ENOMEM;
 	p->first = nm->first_lineno;
 	free(nm);
@@ -259,8 +277,12 @@ static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, 
 	return keep_range(&src, win64(p->body, o->insns_positions), nent * 4, &p->tab);
 }
 
-/* The snapshot of (pid, iseq), read now unless known; NULL: no memory. */
-static struct rbsnap *snap_get(struct rbsession *rs, uint32_t pid, uint64_t iseq, int may_flush)
+/* The snapshot of (pid, iseq), read now unless known; NULL: no memory.
+ * me: the method entry of its frame, as the BPF walk found it; ME_ASK:
+ * ask the walk's seen-set. */
+#define ME_ASK (~0ull)
+static struct rbsnap *snap_get(struct rbsession *rs, uint32_t pid, uint64_t iseq, uint64_t me,
+			       int may_flush)
 {
 	unsigned h = bucket(pid, iseq, 0);
 	const struct rbproc_info *pi;
@@ -282,7 +304,9 @@ static struct rbsnap *snap_get(struct rbsession *rs, uint32_t pid, uint64_t iseq
 	p->iseq = iseq;
 	rs->reads++;
 	pi = rbprocs__info(rs->procs, pid);
-	p->err = pi ? snap_read(pi, pid, iseq, p) : -ESRCH;
+	if (me == ME_ASK && (!rs->cap || capture__ruby_iseq_me(rs->cap, pid, iseq, &me)))
+		me = 0;
+	p->err = pi ? snap_read(pi, pid, iseq, me, p) : -ESRCH;
 	if (p->err) {
 		rs->read_errors++;
 		free(p->label);
@@ -307,7 +331,7 @@ static struct rbname *lookup(struct rbsession *rs, uint32_t pid, uint64_t iseq, 
 	for (n = rs->b[h]; n; n = n->next)
 		if (n->pid == pid && n->iseq == iseq && n->instr == instr)
 			return n;
-	if (!(p = snap_get(rs, pid, iseq, 1)) || !(n = calloc(1, sizeof(*n))))
+	if (!(p = snap_get(rs, pid, iseq, ME_ASK, 1)) || !(n = calloc(1, sizeof(*n))))
 		return NULL;
 	n->pid = pid;
 	n->iseq = iseq;
@@ -366,12 +390,12 @@ static int rb_name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const 
 static int on_new_iseq(void *ctx, void *data, size_t len)
 {
 	struct rbsession *rs = ctx;
-	const struct sfprof_py_code *k = data;
+	const struct sfprof_rb_iseq *k = data;
 
 	if (len < sizeof(*k))
 		return 0;
 	pthread_mutex_lock(&rs->lock);
-	snap_get(rs, k->tgid, k->code, 0);
+	snap_get(rs, k->tgid, k->iseq, k->me, 0);
 	pthread_mutex_unlock(&rs->lock);
 	rs->prefetched++;
 	return 0;
