@@ -15,8 +15,10 @@
  * stops at that end, so it cannot loop.
  *
  * An iseq seen for the first time in a process (an LRU set, rb_seen)
- * also goes, as a struct sfprof_py_code, through a ring of its own,
- * rb_new, which a thread of sfprof drains at once (rbsession.h).
+ * also goes, as a struct sfprof_rb_iseq, through a ring of its own,
+ * rb_new, which a thread of sfprof drains at once (rbsession.h), with
+ * the method entry its frame runs for (rb_frame_me), which names the
+ * frame's class: looked for once per iseq, not per sample.
  *
  * Per frame: one read of the control frame (pc, iseq, ep), one of
  * ep[-2..0] (VM_ENV_DATA_INDEX_ME_CREF: a C method frame's method entry;

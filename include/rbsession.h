@@ -3,7 +3,11 @@
  * CRuby support for one live run (live and record), the glue between
  * the pieces: which processes run CRuby (rbprocs.h, told to the BPF walk
  * through the capture), the iseq reader for them (rbreader.h), and the
- * names of their frames, by (pid, iseq, pc index), for the stacks
+ * names of their frames, by (pid, iseq, pc index), labelled with their
+ * class (from the method entry the BPF walk found for the iseq's frame
+ * when it first saw it: the one of its first sighting names it, so a
+ * module_function's iseq, run as Mod.f and as Mod#f, is named as it ran
+ * first), for the stacks
  * pipeline's merge (rbmerge.h; the namer has pymerge.h's pyname_fn
  * shape). In record, each frame named for the first time also becomes
  * a PYFRAME record (the capture's interpreter-frame names: code is the

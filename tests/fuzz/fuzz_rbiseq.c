@@ -2,7 +2,9 @@
 /*
  * libFuzzer target: the CRuby iseq and string readers (rbreader.h) over
  * a hostile memory image, with Ruby 3.1's offsets (and the C method
- * reader, the image's base taken as the global symbol table). Input: base address
+ * reader, the image's base taken as the global symbol table; the class
+ * path reader, the iseq address taken as a method entry, base + 0x3800
+ * as the symbol table, and the label qualifier). Input: base address
  * (u64), iseq address (u64), pc index (s32), 4 bytes of padding, then
  * the memory at base. Every result is checked: strings terminated, in
  * bounds and without control bytes, lines not negative.
@@ -15,6 +17,7 @@
 #include "rbreader.h"
 
 #define HDR 24
+#define SYMBOLS 0x3800 /* gen_rbiseq_corpus.py: a class path's symbol table */
 
 struct image {
 	uint64_t base;
@@ -75,6 +78,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the iseq address as a C method's entry, the base as the symbols */
 	if (rbreader__cfunc(&src, m.base, iseq, small, sizeof(small), &cut) >= 0)
 		check_str(small, sizeof(small));
+	/* the iseq address as a method entry: its class path, the label
+	 * qualified by it */
+	char cls[RBREADER_STR_MAX], full[2 * RBREADER_STR_MAX];
+	int singleton = 0;
+
+	if (rbreader__class_path(&src, m.base + SYMBOLS, iseq, cls, sizeof(cls), &singleton,
+				 &cut) >= 0) {
+		check_str(cls, sizeof(cls));
+		if (singleton != 0 && singleton != 1)
+			abort();
+		size_t n = rbreader__full_label(nm.label, nm.base_label, cls, singleton, full,
+						sizeof(full));
+
+		check_str(full, sizeof(full));
+		if (n != strlen(full))
+			abort();
+		sink += n;
+	}
 	/* every word of the image as a string, into a small buffer */
 	for (size_t off = 0; off + 8 <= m.len && off < 4096; off += 8) {
 		uint64_t v;
