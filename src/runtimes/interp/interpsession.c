@@ -268,32 +268,30 @@ static void unexit(struct interp_session *s, uint32_t pid)
 			s->exited[i--] = s->exited[--s->nexited];
 }
 
-void interp__fork(void *ss, uint32_t ppid, uint32_t pid)
+/* A process starts anew (fork: its parent's image; exec: its own):
+ * what was known of pid goes, then the kind hears of it. */
+static void restart(struct interp_session *s, uint32_t ppid, uint32_t pid, int exec)
 {
-	struct interp_session *s = ss;
-
-	if (!s)
-		return;
 	pthread_mutex_lock(&s->lock);
 	unexit(s, pid);
 	names_drop(s, pid, 0);
-	if (s->k->fork)
+	if (exec && s->k->exec)
+		s->k->exec(s->st, pid);
+	else if (!exec && s->k->fork)
 		s->k->fork(s->st, ppid, pid);
 	pthread_mutex_unlock(&s->lock);
 }
 
+void interp__fork(void *ss, uint32_t ppid, uint32_t pid)
+{
+	if (ss)
+		restart(ss, ppid, pid, 0);
+}
+
 void interp__exec(void *ss, uint32_t pid)
 {
-	struct interp_session *s = ss;
-
-	if (!s)
-		return;
-	pthread_mutex_lock(&s->lock);
-	unexit(s, pid);
-	names_drop(s, pid, 0);
-	if (s->k->exec)
-		s->k->exec(s->st, pid);
-	pthread_mutex_unlock(&s->lock);
+	if (ss)
+		restart(ss, 0, pid, 1);
 }
 
 void interp__exit(void *ss, uint32_t pid, uint64_t ts)
