@@ -13,7 +13,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import PHP, folded_counts, has_chain, php_ready, php_script, run, where  # noqa: E402
+from librubyrt import PHP, finish, folded_counts, has_chain, php_ready, php_script  # noqa: E402
+from librubyrt import run, where  # noqa: E402
 
 NAME = "php_labels"
 WANT = ["Worker::start", "Worker::outer", "Worker::{closure}", "Worker::middle", "spin"]
@@ -40,7 +41,8 @@ def main():
         stacks = folded_counts(out) if rc == 0 else {}
         total = sum(stacks.values())
         good = sum(n for s, n in stacks.items() if ok(s, loc))
-        print("live: exit %d, %d of %d samples show the chain; PHP says %s" % (rc, good, total, loc))
+        print("live: exit %d, %d of %d samples show the chain; PHP says %s"
+              % (rc, good, total, loc))
         if rc != 0:
             errs.append("sfprof exited %d: %s" % (rc, se[-300:]))
         if any(w not in loc for w in WANT):
@@ -49,12 +51,7 @@ def main():
             top = max(stacks, key=stacks.get) if stacks else None
             errs.append("expected >= 90%% of >= 100 samples with PHP's names, got %d of %d "
                         "(top: %s)" % (good, total, top))
-    if errs:
-        for e in errs:
-            print("FAIL %s: %s" % (NAME, e))
-        return 1
-    print("PASS %s" % NAME)
-    return 0
+    return finish(NAME, errs)
 
 
 if __name__ == "__main__":

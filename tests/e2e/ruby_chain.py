@@ -21,7 +21,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import RUBY, folded_counts, has_chain, rb_frames, ready, run, script, where  # noqa: E402
+from librubyrt import RUBY, finish, folded_counts, has_chain, rb_frames, ready  # noqa: E402
+from librubyrt import record_report, run, script, where  # noqa: E402
 
 NAME = "ruby_chain"
 CHAIN = ["Chain.outer", "Chain.middle", "block in Chain.middle", "Chain.leaf_work"]
@@ -99,17 +100,7 @@ def main():
             errs.append("expected >= 90%% of >= 100 samples with the chain, got %d of %d "
                         "(top: %s)" % (good, total, top))
 
-        cap, rep = os.path.join(d, "r.sfprof"), os.path.join(d, "rep.folded")
-        rc, so, se, st = run(["record", "-F", "199", "--quiet", "-o", cap] + cmd)
-        rc2, _, se2, _ = run(["report", "-o", rep, cap]) if rc == 0 else (rc, "", "", {})
-        rstacks = folded_counts(rep) if rc == 0 and rc2 == 0 else {}
-        good, total = share(rstacks, where(so))
-        print("record/report: exit %d/%d, %d of %d samples show the chain" % (rc, rc2, good, total))
-        if rc or rc2:
-            errs.append("record/report exited %d/%d: %s" % (rc, rc2, (se + se2)[-300:]))
-        elif total < 100 or good < 0.9 * total:
-            errs.append("expected >= 90%% of the reported samples with the chain, got %d of %d"
-                        % (good, total))
+        errs += record_report(d, cmd, share, "the chain")
 
         errs += pprof_check(d, cmd)
 
@@ -124,12 +115,7 @@ def main():
         if rc != 0 or nrb != 0 or nvm < 0.9 * total:
             errs.append("expected --no-ruby to keep native rb_vm_exec stacks only, got %d Ruby, "
                         "%d rb_vm_exec of %d (exit %d)" % (nrb, nvm, total, rc))
-    if errs:
-        for e in errs:
-            print("FAIL %s: %s" % (NAME, e))
-        return 1
-    print("PASS %s" % NAME)
-    return 0
+    return finish(NAME, errs)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import RUBY, folded_counts, has_chain, ready, run, script, where  # noqa: E402
+from librubyrt import RUBY, finish, folded_counts, has_chain, ready, record_report  # noqa: E402
+from librubyrt import run, script, where  # noqa: E402
 
 NAME = "ruby_labels"
 
@@ -68,23 +69,8 @@ def main():
             errs.append("expected >= 90%% of >= 100 samples with Ruby's labels, got %d of %d "
                         "(top: %s)" % (good, total, top))
 
-        cap, rep = os.path.join(d, "r.sfprof"), os.path.join(d, "rep.folded")
-        rc, so, se, st = run(["record", "-F", "199", "--quiet", "-o", cap] + cmd)
-        rc2, _, se2, _ = run(["report", "-o", rep, cap]) if rc == 0 else (rc, "", "", {})
-        rstacks = folded_counts(rep) if rc == 0 and rc2 == 0 else {}
-        good, total = share(rstacks, where(so))
-        print("record/report: exit %d/%d, %d of %d samples show the chain" % (rc, rc2, good, total))
-        if rc or rc2:
-            errs.append("record/report exited %d/%d: %s" % (rc, rc2, (se + se2)[-300:]))
-        elif total < 100 or good < 0.9 * total:
-            errs.append("expected >= 90%% of the reported samples with Ruby's labels, got %d of %d"
-                        % (good, total))
-    if errs:
-        for e in errs:
-            print("FAIL %s: %s" % (NAME, e))
-        return 1
-    print("PASS %s" % NAME)
-    return 0
+        errs += record_report(d, cmd, share, "the chain")
+    return finish(NAME, errs)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import RUBY, folded_counts, has_chain, ready, run, script, where  # noqa: E402
+from librubyrt import RUBY, finish, folded_counts, has_chain, ready, run, script  # noqa: E402
+from librubyrt import where  # noqa: E402
 
 NAME = "ruby_offcpu"
 WAIT_S = 2
@@ -88,12 +89,7 @@ def main():
     if unreadable:
         errs.append("expected no unreadable Ruby frame, got %.2f s of them" % (unreadable / 1e6))
     errs += futex_and_wakers(chain)
-    if errs:
-        for e in errs:
-            print("FAIL %s: %s" % (NAME, e))
-        return 1
-    print("PASS %s" % NAME)
-    return 0
+    return finish(NAME, errs)
 
 
 if __name__ == "__main__":
