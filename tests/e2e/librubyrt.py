@@ -176,3 +176,30 @@ def fake_vm(d, rt, runs, shown=()):
             errs.append("%s: expected >= 90%% of >= 50 samples in spin_leaf and no named "
                         "%s frame, got %d of %d, %d named" % (mode, rt, native, total, named))
     return errs
+
+
+def native_only(d, cmd, rt, vm_frame):
+    """--no-RT on cmd: the errors, expecting no interpreter frame and the
+    native vm_frame (the VM's loop) in >= 90% of the samples."""
+    out = os.path.join(d, "native.folded")
+    rc, _, _, _ = run(["-F", "199", "--no-" + rt, "--quiet", "-o", out] + cmd)
+    stacks = folded_counts(out) if rc == 0 else {}
+    nrt = sum(n for s, n in stacks.items() if rb_frames(s))
+    nvm = sum(n for s, n in stacks.items() if vm_frame in s.split(";"))
+    total = sum(stacks.values())
+    print("--no-%s: exit %d, %d of %d samples with %s frames, %d with %s"
+          % (rt, rc, nrt, total, rt, nvm, vm_frame))
+    if rc != 0 or nrt != 0 or nvm < 0.9 * total:
+        return ["expected --no-%s to keep native %s stacks only, got %d %s, %d %s of %d (exit %d)"
+                % (rt, vm_frame, nrt, rt, nvm, vm_frame, total, rc)]
+    return []
+
+
+def fake_cc(name):
+    """The C compiler for a fake-VM test (None: SKIP said, or not root)."""
+    if not privileged(name):
+        return None
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        print("SKIP %s: no C compiler" % name)
+    return cc

@@ -15,8 +15,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import finish, folded_counts, has_chain, php_ready, rb_frames  # noqa: E402
-from librubyrt import record_report, run, where  # noqa: E402
+from librubyrt import finish, folded_counts, has_chain, php_ready  # noqa: E402
+from librubyrt import native_only, record_report, run, where  # noqa: E402
 from librubyrt import PHP, php_script  # noqa: E402
 
 NAME = "php_chain"
@@ -67,17 +67,7 @@ def main():
 
         errs += record_report(d, cmd, share, "the chain")
 
-        out = os.path.join(d, "native.folded")
-        rc, so, se, st = run(["-F", "199", "--no-php", "--quiet", "-o", out] + cmd)
-        nstacks = folded_counts(out) if rc == 0 else {}
-        nrb = sum(n for s, n in nstacks.items() if rb_frames(s))
-        nvm = sum(n for s, n in nstacks.items() if "execute_ex" in s.split(";"))
-        total = sum(nstacks.values())
-        print("--no-php: exit %d, %d of %d samples with PHP frames, %d with execute_ex"
-              % (rc, nrb, total, nvm))
-        if rc != 0 or nrb != 0 or nvm < 0.9 * total:
-            errs.append("expected --no-php to keep native execute_ex stacks only, got %d PHP, "
-                        "%d execute_ex of %d (exit %d)" % (nrb, nvm, total, rc))
+        errs += native_only(d, cmd, "php", "execute_ex")
     return finish(NAME, errs)
 
 

@@ -21,8 +21,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import RUBY, finish, folded_counts, has_chain, rb_frames, ready  # noqa: E402
-from librubyrt import record_report, run, script, where  # noqa: E402
+from librubyrt import RUBY, finish, folded_counts, has_chain, ready  # noqa: E402
+from librubyrt import native_only, record_report, run, script, where  # noqa: E402
 
 NAME = "ruby_chain"
 CHAIN = ["Chain.outer", "Chain.middle", "block in Chain.middle", "Chain.leaf_work"]
@@ -104,17 +104,7 @@ def main():
 
         errs += pprof_check(d, cmd)
 
-        out = os.path.join(d, "native.folded")
-        rc, so, se, st = run(["-F", "199", "--no-ruby", "--quiet", "-o", out] + cmd)
-        nstacks = folded_counts(out) if rc == 0 else {}
-        nrb = sum(n for s, n in nstacks.items() if rb_frames(s))
-        nvm = sum(n for s, n in nstacks.items() if "rb_vm_exec" in s.split(";"))
-        total = sum(nstacks.values())
-        print("--no-ruby: exit %d, %d of %d samples with Ruby frames, %d with rb_vm_exec"
-              % (rc, nrb, total, nvm))
-        if rc != 0 or nrb != 0 or nvm < 0.9 * total:
-            errs.append("expected --no-ruby to keep native rb_vm_exec stacks only, got %d Ruby, "
-                        "%d rb_vm_exec of %d (exit %d)" % (nrb, nvm, total, rc))
+        errs += native_only(d, cmd, "ruby", "rb_vm_exec")
     return finish(NAME, errs)
 
 
