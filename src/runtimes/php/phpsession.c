@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * PHP support for one live run (include/phpsession.h).
+ * PHP's interp_kind: its processes and frame reader (include/phpsession.h).
  */
 #include <elf.h>
 #include <errno.h>

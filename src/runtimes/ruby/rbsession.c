@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * CRuby support for one live run (include/rbsession.h).
+ * CRuby's interp_kind: its processes, iseq snapshots and prefetch thread (include/rbsession.h).
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
