@@ -17,88 +17,13 @@
   slowdown runs, 3 repeats of the BPF cost runs; REPEATS 0: no BPF cost)
 """
 import os
-import statistics
-import subprocess
 import sys
-import tempfile
 
-from libbench import ROOT, SFPROF, bpf_stats, cost, need_root, per_call, stats_of
+from libbench import ROOT
+from libinterp_cost import Interp, main
 
 RUBY = "/usr/bin/ruby3.1"
 WORK = os.path.join(ROOT, "bench", "ruby_work.rb")
 
-
-def sfprof_stats(args, cmd):
-    r = subprocess.run([SFPROF, "--stats", "--quiet", "-o", "/dev/null"] + args + ["--"] + cmd,
-                       capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        sys.exit("sfprof failed (%d): %s" % (r.returncode, r.stderr[-500:]))
-    return stats_of(r.stderr)
-
-
-def bpf_cost(reps):
-    f_cpu = per_call(sfprof_stats(["-F", "999"], ["sleep", "3"]), "cpu")
-    print("filtered invocation (other processes): cpu %.0f ns" % f_cpu)
-    cmd = [RUBY, "--disable-gems", WORK, "300"]
-    res = {}
-    for mode in ("rb", "norb"):
-        vals, frames = [], []
-        for _ in range(reps):
-            st = sfprof_stats(["-F", "999"] + ([] if mode == "rb" else ["--no-ruby"]), cmd)
-            vals.append(cost(st, "cpu", f_cpu, st["samples_seen"]))
-            if st.get("ruby_walks"):
-                frames.append(st["ruby_frames_read"] / st["ruby_walks"])
-        res[mode] = (statistics.median(vals), statistics.median(frames) if frames else 0)
-    print("| event | with the Ruby walk | --no-ruby | walk | frames per walk |")
-    print("|---|---|---|---|---|")
-    print("| cpu sample, ruby_work.rb | %.2f us | %.2f us | %+.2f us | %.1f |" % (
-        res["rb"][0] / 1e3, res["norb"][0] / 1e3, (res["rb"][0] - res["norb"][0]) / 1e3,
-        res["rb"][1]))
-    print("(medians of %d runs)" % reps)
-
-
-def run_timed(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        sys.exit("%s failed: %s" % (cmd[0], r.stderr[-300:]))
-    return dict((k, int(n)) for k, n in (l.split() for l in r.stdout.splitlines()
-                                       if l.split()[0] in ("elapsed_ns", "cpu_ns")))
-
-
-def slowdown(rounds):
-    work = ["chrt", "-f", "10", "taskset", "-c", "1", RUBY, "--disable-gems", WORK, "150"]
-    with tempfile.TemporaryDirectory() as d:
-        cfgs = [("sfprof (Ruby walk)", [SFPROF, "-F", "99", "--quiet", "-o",
-                                        os.path.join(d, "s.folded"), "--"] + work),
-                ("sfprof --no-ruby", [SFPROF, "-F", "99", "--no-ruby", "--quiet", "-o",
-                                      os.path.join(d, "n.folded"), "--"] + work)]
-        ratios = {n: ([], []) for n, _ in cfgs}
-        for _ in range(rounds):
-            base = run_timed(work)
-            for name, cmd in cfgs:
-                v = run_timed(cmd)
-                ratios[name][0].append(v["cpu_ns"] / base["cpu_ns"])
-                ratios[name][1].append(v["elapsed_ns"] / base["elapsed_ns"])
-    print("| 99 Hz | target CPU | wall |")
-    print("|---|---|---|")
-    for name, _ in cfgs:
-        c, w = ratios[name]
-        print("| %s | %+.1f%% | %+.1f%% |" % (name, 100 * (statistics.median(c) - 1),
-                                            100 * (statistics.median(w) - 1)))
-    print("(medians of %d per-round ratios to the unprofiled run)" % rounds)
-
-
-def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
-    reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    if not need_root("ruby_cost"):
-        return 0
-    if reps:
-        with bpf_stats():
-            bpf_cost(reps)
-    slowdown(rounds)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(Interp("ruby", "Ruby", [RUBY, "--disable-gems", WORK], "ruby_work.rb")))

@@ -15,8 +15,10 @@
  * stops at that end, so it cannot loop.
  *
  * An iseq seen for the first time in a process (an LRU set, rb_seen)
- * also goes, as a struct sfprof_py_code, through a ring of its own,
- * rb_new, which a thread of sfprof drains at once (rbsession.h).
+ * also goes, as a struct sfprof_rb_iseq, through a ring of its own,
+ * rb_new, which a thread of sfprof drains at once (rbsession.h), with
+ * the method entry its frame runs for (rb_frame_me), which names the
+ * frame's class: looked for once per iseq, not per sample.
  *
  * Per frame: one read of the control frame (pc, iseq, ep), one of
  * ep[-2..0] (VM_ENV_DATA_INDEX_ME_CREF: a C method frame's method entry;
@@ -44,6 +46,10 @@
 #define SFPROF_RB_MAGIC_IFUNC 0x66660001u
 #define SFPROF_RB_MAGIC_DUMMY 0x79990001u
 #define SFPROF_RB_FLAG_FINISH 0x0020u
+#define SFPROF_RB_ENV_LOCAL 0x0002u /* VM_ENV_FLAG_LOCAL */
+/* outer environments looked through for a frame's method entry (a block
+ * nested this deep in its method is labelled without its class) */
+#define SFPROF_RB_EP_LEVELS 8
 /* a VM stack larger than this is no VM stack (Ruby's default is 1 MiB) */
 #define SFPROF_RB_STACK_MAX (256ull << 20)
 /* control frames looked at per walk, those passed over included */
@@ -56,15 +62,16 @@ struct {
 	__type(value, struct sfprof_rb_proc);
 } rb_procs SEC(".maps");
 
-/* iseqs seen per process, and the new ones for user space to read at
- * once, while the process lives (a thread of sfprof drains rb_new): the
- * events that need them may be handled after the process is gone, as
+/* iseqs seen per process (the value: the method entry found for the
+ * iseq's frame then, 0 if none), and the new ones for user space to read
+ * at once, while the process lives (a thread of sfprof drains rb_new):
+ * the events that need them may be handled after the process is gone, as
  * python.bpf.h's py_new does for code objects */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct sfprof_py_code);
-	__type(value, __u8);
+	__type(value, __u64);
 } rb_seen SEC(".maps");
 
 struct {
@@ -72,15 +79,58 @@ struct {
 	__uint(max_entries, 1 << 20);
 } rb_new SEC(".maps");
 
-static __always_inline void rb_note_iseq(__u32 tgid, __u64 iseq)
+/* Whether VALUE v is a T_IMEMO of imemo type `type`. */
+static __always_inline int rb_is_imemo(const struct sfprof_rb_proc *p, __u64 v, __u32 type)
+{
+	__u64 flags = 0;
+
+	if (!v || (v & 7) || bpf_probe_read_user(&flags, sizeof(flags), (void *)v))
+		return 0;
+	return (flags & p->t_mask) == p->t_imemo && ((flags >> p->fl_ushift) & p->imemo_mask) == type;
+}
+
+/*
+ * The method entry an iseq frame runs for, as rb_vm_frame_method_entry
+ * finds it (vm_insnhelper.c): env[] is ep[-2..0] of the frame (ME_CREF,
+ * SPECVAL, FLAGS); up the outer environments (a block's: SPECVAL is the
+ * previous ep, low bits tagged) to the local one, the first ME_CREF slot
+ * that holds a method entry, the local one's possibly through an svar.
+ * 0 when there is none (top level, a class body) or it is unreadable.
+ */
+static __always_inline __u64 rb_frame_me(const struct sfprof_rb_proc *p, const __u64 *env)
+{
+	__u64 e[3] = { env[0], env[1], env[2] }, v, ep;
+
+	for (int i = 0; i < SFPROF_RB_EP_LEVELS; i++) {
+		int local = (e[2] & SFPROF_RB_ENV_LOCAL) != 0;
+
+		v = e[0];
+		if (local && rb_is_imemo(p, v, p->imemo_svar) &&
+		    bpf_probe_read_user(&v, sizeof(v), (void *)(v + p->svar_cref_or_me)))
+			return 0;
+		if (rb_is_imemo(p, v, p->imemo_ment))
+			return v;
+		ep = e[1] & ~3ull;
+		if (local || !ep || bpf_probe_read_user(e, sizeof(e), (void *)(ep - 16)))
+			return 0;
+	}
+	return 0;
+}
+
+/* An iseq not seen before in this process goes to rb_new, with the
+ * method entry of its frame (env: ep[-2..0], NULL for a C method's entry). */
+static __always_inline void rb_note_iseq(const struct sfprof_rb_proc *p, __u32 tgid, __u64 iseq,
+					 const __u64 *env)
 {
 	struct sfprof_py_code k = { .tgid = tgid, .code = iseq };
-	__u8 one = 1;
+	struct sfprof_rb_iseq m = { .tgid = tgid, .iseq = iseq };
 
 	if (bpf_map_lookup_elem(&rb_seen, &k))
 		return;
-	if (!bpf_map_update_elem(&rb_seen, &k, &one, BPF_NOEXIST))
-		bpf_ringbuf_output(&rb_new, &k, sizeof(k), 0);
+	if (env)
+		m.me = rb_frame_me(p, env);
+	if (!bpf_map_update_elem(&rb_seen, &k, &m.me, BPF_NOEXIST))
+		bpf_ringbuf_output(&rb_new, &m, sizeof(m), 0);
 }
 
 struct rb_walk {
@@ -148,7 +198,7 @@ static long rb_frame(__u64 i, void *data)
 	b->frames[n].instr = instr;
 	b->frames[n].flags = (flags & SFPROF_RB_FLAG_FINISH) ? SFPROF_PYF_ENTRY : 0;
 	b->nframes = n + 1;
-	rb_note_iseq(w->tgid, iseq);
+	rb_note_iseq(p, w->tgid, iseq, instr == SFPROF_RB_INSTR_CFUNC ? NULL : env);
 	return 0;
 }
 

@@ -182,10 +182,14 @@ int capture__set_php(struct capture *c, uint32_t tgid, const struct sfprof_php_p
 /* Process `tgid` runs Go as p says (bpf/go.bpf.h): its samples on g0
  * carry the goroutine behind the switch; p NULL: no more. 0 or -errno. */
 int capture__set_go(struct capture *c, uint32_t tgid, const struct sfprof_go_proc *p);
-/* The fd of the rb_new ring (struct sfprof_py_code records: an iseq a
+/* The fd of the rb_new ring (struct sfprof_rb_iseq records: an iseq a
  * Ruby process ran for the first time), or -ENOENT without
  * capture_opts.ruby. The capture's fd: dup() it to keep. */
 int capture__ruby_ring(struct capture *c);
+/* The method entry the BPF walk found for the frame of process tgid's
+ * iseq when it first saw it (rb_seen): 0 with *me (0: none found),
+ * -ENOENT (not seen, or forgotten), -errno. */
+int capture__ruby_iseq_me(struct capture *c, uint32_t tgid, uint64_t iseq, uint64_t *me);
 
 /*
  * The fd of the py_new ring (struct sfprof_py_code records: a code object

@@ -29,6 +29,12 @@
  *   serial = id > last_op_id ? id >> id_scope_shift : id
  *   ary    = RArray *(symbols + sym_ids), element serial / id_entry_unit
  *   name   = RString: element (serial % id_entry_unit) * id_entry_size of it
+ * and the class of a frame's method entry me (bpf/ruby.bpf.h finds it):
+ *   klass  = *(me + me_defined_class); an ICLASS: *(klass + basic_klass)
+ *   a singleton (flags & fl_singleton): its ivar __attached__ instead
+ *   path   = its ivar __classpath__ (an RString), the ivars the entries
+ *            [entries_start, entries_bound) of the st_table at
+ *            *(*(klass + class_ext) + ext_iv_tbl), keyed by ID
  */
 #ifndef SFPROF_RBOFFSETS_H
 #define SFPROF_RBOFFSETS_H
@@ -74,6 +80,15 @@ struct rboffsets {
 	 * the global symbol table (rb_symbols_t ruby_global_symbols) */
 	uint32_t me_called_id, imemo_ment;
 	uint32_t sym_last_id, sym_ids, id_entry_unit, id_entry_size, last_op_id, id_scope_shift;
+	/* A method entry's class, as rb_profile_frame_classpath finds it:
+	 * defined_class (an ICLASS stands for its module: RBasic.klass; a
+	 * singleton class for its __attached__ object), then its
+	 * __classpath__ ivar, both in the class's ivar st_table */
+	uint32_t me_defined_class, imemo_svar, svar_cref_or_me;
+	uint32_t t_class, t_module, t_iclass, fl_singleton, basic_klass;
+	uint32_t class_ext, ext_iv_tbl;
+	uint32_t st_entries_start, st_entries_bound, st_entries;
+	uint32_t st_entry_size, st_entry_hash, st_entry_key, st_entry_record;
 };
 
 #define RBOFF_NFIELDS (sizeof(struct rboffsets) / sizeof(uint32_t))

@@ -34,6 +34,7 @@ struct rbreader_src {
 
 struct rbiseq_name {
 	char label[RBREADER_STR_MAX];
+	char base_label[RBREADER_STR_MAX]; /* the label without "block in " */
 	char path[RBREADER_STR_MAX];
 	int32_t line;	      /* of the pc; first_lineno without one; 0: unknown */
 	int32_t first_lineno;
@@ -78,5 +79,29 @@ int rbreader__id_name(const struct rbreader_src *s, uint64_t symbols, uint64_t i
  */
 int rbreader__cfunc(const struct rbreader_src *s, uint64_t symbols, uint64_t me, char *buf,
 		    size_t size, int *cut);
+
+/* class ivars looked through for one (RClass iv_tbl entries) */
+#define RBREADER_IVARS_MAX 64
+
+/*
+ * The class path of method entry me (its defined class's __classpath__,
+ * an ICLASS's module's, a singleton class's attached class's), as
+ * rb_profile_frame_classpath gives it, into buf as rbreader__string;
+ * *singleton set for a singleton class's method. -ENOENT when it has
+ * none sfprof can read (an anonymous class, a singleton of an object),
+ * -EINVAL (not a method entry, not a class), or the read's error.
+ */
+int rbreader__class_path(const struct rbreader_src *s, uint64_t symbols, uint64_t me, char *buf,
+			 size_t size, int *singleton, int *cut);
+
+/*
+ * A frame's label qualified by its class as rb_profile_frame_full_label
+ * does it: the part of label before base_label, then cls, "." (singleton)
+ * or "#", base_label ("block in outer", "outer", "Worker" -> "block in
+ * Worker#outer"); label itself when cls is empty or label does not end
+ * with base_label. Into out (NUL-terminated, cut at size); its length.
+ */
+size_t rbreader__full_label(const char *label, const char *base_label, const char *cls,
+			    int singleton, char *out, size_t size);
 
 #endif

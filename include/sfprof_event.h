@@ -271,7 +271,22 @@ struct sfprof_rb_proc {
 	__u16 cfp_pc, cfp_iseq, cfp_ep; /* rb_control_frame_t */
 	__u16 iseq_body;     /* rb_iseq_t: body */
 	__u16 body_encoded;  /* rb_iseq_constant_body: iseq_encoded */
-	__u16 pad[5];
+	/* an iseq frame's method entry (ep[VM_ENV_DATA_INDEX_ME_CREF] of
+	 * its frame or an outer one: vm_insnhelper.c check_method_entry):
+	 * RBasic flags' type, and imemo_type */
+	__u8 t_mask, t_imemo, fl_ushift, imemo_mask, imemo_ment, imemo_svar;
+	__u16 svar_cref_or_me; /* struct vm_svar: cref_or_me */
+	__u16 pad;
+};
+
+/* An iseq seen for the first time in a process (the rb_new ring), and
+ * the method entry its frame ran for (0: none found), which gives the
+ * frame's class (rbreader.h) */
+struct sfprof_rb_iseq {
+	__u32 tgid;
+	__u32 pad;
+	__u64 iseq;
+	__u64 me;
 };
 
 /*

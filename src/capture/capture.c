@@ -793,6 +793,15 @@ int capture__ruby_ring(struct capture *c)
 	return c->task->rodata->cfg.ruby ? bpf_map__fd(c->task->maps.rb_new) : -ENOENT;
 }
 
+int capture__ruby_iseq_me(struct capture *c, uint32_t tgid, uint64_t iseq, uint64_t *me)
+{
+	struct sfprof_py_code k = { .tgid = tgid, .code = iseq };
+
+	if (!c->task->rodata->cfg.ruby)
+		return -ENOENT;
+	return bpf_map_lookup_elem(bpf_map__fd(c->task->maps.rb_seen), &k, me) ? -errno : 0;
+}
+
 int capture__python_ring(struct capture *c)
 {
 	return c->task->rodata->cfg.python ? bpf_map__fd(c->task->maps.py_new) : -ENOENT;

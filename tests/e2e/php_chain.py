@@ -15,7 +15,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import folded_counts, has_chain, php_ready, rb_frames, run, where  # noqa: E402
+from librubyrt import finish, folded_counts, has_chain, php_ready  # noqa: E402
+from librubyrt import native_only, record_report, run, where  # noqa: E402
 from librubyrt import PHP, php_script  # noqa: E402
 
 NAME = "php_chain"
@@ -64,35 +65,10 @@ def main():
             errs.append("expected >= 90%% of >= 100 samples with the chain, got %d of %d "
                         "(top: %s)" % (good, total, top))
 
-        cap, rep = os.path.join(d, "r.sfprof"), os.path.join(d, "rep.folded")
-        rc, so, se, st = run(["record", "-F", "199", "--quiet", "-o", cap] + cmd)
-        rc2, _, se2, _ = run(["report", "-o", rep, cap]) if rc == 0 else (rc, "", "", {})
-        rstacks = folded_counts(rep) if rc == 0 and rc2 == 0 else {}
-        good, total = share(rstacks, where(so))
-        print("record/report: exit %d/%d, %d of %d samples show the chain" % (rc, rc2, good, total))
-        if rc or rc2:
-            errs.append("record/report exited %d/%d: %s" % (rc, rc2, (se + se2)[-300:]))
-        elif total < 100 or good < 0.9 * total:
-            errs.append("expected >= 90%% of the reported samples with the chain, got %d of %d"
-                        % (good, total))
+        errs += record_report(d, cmd, share, "the chain")
 
-        out = os.path.join(d, "native.folded")
-        rc, so, se, st = run(["-F", "199", "--no-php", "--quiet", "-o", out] + cmd)
-        nstacks = folded_counts(out) if rc == 0 else {}
-        nrb = sum(n for s, n in nstacks.items() if rb_frames(s))
-        nvm = sum(n for s, n in nstacks.items() if "execute_ex" in s.split(";"))
-        total = sum(nstacks.values())
-        print("--no-php: exit %d, %d of %d samples with PHP frames, %d with execute_ex"
-              % (rc, nrb, total, nvm))
-        if rc != 0 or nrb != 0 or nvm < 0.9 * total:
-            errs.append("expected --no-php to keep native execute_ex stacks only, got %d PHP, "
-                        "%d execute_ex of %d (exit %d)" % (nrb, nvm, total, rc))
-    if errs:
-        for e in errs:
-            print("FAIL %s: %s" % (NAME, e))
-        return 1
-    print("PASS %s" % NAME)
-    return 0
+        errs += native_only(d, cmd, "php", "execute_ex")
+    return finish(NAME, errs)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import PHP, folded_counts, has_chain, php_ready, php_script, run, where  # noqa: E402
+from librubyrt import PHP, finish, folded_counts, has_chain, php_ready, php_script  # noqa: E402
+from librubyrt import run, where  # noqa: E402
 
 NAME = "php_offcpu"
 WAIT_S = 2
@@ -43,12 +44,7 @@ def main():
                     % (0.75 * WAIT_S, named / 1e6, top))
     if unreadable:
         errs.append("expected no unreadable PHP frame, got %.2f s of them" % (unreadable / 1e6))
-    if errs:
-        for e in errs:
-            print("FAIL %s: %s" % (NAME, e))
-        return 1
-    print("PASS %s" % NAME)
-    return 0
+    return finish(NAME, errs)
 
 
 if __name__ == "__main__":

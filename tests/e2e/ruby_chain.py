@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Ruby methods in on-CPU stacks (Debian's ruby3.1): a class method chain
-outer -> middle -> a block -> leaf_work (tests/workloads/ruby/chain.rb)
-shows, in >= 90% of the process's samples, as those four Ruby frames in
-order, each at the file:line Ruby's own caller_locations gives (the
+Chain.outer -> Chain.middle -> a block -> Chain.leaf_work
+(tests/workloads/ruby/chain.rb) shows, in >= 90% of the process's
+samples, as those four Ruby frames in order, labelled as Ruby qualifies
+them (the workload prints the labels), each at the file:line Ruby's own
+caller_locations gives (the
 leaf: a line of its body), merged into the native stack (native frames
 below them). The same through record and report (the names travel in
 the capture), and --no-ruby keeps the native rb_vm_exec frames only. In
 pprof each Ruby method is a Function with its file and start line (its
 def) and its samples' Lines at the lines Ruby reports.
 Mixed: Array#each, a C method calling back into Ruby, shows as its
-method name (each) right after middle, then its C code (rb_ary_each,
-rb_yield), then the block it called."""
+qualified method name (Array#each) right after Chain.middle, then its C
+code (rb_ary_each, rb_yield), then the block it called."""
 import os
 import re
 import shutil
@@ -19,27 +21,29 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import RUBY, folded_counts, has_chain, rb_frames, ready, run, script, where  # noqa: E402
+from librubyrt import RUBY, finish, folded_counts, has_chain, ready  # noqa: E402
+from librubyrt import native_only, record_report, run, script, where  # noqa: E402
 
 NAME = "ruby_chain"
-CHAIN = ["outer", "middle", "block in middle", "leaf_work"]
+CHAIN = ["Chain.outer", "Chain.middle", "block in Chain.middle", "Chain.leaf_work"]
 
 
-def mixed(stack):
-    """middle, then each (the C method), rb_ary_each, rb_yield, the block."""
+def mixed(stack, cfunc):
+    """middle, then Array#each (the C method), rb_ary_each, rb_yield, the block."""
     fr = stack.split(";")
     try:
-        m = next(i for i, f in enumerate(fr) if f.startswith("middle ("))
-        b = next(i for i, f in enumerate(fr) if f.startswith("block in middle ("))
+        m = next(i for i, f in enumerate(fr) if f.startswith(CHAIN[1] + " ("))
+        b = next(i for i, f in enumerate(fr) if f.startswith(CHAIN[2] + " ("))
     except StopIteration:
         return False
-    return fr[m + 1] == "each" and m + 1 < fr.index("rb_ary_each") < fr.index("rb_yield") < b
+    return fr[m + 1] == cfunc and m + 1 < fr.index("rb_ary_each") < fr.index("rb_yield") < b
 
 
 def share(stacks, loc):
     total = sum(stacks.values())
+    cfunc = next((n for n in loc if loc[n][0] == "-"), None)
     good = sum(n for s, n in stacks.items() if has_chain(s, CHAIN, loc) and
-               not s.split(";")[1].endswith(")") and mixed(s))
+               not s.split(";")[1].endswith(")") and mixed(s, cfunc))
     return good, total
 
 
@@ -61,7 +65,7 @@ def pprof_check(d, cmd):
     for m in re.finditer(r"^\s+\d+: 0x[0-9a-f]+ M=\d+ (.+) (\S+):(\d+) s=(\d+)$", text, re.M):
         seen.setdefault(m.group(1), set()).add((os.path.basename(m.group(2)), int(m.group(3)),
                                                 int(m.group(4))))
-    defs = dict((n, loc["def " + n][1]) for n in ("leaf_work", "middle", "outer"))
+    defs = dict((n, loc["def " + n][1]) for n in (CHAIN[3], CHAIN[1], CHAIN[0]))
     for name, start in defs.items():
         want = [(f, line, s) for f, line, s in seen.get(name, ())
                 if f == "chain.rb" and s == start and
@@ -89,44 +93,19 @@ def main():
               % (rc, good, total, loc, st.get("ruby_processes")))
         if rc != 0:
             errs.append("sfprof exited %d: %s" % (rc, se[-300:]))
-        if any(c not in loc for c in CHAIN):
+        if any(c not in loc for c in CHAIN + ["Array#each"]):
             errs.append("expected the script to report %s, got %s" % (CHAIN, loc))
         if total < 100 or good < 0.9 * total:
             top = max(stacks, key=stacks.get) if stacks else None
             errs.append("expected >= 90%% of >= 100 samples with the chain, got %d of %d "
                         "(top: %s)" % (good, total, top))
 
-        cap, rep = os.path.join(d, "r.sfprof"), os.path.join(d, "rep.folded")
-        rc, so, se, st = run(["record", "-F", "199", "--quiet", "-o", cap] + cmd)
-        rc2, _, se2, _ = run(["report", "-o", rep, cap]) if rc == 0 else (rc, "", "", {})
-        rstacks = folded_counts(rep) if rc == 0 and rc2 == 0 else {}
-        good, total = share(rstacks, where(so))
-        print("record/report: exit %d/%d, %d of %d samples show the chain" % (rc, rc2, good, total))
-        if rc or rc2:
-            errs.append("record/report exited %d/%d: %s" % (rc, rc2, (se + se2)[-300:]))
-        elif total < 100 or good < 0.9 * total:
-            errs.append("expected >= 90%% of the reported samples with the chain, got %d of %d"
-                        % (good, total))
+        errs += record_report(d, cmd, share, "the chain")
 
         errs += pprof_check(d, cmd)
 
-        out = os.path.join(d, "native.folded")
-        rc, so, se, st = run(["-F", "199", "--no-ruby", "--quiet", "-o", out] + cmd)
-        nstacks = folded_counts(out) if rc == 0 else {}
-        nrb = sum(n for s, n in nstacks.items() if rb_frames(s))
-        nvm = sum(n for s, n in nstacks.items() if "rb_vm_exec" in s.split(";"))
-        total = sum(nstacks.values())
-        print("--no-ruby: exit %d, %d of %d samples with Ruby frames, %d with rb_vm_exec"
-              % (rc, nrb, total, nvm))
-        if rc != 0 or nrb != 0 or nvm < 0.9 * total:
-            errs.append("expected --no-ruby to keep native rb_vm_exec stacks only, got %d Ruby, "
-                        "%d rb_vm_exec of %d (exit %d)" % (nrb, nvm, total, rc))
-    if errs:
-        for e in errs:
-            print("FAIL %s: %s" % (NAME, e))
-        return 1
-    print("PASS %s" % NAME)
-    return 0
+        errs += native_only(d, cmd, "ruby", "rb_vm_exec")
+    return finish(NAME, errs)
 
 
 if __name__ == "__main__":

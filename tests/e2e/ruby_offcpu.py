@@ -2,31 +2,37 @@
 # SPDX-License-Identifier: MIT
 """Ruby methods in off-CPU stacks: a Ruby thread blocked 2 s in Queue#pop
 (tests/workloads/ruby/wait.rb: consumer -> wait_item -> Queue#pop) shows
-under -e offcpu as consumer -> wait_item -> pop (the C method, by its
-name) at the lines of the call and of the pop, for >= 75% of the time it waited (folded weights are microseconds), above the native wait. The
+under -e offcpu as Waiter.consumer -> Waiter.wait_item ->
+Thread::Queue#pop (the C method, by its qualified name, as Ruby prints
+them) at the lines of the call and of the pop, for >= 75% of the time it waited (folded weights are microseconds), above the native wait. The
 names are read while the process runs (the rb_new ring: at the block
 when sfprof knew the process by then, else as the block ends; the
 script lives 0.5 s on), so the frames are named, not unreadable. The
 same wait under -e futex (Queue#pop waits on a futex), and with --wakers
-the waker's stack names the Ruby code that woke it: Queue#<< in <main>
+the waker's stack names the Ruby code that woke it: Thread::Queue#<< in <main>
 at the line of the push."""
 import os
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from librubyrt import RUBY, folded_counts, has_chain, ready, run, script, where  # noqa: E402
+from librubyrt import RUBY, finish, folded_counts, has_chain, ready, run, script  # noqa: E402
+from librubyrt import where  # noqa: E402
 
 NAME = "ruby_offcpu"
 WAIT_S = 2
 
 
+CHAIN = ["Waiter.consumer", "Waiter.wait_item"]
+POP, PUSH = "Thread::Queue#pop", "Thread::Queue#<<"
+
+
 def popped(s, loc):
     """The blocked stack: consumer -> wait_item -> pop, at a futex wait."""
     fr = s.split(";")
-    at = "wait_item (wait.rb:%d)" % loc["wait_item"][1]
-    return has_chain(s, ["consumer", "wait_item"], loc) and at in fr and \
-        fr[fr.index(at) + 1] == "pop" and "futex" in fr[-1]
+    at = "%s (wait.rb:%d)" % (CHAIN[1], loc[CHAIN[1]][1])
+    return has_chain(s, CHAIN, loc) and at in fr and \
+        fr[fr.index(at) + 1] == POP and "futex" in fr[-1]
 
 
 def futex_and_wakers(chain):
@@ -42,7 +48,7 @@ def futex_and_wakers(chain):
     push = "<main> (wait.rb:%d)" % loc.get("<main>", ("", 0, 0))[1]
     woken = sum(n for s, n in off.items() if ";--;" in s and
                 popped(s.partition(";--;")[0], loc) and
-                ";<<;%s;" % push in s.partition(";--;")[2])
+                ";%s;%s;" % (PUSH, push) in s.partition(";--;")[2])
     print("futex: %.2f s in pop's futex wait; --wakers: %.2f s woken by << at %s"
           % (waited / 1e6, woken / 1e6, push))
     if rc != 0:
@@ -66,11 +72,11 @@ def main():
                               "--disable-gems", script("wait.rb"), str(WAIT_S)])
         loc = where(so)
         stacks = folded_counts(out) if rc == 0 else {}
-    chain = ["consumer", "wait_item"]
-    named = sum(n for s, n in stacks.items() if has_chain(s, chain, loc) and
-                "futex" in s.rpartition(";")[2] and
-                s.split(";")[s.split(";").index("wait_item (wait.rb:%d)" % loc["wait_item"][1]) + 1]
-                == "pop")
+    chain = CHAIN
+    if any(n not in loc for n in CHAIN + [POP, PUSH]):
+        errs.append("expected Ruby to name %s, got %s" % (CHAIN + [POP, PUSH], sorted(loc)))
+        loc.setdefault(CHAIN[1], ("", 0, 0))
+    named = sum(n for s, n in stacks.items() if popped(s, loc))
     unreadable = sum(n for s, n in stacks.items() if "[python: unreadable frame]" in s)
     print("exit %d; where %s; %.2f s blocked in consumer -> wait_item at a futex wait; "
           "%.2f s unreadable" % (rc, loc, named / 1e6, unreadable / 1e6))
@@ -83,12 +89,7 @@ def main():
     if unreadable:
         errs.append("expected no unreadable Ruby frame, got %.2f s of them" % (unreadable / 1e6))
     errs += futex_and_wakers(chain)
-    if errs:
-        for e in errs:
-            print("FAIL %s: %s" % (NAME, e))
-        return 1
-    print("PASS %s" % NAME)
-    return 0
+    return finish(NAME, errs)
 
 
 if __name__ == "__main__":

@@ -11,34 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flat_image.h"
 #include "hotspot.h"
 
 #define HDR 16
-
-struct image {
-	uint64_t base;
-	const uint8_t *mem;
-	size_t len;
-};
-
-static volatile uint64_t sink;
-
-static int read_image(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct image *m = ctx;
-
-	if (addr < m->base || addr - m->base > m->len || len > m->len - (addr - m->base))
-		return -14; /* -EFAULT */
-	memcpy(buf, m->mem + (addr - m->base), len);
-	return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hotspot_syms syms;
 	struct hotspot_layout l;
 	struct hotspot_code c;
-	struct image m;
+	struct flat_image m;
 	uint64_t pc, *f = &syms.structs;
 	size_t n;
 
@@ -50,10 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m.len = size - HDR;
 	for (size_t i = 0; i < sizeof(syms) / sizeof(uint64_t); i++)
 		f[i] = m.base + 8 * i;
-	if (hotspot__layout(&syms, read_image, &m, &l))
+	if (hotspot__layout(&syms, flat_read, &m, &l))
 		return 0;
 	for (int name = 0; name < 2; name++) {
-		if (hotspot__code(&l, read_image, &m, pc, name, &c))
+		if (hotspot__code(&l, flat_read, &m, pc, name, &c))
 			continue;
 		n = strnlen(c.name, sizeof(c.name));
 		if (n >= sizeof(c.name) || c.start > pc || pc >= c.end)
@@ -61,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < n; i++)
 			if ((unsigned char)c.name[i] < 0x20)
 				abort();
-		sink += n + c.frame_size;
+		flat_sink += n + c.frame_size;
 	}
 	return 0;
 }

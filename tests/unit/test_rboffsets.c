@@ -7,7 +7,9 @@
  * image's version and TLS relocations (rbprocs__image), then strings,
  * arrays, an iseq's label, path and first line, the line of every
  * instruction of it, and the names of IDs through ruby_global_symbols
- * (found in the code of rb_id2str), read through the reader from the memory of a ruby
+ * (found in the code of rb_id2str), and the classes of method entries
+ * (class paths, singletons, ICLASSes) from the frames Ruby's profiler
+ * API gives, read through the reader from the memory of a ruby
  * that reports those objects' addresses and Ruby's own view of them
  * (tests/workloads/ruby/probe.rb). No expected number is in this file.
  */
@@ -199,6 +201,34 @@ TEST(live_interpreter_agrees)
 	CHECK(rbreader__id_name(&src, symbols, strtoull(lines[6], NULL, 10) >> 8, buf, sizeof(buf),
 				&cut) > 0);
 	SAME(buf, "+");
+	/* method entries' classes, as Ruby's profiler API says them: a C
+	 * method's, a module function's on its module (singleton), an
+	 * included module's (ICLASS), a nested class's, a singleton's; and
+	 * frames with no class (iseqs) give none */
+	int classes = 0, none = 0;
+	char *l = NULL;
+	size_t llen = 0;
+
+	while (getline(&l, &llen, f) > 0 && strncmp(l, "end", 3)) {
+		char want[256];
+		unsigned long long v;
+		int single, got_single = -1, rc;
+
+		if (sscanf(l, "%llu %255s %d", &v, want, &single) != 3)
+			break;
+		rc = rbreader__class_path(&src, symbols, v, buf, sizeof(buf), &got_single, &cut);
+		if (!strcmp(want, "-")) {
+			CHECK_MSG(rc < 0, "frame %llx: class %.80s, Ruby says none", v, buf);
+			none++;
+			continue;
+		}
+		CHECK_MSG(rc > 0, "frame %llx (%s): %d", v, want, rc);
+		SAME(buf, want);
+		CHECK_INT(got_single, single);
+		classes++;
+	}
+	free(l);
+	CHECK_MSG(classes >= 5 && none >= 1, "%d classes, %d frames without checked", classes, none);
 	free(table);
 	close(in[1]);
 	fclose(f);

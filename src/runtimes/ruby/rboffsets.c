@@ -46,6 +46,15 @@ const struct rboffsets rboffsets_table[] = {
 		/* last_id (u32), str_sym, ids, dsymbol_fstr_hash */
 		.sym_last_id = 0, .sym_ids = 16, .id_entry_unit = 512, .id_entry_size = 2,
 		.last_op_id = 169, .id_scope_shift = 4,
+		.me_defined_class = 8, .imemo_svar = 2, .svar_cref_or_me = 8,
+		.t_class = 0x02, .t_module = 0x03, .t_iclass = 0x1c, .fl_singleton = 1u << 12,
+		.basic_klass = 8,
+		/* basic (16), super, ptr (USE_RVARGC 0); ext: iv_index_tbl, iv_tbl */
+		.class_ext = 24, .ext_iv_tbl = 8,
+		/* entry_power.. (3 bytes), rebuilds_num, type, num_entries, bins,
+		 * entries_start, entries_bound, entries; entry: hash, key, record */
+		.st_entries_start = 32, .st_entries_bound = 40, .st_entries = 48,
+		.st_entry_size = 24, .st_entry_hash = 0, .st_entry_key = 8, .st_entry_record = 16,
 	},
 };
 const size_t rboffsets_count = sizeof(rboffsets_table) / sizeof(rboffsets_table[0]);
@@ -112,6 +121,26 @@ const struct rboff_source rboffsets_sources[] = {
 	S31(id_entry_size, "symbol.c:70-74 ID_ENTRY_STR, ID_ENTRY_SYM, ID_ENTRY_SIZE"),
 	S31(last_op_id, "id.h:111-131,289 tLAST_OP_ID = tPRESERVED_ID_END - 1 = 150 + 19; rb_id2str's cmp $0xa9"),
 	S31(id_scope_shift, "id.h:26 RUBY_ID_SCOPE_SHIFT; symbol.h:69-76 rb_id_to_serial"),
+	S31(me_defined_class, "method.h:62-68 rb_callable_method_entry_t.defined_class (after flags); "
+	    "vm_backtrace.c frame2klass"),
+	S31(imemo_svar, "internal/imemo.h enum imemo_type: imemo_svar 2 (env, cref, svar)"),
+	S31(svar_cref_or_me, "internal/imemo.h struct vm_svar: flags, cref_or_me; vm_insnhelper.c "
+	    "check_method_entry"),
+	S31(t_class, "include/ruby/internal/value_type.h:116 RUBY_T_CLASS"),
+	S31(t_module, "include/ruby/internal/value_type.h:117 RUBY_T_MODULE"),
+	S31(t_iclass, "include/ruby/internal/value_type.h:140 RUBY_T_ICLASS"),
+	S31(fl_singleton, "include/ruby/internal/fl_type.h:430 RUBY_FL_SINGLETON = RUBY_FL_USER0"),
+	S31(basic_klass, "include/ruby/internal/core/rbasic.h struct RBasic: flags, klass"),
+	S31(class_ext, "internal/class.h struct RClass: basic, super, ptr (USE_RVARGC 0)"),
+	S31(ext_iv_tbl, "internal/class.h struct rb_classext_struct: iv_index_tbl, iv_tbl; "
+	    "variable.c rb_ivar_lookup (T_CLASS: RCLASS_IV_TBL, st_lookup)"),
+	S31(st_entries_start, "include/ruby/st.h:79-92 struct st_table .entries_start"),
+	S31(st_entries_bound, "include/ruby/st.h:92 .entries_bound"),
+	S31(st_entries, "include/ruby/st.h:94 .entries"),
+	S31(st_entry_size, "st.c struct st_table_entry: hash, key, record"),
+	S31(st_entry_hash, "st.c st_table_entry.hash (RESERVED_HASH_VAL ~0: deleted)"),
+	S31(st_entry_key, "st.c st_table_entry.key (an ID for ivars)"),
+	S31(st_entry_record, "st.c st_table_entry.record"),
 };
 const size_t rboffsets_sources_count = sizeof(rboffsets_sources) / sizeof(rboffsets_sources[0]);
 

@@ -383,6 +383,13 @@ static void fill_bpf(const struct rboffsets *o, struct sfprof_rb_proc *b)
 	b->cfp_ep = (uint16_t)o->cfp_ep;
 	b->iseq_body = (uint16_t)o->iseq_body;
 	b->body_encoded = (uint16_t)o->body_encoded;
+	b->t_mask = (uint8_t)o->t_mask;
+	b->t_imemo = (uint8_t)o->t_imemo;
+	b->fl_ushift = (uint8_t)o->fl_ushift;
+	b->imemo_mask = (uint8_t)o->imemo_mask;
+	b->imemo_ment = (uint8_t)o->imemo_ment;
+	b->imemo_svar = (uint8_t)o->imemo_svar;
+	b->svar_cref_or_me = (uint16_t)o->svar_cref_or_me;
 }
 
 static void say_unsupported(struct rbprocs *rp, uint32_t pid, const struct rbimage *im)

@@ -3,6 +3,7 @@
  * CRuby iseq and string reader (include/rbreader.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,6 +194,121 @@ int rbreader__cfunc(const struct rbreader_src *s, uint64_t symbols, uint64_t me,
 	return rbreader__id_name(s, symbols, id, buf, size, cut);
 }
 
+/* The value of class klass's ivar `name` (__classpath__, __attached__):
+ * its ivar table's entries, keyed by ID, looked up by the ID's name. */
+static int class_ivar(const struct rbreader_src *s, uint64_t symbols, uint64_t klass,
+		      const char *name, uint64_t *out)
+{
+	const struct rboffsets *o = s->o;
+	uint8_t tbl[64], ent[RBREADER_IVARS_MAX * 32];
+	uint64_t ext, iv, start, bound, n;
+	char key[64];
+	int err;
+
+	if (o->st_entries + 8 > sizeof(tbl) || o->st_entries_start + 8 > sizeof(tbl) ||
+	    o->st_entries_bound + 8 > sizeof(tbl) || !o->st_entry_size || o->st_entry_size > 32 ||
+	    o->st_entry_hash + 8 > o->st_entry_size || o->st_entry_key + 8 > o->st_entry_size ||
+	    o->st_entry_record + 8 > o->st_entry_size)
+		return -EINVAL;
+	if ((err = rd(s, klass + o->class_ext, &ext, sizeof(ext))) ||
+	    (err = rd(s, ext + o->ext_iv_tbl, &iv, sizeof(iv))))
+		return err;
+	if (!iv)
+		return -ENOENT; /* no ivars at all */
+	if ((err = rd(s, iv, tbl, o->st_entries + 8)))
+		return err;
+	start = get64(tbl, o->st_entries_start);
+	bound = get64(tbl, o->st_entries_bound);
+	if (bound < start || start > (1u << 30))
+		return -EINVAL;
+	/* (a class with more ivars than this is named without its class) */
+	n = bound - start < RBREADER_IVARS_MAX ? bound - start : RBREADER_IVARS_MAX;
+	if (!n)
+		return -ENOENT;
+	if ((err = rd(s, get64(tbl, o->st_entries) + start * o->st_entry_size, ent,
+		      n * o->st_entry_size)))
+		return err;
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *e = ent + i * o->st_entry_size;
+		int cut = 0;
+
+		if (get64(e, o->st_entry_hash) == ~0ull) /* deleted */
+			continue;
+		if (rbreader__id_name(s, symbols, get64(e, o->st_entry_key), key, sizeof(key),
+				      &cut) < 0 || cut || strcmp(key, name))
+			continue;
+		*out = get64(e, o->st_entry_record);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The flags of v if it is a class or a module. */
+static int class_flags(const struct rbreader_src *s, uint64_t v, uint64_t *flags)
+{
+	uint32_t t;
+	int err;
+
+	if (v & 7)
+		return -EINVAL;
+	if ((err = rd(s, v, flags, sizeof(*flags))))
+		return err;
+	t = (uint32_t)(*flags & s->o->t_mask);
+	return t == s->o->t_class || t == s->o->t_module ? 0 : -EINVAL;
+}
+
+int rbreader__class_path(const struct rbreader_src *s, uint64_t symbols, uint64_t me, char *buf,
+			 size_t size, int *singleton, int *cut)
+{
+	const struct rboffsets *o = s->o;
+	uint64_t flags, klass, path;
+	int err;
+
+	if (!size)
+		return -EINVAL;
+	buf[0] = 0;
+	*singleton = 0;
+	if ((err = object(s, me, o->t_imemo, &flags)))
+		return err;
+	if (((flags >> o->fl_ushift) & o->imemo_mask) != o->imemo_ment)
+		return -EINVAL;
+	if ((err = rd(s, me + o->me_defined_class, &klass, sizeof(klass))))
+		return err;
+	if (!object(s, klass, o->t_iclass, &flags) &&
+	    (err = rd(s, klass + o->basic_klass, &klass, sizeof(klass))))
+		return err;
+	if ((err = class_flags(s, klass, &flags)))
+		return err;
+	if (flags & o->fl_singleton) {
+		*singleton = 1;
+		if ((err = class_ivar(s, symbols, klass, "__attached__", &klass)))
+			return err;
+		/* a singleton of an object, not of a class: rb_profile_frame_classpath
+		 * prints the object ("#<Foo:0x...>"), which is no name to keep */
+		if (class_flags(s, klass, &flags))
+			return -ENOENT;
+	}
+	if ((err = class_ivar(s, symbols, klass, "__classpath__", &path)))
+		return err;
+	return rbreader__string(s, path, buf, size, cut);
+}
+
+size_t rbreader__full_label(const char *label, const char *base_label, const char *cls,
+			    int singleton, char *out, size_t size)
+{
+	size_t ll = strlen(label), bl = strlen(base_label);
+	int n;
+
+	if (!size)
+		return 0;
+	if (!*cls || !bl || bl > ll || strcmp(label + ll - bl, base_label))
+		n = snprintf(out, size, "%s", label);
+	else
+		n = snprintf(out, size, "%.*s%s%s%s", (int)(ll - bl), label, cls,
+			     singleton ? "." : "#", base_label);
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
 /* succ_index_lookup (iseq.c): the insns_info rank of position x. */
 static int succ_lookup(const struct rbreader_src *s, uint64_t table, uint32_t max_pos, uint32_t x)
 {
@@ -314,6 +430,9 @@ int rbreader__iseq(const struct rbreader_src *s, uint64_t iseq, int32_t instr,
 	out->first_lineno = (int32_t)(first >> 1);
 	if ((err = rbreader__string(s, get64(win, o->loc_label), out->label, sizeof(out->label),
 				    &out->truncated)) < 0)
+		return err;
+	if ((err = rbreader__string(s, get64(win, o->loc_base_label), out->base_label,
+				    sizeof(out->base_label), &out->truncated)) < 0)
 		return err;
 	if ((err = rbreader__path(s, get64(win, o->loc_pathobj), out->path, sizeof(out->path),
 			   &out->truncated)) < 0)

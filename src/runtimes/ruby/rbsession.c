@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * CRuby support for one live run (include/rbsession.h).
+ * CRuby's interp_kind: its processes, iseq snapshots and prefetch thread (include/rbsession.h).
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -10,7 +10,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "capfile.h"
@@ -18,10 +17,11 @@
 #include "rboffsets.h"
 #include "rbprocs.h"
 #include "rbreader.h"
+#include "interpsession.h"
 #include "rbsession.h"
 
-#define RBNAMES_BUCKETS 4096
-#define RBNAMES_MAX (1u << 18) /* names held; then all go, and are read again */
+#define RBSNAP_BUCKETS 4096
+#define RBSNAP_MAX (1u << 18) /* snapshots held; then all go, and are read again */
 #define RBSNAP_WIN 512	       /* bytes of an iseq body kept */
 #define RBSNAP_TABLE_MAX (1u << 20) /* bytes of one line table kept */
 
@@ -46,20 +46,12 @@ struct rbsnap {
 	} ent, tab;
 };
 
-struct rbname {
-	struct rbname *next;
-	uint64_t iseq;
-	uint32_t pid;
-	int32_t instr;
-	int err;	/* the read failed: not read again */
-	uint32_t line, first;
-	char *label, *path;
-};
-
+/* CRuby's state in an interpreter session (interpsession.h); the
+ * session's lock guards it, the prefetch thread takes it too. */
 struct rbsession {
-	pthread_mutex_t lock; /* the caches: the prefetch thread fills them too */
-	struct rbsnap *snaps[RBNAMES_BUCKETS];
-	uint64_t nsnaps;
+	struct interp_session *is;
+	struct rbsnap *snaps[RBSNAP_BUCKETS];
+	uint64_t nsnaps, snap_flushes, reads, read_errors;
 	/* the prefetch thread: drains rb_new (its own dup of the fd) */
 	pthread_t thread;
 	int thread_on, ring_fd;
@@ -67,30 +59,13 @@ struct rbsession {
 	atomic_int stop;
 	atomic_ullong prefetched;
 	struct rbprocs *procs;
-	struct capture *cap;
-	struct capfile_writer *w;
-	struct rbname *b[RBNAMES_BUCKETS];
-	uint64_t nnames, flushes, reads, read_errors, written, write_errors, reaped;
-	struct rb_exited {
-		uint32_t pid;
-		uint64_t ts;
-	} *exited;
-	size_t nexited, capexited;
 };
 
-static unsigned bucket(uint32_t pid, uint64_t iseq, int32_t instr)
+static unsigned bucket(uint32_t pid, uint64_t iseq)
 {
-	uint64_t h = (iseq ^ ((uint64_t)pid << 40) ^ ((uint64_t)(uint32_t)instr << 8)) *
-		     0x9e3779b97f4a7c15ull;
+	uint64_t h = (iseq ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
 
-	return (unsigned)(h >> 52) % RBNAMES_BUCKETS;
-}
-
-static void name_free(struct rbname *n)
-{
-	free(n->label);
-	free(n->path);
-	free(n);
+	return (unsigned)(h >> 52) % RBSNAP_BUCKETS;
 }
 
 static void snap_free(struct rbsnap *p)
@@ -103,18 +78,11 @@ static void snap_free(struct rbsnap *p)
 }
 
 /* Drop what is known of pid's iseqs (of every process: all set). */
-static void names_drop(struct rbsession *rs, uint32_t pid, int all)
+static void snaps_drop(void *st, uint32_t pid, int all)
 {
-	for (unsigned i = 0; i < RBNAMES_BUCKETS; i++) {
-		for (struct rbname **s = &rs->b[i], *n; (n = *s);) {
-			if (all || n->pid == pid) {
-				*s = n->next;
-				name_free(n);
-				rs->nnames--;
-			} else {
-				s = &n->next;
-			}
-		}
+	struct rbsession *rs = st;
+
+	for (unsigned i = 0; i < RBSNAP_BUCKETS; i++) {
 		for (struct rbsnap **s = &rs->snaps[i], *n; (n = *s);) {
 			if (all || n->pid == pid) {
 				*s = n->next;
@@ -130,20 +98,12 @@ static void names_drop(struct rbsession *rs, uint32_t pid, int all)
 static int set_bpf(void *ctx, uint32_t tgid, const struct sfprof_rb_proc *p)
 {
 	struct rbsession *rs = ctx;
+	struct capture *c = interp__capture(rs->is);
 
-	return rs->cap ? capture__set_ruby(rs->cap, tgid, p) : 0;
+	return c ? capture__set_ruby(c, tgid, p) : 0;
 }
 
-static int read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	uint32_t pid = *(const uint32_t *)ctx;
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
-}
+#define read_pid interp__read_pid
 
 /* rbreader_read_fn over a snapshot's tables */
 static int read_snap(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -199,7 +159,22 @@ static int keep_range(struct rbreader_src *src, uint64_t addr, uint64_t len,
 	return 0;
 }
 
-/* A C method's entry me of pid into p: its name. */
+/* label qualified by the class of method entry me (0: none): malloc'd. */
+static char *qualify(const struct rbproc_info *pi, uint32_t pid, uint64_t me, const char *label,
+		     const char *base_label)
+{
+	struct rbreader_src src = { pi->o, read_pid, &pid };
+	char cls[RBREADER_STR_MAX], out[2 * RBREADER_STR_MAX];
+	int cut = 0, singleton = 0;
+
+	if (!me || rbreader__class_path(&src, pi->symbols, me, cls, sizeof(cls), &singleton,
+					&cut) < 0)
+		cls[0] = 0;
+	rbreader__full_label(label, base_label, cls, singleton, out, sizeof(out));
+	return strdup(out);
+}
+
+/* A C method's entry me of pid into p: its name, with its class. */
 static int snap_cfunc(const struct rbproc_info *pi, uint32_t pid, uint64_t me, struct rbsnap *p)
 {
 	struct rbreader_src src = { pi->o, read_pid, &pid };
@@ -208,13 +183,15 @@ static int snap_cfunc(const struct rbproc_info *pi, uint32_t pid, uint64_t me, s
 
 	if (err < 0)
 		return err;
-	if (!(p->label = strdup(buf)) || !(p->path = strdup("")))
+	if (!(p->label = qualify(pi, pid, me, buf, buf)) || !(p->path = strdup("")))
 		return -ENOMEM;
 	return 0;
 }
 
-/* Read iseq (or a C method's entry) of pid into p: names, body, line tables. */
-static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, struct rbsnap *p)
+/* Read iseq (or a C method's entry) of pid into p: names (qualified by
+ * the class of method entry me, 0: none), body, line tables. */
+static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, uint64_t me,
+		     struct rbsnap *p)
 {
 	const struct rboffsets *o = pi->o;
 	struct rbreader_src src = { o, read_pid, &pid };
@@ -230,7 +207,8 @@ static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, 
 	if (!(nm = malloc(sizeof(*nm))))
 		return -ENOMEM;
 	err = rbreader__iseq(&src, iseq, -1, nm);
-	if (!err && (!(p->label = strdup(nm->label)) || !(p->path = strdup(nm->path))))
+	if (!err && (!(p->label = qualify(pi, pid, me, nm->label, nm->base_label)) ||
+		     !(p->path = strdup(nm->path))))
 		err = -ENOMEM;
 	p->first = nm->first_lineno;
 	free(nm);
@@ -259,22 +237,27 @@ static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, 
 	return keep_range(&src, win64(p->body, o->insns_positions), nent * 4, &p->tab);
 }
 
-/* The snapshot of (pid, iseq), read now unless known; NULL: no memory. */
-static struct rbsnap *snap_get(struct rbsession *rs, uint32_t pid, uint64_t iseq, int may_flush)
+/* The snapshot of (pid, iseq), read now unless known; NULL: no memory.
+ * me: the method entry of its frame, as the BPF walk found it; ME_ASK:
+ * ask the walk's seen-set. */
+#define ME_ASK (~0ull)
+static struct rbsnap *snap_get(struct rbsession *rs, uint32_t pid, uint64_t iseq, uint64_t me,
+			       int may_flush)
 {
-	unsigned h = bucket(pid, iseq, 0);
+	unsigned h = bucket(pid, iseq);
 	const struct rbproc_info *pi;
+	struct capture *c = interp__capture(rs->is);
 	struct rbsnap *p;
 
 	for (p = rs->snaps[h]; p; p = p->next)
 		if (p->pid == pid && p->iseq == iseq)
 			return p;
-	/* (only the consumer's thread frees: the namer's strings are its) */
-	if (rs->nsnaps >= RBNAMES_MAX && !may_flush)
+	/* (only the consumer's thread flushes) */
+	if (rs->nsnaps >= RBSNAP_MAX && !may_flush)
 		return NULL;
-	if (rs->nsnaps >= RBNAMES_MAX || rs->nnames >= RBNAMES_MAX) {
-		names_drop(rs, 0, 1);
-		rs->flushes++;
+	if (rs->nsnaps >= RBSNAP_MAX) {
+		snaps_drop(rs, 0, 1);
+		rs->snap_flushes++;
 	}
 	if (!(p = calloc(1, sizeof(*p))))
 		return NULL;
@@ -282,7 +265,9 @@ static struct rbsnap *snap_get(struct rbsession *rs, uint32_t pid, uint64_t iseq
 	p->iseq = iseq;
 	rs->reads++;
 	pi = rbprocs__info(rs->procs, pid);
-	p->err = pi ? snap_read(pi, pid, iseq, p) : -ESRCH;
+	if (me == ME_ASK && (!c || capture__ruby_iseq_me(c, pid, iseq, &me)))
+		me = 0;
+	p->err = pi ? snap_read(pi, pid, iseq, me, p) : -ESRCH;
 	if (p->err) {
 		rs->read_errors++;
 		free(p->label);
@@ -295,70 +280,28 @@ static struct rbsnap *snap_get(struct rbsession *rs, uint32_t pid, uint64_t iseq
 	return p;
 }
 
-/* The name of (pid, iseq, instr), made from its snapshot and kept; NULL:
- * no memory. */
-static struct rbname *lookup(struct rbsession *rs, uint32_t pid, uint64_t iseq, int32_t instr)
+/* interp_kind.read: the names of (pid, iseq, instr) from its snapshot. */
+static int rb_read(void *st, uint32_t pid, uint64_t iseq, int32_t instr, struct interp_frame *out)
 {
-	unsigned h = bucket(pid, iseq, instr);
+	struct rbsession *rs = st;
 	const struct rbproc_info *pi;
 	struct rbsnap *p;
-	struct rbname *n;
 
-	for (n = rs->b[h]; n; n = n->next)
-		if (n->pid == pid && n->iseq == iseq && n->instr == instr)
-			return n;
-	if (!(p = snap_get(rs, pid, iseq, 1)) || !(n = calloc(1, sizeof(*n))))
-		return NULL;
-	n->pid = pid;
-	n->iseq = iseq;
-	n->instr = instr;
-	n->err = p->err;
-	if (!n->err && (!(n->label = strdup(p->label)) || !(n->path = strdup(p->path)))) {
-		name_free(n);
-		return NULL;
+	if (!(p = snap_get(rs, pid, iseq, ME_ASK, 1)))
+		return -ENOMEM;
+	if (p->err)
+		return p->err;
+	out->first = (uint32_t)p->first;
+	out->line = out->first;
+	pi = rbprocs__info(rs->procs, pid);
+	if (instr >= 0 && pi) {
+		struct rbreader_src src = { pi->o, read_snap, p };
+		int line = rbreader__line(&src, p->body, instr ? (uint32_t)instr - 1 : 0);
+
+		out->line = line > 0 ? (uint32_t)line : 0;
 	}
-	if (!n->err) {
-		n->first = (uint32_t)p->first;
-		n->line = n->first;
-		pi = rbprocs__info(rs->procs, pid);
-		if (instr >= 0 && pi) {
-			struct rbreader_src src = { pi->o, read_snap, p };
-			int line = rbreader__line(&src, p->body, instr ? (uint32_t)instr - 1 : 0);
-
-			n->line = line > 0 ? (uint32_t)line : 0;
-		}
-		if (rs->w && capfile_writer__pyframe(rs->w, pid, iseq, instr, n->line, n->first,
-						     n->label, n->path))
-			rs->write_errors++;
-		else if (rs->w)
-			rs->written++;
-	}
-	n->next = rs->b[h];
-	rs->b[h] = n;
-	rs->nnames++;
-	return n;
-}
-
-static int rb_name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const char **qualname,
-		   const char **file, uint32_t *line, uint32_t *firstlineno)
-{
-	struct rbsession *rs = ctx;
-	struct rbname *n;
-	int err = 0;
-
-	pthread_mutex_lock(&rs->lock);
-	if (!(n = lookup(rs, pid, code, instr)))
-		err = -ENOMEM;
-	else if (n->err)
-		err = n->err;
-	pthread_mutex_unlock(&rs->lock);
-	if (err)
-		return err;
-	/* (the names stay until the pid is dropped, which only this thread does) */
-	*qualname = n->label;
-	*file = n->path;
-	*line = n->line;
-	*firstlineno = n->first;
+	out->name = strdup(p->label);
+	out->file = strdup(p->path);
 	return 0;
 }
 
@@ -366,13 +309,13 @@ static int rb_name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const 
 static int on_new_iseq(void *ctx, void *data, size_t len)
 {
 	struct rbsession *rs = ctx;
-	const struct sfprof_py_code *k = data;
+	const struct sfprof_rb_iseq *k = data;
 
 	if (len < sizeof(*k))
 		return 0;
-	pthread_mutex_lock(&rs->lock);
-	snap_get(rs, k->tgid, k->code, 0);
-	pthread_mutex_unlock(&rs->lock);
+	interp__lock(rs->is);
+	snap_get(rs, k->tgid, k->iseq, k->me, 0);
+	interp__unlock(rs->is);
 	rs->prefetched++;
 	return 0;
 }
@@ -401,14 +344,14 @@ static void prefetch_stop(struct rbsession *rs)
 	rs->ring_fd = -1;
 }
 
-struct rbsession *rbsession__new(void)
+static void *rb_state_new(struct interp_session *is)
 {
 	struct rbsession *rs = calloc(1, sizeof(*rs));
 
 	if (!rs)
 		return NULL;
+	rs->is = is;
 	rs->ring_fd = -1;
-	pthread_mutex_init(&rs->lock, NULL);
 	if (!(rs->procs = rbprocs__new(set_bpf, rs))) {
 		free(rs);
 		errno = ENOMEM;
@@ -417,26 +360,23 @@ struct rbsession *rbsession__new(void)
 	return rs;
 }
 
-void rbsession__free(struct rbsession *rs)
+static void rb_state_free(void *st)
 {
-	if (!rs)
-		return;
+	struct rbsession *rs = st;
+
 	prefetch_stop(rs);
-	names_drop(rs, 0, 1);
+	snaps_drop(rs, 0, 1);
 	rbprocs__free(rs->procs);
-	free(rs->exited);
-	pthread_mutex_destroy(&rs->lock);
 	free(rs);
 }
 
-void rbsession__set_capture(struct rbsession *rs, struct capture *c)
+/* The capture (NULL: gone): the prefetch thread drains its rb_new. */
+static void rb_set_capture(void *st, struct capture *c)
 {
-	if (!rs)
-		return;
+	struct rbsession *rs = st;
 	int fd;
 
 	prefetch_stop(rs);
-	rs->cap = c;
 	if (!c || (fd = capture__ruby_ring(c)) < 0)
 		return;
 	/* a dup: the ring stays valid for the thread whatever the capture does */
@@ -451,163 +391,72 @@ void rbsession__set_capture(struct rbsession *rs, struct capture *c)
 		prefetch_stop(rs);
 }
 
-void rbsession__set_writer(struct rbsession *rs, struct capfile_writer *w)
+static void rb_attach(void *st, uint32_t pid)
 {
-	if (!rs)
-		return;
-	rs->w = w;
-}
+	struct rbsession *rs = st;
 
-pyname_fn rbsession__namer(struct rbsession *rs, void **ctx)
-{
-	*ctx = rs;
-	return rb_name;
-}
-
-static void attach(struct rbsession *rs, uint32_t pid)
-{
 	if (!rbprocs__info(rs->procs, pid))
 		rbprocs__check(rs->procs, pid);
 }
 
-void rbsession__attach(struct rbsession *rs, uint32_t pid)
+static void rb_fork(void *st, uint32_t ppid, uint32_t pid)
 {
-	if (!rs)
-		return;
-	pthread_mutex_lock(&rs->lock);
-	attach(rs, pid);
-	pthread_mutex_unlock(&rs->lock);
+	rbprocs__fork(((struct rbsession *)st)->procs, ppid, pid);
 }
 
-void rbsession__event(struct rbsession *rs, const struct sfprof_event *e)
+static void rb_exec(void *st, uint32_t pid)
 {
-	if (!rs)
-		return;
-	const struct sfprof_py_section *sec;
-	int bad = 0;
-
-	if (e->kind == SFPROF_EV_FORK || e->kind == SFPROF_EV_EXIT)
-		return;
-	pthread_mutex_lock(&rs->lock);
-	attach(rs, e->pid);
-	/* name the frames while the process lives (and, recording, before
-	 * the event is written) */
-	if ((sec = pymerge__section(e, &bad)) && (sec->flags & SFPROF_PYS_RUBY))
-		for (uint32_t i = 0; i < sec->nframes; i++)
-			lookup(rs, e->pid, sec->frames[i].code, sec->frames[i].instr);
-	pthread_mutex_unlock(&rs->lock);
+	rbprocs__exec(((struct rbsession *)st)->procs, pid);
 }
 
-static void unexit(struct rbsession *rs, uint32_t pid)
+static void rb_exit(void *st, uint32_t pid)
 {
-	for (size_t i = 0; i < rs->nexited; i++)
-		if (rs->exited[i].pid == pid)
-			rs->exited[i--] = rs->exited[--rs->nexited];
+	rbprocs__exit(((struct rbsession *)st)->procs, pid);
 }
 
-void rbsession__fork(struct rbsession *rs, uint32_t ppid, uint32_t pid)
+static bool rb_seen(const void *st)
 {
-	if (!rs)
-		return;
-	pthread_mutex_lock(&rs->lock);
-	unexit(rs, pid);
-	names_drop(rs, pid, 0);
-	rbprocs__fork(rs->procs, ppid, pid);
-	pthread_mutex_unlock(&rs->lock);
+	struct rbprocs_stats ps;
+
+	rbprocs__stats(((const struct rbsession *)st)->procs, &ps);
+	return ps.ruby || ps.no_vm || ps.unsupported || ps.no_tls;
 }
 
-void rbsession__exec(struct rbsession *rs, uint32_t pid)
+static void rb_print_stats(const void *st, FILE *f)
 {
-	if (!rs)
-		return;
-	pthread_mutex_lock(&rs->lock);
-	unexit(rs, pid);
-	names_drop(rs, pid, 0);
-	rbprocs__exec(rs->procs, pid);
-	pthread_mutex_unlock(&rs->lock);
-}
+	const struct rbsession *rs = st;
+	struct rbprocs_stats ps;
 
-void rbsession__exit(struct rbsession *rs, uint32_t pid, uint64_t ts)
-{
-	if (!rs)
-		return;
-	pthread_mutex_lock(&rs->lock);
-	rbprocs__exit(rs->procs, pid);
-	/* the names stay until rbsession__reap: events in flight need them */
-	unexit(rs, pid);
-	if (rs->nexited == rs->capexited) {
-		size_t c = rs->capexited ? 2 * rs->capexited : 64;
-		struct rb_exited *v = realloc(rs->exited, c * sizeof(*v));
-
-		if (v) {
-			rs->exited = v;
-			rs->capexited = c;
-		}
-	}
-	if (rs->nexited < rs->capexited)
-		rs->exited[rs->nexited++] = (struct rb_exited){ pid, ts ? ts : 1 };
-	pthread_mutex_unlock(&rs->lock);
-}
-
-size_t rbsession__reap(struct rbsession *rs, uint64_t before)
-{
-	if (!rs)
-		return 0;
-	size_t n = 0;
-
-	pthread_mutex_lock(&rs->lock);
-	for (size_t i = 0; i < rs->nexited; i++) {
-		if (rs->exited[i].ts > before)
-			continue;
-		names_drop(rs, rs->exited[i].pid, 0);
-		rs->exited[i--] = rs->exited[--rs->nexited];
-		n++;
-	}
-	rs->reaped += n;
-	pthread_mutex_unlock(&rs->lock);
-	return n;
-}
-
-void rbsession__print_stats(const struct rbsession *rs, FILE *f)
-{
-	if (!rs)
-		return;
-	pthread_mutex_t *lock = (pthread_mutex_t *)&rs->lock;
-	struct rbprocs_stats st;
-
-	pthread_mutex_lock(lock);
-	rbprocs__stats(rs->procs, &st);
-	if (!st.ruby && !st.no_vm && !st.unsupported && !st.no_tls) {
-		pthread_mutex_unlock(lock);
-		return;
-	}
+	rbprocs__stats(rs->procs, &ps);
 #define P(name, v) fprintf(f, "%s: %" PRIu64 "\n", name, (uint64_t)(v))
-	P("ruby_processes", st.ruby);
-	P("ruby_processes_no_vm", st.no_vm);
-	P("ruby_processes_unsupported", st.unsupported);
-	P("ruby_processes_no_tls", st.no_tls);
-	if (st.no_symbols)
-		P("ruby_processes_no_symbols", st.no_symbols);
-	if (st.set_errors)
-		P("ruby_config_errors", st.set_errors);
+	P("ruby_processes", ps.ruby);
+	P("ruby_processes_no_vm", ps.no_vm);
+	P("ruby_processes_unsupported", ps.unsupported);
+	P("ruby_processes_no_tls", ps.no_tls);
+	if (ps.no_symbols)
+		P("ruby_processes_no_symbols", ps.no_symbols);
+	if (ps.set_errors)
+		P("ruby_config_errors", ps.set_errors);
 	P("ruby_iseq_reads", rs->reads);
 	P("ruby_iseq_prefetched", rs->prefetched);
 	P("ruby_iseq_read_errors", rs->read_errors);
-	P("ruby_names", rs->nnames);
-	if (rs->flushes)
-		P("ruby_names_flushed", rs->flushes);
-	if (rs->w)
-		P("ruby_names_recorded", rs->written);
-	if (rs->write_errors)
-		P("ruby_names_write_errors", rs->write_errors);
+	if (rs->snap_flushes)
+		P("ruby_iseqs_flushed", rs->snap_flushes);
 #undef P
-	pthread_mutex_unlock(lock);
 }
 
-void rbsession__task(struct rbsession *rs, const struct sfprof_event *e)
-{
-	if (rs && e->kind == SFPROF_EV_FORK)
-		rbsession__fork(rs, e->ppid, e->pid);
-	else if (rs && e->kind == SFPROF_EV_EXIT)
-		rbsession__exit(rs, e->pid, e->ts_ns);
-}
+const struct interp_kind rbsession_kind = {
+	.name = "ruby",
+	.section_flag = SFPROF_PYS_RUBY,
+	.state_new = rb_state_new,
+	.state_free = rb_state_free,
+	.set_capture = rb_set_capture,
+	.attach = rb_attach,
+	.fork = rb_fork,
+	.exec = rb_exec,
+	.exit = rb_exit,
+	.drop = snaps_drop,
+	.read = rb_read,
+	.seen = rb_seen,
+	.print_stats = rb_print_stats,
+};

@@ -34,5 +34,49 @@ iseq.to_a.last.each do |e|
   end
 end
 puts out.join(" ")
+
+# Method entries' classes: the frames rb_profile_frames gives (a method
+# entry for a method's frame, an iseq else) of a chain through a
+# singleton method, an instance method of a nested class, a method of an
+# included module (an ICLASS), a module function called on its module,
+# and a C method (Fiddle's call), each with what Ruby says of its class
+# (rb_profile_frame_classpath, rb_profile_frame_singleton_method_p):
+# "VALUE classpath singleton" lines ("-" for no class), then "end".
+module Mixin
+  def mixed = Util.frames
+end
+
+module Util
+  module_function
+
+  def frames
+    lib = Fiddle.dlopen(nil)
+    fn = ->(name, args, ret) { Fiddle::Function.new(lib[name], args, ret) }
+    profile = fn.("rb_profile_frames", [Fiddle::TYPE_INT, Fiddle::TYPE_INT, Fiddle::TYPE_VOIDP,
+                                        Fiddle::TYPE_VOIDP], Fiddle::TYPE_INT)
+    classpath = fn.("rb_profile_frame_classpath", [Fiddle::TYPE_UINTPTR_T], Fiddle::TYPE_UINTPTR_T)
+    singleton = fn.("rb_profile_frame_singleton_method_p", [Fiddle::TYPE_UINTPTR_T],
+                    Fiddle::TYPE_UINTPTR_T)
+    buf = Fiddle::Pointer.malloc(8 * 32)
+    lines = Fiddle::Pointer.malloc(4 * 32)
+    (0...profile.call(0, 32, buf, lines)).map do |i|
+      v = buf[i * 8, 8].unpack1("Q")
+      [v, Fiddle.dlunwrap(classpath.call(v)) || "-", Fiddle.dlunwrap(singleton.call(v)) ? 1 : 0]
+    end
+  end
+end
+
+class Outer
+  class Inner
+    include Mixin
+
+    def inst = mixed
+  end
+
+  def self.start = Inner.new.inst
+end
+
+Outer.start.each { |v, path, single| puts "#{v} #{path} #{single}" }
+puts "end"
 $stdout.flush
 STDIN.read
