@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Interpreted Java named with no flags: the HsChain workload
+(tests/workloads/java) run by the template interpreter. sfprof takes each
+interpreted frame's Method* and bcp from the frame's fixed slots below its
+frame pointer (the layout from libjvm's vmstructs and int constants,
+src/runtimes/hotspot/hsmethod.c) and walks on by that frame pointer.
+
+ - `-Xint` (every method interpreted), by -p after start: at least 90% of
+   the main thread's samples carry main -> outerLoop -> countPrimes, in
+   that order (measured 97-99% on a loaded 2-core VM; the rest are the
+   interpreter's entry code and runtime calls).
+ - a default JVM early in its life (main still interpreted, the loop just
+   compiled): main -> outerLoop in at least 90% (measured 100%).
+ - never a wrong name: every stack's HsChain frames follow the program's
+   calls (a Method* misread would put a method under one it is not called
+   from), and the JVM's own threads carry no Java frame.
+ - record of an -Xint run, report after the JVM has exited: the capture
+   carries the interpreted frames' names.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from libunwind import ROOT, SFPROF  # noqa: E402
+
+NAME = "hotspot_interp"
+SRC = os.path.join(ROOT, "tests", "workloads", "java", "HsChain.java")
+VM_THREADS = ("GC Thread", "G1 ", "C1 CompilerThre", "C2 CompilerThre", "VM Thread")
+LAMBDA = re.compile(r"^HsChain\$\$Lambda\$\d+/0x[0-9a-f]+\.test$")
+# callee -> the HsChain frames it may be called from (directly, or with
+# frames of the JDK's between: the lambda's linkage)
+CALLERS = {
+    "HsChain.main": set(),
+    "HsChain.outerLoop": {"HsChain.main"},
+    "HsChain.countPrimes": {"HsChain.outerLoop"},
+    "lambda": {"HsChain.countPrimes", "HsChain.outerLoop"},
+    "HsChain.lambda$outerLoop$0": {"lambda"},
+    "HsChain.isPrime": {"HsChain.lambda$outerLoop$0"},
+}
+
+
+def stacks(path):
+    for line in open(path):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        yield stack.split(";"), int(n)
+
+
+def key(f):
+    return "lambda" if LAMBDA.match(f) else f
+
+
+def check_order(frames, what, errs):
+    """The HsChain frames of a stack, each under one it may be called from."""
+    prev = None
+    for f in frames:
+        k = key(f)
+        if f == "[interpreter]":
+            prev = "?"  # (a frame left unnamed: any method may be under it)
+            continue
+        if not (k.startswith("HsChain") or k == "lambda"):
+            continue
+        if k not in CALLERS:
+            errs.append("%s: a frame HsChain has not: %s" % (what, f))
+            return
+        if prev not in (None, "?") and prev not in CALLERS[k]:
+            # (a walk cut short may lose the root: then only the order)
+            errs.append("%s: %s under %s: %s" % (what, f, prev, ";".join(frames)[-300:]))
+            return
+        prev = k
+
+
+def chain_in(frames, chain, lenient):
+    """The chain's frames, in order (lenient: "[interpreter]" standing for
+    any but the last)."""
+    wild = ("[interpreter]",) if lenient else ()
+    names = [key(f) for f in frames
+             if key(f).startswith("HsChain") or key(f) == "lambda" or f in wild]
+    return len(names) >= len(chain) and names[len(chain) - 1] == chain[-1] and all(
+        n == c or n in wild for n, c in zip(names, chain))
+
+
+def measure(path, what, chain, want, errs, lenient=False):
+    main = hit = interp = 0
+    for frames, n in stacks(path):
+        if frames[0].startswith(VM_THREADS) and any(
+                key(f).startswith("HsChain") or f == "[interpreter]" for f in frames):
+            errs.append("%s: a JVM thread has Java frames: %s" % (what, ";".join(frames)[:200]))
+        check_order(frames, what, errs)
+        if frames[0] != "java" or "JLI_Launch" in frames:
+            continue
+        main += n
+        hit += n if chain_in(frames, chain, lenient) else 0
+        interp += n if "[interpreter]" in frames else 0
+    share = 100.0 * hit / max(main, 1)
+    print("%s: main thread %d samples, %d (%.1f%%) carry %s, %d an unnamed [interpreter]"
+          % (what, main, hit, share, " -> ".join(chain), interp))
+    if main < 100:
+        errs.append("%s: only %d main-thread samples" % (what, main))
+    elif share < want:
+        errs.append("%s: %s in %.1f%% of the main thread's samples, want >= %.0f%%"
+                    % (what, " -> ".join(chain), share, want))
+
+
+def live(d, jvm_args, secs, out):
+    jvm = subprocess.Popen(["java"] + jvm_args + ["-cp", d, "HsChain", "40"],
+                           stdout=subprocess.PIPE, text=True, cwd=d)
+    try:
+        jvm.stdout.readline()  # "ready"
+        prof = subprocess.run([SFPROF, "-p", str(jvm.pid), "-d", str(secs), "-F", "199",
+                               "--quiet", "-o", out], capture_output=True, text=True, timeout=120)
+    finally:
+        jvm.kill()
+        jvm.wait()
+    return prof
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP %s: needs root to load BPF programs" % NAME)
+        return 0
+    if not (shutil.which("java") and shutil.which("javac")):
+        print("SKIP %s: no JDK (openjdk-17-jdk-headless) on this machine" % NAME)
+        return 0
+    errs = []
+    deep = ["HsChain.main", "HsChain.outerLoop", "HsChain.countPrimes"]
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(["javac", "-d", d, SRC], check=True, timeout=120)
+        for what, args, secs, chain in (("-Xint", ["-Xint"], 4, deep),
+                                        ("default, early", [], 2, deep[:2])):
+            out = os.path.join(d, "live.folded")
+            r = live(d, args, secs, out)
+            if r.returncode != 0:
+                print("FAIL %s: sfprof exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
+                return 1
+            measure(out, what, chain, 90.0, errs)
+
+        cap = os.path.join(d, "run.sfcap")
+        r = subprocess.run([SFPROF, "record", "-F", "199", "--quiet", "-o", cap, "--", "java",
+                            "-Xint", "-cp", d, "HsChain", "4"],
+                           capture_output=True, text=True, timeout=120, cwd=d)
+        if r.returncode != 0:
+            print("FAIL %s: record exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
+            return 1
+        rep = os.path.join(d, "report.folded")
+        r = subprocess.run([SFPROF, "report", "--quiet", "-o", rep, cap],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            print("FAIL %s: report exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
+            return 1
+        # (its samples include the JVM's start, before HsChain runs; a
+        # frame at an interpreter PC another frame of its stack has is
+        # [interpreter] in a capture, which names frames by PC)
+        measure(rep, "record/report -Xint", deep, 70.0, errs, lenient=True)
+    if errs:
+        print("FAIL %s: %s" % (NAME, "; ".join(errs[:6])))
+        return 1
+    print("PASS %s" % NAME)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
