@@ -2,10 +2,12 @@
 /*
  * libFuzzer target: HotSpot's vmstructs parser and code reader
  * (hotspot.h) over a hostile memory image. Input: base address (u64), a
- * PC (u64), then the memory at base, whose first 11 u64 are the exported
+ * PC (u64), then the memory at base, whose first 15 u64 are the exported
  * variables (struct hotspot_syms' order: gHotSpotVMStructs, ...Types, the
- * entry offsets and strides). Names must come back terminated, in bounds
- * and without control bytes.
+ * entry offsets and strides, the int constants' table and its entry
+ * layout), the 16th an interpreted frame's fp. Names must come back
+ * terminated, in bounds and without control bytes. The input after its
+ * header is also a line-number table (hotspot__line_of()).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +25,18 @@ struct image {
 
 static volatile uint64_t sink;
 
+static void check_name(const char *s, size_t size)
+{
+	size_t n = strnlen(s, size);
+
+	if (n >= size)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20)
+			abort();
+	sink += n;
+}
+
 static int read_image(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const struct image *m = ctx;
@@ -38,9 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hotspot_syms syms;
 	struct hotspot_layout l;
 	struct hotspot_code c;
+	struct hotspot_method hm;
 	struct image m;
-	uint64_t pc, *f = &syms.structs;
-	size_t n;
+	uint64_t pc, fp, *f = &syms.structs;
+	uint32_t line;
 
 	if (size < HDR)
 		return 0;
@@ -48,6 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&pc, data + 8, 8);
 	m.mem = data + HDR;
 	m.len = size - HDR;
+	if (!hotspot__line_of(m.mem, m.len, (uint32_t)pc & 0xffff, &line)) {
+		if (!line)
+			abort();
+		sink += line;
+	}
 	for (size_t i = 0; i < sizeof(syms) / sizeof(uint64_t); i++)
 		f[i] = m.base + 8 * i;
 	if (hotspot__layout(&syms, read_image, &m, &l))
@@ -55,13 +75,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int name = 0; name < 2; name++) {
 		if (hotspot__code(&l, read_image, &m, pc, name, &c))
 			continue;
-		n = strnlen(c.name, sizeof(c.name));
-		if (n >= sizeof(c.name) || c.start > pc || pc >= c.end)
+		check_name(c.name, sizeof(c.name));
+		if (c.start > pc || pc >= c.end)
 			abort();
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)c.name[i] < 0x20)
-				abort();
-		sink += n + c.frame_size;
+		sink += c.frame_size;
+	}
+	if (read_image(&m, m.base + 120, &fp, sizeof(fp)))
+		return 0;
+	for (int with_line = 0; with_line < 2; with_line++) {
+		if (hotspot__interp_frame(&l, read_image, &m, fp, with_line, &hm))
+			continue;
+		check_name(hm.name, sizeof(hm.name));
+		check_name(hm.file, sizeof(hm.file));
+		if (!hm.name[0] || (!with_line && hm.line))
+			abort();
+		sink += hm.line;
 	}
 	return 0;
 }
