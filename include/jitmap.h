@@ -109,6 +109,10 @@ int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
  * -EINVAL (offline, a bad name), -ENOMEM. */
 int jitmaps__add_live(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *name,
 		      uint64_t t, struct jitmap_hit *hit);
+/* The same with the source file and line the VM gives the frame (line 0:
+ * none; file NULL or its name), kept with the entry (a hit's file, line). */
+int jitmaps__add_live_src(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *name,
+			  const char *file, uint32_t line, uint64_t t, struct jitmap_hit *hit);
 
 void jitmaps__stats(const struct jitmaps *j, struct jitmap_stats *out);
 

@@ -43,10 +43,12 @@
  *    type `type`: 0, -ENOENT (not the runtime's type), -EINVAL, -ENOMEM.
  *  - frame_name(): live, close to the sample, the name of a JIT frame no
  *    JIT map names, from the VM's own objects (V8's JSFunction slot of
- *    the frame): 0 with the name in buf, -ESRCH when the process is not
+ *    the frame): 0 with the name in buf (and its source in f->file,
+ *    f->line when known), -ESRCH when the process is not
  *    the runtime's, another error when the frame cannot be named (it
  *    stays anonymous: never a guessed name). stacks/ keeps the name as a
- *    JIT entry of pc, so record writes it and report names it.
+ *    JIT entry of pc, so record writes it and report names it (its
+ *    source live only: a capture's JIT records carry names).
  *
  * Per run (an interpreter's session: stacks/report_sink.c live and
  * record, cli/cmd_report.c offline), called in the table's order:
@@ -118,6 +120,11 @@ struct runtime_frame {
 	uint64_t (*frame_fp)(void *walk, size_t index);
 	void *walk;
 	size_t index;
+	/* out, optional: the frame's source file (file[0..file_size), "" on
+	 * entry) and line (0 on entry) where the VM says */
+	char *file;
+	size_t file_size;
+	uint32_t *line;
 };
 
 /* What stacks/ lends a runtime for the process being walked. */

@@ -261,10 +261,16 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 		.walk = w,
 		.index = i,
 	};
-	char name[2048];
+	char name[2048], file[256] = "";
+	uint32_t line = 0;
 	struct jitmap_hit hit;
 	uint64_t t0 = util__now_ns();
-	int rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name));
+	int rc;
+
+	rf.file = file;
+	rf.file_size = sizeof(file);
+	rf.line = &line;
+	rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name));
 
 	t0 = util__now_ns() - t0;
 	if (rc == -ESRCH)
@@ -272,7 +278,9 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	s->st.rt_ns += t0;
 	if (t0 > s->st.rt_ns_max)
 		s->st.rt_ns_max = t0; /* (a process's first: its binary read) */
-	if (rc || jitmaps__add_live(s->jit, proc__pid(s->cur), look, name, t, &hit)) {
+	file[sizeof(file) - 1] = 0;
+	if (rc || jitmaps__add_live_src(s->jit, proc__pid(s->cur), look, name,
+					file[0] ? file : NULL, line, t, &hit)) {
 		s->st.rt_unnamed++;
 		return 0;
 	}

@@ -15,6 +15,10 @@ src/runtimes/hotspot/hsmethod.c) and walks on by that frame pointer.
  - never a wrong name: every stack's HsChain frames follow the program's
    calls (a Method* misread would put a method under one it is not called
    from), and the JVM's own threads carry no Java frame.
+ - pprof of an -Xint run: the callers' frames carry their call's line
+   (the bcp the interpreter saved at the call, through the ConstMethod's
+   line-number table) as Line.line in HsChain.java: each the line of a
+   call the method makes to the next (found in the source), none other.
  - record of an -Xint run, report after the JVM has exited: the capture
    carries the interpreted frames' names.
 """
@@ -107,6 +111,44 @@ def measure(path, what, chain, want, errs, lenient=False):
                     % (what, " -> ".join(chain), share, want))
 
 
+def call_lines():
+    """Each HsChain method's lines that call the next one down."""
+    calls = {"HsChain.main": "outerLoop(c, round", "HsChain.outerLoop": "c.countPrimes(",
+             "HsChain.countPrimes": "test.test(", "HsChain.lambda$outerLoop$0": "n -> isPrime("}
+    src = open(SRC).read().splitlines()
+    return dict((m, {i + 1 for i, line in enumerate(src) if text in line})
+                for m, text in calls.items())
+
+
+def pprof_lines(d, errs):
+    if not shutil.which("go"):
+        print("(pprof lines not checked: no go tool; tests/install-deps.sh installs golang-go)")
+        return
+    out = os.path.join(d, "xint.pb.gz")
+    r = live(d, ["-Xint"], 3, out)
+    if r.returncode != 0:
+        errs.append("pprof run: sfprof exited %d: %s" % (r.returncode, r.stderr[-300:]))
+        return
+    p = subprocess.run(["go", "tool", "pprof", "-raw", out], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, PPROF_TMPDIR=d, HOME=d))
+    if p.returncode != 0:
+        errs.append("go tool pprof -raw failed: %s" % p.stderr[-300:])
+        return
+    want, seen = call_lines(), {}
+    for m in re.finditer(r"\s(HsChain[\w$/.]*) (\S*):(\d+) s=\d+", p.stdout):
+        if m.group(3) != "0":
+            seen.setdefault(m.group(1), set()).add((m.group(2), int(m.group(3))))
+    print("pprof lines: %s (calls in the source: %s)" % (seen, want))
+    for fn, lines in seen.items():
+        bad = [x for x in lines if x[0] != "HsChain.java" or x[1] not in want.get(fn, ())]
+        if bad:
+            errs.append("pprof: %s at %s, not a line of its calls %s"
+                        % (fn, bad, sorted(want.get(fn, ()))))
+    for fn in ("HsChain.main", "HsChain.outerLoop", "HsChain.countPrimes"):
+        if fn not in seen:
+            errs.append("pprof: no Line for %s" % fn)
+
+
 def live(d, jvm_args, secs, out):
     jvm = subprocess.Popen(["java"] + jvm_args + ["-cp", d, "HsChain", "40"],
                            stdout=subprocess.PIPE, text=True, cwd=d)
@@ -139,6 +181,7 @@ def main():
                 print("FAIL %s: sfprof exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
                 return 1
             measure(out, what, chain, 90.0, errs)
+        pprof_lines(d, errs)
 
         cap = os.path.join(d, "run.sfcap")
         r = subprocess.run([SFPROF, "record", "-F", "199", "--quiet", "-o", cap, "--", "java",

@@ -442,7 +442,15 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 		n = snprintf(buf, size, "[interpreter]");
 	else
 		n = snprintf(buf, size, "%s", m.name);
-	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+	if (n <= 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	/* (its class's source file and the line of its bcp, a caller's) */
+	if (m.line && m.file[0] && f->line && f->file && f->file_size > strlen(m.file) &&
+	    strcmp(buf, "[interpreter]")) {
+		memcpy(f->file, m.file, strlen(m.file) + 1);
+		*f->line = m.line;
+	}
+	return 0;
 }
 
 static bool hs_is_proc(void *state, const struct runtime_proc *p)
