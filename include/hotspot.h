@@ -72,6 +72,12 @@ struct hotspot_layout {
 	int32_t fp_method, fp_bcp;	/* the interpreter frame's slots, bytes from fp */
 	bool has_interp;		/* interpreted frames can be named */
 	bool has_lines;			/* and their lines read */
+	/* optional, for compiled frames' scopes (has_scopes) */
+	uint32_t cm_scopes_begin;	/* CompiledMethod::_scopes_data_begin */
+	uint32_t nm_pcs, nm_deps, nm_metadata; /* nmethod::_scopes_pcs_offset, ... */
+	uint32_t pcd_pc, pcd_scope, pcd_size; /* PcDesc::_pc_offset, _scope_decode_offset, sizeof */
+	int32_t entry_bci;		/* InvocationEntryBci */
+	bool has_scopes;
 };
 
 /* The layout from the tables: 0, -ENOENT (a field this reader needs is
@@ -87,6 +93,7 @@ enum hotspot_kind {
 };
 
 struct hotspot_code {
+	uint64_t blob;	     /* the CodeBlob */
 	uint64_t start, end; /* the blob's code [begin, end) */
 	uint32_t frame_size; /* words (CodeBlob::_frame_size), 0 unknown */
 	uint64_t frame_complete; /* from here on the frame is built */
@@ -128,6 +135,30 @@ int hotspot__method(const struct hotspot_layout *l, hotspot_read_fn read, void *
 int hotspot__interp_frame(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
 			  uint64_t fp, bool with_line, struct hotspot_method *out);
 
+/* A compiled frame's Java frames at a pc of its nmethod, innermost first
+ * (methods inlined into it, then its own). */
+#define HOTSPOT_SCOPES_MAX 8u
+#define HOTSPOT_PCDESC_MAX (1u << 20)
+
+struct hotspot_scope {
+	uint64_t method; /* Method* */
+	int32_t bci;	 /* < 0: none (its entry) */
+};
+
+/*
+ * The scopes of the nmethod at blob (code from code_begin) at pc: the
+ * PcDesc of pc (exact: the one at pc, a return address; else the first
+ * at or after it, as the VM's pc_desc_near), then its scope chain from
+ * the scopes data (DebugInfoReadStream: sender offset, metadata index of
+ * the Method, bci + InvocationEntryBci; each sender before its scope in
+ * the data, so the chain ends), at most HOTSPOT_SCOPES_MAX. The
+ * outermost must be the nmethod's own Method. The number of scopes, or
+ * -ENOENT (no layout or no PcDesc), -EINVAL, read's error.
+ */
+int hotspot__scopes(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+		    uint64_t blob, uint64_t code_begin, uint64_t pc, bool exact,
+		    struct hotspot_scope *out);
+
 /*
  * The line of bci in a compressed line-number table (HotSpot's
  * CompressedLineNumberReadStream: (bci, line) pairs as deltas, a byte
@@ -137,5 +168,9 @@ int hotspot__interp_frame(const struct hotspot_layout *l, hotspot_read_fn read, 
  * or before bci), -EINVAL (the table runs past len or is damaged).
  */
 int hotspot__line_of(const uint8_t *table, size_t len, uint32_t bci, uint32_t *line);
+
+/* One of the VM's compressed (UNSIGNED5) ints of t[*pos..len), *pos
+ * past it: 0, or -EINVAL (it runs past len). */
+int hotspot__read_u5(const uint8_t *t, size_t len, size_t *pos, uint32_t *v);
 
 #endif

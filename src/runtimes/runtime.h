@@ -48,7 +48,9 @@
  *    the runtime's, another error when the frame cannot be named (it
  *    stays anonymous: never a guessed name). stacks/ keeps the name as a
  *    JIT entry of pc, so record writes it and report names it (its
- *    source live only: a capture's JIT records carry names).
+ *    source live only: a capture's JIT records carry names). With
+ *    frame_sources, it is asked for callers' frames a sized JIT entry
+ *    names as well (their lines), first.
  *
  * Per run (an interpreter's session: stacks/report_sink.c live and
  * record, cli/cmd_report.c offline), called in the table's order:
@@ -186,6 +188,9 @@ struct runtime_ops {
 
 	int (*frame_name)(void *state, const struct runtime_proc *p,
 			  const struct runtime_frame *f, char *buf, size_t size);
+	/* frame_name() is asked for a caller's frame a JIT entry names too:
+	 * it gives the frame's source line there (-ENOENT: the entry's name) */
+	bool frame_sources;
 };
 
 /* on_capture_record()'s types: the capture's runtime records (capfile.h) */

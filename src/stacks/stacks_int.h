@@ -234,10 +234,11 @@ struct unwind_ops;
 void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struct unwind_ops *ops,
 		    size_t n, int stop);
 /* A runtime's name for JIT frame f of the current process (runtime.h
- * frame_name()): 0 with buf, -ESRCH (no runtime's), another error. */
+ * frame_name()): 0 with buf, -ESRCH (no runtime's), another error.
+ * sources_only: only the runtimes whose frame_sources is set. */
 struct runtime_frame;
 int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, char *buf,
-			      size_t size);
+			      size_t size, bool sources_only);
 /* stacks_go.c: a walk of e's that stopped at a Go stack switch (n frames,
  * *stop UNWIND_STOP_STACK_SWITCH), continued on the goroutine's stack
  * from e's Go section when it has one: the frames in all, *stop updated */

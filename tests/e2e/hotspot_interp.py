@@ -19,6 +19,8 @@ src/runtimes/hotspot/hsmethod.c) and walks on by that frame pointer.
    (the bcp the interpreter saved at the call, through the ConstMethod's
    line-number table) as Line.line in HsChain.java: each the line of a
    call the method makes to the next (found in the source), none other.
+   The same for compiled callers (-XX:-Inline: each a frame of its own),
+   their bci from the scope of the PcDesc at the return address.
  - record of an -Xint run, report after the JVM has exited: the capture
    carries the interpreted frames' names.
 """
@@ -112,20 +114,36 @@ def measure(path, what, chain, want, errs, lenient=False):
 
 
 def call_lines():
-    """Each HsChain method's lines that call the next one down."""
-    calls = {"HsChain.main": "outerLoop(c, round", "HsChain.outerLoop": "c.countPrimes(",
-             "HsChain.countPrimes": "test.test(", "HsChain.lambda$outerLoop$0": "n -> isPrime("}
+    """Each HsChain method's lines that make a call (a caller's frame is
+    at one): in its body, found by its declaration and braces."""
+    decl = {"HsChain.main": "public static void main(", "HsChain.outerLoop": "static long outerLoop(",
+            "HsChain.countPrimes": "long countPrimes(", "HsChain.isPrime": "static boolean isPrime("}
     src = open(SRC).read().splitlines()
-    return dict((m, {i + 1 for i, line in enumerate(src) if text in line})
-                for m, text in calls.items())
+    call = re.compile(r"[\w>]\s*\((?!\s*long\))")
+    out = {}
+    for m, text in decl.items():
+        first = next(i for i, line in enumerate(src) if text in line)
+        depth, lines = 0, set()
+        for i in range(first, len(src)):
+            code = src[i].split("//")[0]
+            if i > first and call.search(re.sub(r"\b(if|for|while)\s*\(", "", code)):
+                lines.add(i + 1)
+            depth += code.count("{") - code.count("}")
+            if depth == 0 and "}" in code:
+                break
+        out[m] = lines
+    # (the lambda's body: the line of `n -> isPrime(n)`)
+    out["HsChain.lambda$outerLoop$0"] = {i + 1 for i, line in enumerate(src)
+                                         if "n -> isPrime(" in line}
+    return out
 
 
-def pprof_lines(d, errs):
+def pprof_lines(d, what, args, errs, warm=0.0):
     if not shutil.which("go"):
         print("(pprof lines not checked: no go tool; tests/install-deps.sh installs golang-go)")
         return
-    out = os.path.join(d, "xint.pb.gz")
-    r = live(d, ["-Xint"], 3, out)
+    out = os.path.join(d, "lines.pb.gz")
+    r = live(d, args, 3, out, warm)
     if r.returncode != 0:
         errs.append("pprof run: sfprof exited %d: %s" % (r.returncode, r.stderr[-300:]))
         return
@@ -138,22 +156,23 @@ def pprof_lines(d, errs):
     for m in re.finditer(r"\s(HsChain[\w$/.]*) (\S*):(\d+) s=\d+", p.stdout):
         if m.group(3) != "0":
             seen.setdefault(m.group(1), set()).add((m.group(2), int(m.group(3))))
-    print("pprof lines: %s (calls in the source: %s)" % (seen, want))
+    print("pprof %s lines: %s (calls in the source: %s)" % (what, seen, want))
     for fn, lines in seen.items():
         bad = [x for x in lines if x[0] != "HsChain.java" or x[1] not in want.get(fn, ())]
         if bad:
-            errs.append("pprof: %s at %s, not a line of its calls %s"
-                        % (fn, bad, sorted(want.get(fn, ()))))
+            errs.append("pprof %s: %s at %s, not a line of its calls %s"
+                        % (what, fn, bad, sorted(want.get(fn, ()))))
     for fn in ("HsChain.main", "HsChain.outerLoop", "HsChain.countPrimes"):
         if fn not in seen:
-            errs.append("pprof: no Line for %s" % fn)
+            errs.append("pprof %s: no Line for %s" % (what, fn))
 
 
-def live(d, jvm_args, secs, out):
+def live(d, jvm_args, secs, out, warm=0.0):
     jvm = subprocess.Popen(["java"] + jvm_args + ["-cp", d, "HsChain", "40"],
                            stdout=subprocess.PIPE, text=True, cwd=d)
     try:
         jvm.stdout.readline()  # "ready"
+        time.sleep(warm)
         prof = subprocess.run([SFPROF, "-p", str(jvm.pid), "-d", str(secs), "-F", "199",
                                "--quiet", "-o", out], capture_output=True, text=True, timeout=120)
     finally:
@@ -181,7 +200,10 @@ def main():
                 print("FAIL %s: sfprof exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
                 return 1
             measure(out, what, chain, 90.0, errs)
-        pprof_lines(d, errs)
+        pprof_lines(d, "-Xint", ["-Xint"], errs)
+        # compiled callers (C2 without inlining, the chain warm): the line
+        # of the PcDesc at each return address (time to compile first)
+        pprof_lines(d, "compiled", ["-XX:-Inline"], errs, warm=2.0)
 
         cap = os.path.join(d, "run.sfcap")
         r = subprocess.run([SFPROF, "record", "-F", "199", "--quiet", "-o", cap, "--", "java",

@@ -7,7 +7,8 @@
  * entry offsets and strides, the int constants' table and its entry
  * layout), the 16th an interpreted frame's fp. Names must come back
  * terminated, in bounds and without control bytes. The input after its
- * header is also a line-number table (hotspot__line_of()).
+ * header is also a line-number table (hotspot__line_of()); an nmethod's
+ * PC also has its scopes read (hotspot__scopes()).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -79,6 +80,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (c.start > pc || pc >= c.end)
 			abort();
 		sink += c.frame_size;
+		for (int exact = 0; name && c.kind == HOTSPOT_NMETHOD && exact < 2; exact++) {
+			struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+			int n = hotspot__scopes(&l, read_image, &m, c.blob, c.start, pc, exact, sc);
+
+			if (n > (int)HOTSPOT_SCOPES_MAX)
+				abort();
+			for (int k = 0; k < n; k++)
+				if (!hotspot__method(&l, read_image, &m, sc[k].method, sc[k].bci, &hm))
+					check_name(hm.name, sizeof(hm.name));
+		}
 	}
 	if (read_image(&m, m.base + 120, &fp, sizeof(fp)))
 		return 0;

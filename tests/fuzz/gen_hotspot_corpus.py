@@ -55,16 +55,22 @@ def image(blob_name, lo_symbol=b"java/lang/Demo", method=b"run"):
         (b"ConstMethod", b"_flags", 0, 28), (b"ConstMethod", b"_code_size", 0, 32),
         (b"ConstantPool", b"_tags", 0, 24), (b"ConstantPool", b"_source_file_name_index", 0, 20),
         (b"Array<int>", b"_length", 0, 0), (b"Array<u1>", b"_data", 0, 4),
+        # (for compiled frames' scopes)
+        (b"CompiledMethod", b"_scopes_data_begin", 0, 40),
+        (b"nmethod", b"_scopes_pcs_offset", 0, 48), (b"nmethod", b"_dependencies_offset", 0, 52),
+        (b"nmethod", b"_metadata_offset", 0, 56),
+        (b"PcDesc", b"_pc_offset", 0, 0), (b"PcDesc", b"_scope_decode_offset", 0, 4),
     ]
     for i, (t, f, st, v) in enumerate(fields):
         put(STRUCTS + 40 * i, "QQiiQQ", s(t), s(f), st, 0, 0 if st else v, v if st else 0)
     for i, (t, size) in enumerate([(b"HeapBlock", 16), (b"ConstantPool", 32),
-                                   (b"ConstMethod", 48)]):
+                                   (b"ConstMethod", 48), (b"PcDesc", 16)]):
         put(TYPES + 24 * i, "QQQ", s(t), size, 0)
     for i, (n, v) in enumerate([(b"JVM_CONSTANT_Utf8", 1),
                                 (b"ConstMethod::_has_linenumber_table", 1),
                                 (b"frame::interpreter_frame_sender_sp_offset", -1),
-                                (b"frame::interpreter_frame_last_sp_offset", -2)]):
+                                (b"frame::interpreter_frame_last_sp_offset", -2),
+                                (b"InvocationEntryBci", -1)]):
         put(INTS + 16 * i, "Qi", s(n), v)
     # CodeCache::_heaps -> GrowableArray -> [CodeHeap]
     put(0x3000, "Q", BASE + 0x3010)
@@ -77,6 +83,14 @@ def image(blob_name, lo_symbol=b"java/lang/Demo", method=b"run"):
         mem[0x4000 + i] = min(i, 0xfe)
     put(0x8008, "B", 1)
     put(0x8010, "QQQiiQ", s(blob_name), BASE + 0x8100, BASE + 0x8800, 6, 16, BASE + 0x5000)
+    # the nmethod's metadata (its Method, an inlined one's), scopes data
+    # (0: none; at 1 its own method at bci 5; at 4 the inlined one at bci
+    # 9, its sender the scope at 1) and PcDescs (a sentinel; code offset
+    # 0x100: both scopes; 0x200: its own)
+    put(0x8010 + 40, "QiiiQ", BASE + 0x8070, 0x80, 0xb0, 0x40, 0)
+    put(0x8050, "QQ", BASE + 0x5000, BASE + 0x5a00)
+    mem[0x8070:0x8077] = bytes([0, 0, 1, 6, 1, 2, 10])
+    put(0x8090, "iiii" * 3, -1, 0, 0, 0, 0x100, 4, 0, 0, 0x200, 1, 0, 0)
     put(0x5008, "Q", BASE + 0x5100)
     put(0x5108, "QH", BASE + 0x5200, 2)
     put(0x5208, "Qi", BASE + 0x5400, 4)

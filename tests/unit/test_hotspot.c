@@ -274,6 +274,65 @@ TEST(hotspot_should_not_name_a_frame_whose_method_does_not_check_out)
 	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), 0);
 }
 
+TEST(hotspot_should_read_a_compiled_frames_scopes_at_its_pc)
+{
+	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+	struct hotspot_layout l;
+	struct hotspot_method m;
+	uint64_t blob = img_base + 0x8010, code = img_base + 0x8100;
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	CHECK(l.has_scopes);
+	/* a return address with a PcDesc: the inlined method, then its own */
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x100, true, sc), 2);
+	CHECK_U64(sc[0].method, img_base + 0x5a00);
+	CHECK_INT(sc[0].bci, 9);
+	CHECK_U64(sc[1].method, img_base + 0x5000);
+	CHECK_INT(sc[1].bci, 5);
+	CHECK_INT(hotspot__method(&l, read_img, NULL, sc[1].method, sc[1].bci, &m), 0);
+	CHECK_MSG(!strcmp(m.name, "java.lang.Demo.run"), "name %.100s", m.name);
+	CHECK_INT(m.line, 12);
+	/* its own scope only; none at an address without a PcDesc, exact;
+	 * the next one's, near */
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x200, true, sc), 1);
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x101, true, sc), -ENOENT);
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x101, false, sc), 1);
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x201, false, sc), -ENOENT);
+}
+
+TEST(hotspot_should_refuse_scopes_that_do_not_check_out)
+{
+	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+	struct hotspot_layout l;
+	uint64_t blob = img_base + 0x8010, code = img_base + 0x8100, pc = code + 0x100;
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	/* a sender at or after its scope: a loop */
+	img[0x8074] = 4;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x8074] = 1;
+	/* a metadata index past the table */
+	img[0x8075] = 5;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x8075] = 2;
+	/* the outermost scope not the nmethod's own method */
+	img[0x8072] = 2;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x8072] = 1;
+	/* a scope offset past the scopes data; PcDescs ending before they start */
+	img[0x80a4] = 0x40;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x80a4] = 4;
+	img[0x8010 + 52] = 0x70;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x8010 + 52] = 0xb0;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), 2);
+}
+
 TEST(hotspot_should_decode_a_compressed_line_number_table)
 {
 	/* (0, 10), (5, 12), (9, 40), end; and a 2-byte int */

@@ -138,6 +138,7 @@ int hotspot__code(const struct hotspot_layout *l, hotspot_read_fn read, void *ct
 	if (!used)
 		return -ENOENT;
 	blob = block + l->heapblock_size;
+	out->blob = blob;
 	if ((err = rd64(read, ctx, blob + l->cb_code_begin, &out->start)) ||
 	    (err = rd64(read, ctx, blob + l->cb_code_end, &out->end)) ||
 	    (err = read(ctx, blob + l->cb_frame_size, &frame, sizeof(frame))) ||

@@ -108,7 +108,7 @@ static int bytecodes(const struct hotspot_layout *l, hotspot_read_fn read, void 
 
 /* UNSIGNED5 (CompressedReadStream::read_int): 1 to 5 bytes, a byte below
  * 192 the last; then zigzag for a signed one. */
-static int read_u5(const uint8_t *t, size_t len, size_t *pos, uint32_t *v)
+int hotspot__read_u5(const uint8_t *t, size_t len, size_t *pos, uint32_t *v)
 {
 	uint32_t sum = 0;
 
@@ -129,7 +129,7 @@ static int read_u5(const uint8_t *t, size_t len, size_t *pos, uint32_t *v)
 static int read_s5(const uint8_t *t, size_t len, size_t *pos, int32_t *v)
 {
 	uint32_t u = 0;
-	int err = read_u5(t, len, pos, &u);
+	int err = hotspot__read_u5(t, len, pos, &u);
 
 	*v = (int32_t)((u >> 1) ^ (0u - (u & 1)));
 	return err;

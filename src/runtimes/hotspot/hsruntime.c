@@ -410,10 +410,31 @@ static bool stack_conflict(struct hs_state_all *st, const struct runtime_frame *
 	return !h;
 }
 
+/* A compiled caller's frame: its nmethod's own method at the call (the
+ * outermost scope of the PcDesc at its return address) with its line;
+ * -ENOENT where that does not read (its name is the nmethod's entry). */
+static int nmethod_frame(struct hs_jvm *hp, const struct runtime_frame *f,
+			 const struct hotspot_code *c, struct hotspot_method *m)
+{
+	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+	int n;
+
+	if (f->leaf || !hp->l.has_scopes)
+		return -ENOENT;
+	n = hotspot__scopes(&hp->l, hs_read, &hp->pid, c->blob, c->start, f->pc + 1, true, sc);
+	if (n <= 0 || hotspot__method(&hp->l, hs_read, &hp->pid, sc[n - 1].method,
+				      sc[n - 1].bci, m) ||
+	    !m->line || !m->file[0] || strcmp(m->name, c->name))
+		return -ENOENT;
+	return 0;
+}
+
 /*
- * An interpreted frame's name: its Method* and bcp from the frame's
- * fixed slots below its frame pointer (hotspot__interp_frame() ties them
- * together). One that does not check out is the generic "[interpreter]",
+ * A frame's name where a JIT entry's is not enough. A compiled caller's:
+ * its method and line at the call (nmethod_frame()). An interpreted
+ * frame's: its Method* and bcp from the frame's fixed slots below its
+ * frame pointer (hotspot__interp_frame() ties them together). One that
+ * does not check out is the generic "[interpreter]",
  * never a guess. The sampled frame may be in a method's entry, its frame
  * not built yet and rbp still its caller's: then it reads as its caller
  * (whose frame the walk steps over from there), as a native prologue
@@ -432,21 +453,29 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 
 	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
 		return -ESRCH;
-	if (!hp->l.has_interp || !(c = hs_code(hp, f->pc, false)) ||
-	    c->kind != HOTSPOT_INTERPRETER)
+	if (!(c = hs_code(hp, f->pc, false)))
 		return -ENOENT;
-	fp = f->frame_fp(f->walk, f->index);
-	r = (struct frame_read){ hp->pid, f };
-	if (!fp || hotspot__interp_frame(&hp->l, frame_read, &r, fp, !f->leaf, &m) ||
-	    (p->write && stack_conflict(state, f, m.name)))
-		n = snprintf(buf, size, "[interpreter]");
-	else
+	if (c->kind == HOTSPOT_NMETHOD) {
+		if (!(c = hs_code(hp, f->pc, true)) || nmethod_frame(hp, f, c, &m))
+			return -ENOENT;
 		n = snprintf(buf, size, "%s", m.name);
+	} else if (c->kind == HOTSPOT_INTERPRETER && hp->l.has_interp) {
+		fp = f->frame_fp(f->walk, f->index);
+		r = (struct frame_read){ hp->pid, f };
+		if (!fp || hotspot__interp_frame(&hp->l, frame_read, &r, fp, !f->leaf, &m) ||
+		    (p->write && stack_conflict(state, f, m.name))) {
+			memset(&m, 0, sizeof(m));
+			n = snprintf(buf, size, "[interpreter]");
+		} else {
+			n = snprintf(buf, size, "%s", m.name);
+		}
+	} else {
+		return -ENOENT;
+	}
 	if (n <= 0 || (size_t)n >= size)
 		return -ENAMETOOLONG;
-	/* (its class's source file and the line of its bcp, a caller's) */
-	if (m.line && m.file[0] && f->line && f->file && f->file_size > strlen(m.file) &&
-	    strcmp(buf, "[interpreter]")) {
+	/* (its class's source file and the line of its call, a caller's) */
+	if (m.line && m.file[0] && f->line && f->file && f->file_size > strlen(m.file)) {
 		memcpy(f->file, m.file, strlen(m.file) + 1);
 		*f->line = m.line;
 	}
@@ -466,4 +495,5 @@ const struct runtime_ops hotspot_runtime_ops = {
 	.proc_row = hs_proc_row,
 	.is_proc = hs_is_proc,
 	.frame_name = hs_frame_name,
+	.frame_sources = true,
 };

@@ -61,9 +61,17 @@ static const struct want wants[] = {
 	O("ConstantPool", NULL, "_source_file_name_index", cp_source),
 	O("Array<int>", NULL, "_length", arr_len),
 	O("Array<u1>", NULL, "_data", arr_data),
+	/* (compiled frames' scopes) */
+	O("CompiledMethod", "nmethod", "_scopes_data_begin", cm_scopes_begin),
+	O("nmethod", NULL, "_scopes_pcs_offset", nm_pcs),
+	O("nmethod", NULL, "_dependencies_offset", nm_deps),
+	O("nmethod", NULL, "_metadata_offset", nm_metadata),
+	O("PcDesc", NULL, "_pc_offset", pcd_pc),
+	O("PcDesc", NULL, "_scope_decode_offset", pcd_scope),
 };
 
 #define OPT_FIRST 24 /* wants[OPT_FIRST..]: optional */
+#define SCOPE_FIRST 32 /* wants[SCOPE_FIRST..]: the scopes' */
 _Static_assert(sizeof(wants) / sizeof(wants[0]) <= 64, "found is a 64-bit mask");
 
 
@@ -74,6 +82,7 @@ static const struct want sizes[] = {
 	{ "HeapBlock", NULL, NULL, false, offsetof(struct hotspot_layout, heapblock_size), false },
 	{ "ConstantPool", NULL, NULL, false, offsetof(struct hotspot_layout, cp_size), false },
 	{ "ConstMethod", NULL, NULL, false, offsetof(struct hotspot_layout, cm_sizeof), true },
+	{ "PcDesc", NULL, NULL, false, offsetof(struct hotspot_layout, pcd_size), true },
 };
 
 #define NR_SIZES (sizeof(sizes) / sizeof(sizes[0]))
@@ -246,6 +255,7 @@ static const struct {
 	{ "ConstMethod::_has_linenumber_table", offsetof(struct hotspot_layout, has_lnt) },
 	{ "frame::interpreter_frame_sender_sp_offset", offsetof(struct hotspot_layout, fp_method) },
 	{ "frame::interpreter_frame_last_sp_offset", offsetof(struct hotspot_layout, fp_bcp) },
+	{ "InvocationEntryBci", offsetof(struct hotspot_layout, entry_bci) },
 };
 
 #define NR_INTS (sizeof(ints) / sizeof(ints[0]))
@@ -298,11 +308,12 @@ static int scan_ints(const struct hotspot_syms *s, hotspot_read_fn read, void *c
 static void interp_layout(struct hotspot_layout *l, uint64_t got_opt, uint64_t got_ints,
 			  bool have_cm)
 {
+	const uint64_t want = (1ull << (SCOPE_FIRST - OPT_FIRST)) - 1;
 	int32_t sender = l->fp_method, last = l->fp_bcp;
 
 	l->fp_method = l->fp_bcp = 0;
-	if (got_opt != (1ull << (NR_WANTS - OPT_FIRST)) - 1 || !have_cm ||
-	    got_ints != (1ull << NR_INTS) - 1 || sender != -1 || last != -2 ||
+	if ((got_opt & want) != want || !have_cm ||
+	    (got_ints & 15) != 15 || sender != -1 || last != -2 ||
 	    l->tag_utf8 <= 0 || l->cm_sizeof < 8)
 		return;
 	l->fp_method = (last - 1) * 8;
@@ -320,7 +331,8 @@ int hotspot__layout(const struct hotspot_syms *syms, hotspot_read_fn read, void 
 	const uint64_t req = (1ull << OPT_FIRST) - 1;
 	int err;
 
-	_Static_assert(NR_SIZES == 3, "sizes: two required, ConstMethod's optional");
+	_Static_assert(NR_SIZES == 4, "sizes: two required, ConstMethod's, PcDesc's optional");
+	_Static_assert(NR_INTS == 5, "ints: four for the interpreter, one for scopes");
 	memset(out, 0, sizeof(*out));
 	if ((err = scan_structs(syms, read, ctx, out, &got)))
 		return err;
@@ -336,5 +348,10 @@ int hotspot__layout(const struct hotspot_syms *syms, hotspot_read_fn read, void 
 	if (scan_ints(syms, read, ctx, out, &gints))
 		gints = 0;
 	interp_layout(out, got >> OPT_FIRST, gints, (gsizes & 4) != 0);
+	/* scopes: with the methods' lines (a frame's line is the point) */
+	out->has_scopes = out->has_lines && (got >> SCOPE_FIRST) == (1ull << (NR_WANTS - SCOPE_FIRST)) - 1 &&
+			  (gsizes & 8) && (gints & 16) && out->entry_bci == -1 &&
+			  out->pcd_size >= 8 && out->pcd_size <= 64 &&
+			  out->pcd_pc <= out->pcd_size - 4 && out->pcd_scope <= out->pcd_size - 4;
 	return 0;
 }
