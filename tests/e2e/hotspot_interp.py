@@ -21,6 +21,9 @@ src/runtimes/hotspot/hsmethod.c) and walks on by that frame pointer.
    call the method makes to the next (found in the source), none other.
    The same for compiled callers (-XX:-Inline: each a frame of its own),
    their bci from the scope of the PcDesc at the return address.
+ - off-CPU (-e offcpu) of HsSleep under -Xint: at least 90% of the main
+   thread's off-CPU time under main -> loop -> nap -> Thread.sleep (a
+   native method's interpreted frame: no bytecodes, bcp 0); measured 98%.
  - record of an -Xint run, report after the JVM has exited: the capture
    carries the interpreted frames' names.
 """
@@ -37,6 +40,7 @@ from libunwind import ROOT, SFPROF  # noqa: E402
 
 NAME = "hotspot_interp"
 SRC = os.path.join(ROOT, "tests", "workloads", "java", "HsChain.java")
+SLEEP_SRC = os.path.join(ROOT, "tests", "workloads", "java", "HsSleep.java")
 VM_THREADS = ("GC Thread", "G1 ", "C1 CompilerThre", "C2 CompilerThre", "VM Thread")
 LAMBDA = re.compile(r"^HsChain\$\$Lambda\$\d+/0x[0-9a-f]+\.test$")
 # callee -> the HsChain frames it may be called from (directly, or with
@@ -181,6 +185,35 @@ def live(d, jvm_args, secs, out, warm=0.0):
     return prof
 
 
+def offcpu(d, errs):
+    subprocess.run(["javac", "-d", d, SLEEP_SRC], check=True, timeout=120)
+    jvm = subprocess.Popen(["java", "-Xint", "-cp", d, "HsSleep", "40"],
+                           stdout=subprocess.PIPE, text=True, cwd=d)
+    out = os.path.join(d, "off.folded")
+    try:
+        jvm.stdout.readline()
+        r = subprocess.run([SFPROF, "-e", "offcpu", "-p", str(jvm.pid), "-d", "3", "--quiet",
+                            "-o", out], capture_output=True, text=True, timeout=120)
+    finally:
+        jvm.kill()
+        jvm.wait()
+    if r.returncode != 0:
+        errs.append("offcpu: sfprof exited %d: %s" % (r.returncode, r.stderr[-300:]))
+        return
+    chain = ";HsSleep.main;HsSleep.loop;HsSleep.nap;java.lang.Thread.sleep;"
+    total = hit = 0
+    for frames, n in stacks(out):
+        if frames[0] != "java" or "JLI_Launch" in frames:
+            continue
+        total += n
+        hit += n if chain in ";".join(frames) + ";" else 0
+    share = 100.0 * hit / max(total, 1)
+    print("offcpu: main thread %d us off-CPU, %.1f%% under %s" % (total, share, chain[1:-1]))
+    if total == 0 or share < 90.0:
+        errs.append("offcpu: %.1f%% of the main thread's off-CPU time under %s, want >= 90%%"
+                    % (share, chain))
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP %s: needs root to load BPF programs" % NAME)
@@ -204,6 +237,7 @@ def main():
         # compiled callers (C2 without inlining, the chain warm): the line
         # of the PcDesc at each return address (time to compile first)
         pprof_lines(d, "compiled", ["-XX:-Inline"], errs, warm=2.0)
+        offcpu(d, errs)
 
         cap = os.path.join(d, "run.sfcap")
         r = subprocess.run([SFPROF, "record", "-F", "199", "--quiet", "-o", cap, "--", "java",
