@@ -246,10 +246,12 @@ static uint64_t walk_fp(void *ctx, size_t idx)
 }
 
 /* Live: a runtime's name for frame i, read from its VM now (close to the
- * sample), kept as a JIT entry: its seq, or 0. sources_only: only the
- * runtimes that give frames' source lines (frame_sources). */
+ * sample), kept as a JIT entry: its seq, or 0. sources_only: the name of
+ * the JIT entry naming it (its line wanted), asked only of the runtimes
+ * that give frames' source lines (frame_sources), whose name must be the
+ * same (a perf map's spelling wins). */
 static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_t t,
-			     bool sources_only)
+			     const char *sources_only)
 {
 	struct stacks *s = w->s;
 	const struct sfprof_event *ev = w->ev;
@@ -272,7 +274,9 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	rf.file = file;
 	rf.file_size = sizeof(file);
 	rf.line = &line;
-	rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name), sources_only);
+	rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name), sources_only != NULL);
+	if (!rc && sources_only && (!line || strcmp(name, sources_only)))
+		rc = -ENOENT;
 
 	t0 = util__now_ns() - t0;
 	if (rc == -ESRCH || (sources_only && rc))
@@ -341,7 +345,7 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 					break;
 				*w = (struct fp_walk){ .s = s, .ev = ev, .ops = ops, .n = n };
 			}
-			f->pad = runtime_name(w, i, look, t, sized);
+			f->pad = runtime_name(w, i, look, t, sized ? hit.name : NULL);
 			if (f->pad)
 				continue;
 		}
