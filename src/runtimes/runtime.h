@@ -127,6 +127,10 @@ struct runtime_frame {
 	char *file;
 	size_t file_size;
 	uint32_t *line;
+	/* out, optional: the frames inlined at it (inl[0..inl_size), "" on
+	 * entry): lines of "name\tfile\tline\n", outermost first */
+	char *inl;
+	size_t inl_size;
 };
 
 /* What stacks/ lends a runtime for the process being walked. */

@@ -265,7 +265,7 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 		.walk = w,
 		.index = i,
 	};
-	char name[2048], file[256] = "";
+	char name[2048], file[256] = "", inl[1024] = "";
 	uint32_t line = 0;
 	struct jitmap_hit hit;
 	uint64_t t0 = util__now_ns();
@@ -274,6 +274,8 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	rf.file = file;
 	rf.file_size = sizeof(file);
 	rf.line = &line;
+	rf.inl = inl;
+	rf.inl_size = sizeof(inl);
 	rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name), sources_only != NULL);
 	if (!rc && sources_only && (!line || strcmp(name, sources_only)))
 		rc = -ENOENT;
@@ -285,8 +287,10 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	if (t0 > s->st.rt_ns_max)
 		s->st.rt_ns_max = t0; /* (a process's first: its binary read) */
 	file[sizeof(file) - 1] = 0;
+	inl[sizeof(inl) - 1] = 0;
 	if (rc || jitmaps__add_live_src(s->jit, proc__pid(s->cur), look, name,
-					file[0] ? file : NULL, line, t, &hit)) {
+					file[0] ? file : NULL, line, inl[0] ? inl : NULL, t,
+					&hit)) {
 		s->st.rt_unnamed++;
 		return 0;
 	}

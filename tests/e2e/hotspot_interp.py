@@ -12,6 +12,10 @@ src/runtimes/hotspot/hsmethod.c) and walks on by that frame pointer.
    interpreter's entry code and runtime calls).
  - a default JVM early in its life (main still interpreted, the loop just
    compiled): main -> outerLoop in at least 90% (measured 100%).
+ - methods C2 inlined into a compiled caller (isPrime not inlined, so
+   outerLoop with countPrimes and the lambda inlined calls it): each its
+   own frame from the PcDesc's scopes, main -> outerLoop -> countPrimes ->
+   the lambda -> isPrime in at least 90% (measured 97%).
  - never a wrong name: every stack's HsChain frames follow the program's
    calls (a Method* misread would put a method under one it is not called
    from), and the JVM's own threads carry no Java frame.
@@ -233,6 +237,18 @@ def main():
                 print("FAIL %s: sfprof exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
                 return 1
             measure(out, what, chain, 90.0, errs)
+        # methods C2 inlined into a compiled caller (isPrime kept out of
+        # line, so outerLoop, with countPrimes and the lambda inlined, is a
+        # caller): each a frame of its own from the scopes at its return
+        # address (measured 97%)
+        out = os.path.join(d, "inl.folded")
+        r = live(d, ["-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,HsChain::isPrime"],
+                 3, out, warm=2.0)
+        if r.returncode != 0:
+            print("FAIL %s: sfprof exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
+            return 1
+        measure(out, "inlined into a caller", deep + ["lambda", "HsChain.lambda$outerLoop$0",
+                                                      "HsChain.isPrime"], 90.0, errs)
         pprof_lines(d, "-Xint", ["-Xint"], errs)
         # compiled callers (C2 without inlining, the chain warm): the line
         # of the PcDesc at each return address (time to compile first)
