@@ -43,12 +43,13 @@
  *    type `type`: 0, -ENOENT (not the runtime's type), -EINVAL, -ENOMEM.
  *  - frame_name(): live, close to the sample, the name of a JIT frame no
  *    JIT map names, from the VM's own objects (V8's JSFunction slot of
- *    the frame): 0 with the name in buf (and its source in f->file,
- *    f->line when known), -ESRCH when the process is not
- *    the runtime's, another error when the frame cannot be named (it
+ *    the frame): 0 with the name in buf (its source in f->file, f->line
+ *    and the frames inlined at it in f->inl, when known), -ESRCH when
+ *    the process is not the runtime's, another error when the frame cannot be named (it
  *    stays anonymous: never a guessed name). stacks/ keeps the name as a
  *    JIT entry of pc, so record writes it and report names it (its
- *    source live only: a capture's JIT records carry names). With
+ *    source and inlined frames live only: a capture's JIT records carry
+ *    names). With
  *    frame_sources, it is asked for callers' frames a sized JIT entry
  *    names as well (their lines), first.
  *
