@@ -4,8 +4,9 @@
 on OpenJDK 17 and the HsChain workload (tests/workloads/java).
 
 For each JVM mode (-Xint: every frame interpreted; -XX:-Inline: every
-frame compiled, a caller's line from its PcDesc; default: C2 with
-inlining, after warm-up), sfprof -p at 199 Hz for 4 s with --stats,
+frame compiled, a caller's line from its PcDesc; isPrime not inlined:
+outerLoop a compiled caller with three methods inlined at its call;
+default: C2 with inlining, after warm-up), sfprof -p at 199 Hz for 4 s with --stats,
 with the VM reads (frame_name: interpreted frames, compiled callers'
 lines) and with --no-v8 (no VM frame reads: JIT entries of nmethods
 only). Reported: the runtime's user-space time per sample and per frame
@@ -57,6 +58,8 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["javac", "-d", d, SRC], check=True, timeout=120)
         for jvm, args in (("-Xint", ["-Xint"]), ("-XX:-Inline", ["-XX:-Inline"]),
+                          ("dontinline isPrime", ["-XX:CompileCommand=quiet",
+                                                  "-XX:CompileCommand=dontinline,HsChain::isPrime"]),
                           ("default (C2)", [])):
             for mode, extra in (("VM reads", []), ("--no-v8", ["--no-v8"])):
                 rows = []
