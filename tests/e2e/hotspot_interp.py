@@ -15,7 +15,8 @@ src/runtimes/hotspot/hsmethod.c) and walks on by that frame pointer.
  - methods C2 inlined into a compiled caller (isPrime not inlined, so
    outerLoop with countPrimes and the lambda inlined calls it): each its
    own frame from the PcDesc's scopes, main -> outerLoop -> countPrimes ->
-   the lambda -> isPrime in at least 90% (measured 97%).
+   the lambda -> isPrime in at least 90% (measured 95-97%); the same with
+   C1 only (-XX:TieredStopAtLevel=1, measured 99%).
  - never a wrong name: every stack's HsChain frames follow the program's
    calls (a Method* misread would put a method under one it is not called
    from), and the JVM's own threads carry no Java frame.
@@ -249,6 +250,14 @@ def main():
             return 1
         measure(out, "inlined into a caller", deep + ["lambda", "HsChain.lambda$outerLoop$0",
                                                       "HsChain.isPrime"], 90.0, errs)
+        # C1 only (-XX:TieredStopAtLevel=1): its nmethods' scopes alike
+        # (measured 99%)
+        r = live(d, ["-XX:TieredStopAtLevel=1"], 3, out, warm=2.0)
+        if r.returncode != 0:
+            print("FAIL %s: sfprof exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
+            return 1
+        measure(out, "C1", deep + ["lambda", "HsChain.lambda$outerLoop$0", "HsChain.isPrime"],
+                90.0, errs)
         pprof_lines(d, "-Xint", ["-Xint"], errs)
         # compiled callers (C2 without inlining, the chain warm): the line
         # of the PcDesc at each return address (time to compile first)
