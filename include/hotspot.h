@@ -34,10 +34,17 @@ struct hotspot_syms {
 	uint64_t s_type, s_field, s_static;  /* gHotSpotVMStructEntry*Offset */
 	uint64_t s_offset, s_address, s_stride;
 	uint64_t t_type, t_size, t_stride;   /* gHotSpotVMTypeEntry*Offset */
+	/* gHotSpotVMIntConstants, its Entry{Name,Value}Offset, ArrayStride:
+	 * the interpreter's frame layout and ConstMethod's flag bits (a VM
+	 * without them gets its compiled frames named, not its interpreted
+	 * ones) */
+	uint64_t ints, i_name, i_value, i_stride;
 };
 
 #define HOTSPOT_MAX_ENTRIES 8192u /* more is not a table: stop */
 #define HOTSPOT_NAME_MAX 512u
+#define HOTSPOT_FILE_MAX 128u
+#define HOTSPOT_LNT_MAX 65536u /* line-number table bytes read at most */
 
 /* The fields this reader uses (offsets in bytes; addresses of statics). */
 struct hotspot_layout {
@@ -54,6 +61,23 @@ struct hotspot_layout {
 	uint32_t cp_holder, cp_length, cp_size; /* ConstantPool::_pool_holder, _length, sizeof */
 	uint32_t k_name;		/* Klass::_name */
 	uint32_t sym_length, sym_body;	/* Symbol:: */
+	/* optional (0 when the VM does not say: has_interp, has_lines) */
+	uint32_t m_access;		/* Method::_access_flags */
+	uint32_t cm_size, cm_flags, cm_code_size; /* ConstMethod::_constMethod_size, _flags, _code_size */
+	uint32_t cm_sizeof;		/* sizeof(ConstMethod): the bytecodes follow it */
+	uint32_t cp_tags, cp_source;	/* ConstantPool::_tags, _source_file_name_index */
+	uint32_t arr_len, arr_data;	/* Array<int>::_length, Array<u1>::_data */
+	int32_t tag_utf8;		/* JVM_CONSTANT_Utf8 */
+	int32_t has_lnt;		/* ConstMethod::_has_linenumber_table */
+	int32_t fp_method, fp_bcp;	/* the interpreter frame's slots, bytes from fp */
+	bool has_interp;		/* interpreted frames can be named */
+	bool has_lines;			/* and their lines read */
+	/* optional, for compiled frames' scopes (has_scopes) */
+	uint32_t cm_scopes_begin;	/* CompiledMethod::_scopes_data_begin */
+	uint32_t nm_pcs, nm_deps, nm_metadata; /* nmethod::_scopes_pcs_offset, ... */
+	uint32_t pcd_pc, pcd_scope, pcd_size; /* PcDesc::_pc_offset, _scope_decode_offset, sizeof */
+	int32_t entry_bci;		/* InvocationEntryBci */
+	bool has_scopes;
 };
 
 /* The layout from the tables: 0, -ENOENT (a field this reader needs is
@@ -69,6 +93,7 @@ enum hotspot_kind {
 };
 
 struct hotspot_code {
+	uint64_t blob;	     /* the CodeBlob */
 	uint64_t start, end; /* the blob's code [begin, end) */
 	uint32_t frame_size; /* words (CodeBlob::_frame_size), 0 unknown */
 	uint64_t frame_complete; /* from here on the frame is built */
@@ -81,5 +106,71 @@ struct hotspot_code {
  * blob's code), -EINVAL (inconsistent memory), or read's error. */
 int hotspot__code(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx, uint64_t pc,
 		  bool name, struct hotspot_code *out);
+
+/* A Java method read from a Method* (hotspot__method()). */
+struct hotspot_method {
+	char name[HOTSPOT_NAME_MAX]; /* pkg.Class.method */
+	char file[HOTSPOT_FILE_MAX]; /* its class's source file, "" unknown */
+	uint32_t line;		     /* of bci, 0 unknown */
+};
+
+/*
+ * The method at Method* `method`, checked against the VM's metadata (a
+ * pointer that is not a Method gives no name, never another's): its
+ * ConstMethod's pool is its holder's, its name a Utf8 entry of that pool,
+ * the Symbols' lengths bounded. bci < 0: no line wanted. 0 with *out,
+ * -EINVAL (not a method), or read's error.
+ */
+int hotspot__method(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+		    uint64_t method, int32_t bci, struct hotspot_method *out);
+
+/*
+ * An interpreted frame of frame pointer fp: its Method* and bytecode
+ * pointer from the frame's fixed slots (l->fp_method, l->fp_bcp); the
+ * bcp must point into that method's bytecodes (a native method's is 0),
+ * which ties the Method to the frame. with_line: the line of the bcp (a
+ * caller's bcp is saved at its call; the sampled frame's may be older).
+ * 0 with *out, -ENOENT (no interpreter layout), -EINVAL, read's error.
+ */
+int hotspot__interp_frame(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+			  uint64_t fp, bool with_line, struct hotspot_method *out);
+
+/* A compiled frame's Java frames at a pc of its nmethod, innermost first
+ * (methods inlined into it, then its own). */
+#define HOTSPOT_SCOPES_MAX 8u
+#define HOTSPOT_PCDESC_MAX (1u << 20)
+
+struct hotspot_scope {
+	uint64_t method; /* Method* */
+	int32_t bci;	 /* < 0: none (its entry) */
+};
+
+/*
+ * The scopes of the nmethod at blob (code from code_begin) at pc: the
+ * PcDesc of pc (exact: the one at pc, a return address; else the first
+ * at or after it, as the VM's pc_desc_near), then its scope chain from
+ * the scopes data (DebugInfoReadStream: sender offset, metadata index of
+ * the Method, bci + InvocationEntryBci; each sender before its scope in
+ * the data, so the chain ends), at most HOTSPOT_SCOPES_MAX. The
+ * outermost must be the nmethod's own Method. The number of scopes, or
+ * -ENOENT (no layout or no PcDesc), -EINVAL, read's error.
+ */
+int hotspot__scopes(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+		    uint64_t blob, uint64_t code_begin, uint64_t pc, bool exact,
+		    struct hotspot_scope *out);
+
+/*
+ * The line of bci in a compressed line-number table (HotSpot's
+ * CompressedLineNumberReadStream: (bci, line) pairs as deltas, a byte
+ * (bci_delta << 3 | line_delta) or 0xff and two signed UNSIGNED5 ints,
+ * 0 the end) of at most len bytes: the pair at bci, else the nearest
+ * before it, as Method::line_from_bci. 0 with *line, -ENOENT (no pair at
+ * or before bci), -EINVAL (the table runs past len or is damaged).
+ */
+int hotspot__line_of(const uint8_t *table, size_t len, uint32_t bci, uint32_t *line);
+
+/* One of the VM's compressed (UNSIGNED5) ints of t[*pos..len), *pos
+ * past it: 0, or -EINVAL (it runs past len). */
+int hotspot__read_u5(const uint8_t *t, size_t len, size_t *pos, uint32_t *v);
 
 #endif

@@ -58,6 +58,7 @@ struct jitmap_hit {
 	uint32_t seq;
 	const char *file;
 	uint32_t line;
+	const char *inl; /* frames inlined here (perfmap__add_src()), or NULL */
 };
 
 struct jitmap_stats {
@@ -109,6 +110,13 @@ int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
  * -EINVAL (offline, a bad name), -ENOMEM. */
 int jitmaps__add_live(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *name,
 		      uint64_t t, struct jitmap_hit *hit);
+/* The same with the source file and line the VM gives the frame (line 0:
+ * none; file NULL or its name) and the frames inlined at it (NULL or
+ * perfmap__add_src()'s lines), kept with the entry (a hit's file, line,
+ * inl). */
+int jitmaps__add_live_src(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *name,
+			  const char *file, uint32_t line, const char *inl, uint64_t t,
+			  struct jitmap_hit *hit);
 
 void jitmaps__stats(const struct jitmaps *j, struct jitmap_stats *out);
 

@@ -63,6 +63,9 @@ struct perfmap_hit {
 	const char *name;
 	uint64_t start, end; /* [start, end) */
 	uint32_t seq;
+	const char *file; /* perfmap__add_src()'s source, else NULL and 0 */
+	uint32_t line;
+	const char *inl;  /* perfmap__add_src()'s inlined frames, else NULL */
 };
 
 /*
@@ -86,6 +89,12 @@ void perfmap__set_time(struct perfmap *m, uint64_t t);
  */
 int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *name,
 		 size_t len);
+/* The same with the code's source file (NUL-terminated, copied; NULL:
+ * none) and line (0: none), and the frames inlined there (inl: lines of
+ * "name\tfile\tline\n", outermost first; copied; NULL: none): a VM's own
+ * name for it (jitmaps__add_live_src). */
+int perfmap__add_src(struct perfmap *m, uint64_t start, uint64_t size, const char *name,
+		     size_t len, const char *file, uint32_t line, const char *inl);
 
 /*
  * A bound on what m's entries may cost, in bytes (0: none; about what

@@ -43,10 +43,15 @@
  *    type `type`: 0, -ENOENT (not the runtime's type), -EINVAL, -ENOMEM.
  *  - frame_name(): live, close to the sample, the name of a JIT frame no
  *    JIT map names, from the VM's own objects (V8's JSFunction slot of
- *    the frame): 0 with the name in buf, -ESRCH when the process is not
- *    the runtime's, another error when the frame cannot be named (it
+ *    the frame): 0 with the name in buf (its source in f->file, f->line
+ *    and the frames inlined at it in f->inl, when known), -ESRCH when
+ *    the process is not the runtime's, another error when the frame cannot be named (it
  *    stays anonymous: never a guessed name). stacks/ keeps the name as a
- *    JIT entry of pc, so record writes it and report names it.
+ *    JIT entry of pc, so record writes it and report names it (its
+ *    source and inlined frames live only: a capture's JIT records carry
+ *    names). With
+ *    frame_sources, it is asked for callers' frames a sized JIT entry
+ *    names as well (their lines), first.
  *
  * Per run (an interpreter's session, made by session/pipeline.c; fed by
  * session/report_sink.c live and in record, cli/cmd_report.c offline),
@@ -119,6 +124,15 @@ struct runtime_frame {
 	uint64_t (*frame_fp)(void *walk, size_t index);
 	void *walk;
 	size_t index;
+	/* out, optional: the frame's source file (file[0..file_size), "" on
+	 * entry) and line (0 on entry) where the VM says */
+	char *file;
+	size_t file_size;
+	uint32_t *line;
+	/* out, optional: the frames inlined at it (inl[0..inl_size), "" on
+	 * entry): lines of "name\tfile\tline\n", outermost first */
+	char *inl;
+	size_t inl_size;
 };
 
 /* What stacks/ lends a runtime for the process being walked. */
@@ -180,6 +194,9 @@ struct runtime_ops {
 
 	int (*frame_name)(void *state, const struct runtime_proc *p,
 			  const struct runtime_frame *f, char *buf, size_t size);
+	/* frame_name() is asked for a caller's frame a JIT entry names too:
+	 * it gives the frame's source line there (-ENOENT: the entry's name) */
+	bool frame_sources;
 };
 
 /* on_capture_record()'s types: the capture's runtime records (capfile.h) */

@@ -240,10 +240,11 @@ struct unwind_ops;
 void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struct unwind_ops *ops,
 		    size_t n, int stop);
 /* A runtime's name for JIT frame f of the current process (runtime.h
- * frame_name()): 0 with buf, -ESRCH (no runtime's), another error. */
+ * frame_name()): 0 with buf, -ESRCH (no runtime's), another error.
+ * sources_only: only the runtimes whose frame_sources is set. */
 struct runtime_frame;
 int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, char *buf,
-			      size_t size);
+			      size_t size, bool sources_only);
 /* A Go section of e that is a signal handler's (SFPROF_GOS_SIGNAL): the
  * interrupted goroutine's stack as ops' second snapshot (stacks_go.c). */
 void stacks_go_alt(struct stacks *s, const struct sfprof_event *e, struct unwind_ops *ops);

@@ -246,8 +246,12 @@ static uint64_t walk_fp(void *ctx, size_t idx)
 }
 
 /* Live: a runtime's name for frame i, read from its VM now (close to the
- * sample), kept as a JIT entry: its seq, or 0. */
-static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_t t)
+ * sample), kept as a JIT entry: its seq, or 0. sources_only: the name of
+ * the JIT entry naming it (its line wanted), asked only of the runtimes
+ * that give frames' source lines (frame_sources), whose name must be the
+ * same (a perf map's spelling wins). */
+static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_t t,
+			     const char *sources_only)
 {
 	struct stacks *s = w->s;
 	const struct sfprof_event *ev = w->ev;
@@ -261,18 +265,32 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 		.walk = w,
 		.index = i,
 	};
-	char name[2048];
+	char name[2048], file[256] = "", inl[1024] = "";
+	uint32_t line = 0;
 	struct jitmap_hit hit;
 	uint64_t t0 = util__now_ns();
-	int rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name));
+	int rc;
+
+	rf.file = file;
+	rf.file_size = sizeof(file);
+	rf.line = &line;
+	rf.inl = inl;
+	rf.inl_size = sizeof(inl);
+	rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name), sources_only != NULL);
+	if (!rc && sources_only && (!line || strcmp(name, sources_only)))
+		rc = -ENOENT;
 
 	t0 = util__now_ns() - t0;
-	if (rc == -ESRCH)
+	if (rc == -ESRCH || (sources_only && rc))
 		return 0;
 	s->st.rt_ns += t0;
 	if (t0 > s->st.rt_ns_max)
 		s->st.rt_ns_max = t0; /* (a process's first: its binary read) */
-	if (rc || jitmaps__add_live(s->jit, proc__pid(s->cur), look, name, t, &hit)) {
+	file[sizeof(file) - 1] = 0;
+	inl[sizeof(inl) - 1] = 0;
+	if (rc || jitmaps__add_live_src(s->jit, proc__pid(s->cur), look, name,
+					file[0] ? file : NULL, line, inl[0] ? inl : NULL, t,
+					&hit)) {
 		s->st.rt_unnamed++;
 		return 0;
 	}
@@ -300,6 +318,7 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 		uint64_t look = (f->flags & UNWIND_FRAME_CALLER) ? f->pc - 1 : f->pc;
 		struct jitmap_hit hit;
 		struct pc_entry *e;
+		bool live, sized;
 		int rc;
 
 		if (!any && !jit_candidate(s, i, n, stop))
@@ -312,22 +331,25 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 		    stacks_runtime_jit_name(s, look) < 0)
 			continue;
 		rc = jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit);
-		/* a JIT map's entry (perf map, jitdump) names the frame; else,
-		 * live, the runtime reads it from the VM (its own entries are
-		 * one byte long) */
-		if (!rc && hit.end - hit.start > 1) {
+		live = (s->opts.perf_maps || s->opts.jit_record) && !s->jit_borrowed &&
+		       !s->opts.no_vm_names && n <= STACKS_MAX_DEPTH;
+		/* a JIT map's entry (perf map, jitdump) names the frame (a
+		 * caller's with its line first where a runtime gives frames'
+		 * sources); else, live, the runtime reads it from the VM (its
+		 * own entries are one byte long) */
+		sized = !rc && hit.end - hit.start > 1;
+		if (sized && !(live && (f->flags & UNWIND_FRAME_CALLER) && hit.line == 0)) {
 			f->pad = hit.seq;
 			continue;
 		}
-		if ((s->opts.perf_maps || s->opts.jit_record) && !s->jit_borrowed &&
-		    !s->opts.no_vm_names && n <= STACKS_MAX_DEPTH) {
+		if (live) {
 			/* one walk of the frame pointers per stack, at its first ask */
 			if (!w) {
 				if (!(w = malloc(sizeof(*w))))
 					break;
 				*w = (struct fp_walk){ .s = s, .ev = ev, .ops = ops, .n = n };
 			}
-			f->pad = runtime_name(w, i, look, t);
+			f->pad = runtime_name(w, i, look, t, sized ? hit.name : NULL);
 			if (f->pad)
 				continue;
 		}

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -137,9 +138,67 @@ static int function_name(struct stacks *s, uint64_t pc, const struct sym_result 
 	return n > 0 && (size_t)n < size;
 }
 
+/*
+ * The frames a VM inlined at a JIT frame's pc (jitmap_hit.inl: lines of
+ * "name\tfile\tline\n", outermost first), each a frame of its own at the
+ * same pc (one pprof Location, a Line each), into out[0..room): how many,
+ * 0 when they do not all fit or a line is not one, or -ENOMEM.
+ */
+static int jit_inlined(struct stacks *s, const struct pc_entry *e, uint64_t look,
+		       const char *inl, uint32_t *out, size_t room)
+{
+	size_t k = 0, n = 0;
+
+	for (const char *p = inl; *p; p++)
+		n += *p == '\n';
+	if (!n || n > room)
+		return 0;
+	for (const char *p = inl; *p && k < n;) {
+		const char *t1 = strchr(p, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		const char *nl = t2 ? strchr(t2 + 1, '\n') : NULL;
+		char name[512], file[256];
+		unsigned long line;
+		char *end;
+		int64_t id;
+
+		if (!nl || (size_t)(t1 - p) >= sizeof(name) || t1 == p ||
+		    (size_t)(t2 - t1 - 1) >= sizeof(file) || memchr(p, '\n', (size_t)(t2 - p)))
+			return 0;
+		memcpy(name, p, (size_t)(t1 - p));
+		name[t1 - p] = 0;
+		memcpy(file, t1 + 1, (size_t)(t2 - t1 - 1));
+		file[t2 - t1 - 1] = 0;
+		line = strtoul(t2 + 1, &end, 10);
+		if (end != nl || line > UINT32_MAX)
+			return 0;
+		struct profile_frame pf = {
+			.name = name,
+			.dso = e->sym.dso_path,
+			.build_id = e->sym.build_id,
+			.rel_addr = e->sym.dso_path ? e->sym.rel_addr : look,
+			.kind = PROFILE_FRAME_USER,
+			.file = file[0] ? file : NULL,
+			.line = (uint32_t)line,
+			.pid = s->cur ? proc__pid(s->cur) : 0,
+			.addr = look,
+			.map_start = e->sym.map_start,
+			.map_end = e->sym.map_end,
+			.map_offset = e->sym.map_offset,
+			.map_exec = (uint32_t)e->sym.is_exec,
+		};
+		id = profile__frame_id(s->prof, &pf);
+		if (id < 0)
+			return -ENOMEM;
+		out[k++] = (uint32_t)id;
+		p = nl + 1;
+	}
+	return (int)k;
+}
+
 int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32_t jit_seq,
 		     uint32_t *out, size_t room)
 {
+	const char *jit_inl = NULL;
 	size_t np = 0;
 
 	if (!s->opts.no_inline && !(e->have & HAVE_LINES)) {
@@ -186,6 +245,7 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 				pf.name = hit.name;
 				pf.file = hit.file;
 				pf.line = hit.line;
+				jit_inl = s->opts.no_inline ? NULL : hit.inl;
 			}
 			jit = true;
 			s->jit_missed |= !pf.name;
@@ -209,6 +269,14 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 			e->have |= HAVE_FID;
 	}
 	out[np++] = e->fid;
+	/* methods a VM inlined at a JIT frame's pc (its own entry's) */
+	if (jit_inl) {
+		int k = jit_inlined(s, e, look, jit_inl, out + np, room - np);
+
+		if (k < 0)
+			return k;
+		np += (size_t)k;
+	}
 	/* inlined functions at this PC, outermost first, when they fit */
 	if ((e->have & HAVE_LINES) && e->nlv > 1 && e->nlv <= room) {
 		for (size_t k = e->nlv - 1; k-- > 0;) {

@@ -61,7 +61,7 @@ int stacks_runtime_row(struct stacks *s, uint64_t pc, struct sframe_row *row)
 }
 
 int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, char *buf,
-			      size_t size)
+			      size_t size, bool sources_only)
 {
 	struct runtime_proc p = rt_proc(s);
 	int rc = -ESRCH;
@@ -70,7 +70,8 @@ int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, c
 		const struct runtime_ops *ops = runtime__get(i);
 		void *st;
 
-		if (ops->frame_name && (st = rt_state(s, i, ops)))
+		if (ops->frame_name && (!sources_only || ops->frame_sources) &&
+		    (st = rt_state(s, i, ops)))
 			rc = ops->frame_name(st, &p, f, buf, size);
 	}
 	return rc;

@@ -172,4 +172,191 @@ TEST(hotspot_should_refuse_bad_tables)
 	CHECK_INT(hotspot__layout(&(struct hotspot_syms){ 0 }, read_img, NULL, &l), -EFAULT);
 }
 
+TEST(hotspot_should_read_the_interpreter_frame_layout_from_the_int_constants)
+{
+	struct hotspot_syms sy;
+	struct hotspot_layout l;
+
+	if (load("interpreter"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	CHECK(l.has_interp);
+	CHECK(l.has_lines);
+	CHECK_INT(l.fp_method, -24);
+	CHECK_INT(l.fp_bcp, -64);
+	CHECK_INT(l.cm_sizeof, 48);
+	/* a VM without its int constants: compiled frames only */
+	syms_of(&sy);
+	sy.ints = 0;
+	CHECK_INT(hotspot__layout(&sy, read_img, NULL, &l), 0);
+	CHECK(!l.has_interp);
+	/* another frame layout than x86-64's: no interpreted names */
+	img[0x2800 + 16 * 3 + 8] = 0xfd; /* last_sp -3 */
+	CHECK_INT(layout(&l), 0);
+	CHECK(!l.has_interp);
+}
+
+static uint64_t img_fp(void)
+{
+	uint64_t fp;
+
+	memcpy(&fp, img + 120, 8);
+	return fp;
+}
+
+TEST(hotspot_should_name_an_interpreted_frame_and_its_line)
+{
+	struct hotspot_layout l;
+	struct hotspot_method m;
+
+	if (load("interpreter"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), 0);
+	CHECK_MSG(!strcmp(m.name, "java.lang.Demo.run"), "name %.100s", m.name);
+	CHECK_MSG(!strcmp(m.file, "Demo.java"), "file %.100s", m.file);
+	CHECK_INT(m.line, 12); /* bci 5 */
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), false, &m), 0);
+	CHECK_INT(m.line, 0);
+	/* bci 8: the pair before it (5, 12); bci 9: its own (9, 40) */
+	img[img_fp() - img_base - 64] += 3;
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), 0);
+	CHECK_INT(m.line, 12);
+	img[img_fp() - img_base - 64] += 1;
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), 0);
+	CHECK_INT(m.line, 40);
+	/* a method without a line-number table: named, no line */
+	img[0x511c] = 0;
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), 0);
+	CHECK_INT(m.line, 0);
+	CHECK_MSG(!strcmp(m.name, "java.lang.Demo.run"), "name %.100s", m.name);
+}
+
+TEST(hotspot_should_not_name_a_frame_whose_method_does_not_check_out)
+{
+	struct hotspot_layout l;
+	struct hotspot_method m;
+	uint64_t fp, v;
+
+	if (load("interpreter"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	fp = img_fp() - img_base;
+	/* a bcp past the method's bytecodes: a stale slot, not this method's */
+	v = img_base + 0x5130 + 16;
+	memcpy(img + fp - 64, &v, 8);
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), -EINVAL);
+	v = img_base + 0x5130 + 15;
+	memcpy(img + fp - 64, &v, 8);
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), 0);
+	/* a Method* that is its ConstMethod (another metadata object) */
+	v = img_base + 0x5100;
+	memcpy(img + fp - 24, &v, 8);
+	CHECK(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m) != 0);
+	CHECK_MSG(!m.name[0], "name %.100s", m.name);
+	v = img_base + 0x5000;
+	memcpy(img + fp - 24, &v, 8);
+	/* the name's pool entry tagged other than Utf8 */
+	img[0x5700 + 4 + 2] = 7;
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), -EINVAL);
+	img[0x5700 + 4 + 2] = 1;
+	/* a tag array of another length than the pool's */
+	img[0x5700] = 5;
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), -EINVAL);
+	img[0x5700] = 4;
+	/* a ConstMethod size its code does not fit in */
+	img[0x5118] = 2;
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), -EINVAL);
+	img[0x5118] = 16;
+	/* an unaligned or unmapped fp */
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp() + 4, true, &m), -EINVAL);
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, 1ull << 40, true, &m), -EFAULT);
+	CHECK_INT(hotspot__interp_frame(&l, read_img, NULL, img_fp(), true, &m), 0);
+}
+
+TEST(hotspot_should_read_a_compiled_frames_scopes_at_its_pc)
+{
+	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+	struct hotspot_layout l;
+	struct hotspot_method m;
+	uint64_t blob = img_base + 0x8010, code = img_base + 0x8100;
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	CHECK(l.has_scopes);
+	/* a return address with a PcDesc: the inlined method, then its own */
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x100, true, sc), 2);
+	CHECK_U64(sc[0].method, img_base + 0x5a00);
+	CHECK_INT(sc[0].bci, 9);
+	CHECK_U64(sc[1].method, img_base + 0x5000);
+	CHECK_INT(sc[1].bci, 5);
+	CHECK_INT(hotspot__method(&l, read_img, NULL, sc[1].method, sc[1].bci, &m), 0);
+	CHECK_MSG(!strcmp(m.name, "java.lang.Demo.run"), "name %.100s", m.name);
+	CHECK_INT(m.line, 12);
+	/* its own scope only; none at an address without a PcDesc, exact;
+	 * the next one's, near */
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x200, true, sc), 1);
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x101, true, sc), -ENOENT);
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x101, false, sc), 1);
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, code + 0x201, false, sc), -ENOENT);
+}
+
+TEST(hotspot_should_refuse_scopes_that_do_not_check_out)
+{
+	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+	struct hotspot_layout l;
+	uint64_t blob = img_base + 0x8010, code = img_base + 0x8100, pc = code + 0x100;
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	/* a sender at or after its scope: a loop */
+	img[0x8074] = 4;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x8074] = 1;
+	/* a metadata index past the table */
+	img[0x8075] = 5;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x8075] = 2;
+	/* the outermost scope not the nmethod's own method */
+	img[0x8072] = 2;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x8072] = 1;
+	/* a scope offset past the scopes data; PcDescs ending before they start */
+	img[0x80a4] = 0x40;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x80a4] = 4;
+	img[0x8010 + 52] = 0x70;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), -EINVAL);
+	img[0x8010 + 52] = 0xb0;
+	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), 2);
+}
+
+TEST(hotspot_should_decode_a_compressed_line_number_table)
+{
+	/* (0, 10), (5, 12), (9, 40), end; and a 2-byte int */
+	static const uint8_t t[] = { 0xff, 0x00, 20, (5 << 3) | 2, 0xff, 8, 56, 0 };
+	/* (0, 1000): zigzag 2000, UNSIGNED5 208 + 28 * 64 */
+	static const uint8_t big[] = { 0xff, 0x00, 0xd0, 0x1c, 0 };
+	uint32_t line;
+
+	CHECK_INT(hotspot__line_of(t, sizeof(t), 0, &line), 0);
+	CHECK_INT(line, 10);
+	CHECK_INT(hotspot__line_of(t, sizeof(t), 7, &line), 0);
+	CHECK_INT(line, 12);
+	CHECK_INT(hotspot__line_of(t, sizeof(t), 200, &line), 0);
+	CHECK_INT(line, 40);
+	CHECK_INT(hotspot__line_of(big, sizeof(big), 0, &line), 0);
+	CHECK_INT(line, 1000);
+	/* no end within the bytes; a multi-byte int cut off */
+	CHECK_INT(hotspot__line_of(t, sizeof(t) - 1, 200, &line), -EINVAL);
+	CHECK_INT(hotspot__line_of(big, 3, 0, &line), -EINVAL);
+	/* an empty table; a bci before the first pair */
+	CHECK_INT(hotspot__line_of(t + 7, 1, 0, &line), -ENOENT);
+	CHECK_INT(hotspot__line_of((const uint8_t[]){ 5 << 3 | 1, 0 }, 2, 2, &line), -ENOENT);
+	/* a negative bci on the way: damaged */
+	CHECK_INT(hotspot__line_of((const uint8_t[]){ 0xff, 3, 2, 0 }, 4, 2, &line), -EINVAL);
+}
+
 TEST_MAIN()

@@ -242,3 +242,32 @@ TEST(perfmap_in_root_should_resolve_a_planted_absolute_symlink_inside_the_root)
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	CHECK(!system(p));
 }
+
+TEST(perfmap_add_src_should_keep_a_copy_of_the_source_and_inlined_frames_with_the_entry)
+{
+	struct perfmap *m = perfmap__new();
+	struct perfmap_hit h;
+	char file[] = "HsChain.java", big[PERFMAP_LINE_MAX + 2];
+
+	CHECK(m != NULL);
+	char inl[] = "HsChain.inner\tHsChain.java\t7\n";
+
+	CHECK_INT(perfmap__add_src(m, 0x1000, 1, "HsChain.main", 12, file, 46, inl), 0);
+	inl[0] = 'X';
+	CHECK_INT(perfmap__add(m, 0x2000, 16, "plain", 5), 0);
+	file[0] = 'X'; /* (copied) */
+	CHECK_INT(perfmap__lookup_at(m, 0x1000, UINT64_MAX, &h), 0);
+	CHECK_STR(h.name, "HsChain.main");
+	CHECK_STR(h.file, "HsChain.java");
+	CHECK_INT(h.line, 46);
+	CHECK_STR(h.inl, "HsChain.inner\tHsChain.java\t7\n");
+	CHECK_INT(perfmap__lookup_at(m, 0x2004, UINT64_MAX, &h), 0);
+	CHECK(h.file == NULL && h.line == 0 && h.inl == NULL);
+	/* a source file longer than a line: refused */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	CHECK_INT(perfmap__add_src(m, 0x3000, 1, "x", 1, big, 1, NULL), -EINVAL);
+	CHECK_INT(perfmap__add_src(m, 0x3000, 1, "x", 1, NULL, 0, big), -EINVAL);
+	CHECK_INT(perfmap__nr(m), 2);
+	perfmap__free(m);
+}

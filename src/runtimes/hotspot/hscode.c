@@ -3,7 +3,7 @@
  * The HotSpot code holding a PC, and its name (hotspot.h): CodeCache's
  * heaps, the segment map of the heap that holds it walked back to its
  * block, the CodeBlob after the block's header; an nmethod named from its
- * Method's constant pool. Every pointer comes from the target and is
+ * Method (hsmethod.c). Every pointer comes from the target and is
  * checked before use: a PC this cannot follow gets no name, never
  * another's.
  */
@@ -62,64 +62,20 @@ static int block_of(hotspot_read_fn read, void *ctx, uint64_t segmap, uint64_t *
 	return -EINVAL;
 }
 
-/* A Symbol's bytes appended to out (len so far *n), a class's as Java
- * prints it (its '/' as '.', a hidden class's '+' as '/'), a byte below
- * ' ' (never in a class or method name) refused. */
-static int symbol_append(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
-			 uint64_t sym, bool klass, char *out, size_t *n)
-{
-	uint16_t len;
-	int err;
-
-	if ((err = read(ctx, sym + l->sym_length, &len, sizeof(len))))
-		return err;
-	if (!len || *n + len >= HOTSPOT_NAME_MAX)
-		return -EINVAL;
-	if ((err = read(ctx, sym + l->sym_body, out + *n, len)))
-		return err;
-	for (size_t i = *n; i < *n + len; i++) {
-		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
-			return -EINVAL;
-		if (klass && out[i] == '/')
-			out[i] = '.';
-		else if (klass && out[i] == '+')
-			out[i] = '/';
-	}
-	*n += len;
-	out[*n] = 0;
-	return 0;
-}
-
-/* An nmethod's `pkg.Class.method`. */
+/* An nmethod's `pkg.Class.method` (hsmethod.c). */
 static int method_name(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
 		       uint64_t blob, char *out)
 {
-	uint64_t method, cm, cp, holder, ksym, msym;
-	uint16_t idx;
-	int32_t cp_len;
-	size_t n = 0;
+	struct hotspot_method m;
+	uint64_t method;
 	int err;
 
 	if ((err = rdptr(read, ctx, blob + l->nm_method, &method)) ||
-	    (err = rdptr(read, ctx, method + l->m_const, &cm)) ||
-	    (err = rdptr(read, ctx, cm + l->cm_constants, &cp)) ||
-	    (err = read(ctx, cm + l->cm_name_index, &idx, sizeof(idx))) ||
-	    (err = read(ctx, cp + l->cp_length, &cp_len, sizeof(cp_len))) ||
-	    (err = rdptr(read, ctx, cp + l->cp_holder, &holder)) ||
-	    (err = rdptr(read, ctx, holder + l->k_name, &ksym)))
+	    (err = hotspot__method(l, read, ctx, method, -1, &m)))
 		return err;
-	if (!idx || cp_len <= 0 || idx >= cp_len)
-		return -EINVAL;
-	/* (a Symbol* entry of the pool, tagged in its low bits in old JDKs) */
-	if ((err = rd64(read, ctx, cp + l->cp_size + (uint64_t)idx * 8, &msym)))
-		return err;
-	msym &= ~7ull;
-	if (!msym || msym >= (1ull << 56))
-		return -EINVAL;
-	if ((err = symbol_append(l, read, ctx, ksym, true, out, &n)))
-		return err;
-	out[n++] = '.';
-	return symbol_append(l, read, ctx, msym, false, out, &n);
+	_Static_assert(sizeof(m.name) == HOTSPOT_NAME_MAX, "the same bound");
+	memcpy(out, m.name, sizeof(m.name));
+	return 0;
 }
 
 /* The heap holding pc: its bounds, segment map, segment size. */
@@ -182,6 +138,7 @@ int hotspot__code(const struct hotspot_layout *l, hotspot_read_fn read, void *ct
 	if (!used)
 		return -ENOENT;
 	blob = block + l->heapblock_size;
+	out->blob = blob;
 	if ((err = rd64(read, ctx, blob + l->cb_code_begin, &out->start)) ||
 	    (err = rd64(read, ctx, blob + l->cb_code_end, &out->end)) ||
 	    (err = read(ctx, blob + l->cb_frame_size, &frame, sizeof(frame))) ||

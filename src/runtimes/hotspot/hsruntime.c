@@ -71,8 +71,20 @@ struct hs_jvm {
 	unsigned recent_next;
 };
 
+/* Record: the interpreted frames named in the stack being named (see
+ * hs_frame_name()). */
+#define HS_STACK_NAMED 64
+
 struct hs_state_all {
 	struct hs_proc procs[HS_PROCS];
+	struct {
+		const void *walk, *stack;
+		uint64_t stack_lo;
+		size_t index, n;
+		struct {
+			uint64_t pc, hash;
+		} named[HS_STACK_NAMED];
+	} cur;
 };
 
 static int hs_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -111,10 +123,17 @@ static const struct {
 	S("gHotSpotVMTypeEntryTypeNameOffset", t_type),
 	S("gHotSpotVMTypeEntrySizeOffset", t_size),
 	S("gHotSpotVMTypeEntryArrayStride", t_stride),
+	/* (the int constants: for interpreted frames, not required) */
+	S("gHotSpotVMIntConstants", ints),
+	S("gHotSpotVMIntConstantEntryNameOffset", i_name),
+	S("gHotSpotVMIntConstantEntryValueOffset", i_value),
+	S("gHotSpotVMIntConstantEntryArrayStride", i_stride),
 #undef S
 };
 
 #define NR_HS_NAMES (sizeof(hs_names) / sizeof(hs_names[0]))
+#define NR_HS_REQUIRED 11u /* hs_names[0..11): required */
+#define HS_INTS_MASK (((1u << NR_HS_NAMES) - 1) & ~((1u << NR_HS_REQUIRED) - 1))
 
 static int sym_cb(void *ctx, const struct elfread_sym *sym)
 {
@@ -182,8 +201,10 @@ static int load_syms(struct hs_jvm *hp)
 	if (!rc)
 		rc = elfread__for_each_symbol(e, SHT_DYNSYM, sym_cb, &c);
 	elfread__free(e);
-	if (rc || c.found != (1u << NR_HS_NAMES) - 1)
+	if (rc || (c.found & ((1u << NR_HS_REQUIRED) - 1)) != (1u << NR_HS_REQUIRED) - 1)
 		return -ENOENT;
+	if ((c.found & HS_INTS_MASK) != HS_INTS_MASK)
+		hp->syms.ints = 0; /* (no interpreted frames) */
 	hp->have_syms = true;
 	return 0;
 }
@@ -286,7 +307,9 @@ static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
 		return 0;
 	c = hs_code(hp, pc, true);
-	if (!c || c->kind == HOTSPOT_STUB)
+	/* (an interpreted frame is named by its Method, frame_name(), when
+	 * the VM gives its layout: the interpreter's code is every method's) */
+	if (!c || c->kind == HOTSPOT_STUB || (c->kind == HOTSPOT_INTERPRETER && hp->l.has_interp))
 		return 0;
 	/* (the same code named the same: its entry is there already) */
 	h = name_hash(c->name);
@@ -333,6 +356,162 @@ static int hs_proc_row(void *state, const struct runtime_proc *p, uint64_t pc,
 	return 0;
 }
 
+/* hs_read() served from the sample's stack snapshot where it holds the
+ * bytes (the frame's slots as they were when sampled: the thread has
+ * moved on since), else from the process. */
+struct frame_read {
+	uint32_t pid;
+	const struct runtime_frame *f;
+};
+
+static int frame_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct frame_read *r = ctx;
+	const struct runtime_frame *f = r->f;
+
+	if (addr >= f->stack_lo && addr - f->stack_lo <= f->stack_len &&
+	    len <= f->stack_len - (addr - f->stack_lo)) {
+		memcpy(buf, f->stack + (addr - f->stack_lo), len);
+		return 0;
+	}
+	return hs_read((void *)&r->pid, addr, buf, len);
+}
+
+/*
+ * A capture names a frame by its PC (the newest entry there), and the
+ * interpreter's return PCs are shared: every caller of an invoke of one
+ * length and result type returns to the same one. So in record, a frame
+ * at a PC an earlier frame of the same stack was named at with another
+ * name is "[interpreter]": the newest entry there, it names both frames
+ * in report, where either method's name would be wrong for the other.
+ */
+static bool stack_conflict(struct hs_state_all *st, const struct runtime_frame *f,
+			   const char *name)
+{
+	uint64_t h = name_hash(name);
+
+	if (st->cur.walk != f->walk || st->cur.stack != f->stack ||
+	    st->cur.stack_lo != f->stack_lo || f->index <= st->cur.index || !st->cur.n) {
+		st->cur.walk = f->walk;
+		st->cur.stack = f->stack;
+		st->cur.stack_lo = f->stack_lo;
+		st->cur.n = 0;
+	}
+	st->cur.index = f->index;
+	for (size_t i = 0; i < st->cur.n; i++)
+		if (st->cur.named[i].pc == f->pc && st->cur.named[i].hash != h) {
+			h = 0; /* (the pc's later frames too: hash 0 is no name's) */
+			break;
+		}
+	/* (past HS_STACK_NAMED frames, any is taken as a conflict) */
+	if (st->cur.n >= HS_STACK_NAMED)
+		return true;
+	st->cur.named[st->cur.n++] = (typeof(st->cur.named[0])){ f->pc, h };
+	return !h;
+}
+
+/* The methods inlined at a compiled caller's call, sc[0..n-1) (innermost
+ * first), into f->inl outermost first; none when one does not read (a
+ * chain with a hole would put a method under one it is not called from). */
+static void inlined_frames(struct hs_jvm *hp, const struct runtime_frame *f,
+			   const struct hotspot_scope *sc, int n)
+{
+	struct hotspot_method mi;
+	size_t used = 0;
+
+	if (!f->inl || f->inl_size < 2)
+		return;
+	for (int k = n - 2; k >= 0; k--) {
+		int w;
+
+		if (hotspot__method(&hp->l, hs_read, &hp->pid, sc[k].method, sc[k].bci, &mi))
+			break;
+		w = snprintf(f->inl + used, f->inl_size - used, "%s\t%s\t%u\n", mi.name, mi.file,
+			     mi.line);
+		if (w <= 0 || (size_t)w >= f->inl_size - used)
+			break;
+		used += (size_t)w;
+		if (!k)
+			return; /* all of them */
+	}
+	f->inl[0] = 0;
+}
+
+/* A compiled caller's frame: its nmethod's own method at the call (the
+ * outermost scope of the PcDesc at its return address) with its line, and
+ * the methods inlined there; -ENOENT where that does not read (its name
+ * is the nmethod's entry). */
+static int nmethod_frame(struct hs_jvm *hp, const struct runtime_frame *f,
+			 const struct hotspot_code *c, struct hotspot_method *m)
+{
+	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+	int n;
+
+	if (f->leaf || !hp->l.has_scopes)
+		return -ENOENT;
+	n = hotspot__scopes(&hp->l, hs_read, &hp->pid, c->blob, c->start, f->pc + 1, true, sc);
+	if (n <= 0 || hotspot__method(&hp->l, hs_read, &hp->pid, sc[n - 1].method,
+				      sc[n - 1].bci, m) ||
+	    !m->line || !m->file[0] || strcmp(m->name, c->name))
+		return -ENOENT;
+	if (n > 1)
+		inlined_frames(hp, f, sc, n);
+	return 0;
+}
+
+/*
+ * A frame's name where a JIT entry's is not enough. A compiled caller's:
+ * its method and line at the call (nmethod_frame()). An interpreted
+ * frame's: its Method* and bcp from the frame's fixed slots below its
+ * frame pointer (hotspot__interp_frame() ties them together). One that
+ * does not check out is the generic "[interpreter]",
+ * never a guess. The sampled frame may be in a method's entry, its frame
+ * not built yet and rbp still its caller's: then it reads as its caller
+ * (whose frame the walk steps over from there), as a native prologue
+ * does; a leaf's bcp slot is the one saved at its last call, not where
+ * it runs now, so a leaf gets no line.
+ */
+static int hs_frame_name(void *state, const struct runtime_proc *p,
+			 const struct runtime_frame *f, char *buf, size_t size)
+{
+	const struct hotspot_code *c;
+	struct hotspot_method m;
+	struct frame_read r;
+	struct hs_jvm *hp;
+	uint64_t fp;
+	int n;
+
+	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
+		return -ESRCH;
+	if (!(c = hs_code(hp, f->pc, false)))
+		return -ENOENT;
+	if (c->kind == HOTSPOT_NMETHOD) {
+		if (!(c = hs_code(hp, f->pc, true)) || nmethod_frame(hp, f, c, &m))
+			return -ENOENT;
+		n = snprintf(buf, size, "%s", m.name);
+	} else if (c->kind == HOTSPOT_INTERPRETER && hp->l.has_interp) {
+		fp = f->frame_fp(f->walk, f->index);
+		r = (struct frame_read){ hp->pid, f };
+		if (!fp || hotspot__interp_frame(&hp->l, frame_read, &r, fp, !f->leaf, &m) ||
+		    (p->write && stack_conflict(state, f, m.name))) {
+			memset(&m, 0, sizeof(m));
+			n = snprintf(buf, size, "[interpreter]");
+		} else {
+			n = snprintf(buf, size, "%s", m.name);
+		}
+	} else {
+		return -ENOENT;
+	}
+	if (n <= 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	/* (its class's source file and the line of its call, a caller's) */
+	if (m.line && m.file[0] && f->line && f->file && f->file_size > strlen(m.file)) {
+		memcpy(f->file, m.file, strlen(m.file) + 1);
+		*f->line = m.line;
+	}
+	return 0;
+}
+
 static bool hs_is_proc(void *state, const struct runtime_proc *p)
 {
 	return p->proc && hs_proc_of(state, p->proc);
@@ -345,4 +524,6 @@ const struct runtime_ops hotspot_runtime_ops = {
 	.jit_name = hs_jit_name,
 	.proc_row = hs_proc_row,
 	.is_proc = hs_is_proc,
+	.frame_name = hs_frame_name,
+	.frame_sources = true,
 };

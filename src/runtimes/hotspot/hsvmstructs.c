@@ -22,12 +22,14 @@ struct want {
 	const char *type, *alt, *field;
 	bool is_static;
 	size_t at;
+	bool optional; /* for interpreted frames and lines only */
 };
 
-#define F(t, a, f, dst) { t, a, f, false, offsetof(struct hotspot_layout, dst) }
+#define F(t, a, f, dst) { t, a, f, false, offsetof(struct hotspot_layout, dst), false }
+#define O(t, a, f, dst) { t, a, f, false, offsetof(struct hotspot_layout, dst), true }
 
 static const struct want wants[] = {
-	{ "CodeCache", NULL, "_heaps", true, offsetof(struct hotspot_layout, heaps) },
+	{ "CodeCache", NULL, "_heaps", true, offsetof(struct hotspot_layout, heaps), false },
 	F("GrowableArrayBase", "GenericGrowableArray", "_len", ga_len),
 	F("GrowableArray<int>", NULL, "_data", ga_data),
 	F("CodeHeap", NULL, "_memory", heap_memory),
@@ -51,14 +53,36 @@ static const struct want wants[] = {
 	F("Klass", NULL, "_name", k_name),
 	F("Symbol", NULL, "_length", sym_length),
 	F("Symbol", NULL, "_body", sym_body),
+	O("Method", NULL, "_access_flags", m_access),
+	O("ConstMethod", NULL, "_constMethod_size", cm_size),
+	O("ConstMethod", NULL, "_flags", cm_flags),
+	O("ConstMethod", NULL, "_code_size", cm_code_size),
+	O("ConstantPool", NULL, "_tags", cp_tags),
+	O("ConstantPool", NULL, "_source_file_name_index", cp_source),
+	O("Array<int>", NULL, "_length", arr_len),
+	O("Array<u1>", NULL, "_data", arr_data),
+	/* (compiled frames' scopes) */
+	O("CompiledMethod", "nmethod", "_scopes_data_begin", cm_scopes_begin),
+	O("nmethod", NULL, "_scopes_pcs_offset", nm_pcs),
+	O("nmethod", NULL, "_dependencies_offset", nm_deps),
+	O("nmethod", NULL, "_metadata_offset", nm_metadata),
+	O("PcDesc", NULL, "_pc_offset", pcd_pc),
+	O("PcDesc", NULL, "_scope_decode_offset", pcd_scope),
 };
+
+#define OPT_FIRST 24 /* wants[OPT_FIRST..]: optional */
+#define SCOPE_FIRST 32 /* wants[SCOPE_FIRST..]: the scopes' */
+_Static_assert(sizeof(wants) / sizeof(wants[0]) <= 64, "found is a 64-bit mask");
+
 
 #define NR_WANTS (sizeof(wants) / sizeof(wants[0]))
 
 /* Sizes: the type, where it goes. */
 static const struct want sizes[] = {
-	{ "HeapBlock", NULL, NULL, false, offsetof(struct hotspot_layout, heapblock_size) },
-	{ "ConstantPool", NULL, NULL, false, offsetof(struct hotspot_layout, cp_size) },
+	{ "HeapBlock", NULL, NULL, false, offsetof(struct hotspot_layout, heapblock_size), false },
+	{ "ConstantPool", NULL, NULL, false, offsetof(struct hotspot_layout, cp_size), false },
+	{ "ConstMethod", NULL, NULL, false, offsetof(struct hotspot_layout, cm_sizeof), true },
+	{ "PcDesc", NULL, NULL, false, offsetof(struct hotspot_layout, pcd_size), true },
 };
 
 #define NR_SIZES (sizeof(sizes) / sizeof(sizes[0]))
@@ -222,22 +246,112 @@ static int scan_types(const struct hotspot_syms *s, hotspot_read_fn read, void *
 	return -EINVAL;
 }
 
+/* The integer constants: name, where it goes. */
+static const struct {
+	const char *name;
+	size_t at;
+} ints[] = {
+	{ "JVM_CONSTANT_Utf8", offsetof(struct hotspot_layout, tag_utf8) },
+	{ "ConstMethod::_has_linenumber_table", offsetof(struct hotspot_layout, has_lnt) },
+	{ "frame::interpreter_frame_sender_sp_offset", offsetof(struct hotspot_layout, fp_method) },
+	{ "frame::interpreter_frame_last_sp_offset", offsetof(struct hotspot_layout, fp_bcp) },
+	{ "InvocationEntryBci", offsetof(struct hotspot_layout, entry_bci) },
+};
+
+#define NR_INTS (sizeof(ints) / sizeof(ints[0]))
+
+static int scan_ints(const struct hotspot_syms *s, hotspot_read_fn read, void *ctx,
+		     struct hotspot_layout *out, uint64_t *found)
+{
+	const uint64_t vars[] = { s->i_name, s->i_value, s->i_stride };
+	uint64_t off[2], stride, table;
+	uint8_t e[STRIDE_MAX];
+	char name[TNAME_MAX];
+	int err;
+
+	if (!s->ints)
+		return -ENOENT;
+	if ((err = read_layout(read, ctx, vars, off, 2, &stride)) ||
+	    (err = read_u64(read, ctx, s->ints, &table)))
+		return err;
+	for (uint64_t i = 0; i < HOTSPOT_MAX_ENTRIES; i++) {
+		uint64_t np;
+
+		if (table + (i + 1) * stride < table)
+			return -EINVAL;
+		if ((err = read(ctx, table + i * stride, e, stride)))
+			return err;
+		np = field_at(e, off[0]);
+		if (!np)
+			return 0;
+		if (read_str(read, ctx, np, name))
+			continue;
+		for (size_t w = 0; w < NR_INTS; w++)
+			if (!(*found & (1ull << w)) && !strcmp(name, ints[w].name)) {
+				int32_t v;
+
+				memcpy(&v, e + off[1], sizeof(v));
+				memcpy((uint8_t *)out + ints[w].at, &v, sizeof(v));
+				*found |= 1ull << w;
+			}
+	}
+	return -EINVAL;
+}
+
+/*
+ * Interpreted frames: x86-64's fixed interpreter frame (frame_x86.hpp)
+ * below the saved fp, one word each: sender sp, last sp, Method*, mirror,
+ * mdp, cache, locals, bcp. The VM exports the first two slots' offsets;
+ * the Method's is the next, the bcp's five after it. A VM whose first two
+ * are not where x86-64's are (another layout) gets no interpreted names.
+ */
+static void interp_layout(struct hotspot_layout *l, uint64_t got_opt, uint64_t got_ints,
+			  bool have_cm)
+{
+	const uint64_t want = (1ull << (SCOPE_FIRST - OPT_FIRST)) - 1;
+	int32_t sender = l->fp_method, last = l->fp_bcp;
+
+	l->fp_method = l->fp_bcp = 0;
+	if ((got_opt & want) != want || !have_cm ||
+	    (got_ints & 15) != 15 || sender != -1 || last != -2 ||
+	    l->tag_utf8 <= 0 || l->cm_sizeof < 8)
+		return;
+	l->fp_method = (last - 1) * 8;
+	l->fp_bcp = (last - 6) * 8;
+	l->has_interp = true;
+	/* (a flag bit, of a 16- or 32-bit field) */
+	l->has_lines = l->has_lnt > 0 && l->has_lnt <= 0xffff &&
+		       !(l->has_lnt & (l->has_lnt - 1));
+}
+
 int hotspot__layout(const struct hotspot_syms *syms, hotspot_read_fn read, void *ctx,
 		    struct hotspot_layout *out)
 {
-	uint64_t got = 0, gsizes = 0;
+	uint64_t got = 0, gsizes = 0, gints = 0;
+	const uint64_t req = (1ull << OPT_FIRST) - 1;
 	int err;
 
+	_Static_assert(NR_SIZES == 4, "sizes: two required, ConstMethod's, PcDesc's optional");
+	_Static_assert(NR_INTS == 5, "ints: four for the interpreter, one for scopes");
 	memset(out, 0, sizeof(*out));
 	if ((err = scan_structs(syms, read, ctx, out, &got)))
 		return err;
-	if (got != (1ull << NR_WANTS) - 1)
+	if ((got & req) != req)
 		return -ENOENT;
 	if ((err = scan_types(syms, read, ctx, out, &gsizes)))
 		return err;
-	if (gsizes != (1ull << NR_SIZES) - 1)
+	if ((gsizes & 3) != 3)
 		return -ENOENT;
 	if (out->heapblock_size < 8 || out->cp_size < 8)
 		return -EINVAL;
+	/* (a VM without its int constants: compiled frames only) */
+	if (scan_ints(syms, read, ctx, out, &gints))
+		gints = 0;
+	interp_layout(out, got >> OPT_FIRST, gints, (gsizes & 4) != 0);
+	/* scopes: with the methods' lines (a frame's line is the point) */
+	out->has_scopes = out->has_lines && (got >> SCOPE_FIRST) == (1ull << (NR_WANTS - SCOPE_FIRST)) - 1 &&
+			  (gsizes & 8) && (gints & 16) && out->entry_bci == -1 &&
+			  out->pcd_size >= 8 && out->pcd_size <= 64 &&
+			  out->pcd_pc <= out->pcd_size - 4 && out->pcd_scope <= out->pcd_size - 4;
 	return 0;
 }

@@ -331,7 +331,12 @@ static void hit_set(struct jit_proc *jp, uint64_t pc, const struct perfmap_hit *
 	hit->start = ph->start;
 	hit->end = ph->end;
 	hit->seq = ph->seq;
+	hit->inl = ph->inl;
 	hit_line(jp, pc, hit);
+	if (!hit->line && ph->line) { /* (a VM's own source position) */
+		hit->file = ph->file;
+		hit->line = ph->line;
+	}
 }
 
 static int hit_of(struct jit_proc *jp, uint64_t pc, uint64_t t, struct jitmap_hit *hit)
@@ -408,6 +413,13 @@ void jitmaps__set_time(struct jitmaps *j, uint64_t t)
 int jitmaps__add_live(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *name,
 		      uint64_t t, struct jitmap_hit *hit)
 {
+	return jitmaps__add_live_src(j, pid, pc, name, NULL, 0, NULL, t, hit);
+}
+
+int jitmaps__add_live_src(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *name,
+			  const char *file, uint32_t line, const char *inl, uint64_t t,
+			  struct jitmap_hit *hit)
+{
 	struct jit_proc *jp;
 	uint64_t before;
 	int err;
@@ -417,15 +429,18 @@ int jitmaps__add_live(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *
 	if (!(jp = proc_get(j, pid, true)))
 		return -ENOMEM;
 	jp->used = ++j->clock;
-	/* the newest entry there has that name already: it */
+	/* the newest entry there has that name (and source) already: it */
 	if (!hit_of(jp, pc, UINT64_MAX, hit) && hit->start == pc && hit->end == pc + 1 &&
-	    !strcmp(hit->name, name))
+	    !strcmp(hit->name, name) && hit->line == line &&
+	    (!line || !strcmp(hit->file ? hit->file : "", file ? file : "")) &&
+	    !strcmp(hit->inl ? hit->inl : "", inl ? inl : ""))
 		return 0;
 	perfmap__set_time(jp->map, t);
 	/* a VM's names count against the JIT caps as a perf map's do */
 	bound_set(j, jp);
 	before = perfmap__bytes(jp->map);
-	err = perfmap__add(jp->map, pc, 1, name, strlen(name));
+	err = perfmap__add_src(jp->map, pc, 1, name, strlen(name), line ? file : NULL, line,
+			       inl && inl[0] ? inl : NULL);
 	bound_charge(j, jp, before);
 	if (err)
 		return err;

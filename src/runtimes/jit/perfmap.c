@@ -24,6 +24,9 @@ struct pm_entry {
 	uint64_t start, end; /* [start, end) */
 	uint64_t t;	     /* valid from (perfmap__set_time()) */
 	const char *name;
+	const char *file;    /* (perfmap__add_src(): its source, else NULL) */
+	uint32_t line;
+	const char *inl;     /* (perfmap__add_src(): its inlined frames, else NULL) */
 };
 
 struct perfmap {
@@ -170,12 +173,22 @@ static int parse_line(struct perfmap *m, const char *s, size_t len)
 int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *name,
 		 size_t len)
 {
-	const char *copy;
+	return perfmap__add_src(m, start, size, name, len, NULL, 0, NULL);
+}
+
+int perfmap__add_src(struct perfmap *m, uint64_t start, uint64_t size, const char *name,
+		     size_t len, const char *file, uint32_t line, const char *inl)
+{
+	const char *copy, *fcopy = NULL, *icopy = NULL;
+	size_t flen = file ? strnlen(file, PERFMAP_LINE_MAX + 1) : 0;
+	size_t ilen = inl ? strnlen(inl, PERFMAP_LINE_MAX + 1) : 0;
+	uint64_t cost = entry_cost(len) + (flen ? entry_cost(flen) : 0) +
+			(ilen ? entry_cost(ilen) : 0);
 
 	if (!size || start + size < start || !len || len > PERFMAP_LINE_MAX ||
-	    memchr(name, 0, len))
+	    memchr(name, 0, len) || flen > PERFMAP_LINE_MAX || ilen > PERFMAP_LINE_MAX)
 		return -EINVAL;
-	if (m->limit && m->bytes + entry_cost(len) > m->limit) {
+	if (m->limit && m->bytes + cost > m->limit) {
 		m->dropped++; /* a bound, not an error: counted (--stats) */
 		return 0;
 	}
@@ -183,11 +196,13 @@ int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *n
 	    util__grow((void **)&m->e, &m->cap, m->nr + 1, sizeof(*m->e)))
 		return -ENOMEM;
 	copy = name_copy(m, name, len);
-	if (!copy)
+	if (!copy || (flen && !(fcopy = name_copy(m, file, flen))) ||
+	    (ilen && !(icopy = name_copy(m, inl, ilen))))
 		return -ENOMEM;
-	m->e[m->nr++] = (struct pm_entry){ .start = start, .end = start + size,
-					   .t = m->t, .name = copy };
-	m->bytes += entry_cost(len);
+	m->e[m->nr++] = (struct pm_entry){ .start = start, .end = start + size, .t = m->t,
+					   .name = copy, .file = fcopy, .line = line,
+					   .inl = icopy };
+	m->bytes += cost;
 	return 0;
 }
 
@@ -306,6 +321,9 @@ static void hit_fill(const struct perfmap *m, uint32_t i, struct perfmap_hit *hi
 	hit->start = e->start;
 	hit->end = e->end;
 	hit->seq = i + 1;
+	hit->file = e->file;
+	hit->line = e->line;
+	hit->inl = e->inl;
 }
 
 int perfmap__lookup_at(struct perfmap *m, uint64_t addr, uint64_t t, struct perfmap_hit *hit)
