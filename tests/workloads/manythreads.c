@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * Many runnable threads at once, each spinning in one known function:
- *   manythreads [NTHREADS [SECONDS]]    (defaults 2000, 20)
+ *   manythreads [NTHREADS [SECONDS [stdin]]]    (defaults 2000, 20)
  * The threads are created blocked (so that creating 2000 of them is not
- * itself slowed by the ones already spinning) and released together;
- * then every one of them spins in many_spin_leaf() until SECONDS after the
- * release, and the process exits. Prints "pid PID" at the start and
- * "running N" once all N threads exist, just before they are released
+ * itself slowed by the ones already spinning) and released together, at
+ * once or, with "stdin", when a line can be read from stdin; then every
+ * one of them spins in many_spin_leaf() until SECONDS after the release,
+ * and the process exits. Prints "pid PID" at the start, "ready N" once
+ * all N threads exist, and "running N" just before they are released
  * (printed after, it could wait seconds for the CPU the spinners take).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "workload.h"
@@ -46,6 +48,8 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 2000;
 	double secs = argc > 2 ? atof(argv[2]) : 20;
+	int wait_stdin = argc > 3 && !strcmp(argv[3], "stdin");
+	char line[16];
 	pthread_attr_t attr;
 	pthread_t *t;
 
@@ -61,6 +65,10 @@ int main(int argc, char **argv)
 			perror("manythreads: pthread_create");
 			return 1;
 		}
+	printf("ready %d\n", n);
+	fflush(stdout);
+	if (wait_stdin && !fgets(line, sizeof(line), stdin))
+		return 1;
 	printf("running %d\n", n);
 	fflush(stdout);
 	pthread_mutex_lock(&lock);
