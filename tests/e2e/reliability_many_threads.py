@@ -157,6 +157,30 @@ def command(d):
     c.done()
 
 
+def priorities(d):
+    """sfprof runs SCHED_RR (root may), its COMMAND at the caller's policy
+    and nice; a caller that lowered itself (nice 3) or --no-realtime keeps
+    the caller's priority for sfprof too."""
+    c = Checker("reliability_many_threads_command_keeps_caller_priority")
+    probe = ["sh", "-c", "chrt -p $$; nice"]
+    out = os.path.join(d, "prio.folded")
+    runs = ((["chrt", "-o", "0"], [], "rr"),
+            (["chrt", "-o", "0", "nice", "-n", "3"], [], "kept"),
+            (["chrt", "-o", "0"], ["--no-realtime"], "kept"))
+    for pre, extra, want in runs:
+        r = subprocess.run(pre + [SFPROF, "-d", "0.3", "--stats", "--quiet", "-o", out] + extra +
+                           ["--"] + probe, capture_output=True, text=True, timeout=60)
+        sched = [l.split(": ", 1)[1] for l in r.stderr.splitlines()
+                 if l.startswith("capture_sched: ")]
+        words = r.stdout.split()
+        nice = "3" if "nice" in pre else "0"
+        c.check(r.returncode == 0, "%s: sfprof exited %d" % (pre + extra, r.returncode))
+        c.check(sched == [want], "%s: capture_sched %s, not %s" % (pre + extra, sched, want))
+        c.check("SCHED_OTHER" in words and words[-1:] == [nice],
+                "%s: COMMAND ran %r, not SCHED_OTHER at nice %s" % (pre + extra, r.stdout, nice))
+    c.done()
+
+
 def main():
     name = "reliability_many_threads"
     if not privileged(name):
@@ -172,6 +196,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         attached(d)
         command(d)
+        priorities(d)
 
 
 if __name__ == "__main__":
