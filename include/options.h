@@ -97,6 +97,8 @@ struct sfprof_opts {
 	int all;			/* -a: every process but sfprof */
 	const char *cgroup;		/* --cgroup DIR: a cgroup v2 directory, NULL = none */
 	int no_inherit;			/* --no-inherit: descendants are not followed */
+	int no_realtime;		/* --no-realtime: the capture keeps the caller's
+					   scheduling (src/cli/sched_int.h) */
 	char **command;			/* after "--": argv of COMMAND, NULL-terminated */
 	int command_argc;
 	const char *input;		/* report: the capture FILE */

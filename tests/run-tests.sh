@@ -59,6 +59,10 @@ alone() { # script name -> 0 if it must run alone
 	# need the CPU to themselves to produce the load, and they would starve
 	# a neighbour's timing checks.
 	capture_losses.py|capture_storm.py|offcpu_storm.py) return 0;;
+	# 2000 runnable threads in the runner's session (one autogroup): a
+	# neighbour's every process gets a 2000th of the CPU while they spin,
+	# and its timing checks fail.
+	reliability_many_threads.py) return 0;;
 	# The page cache's folio sizes: a neighbour's memory use decides
 	# whether 2 MiB folios can be had.
 	capture_pagecache.py) return 0;;

@@ -22,6 +22,7 @@
 #include "progress.h"
 #include "report.h"
 #include "run_int.h"
+#include "sched_int.h"
 #include "util.h"
 
 _Static_assert((int)SFPROF_SEL_CPU == (int)CAPTURE_CPU &&
@@ -30,6 +31,8 @@ _Static_assert((int)SFPROF_SEL_CPU == (int)CAPTURE_CPU &&
 	       "-e selections are capture kinds");
 
 static volatile sig_atomic_t stop_requested;
+/* live and record: the run's priority, and the caller's (sched_int.h) */
+static struct run_sched run_sched = { .how = RUN_SCHED_KEPT };
 
 static void on_stop_signal(int sig)
 {
@@ -184,6 +187,8 @@ static int child_spawn(char **argv, struct child *ch)
 			_exit(127);
 		if (ch->group && setpgid(0, 0) != 0)
 			_exit(127);
+		/* COMMAND runs at its caller's priority, not sfprof's */
+		run_sched__restore(&run_sched);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* sfprof gave up */
 		execvp(argv[0], argv);
@@ -237,7 +242,8 @@ static void group_guard(struct child *ch)
 		ssize_t n;
 
 		/* hold nothing of sfprof's: not the child's pipes, not the
-		 * output a caller waits to see closed */
+		 * output a caller waits to see closed. (It keeps sfprof's
+		 * priority, asleep: when sfprof dies, it acts at once.) */
 		close(p[1]);
 		close(ch->go_fd);
 		close(ch->err_fd);
@@ -483,8 +489,10 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 	ret = sink->finish(sink->ctx, o, &st);
 	if (ret && ret != REPORT_E_REPORTED)
 		fprintf(stderr, "sfprof: writing the output: %s\n", strerror(-ret));
-	if (o->stats)
+	if (o->stats) {
 		capture_stats__print(&st, stderr);
+		fprintf(stderr, "capture_sched: %s\n", run_sched__name(&run_sched));
+	}
 	status = (why < 0 || ret) ? 1 : 0;
 	/* -- COMMAND: its exit status, as time(1) gives it, once the profile
 	 * is safe; a COMMAND still running when -d or a signal ends the run
@@ -684,6 +692,9 @@ static int parse_and_run(enum sfprof_subcmd cmd, int argc, char **argv)
 		return SFPROF_EXIT_USAGE;
 	if (o.help)
 		return 0;
+	/* before the checks: a target's runnable threads would starve them */
+	if (!o.no_realtime)
+		run_sched__raise(&run_sched);
 	/* the target first: a failed start leaves no file, not even a probe */
 	if ((status = preflight(&o)))
 		return status;

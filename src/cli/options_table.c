@@ -513,6 +513,10 @@ const struct sfprof_optdef sfprof_optdefs[] = {
 	  FLAG(no_buildid_cache) },
 	{ "stats", 0, NULL, OPT_CAPTURING | OPT_REPORT, 0, OPTG_OTHER,
 	  "print counters on stderr at the end (name: value)", "off", NULL, FLAG(stats) },
+	{ "no-realtime", 0, NULL, OPT_CAPTURING, 0, OPTG_OTHER,
+	  "run at the caller's CPU priority, not at\nSCHED_RR 1 (else nice -20), which a "
+	  "target's\nrunnable threads cannot starve", "off", NULL,
+	  FLAG(no_realtime) },
 	{ "quiet", 0, NULL, OPT_CAPTURING, 0, OPTG_OTHER,
 	  "no progress line (one is shown on a terminal)\nand no end-of-run summary", "off", NULL,
 	  FLAG(quiet) },
