@@ -492,14 +492,17 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 {
 	__u32 want = cfg.stack_size, span = 0, at_top = 0;
 	__u64 flags = BPF_RB_NO_WAKEUP;
-	struct py_buf *py = py_walk(h, kind);
+	/* one word read tells which runtime maps know the process: most
+	 * processes run none, and ask no hash */
+	__u32 rt = rt_bits(h->pid);
+	struct py_buf *py = py_walk(h, kind, rt);
 	struct go_ctx go;
 	int on_g0 = 0;
 
 	if (!py) /* a thread runs CPython, CRuby or PHP: one section */
-		py = rb_walk(h, kind);
+		py = rb_walk(h, kind, rt);
 	if (!py)
-		py = php_walk(h, kind);
+		py = php_walk(h, kind, rt);
 
 	if (want > SFPROF_STACK_MAX)
 		want = SFPROF_STACK_MAX;
@@ -514,7 +517,7 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 	/* Go's g0: the goroutine behind the switch, in the direct path's
 	 * record only (the scratch slot has no room for a second stack) */
 	if (!py && !cfg.force_scratch && have_direct_copy())
-		on_g0 = go_switched(h, &go);
+		on_g0 = go_switched(h, &go, rt);
 	if (!cfg.force_scratch && have_direct_copy())
 		emit_direct(h, span, at_top, flags, py, kind, on_g0 ? &go : NULL);
 	else
