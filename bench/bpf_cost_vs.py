@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""BPF cost of a shallow cpu sample, this build side by side with another
-(BASE: a build directory, e.g. of an older commit in a git worktree), the
-runs interleaved so both see the same machine load.
+"""BPF cost of a shallow cpu sample, this build side by side with others
+(BASE: build directories, e.g. of older commits in git worktrees), the
+runs interleaved so all see the same machine load.
 
 Per round and build (the order alternating between rounds):
   filtered: sfprof -F 999 -- sleep 2, ns per call of the cpu program for
@@ -10,11 +10,11 @@ Per round and build (the order alternating between rounds):
   shallow:  sfprof -F 999 --stack-size 16384 -- cpuwork-sframe 300 0, ns
             per target sample with the filtered calls subtracted
             (bench/libbench.py), and the bytes copied per sample
-Both builds run the same workload binary (this build's). Medians of the
-rounds; the ratio is this build's median over BASE's.
+All builds run the same workload binary (this build's). Medians of the
+rounds; the ratio is this build's median over each BASE's.
 
-  Usage: bench/bpf_cost_vs.py BASE_BUILD_DIR [ROUNDS] [-- EXTRA SFPROF ARGS]
-         (ROUNDS default 5)
+  Usage: bench/bpf_cost_vs.py [-n ROUNDS] BASE_BUILD_DIR... [-- EXTRA SFPROF ARGS]
+         (ROUNDS default 5; BUILD=DIR for this build; no BASE: SKIP)
 """
 import os
 import statistics
@@ -39,17 +39,21 @@ def main():
     if "--" in argv:
         extra = argv[argv.index("--") + 1:]
         argv = argv[:argv.index("--")]
+    rounds = 5
+    if len(argv) > 1 and argv[0] == "-n":
+        rounds = int(argv[1])
+        argv = argv[2:]
     if not argv:
-        sys.exit(__doc__)
-    base = os.path.join(os.path.abspath(argv[0]), "sfprof")
-    rounds = int(argv[1]) if len(argv) > 1 else 5
+        print("bpf_cost_vs: SKIP: no BASE build given")
+        return 0
     if not need_root("bpf_cost_vs"):
         return 0
-    builds = (("this", SFPROF), ("base", base))
+    builds = [("this", SFPROF)] + [("base%d" % i, os.path.join(os.path.abspath(d), "sfprof"))
+                                   for i, d in enumerate(argv)]
     res = {name: [] for name, _ in builds}
     with bpf_stats():
         for r in range(rounds):
-            order = builds if r % 2 == 0 else builds[::-1]
+            order = builds[r % len(builds):] + builds[:r % len(builds)]
             for name, binary in order:
                 f, c, b = measure(binary, extra)
                 res[name].append((f, c, b))
@@ -64,7 +68,8 @@ def main():
         print("| %s (%s) | %.2f us | %.0f ns | %.0f |" % (
             name, os.path.dirname(binary), med[name] / 1e3,
             statistics.median(x[0] for x in rows), statistics.median(x[2] for x in rows)))
-    print("(medians of %d rounds; this / base: %.2f)" % (rounds, med["this"] / med["base"]))
+    print("(medians of %d rounds; this / each base: %s)" % (rounds, ", ".join(
+        "%s %.2f" % (name, med["this"] / med[name]) for name, _ in builds[1:])))
     return 0
 
 

@@ -27,7 +27,7 @@
 #include "task.skel.h"
 
 #define RUNS_MAX 64
-#define LOG_SIZE (1 << 20)
+#define LOG_SIZE (1 << 26)
 
 static char log_buf[LOG_SIZE];
 
@@ -99,7 +99,7 @@ static int cmp_long(const void *a, const void *b)
 		bpf_object__for_each_program(pr, s->obj) {                          \
 			if (!bpf_program__autoload(pr))                             \
 				continue;                                           \
-			bpf_program__set_log_level(pr, 4);                          \
+			bpf_program__set_log_level(pr, getenv("LOG_LEVEL") ? atoi(getenv("LOG_LEVEL")) : 4);                        \
 			bpf_program__set_log_buf(pr, log_buf + i_ * (LOG_SIZE / 8),  \
 						 LOG_SIZE / 8);                     \
 			PROGS[i_++] = pr;                                           \
@@ -108,6 +108,8 @@ static int cmp_long(const void *a, const void *b)
 		t0 = now_ms();                                                      \
 		if (NAME##_bpf__load(s)) {                                          \
 			fprintf(stderr, "verifier_cost: loading %s failed\n", #NAME); \
+			if (getenv("SHOW_LOG"))                                     \
+				fputs(log_buf, stderr);                              \
 			NAME##_bpf__destroy(s);                                     \
 			return -1;                                                  \
 		}                                                                   \

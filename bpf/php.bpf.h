@@ -127,4 +127,10 @@ static __always_inline struct py_buf *php_walk(struct sfprof_event *h, __u32 kin
 	return b;
 }
 
+/* php_walk() for emit(), as sfprof_py_walk (python.bpf.h) */
+__noinline int sfprof_php_walk(struct sfprof_event *h, __u32 kind, __u32 rt)
+{
+	return h && php_walk(h, kind, rt) != NULL;
+}
+
 #endif

@@ -228,6 +228,17 @@ static __always_inline struct py_buf *py_walk(struct sfprof_event *h, __u32 kind
 	return b;
 }
 
+/*
+ * The runtime walks as global functions, called by emit(): 1 when the
+ * walk left a section in py_bufs[kind] (held until py_put()), else 0.
+ * Each is verified once per program with its arguments unknown; inlined,
+ * their exits multiplied the states the rest of emit() was checked in.
+ */
+__noinline int sfprof_py_walk(struct sfprof_event *h, __u32 kind, __u32 rt)
+{
+	return h && py_walk(h, kind, rt) != NULL;
+}
+
 static __always_inline __u32 py_section_size(const struct py_buf *b)
 {
 	__u32 n = b->nframes;

@@ -257,6 +257,12 @@ static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind
 	return b;
 }
 
+/* rb_walk() for emit(), as sfprof_py_walk (python.bpf.h) */
+__noinline int sfprof_rb_walk(struct sfprof_event *h, __u32 kind, __u32 rt)
+{
+	return h && rb_walk(h, kind, rt) != NULL;
+}
+
 /* where each thread's frames were last noted at a block (rb_note) */
 #define SFPROF_RB_NOTE_NS (50ull * 1000 * 1000)
 struct rb_noted_at {
