@@ -591,7 +591,9 @@ static __always_inline void emit(struct sfprof_event *h, __u32 kind)
 	if (defer_read(h, (__u32)defer >> 1, defer & 1))
 		return;
 #endif
-	/* no deferred read: the record goes as it is, with no stack */
+	/* no deferred read: the record goes as it is, with no stack (and
+	 * a runtime section only if the second walk gets one) */
+	h->flags &= ~SFPROF_EVF_PYTHON;
 	sfprof_emit(h, kind, 0);
 }
 
