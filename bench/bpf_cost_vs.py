@@ -13,14 +13,23 @@ Per round and build (the order alternating between rounds):
 All builds run the same workload binary (this build's). Medians of the
 rounds; the ratio is this build's median over each BASE's.
 
-  Usage: bench/bpf_cost_vs.py [-n ROUNDS] BASE_BUILD_DIR... [-- EXTRA SFPROF ARGS]
-         (ROUNDS default 5; BUILD=DIR for this build; no BASE: SKIP)
+--together: every build at the same time instead, so each round's load is
+the same for all (on a machine whose load swings within seconds, runs one
+after another differ by more than the builds do): per round one spinner
+(spin-sframe, main thread, shallow) and one `sleep`, and per build two
+sfprof -F 999 -d SECONDS, one with -p SPINNER (the samples), one with -p
+SLEEPER (the filtered calls, in the same seconds), all started together.
+
+  Usage: bench/bpf_cost_vs.py [-n ROUNDS] [--together [SECONDS]] BASE_BUILD_DIR...
+                              [-- EXTRA SFPROF ARGS]
+         (ROUNDS default 5, SECONDS 5; BUILD=DIR for this build; no BASE: SKIP)
 """
 import os
 import statistics
+import subprocess
 import sys
 
-from libbench import SFPROF, WL, bpf_stats, need_root, per_call, sfprof
+from libbench import SFPROF, WL, bpf_stats, need_root, per_call, sfprof, stats_of
 
 
 def measure(binary, extra):
@@ -33,6 +42,38 @@ def measure(binary, extra):
     return filt, cost, st["stack_bytes"] / max(1, st["events_cpu"])
 
 
+def measure_together(builds, extra, secs):
+    """One round of --together: {name: (filtered ns, sample ns, bytes)}."""
+    spin = subprocess.Popen([os.path.join(WL, "spin-sframe"), str(secs + 4)],
+                            stdout=subprocess.DEVNULL)
+    sleeper = subprocess.Popen(["sleep", str(secs + 4)])
+    runs = {}
+    for name, binary in builds:
+        for role, pid in (("spin", spin.pid), ("sleep", sleeper.pid)):
+            runs[name, role] = subprocess.Popen(
+                [binary, "--stats", "-o", "/dev/null", "-F", "999", "--stack-size", "16384",
+                 "-d", str(secs), "-p", str(pid)] + extra,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    st = {}
+    for key, p in runs.items():
+        err = p.stderr.read()
+        if p.wait() != 0:
+            sys.exit("sfprof failed: %s" % err[-400:])
+        st[key] = stats_of(err)
+    spin.kill()
+    sleeper.kill()
+    spin.wait()
+    sleeper.wait()
+    out = {}
+    for name, _ in builds:
+        filt = per_call(st[name, "sleep"], "cpu")
+        s = st[name, "spin"]
+        n = s["samples_seen"]
+        out[name] = (filt, (s["bpf_run_ns_cpu"] - filt * (s["bpf_run_cnt_cpu"] - n)) / max(1, n),
+                     s["stack_bytes"] / max(1, s["events_cpu"]))
+    return out
+
+
 def main():
     argv = sys.argv[1:]
     extra = []
@@ -40,9 +81,16 @@ def main():
         extra = argv[argv.index("--") + 1:]
         argv = argv[:argv.index("--")]
     rounds = 5
+    together = 0
     if len(argv) > 1 and argv[0] == "-n":
         rounds = int(argv[1])
         argv = argv[2:]
+    if argv and argv[0] == "--together":
+        together = 5
+        argv = argv[1:]
+        if argv and argv[0].isdigit():
+            together = int(argv[0])
+            argv = argv[1:]
     if not argv:
         print("bpf_cost_vs: SKIP: no BASE build given")
         return 0
@@ -52,7 +100,13 @@ def main():
                                    for i, d in enumerate(argv)]
     res = {name: [] for name, _ in builds}
     with bpf_stats():
-        for r in range(rounds):
+        for r in range(rounds if together else 0):
+            got = measure_together(builds, extra, together)
+            for name, _ in builds:
+                res[name].append(got[name])
+                print("round %d %s: filtered %.0f ns, shallow sample %.0f ns, %.0f bytes"
+                      % ((r, name) + got[name]), flush=True)
+        for r in range(0 if together else rounds):
             order = builds[r % len(builds):] + builds[:r % len(builds)]
             for name, binary in order:
                 f, c, b = measure(binary, extra)
@@ -68,7 +122,8 @@ def main():
         print("| %s (%s) | %.2f us | %.0f ns | %.0f |" % (
             name, os.path.dirname(binary), med[name] / 1e3,
             statistics.median(x[0] for x in rows), statistics.median(x[2] for x in rows)))
-    print("(medians of %d rounds; this / each base: %s)" % (rounds, ", ".join(
+    print("(medians of %d rounds%s; this / each base: %s)" % (
+        rounds, ", all builds together for %d s a round" % together if together else "", ", ".join(
         "%s %.2f" % (name, med["this"] / med[name]) for name, _ in builds[1:])))
     return 0
 
