@@ -31,9 +31,10 @@ def stats_of(text):
     return st
 
 
-def sfprof(args, cmd, err_tail=None):
-    """sfprof --stats -o /dev/null ARGS -- CMD; its stats, or exit on failure."""
-    r = subprocess.run([SFPROF, "--stats", "-o", "/dev/null"] + args + ["--"] + cmd,
+def sfprof(args, cmd, err_tail=None, binary=None):
+    """sfprof --stats -o /dev/null ARGS -- CMD; its stats, or exit on failure.
+    `binary`: another build's sfprof (a side-by-side run), default this one's."""
+    r = subprocess.run([binary or SFPROF, "--stats", "-o", "/dev/null"] + args + ["--"] + cmd,
                        capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         err = r.stderr if err_tail is None else r.stderr[-err_tail:]

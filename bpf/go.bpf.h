@@ -121,13 +121,13 @@ static __always_inline int go_signal(const struct sfprof_go_proc *p, const struc
 
 /* 1 with *c filled when h's thread is on g0 of a Go process sfprof knows,
  * with a current goroutine; else 0. */
-static __always_inline int go_switched(const struct sfprof_event *h, struct go_ctx *c)
+static __always_inline int go_switched(const struct sfprof_event *h, struct go_ctx *c, __u32 rt)
 {
 	struct sfprof_go_proc *p;
 	__u64 g = h->regs.r14, m, g0, curg, sched, hi;
 	__u32 tgid = h->pid;
 
-	if (h->flags & SFPROF_EVF_NO_USER_REGS)
+	if (!(rt & SFPROF_RT_GO) || (h->flags & SFPROF_EVF_NO_USER_REGS))
 		return 0;
 	p = bpf_map_lookup_elem(&go_procs, &tgid);
 	if (!p || !g || (g & 7))

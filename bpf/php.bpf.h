@@ -85,7 +85,7 @@ static long php_frame(__u64 i, void *data)
  * `kind`: the buffer (hold it until py_put()) when the thread runs PHP,
  * else NULL. Sets SFPROF_EVF_PYTHON in h when it returns one.
  */
-static __always_inline struct py_buf *php_walk(struct sfprof_event *h, __u32 kind)
+static __always_inline struct py_buf *php_walk(struct sfprof_event *h, __u32 kind, __u32 rt)
 {
 	__u32 tgid = h->pid;
 	const struct sfprof_php_proc *p;
@@ -93,7 +93,7 @@ static __always_inline struct py_buf *php_walk(struct sfprof_event *h, __u32 kin
 	struct py_buf *b;
 	__u64 ex = 0;
 
-	if (!cfg.php || (h->flags & SFPROF_EVF_NO_USER_REGS))
+	if (!cfg.php || !(rt & SFPROF_RT_PHP) || (h->flags & SFPROF_EVF_NO_USER_REGS))
 		return NULL;
 	p = bpf_map_lookup_elem(&php_procs, &tgid);
 	if (!p)
@@ -125,6 +125,12 @@ static __always_inline struct py_buf *php_walk(struct sfprof_event *h, __u32 kin
 		count(SFPROF_CNT_PHP_CUT, 1);
 	h->flags |= SFPROF_EVF_PYTHON;
 	return b;
+}
+
+/* php_walk() for emit(), as sfprof_py_walk (python.bpf.h) */
+__noinline int sfprof_php_walk(struct sfprof_event *h, __u32 kind, __u32 rt)
+{
+	return h && php_walk(h, kind, rt) != NULL;
 }
 
 #endif

@@ -45,21 +45,6 @@ struct {
 	__type(value, struct sfprof_py_proc);
 } py_procs SEC(".maps");
 
-/*
- * The same set as a bitmap by tgid (bit tgid % 64 of word tgid / 64):
- * every sample of every process asks whether it runs CPython, and an
- * array lookup (inlined by the verifier) answers in a few ns where the
- * hash lookup above cost ~0.5 us a sample on the loaded 2-core machine
- * (BENCHMARKS.md, BPF cost). User space sizes it to pid_max; a tgid past
- * it (pid_max raised during the run) asks the hash.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* resized by user space: pid_max / 64 */
-	__type(key, __u32);
-	__type(value, __u64);
-} py_tgids SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
@@ -189,20 +174,19 @@ static __always_inline __u64 py_tstate(const struct sfprof_py_proc *p, int *fail
  * Walk the current thread's Python frames into the buffer of program
  * kind `kind`: the buffer (hold it until py_put()) when the thread runs
  * Python, else NULL. Sets SFPROF_EVF_PYTHON in h when it returns one.
+ * `rt`: the process's runtime bits (rt_bits(), read once per event): no
+ * py_procs lookup for a process without SFPROF_RT_PYTHON.
  */
-static __always_inline struct py_buf *py_walk(struct sfprof_event *h, __u32 kind)
+static __always_inline struct py_buf *py_walk(struct sfprof_event *h, __u32 kind, __u32 rt)
 {
-	__u32 tgid = h->pid, word = tgid / 64;
+	__u32 tgid = h->pid;
 	const struct sfprof_py_proc *p;
 	struct py_walk w = {};
 	struct py_buf *b;
-	__u64 tstate, cf = 0, *bits;
+	__u64 tstate, cf = 0;
 	int failed = 0;
 
-	if (!cfg.python || (h->flags & SFPROF_EVF_NO_USER_REGS))
-		return NULL;
-	bits = bpf_map_lookup_elem(&py_tgids, &word);
-	if (bits && !(*bits & (1ull << (tgid & 63))))
+	if (!cfg.python || !(rt & SFPROF_RT_PYTHON) || (h->flags & SFPROF_EVF_NO_USER_REGS))
 		return NULL;
 	p = bpf_map_lookup_elem(&py_procs, &tgid);
 	if (!p)
@@ -242,6 +226,17 @@ static __always_inline struct py_buf *py_walk(struct sfprof_event *h, __u32 kind
 		count(SFPROF_CNT_PY_CUT, 1);
 	h->flags |= SFPROF_EVF_PYTHON;
 	return b;
+}
+
+/*
+ * The runtime walks as global functions, called by emit(): 1 when the
+ * walk left a section in py_bufs[kind] (held until py_put()), else 0.
+ * Each is verified once per program with its arguments unknown; inlined,
+ * their exits multiplied the states the rest of emit() was checked in.
+ */
+__noinline int sfprof_py_walk(struct sfprof_event *h, __u32 kind, __u32 rt)
+{
+	return h && py_walk(h, kind, rt) != NULL;
 }
 
 static __always_inline __u32 py_section_size(const struct py_buf *b)

@@ -284,12 +284,12 @@ static __always_inline struct py_buf *rb_walk_tgid(__u32 tgid, __u32 kind, int *
  * `kind`: the buffer (hold it until py_put()) when the thread runs Ruby,
  * else NULL. Sets SFPROF_EVF_PYTHON in h when it returns one.
  */
-static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind)
+static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind, __u32 rt)
 {
 	struct py_buf *b;
 	int failed = 0;
 
-	if (!cfg.ruby || (h->flags & SFPROF_EVF_NO_USER_REGS))
+	if (!cfg.ruby || !(rt & SFPROF_RT_RUBY) || (h->flags & SFPROF_EVF_NO_USER_REGS))
 		return NULL;
 	b = rb_walk_tgid(h->pid, kind, &failed);
 	if (!b) {
@@ -305,6 +305,12 @@ static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind
 		count(SFPROF_CNT_RB_CUT, 1);
 	h->flags |= SFPROF_EVF_PYTHON;
 	return b;
+}
+
+/* rb_walk() for emit(), as sfprof_py_walk (python.bpf.h) */
+__noinline int sfprof_rb_walk(struct sfprof_event *h, __u32 kind, __u32 rt)
+{
+	return h && rb_walk(h, kind, rt) != NULL;
 }
 
 /* where each thread's frames were last noted at a block (rb_note) */
@@ -338,7 +344,8 @@ static __always_inline void rb_note(__u32 tgid, __u32 tid)
 	struct py_buf *b;
 	int failed = 0;
 
-	if (!cfg.ruby || !(p = bpf_map_lookup_elem(&rb_procs, &tgid)))
+	if (!cfg.ruby || !(rt_bits(tgid) & SFPROF_RT_RUBY) ||
+	    !(p = bpf_map_lookup_elem(&rb_procs, &tgid)))
 		return;
 	ec = rb_ec(p, &failed);
 	if (!ec || bpf_probe_read_user(&cfp, sizeof(cfp), (void *)(ec + p->ec_cfp)) || !cfp)

@@ -172,6 +172,19 @@ static __always_inline __u32 frames_span(__u64 sp, __u32 want, __u32 *at_top)
 }
 
 /*
+ * frames_span() as a global function, for emit(): the span, bit 31 set
+ * when it ends at a frame top. Its result is one unknown value to the
+ * verifier: inlined, each of the tops (and none) gave the copy that
+ * follows a span of its own, one more state through the rest of emit().
+ */
+__noinline __u32 sfprof_frames_span(__u64 sp, __u32 want)
+{
+	__u32 at_top = 0, span = frames_span(sp, want, &at_top);
+
+	return span | (at_top ? 1u << 31 : 0);
+}
+
+/*
  * Whether a sample in the kernel has no user stack left to read: its
  * process is exiting (exit_group: the address space is being or has
  * been torn down) or exec'ing (past the point of no return the old
@@ -180,11 +193,14 @@ static __always_inline __u32 frames_span(__u64 sp, __u32 want, __u32 *at_top)
  * with a trace of each failure: exit_group and execve, 17 of 19); they
  * are samples of the kernel's work for that process, not lost stacks.
  */
-static __always_inline int user_stack_gone(const struct sfprof_event *h)
+__noinline int user_stack_gone(const struct sfprof_event *h)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__s64 nr = (__s64)h->regs.orig_ax;
+	__s64 nr;
 
+	if (!h)
+		return 0;
+	nr = (__s64)h->regs.orig_ax;
 	/* an off-CPU event is always taken in the kernel */
 	if (!(h->flags & SFPROF_EVF_KERNEL_MODE) && h->kind != SFPROF_EV_OFFCPU)
 		return 0;
@@ -192,9 +208,13 @@ static __always_inline int user_stack_gone(const struct sfprof_event *h)
 	       nr == 322 /* execveat */ || nr == 231 /* exit_group */ || nr == 60 /* exit */;
 }
 
-/* Stack flags, length and record size of a header whose copy is done. */
-static __always_inline void stack_done(struct sfprof_event *h, __u32 len, __u32 span, __u32 at_top)
+/* Stack flags, length and record size of a header whose copy is done.
+ * Global, as user_stack_gone() above: each of its branches was a state
+ * of its own through the rest of an inlined caller. */
+__noinline int stack_done(struct sfprof_event *h, __u32 len, __u32 span, __u32 at_top)
 {
+	if (!h)
+		return 0;
 	if (span) {
 		if (len == 0 && user_stack_gone(h)) {
 			h->flags |= SFPROF_EVF_USER_GONE;
@@ -210,6 +230,7 @@ static __always_inline void stack_done(struct sfprof_event *h, __u32 len, __u32 
 		len = SFPROF_STACK_MAX;
 	h->stack_len = len;
 	h->size = (SFPROF_EVENT_HDR_SIZE + len + 7) & ~7u;
+	return 0;
 }
 
 /* (behind page_chunk and the direct copy's kfunc, which it uses) */
@@ -369,8 +390,9 @@ static long dcopy_page(__u64 i, void *data)
 	return 0;
 }
 
-static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u32 at_top,
-					__u64 flags, struct py_buf *py, __u32 kind, struct go_ctx *go)
+static __always_inline int emit_direct(struct sfprof_event *h, __u32 span, __u32 at_top,
+				       __u64 flags, struct py_buf *py, __u32 kind, struct go_ctx *go,
+				       int may_defer)
 {
 	struct dcopy_state c = {
 		.sp = h->regs.sp,
@@ -388,7 +410,7 @@ static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u3
 	if (bpf_ringbuf_reserve_dynptr(&events, rsize, 0, &c.dp)) {
 		bpf_ringbuf_discard_dynptr(&c.dp, 0);
 		count(SFPROF_CNT_LOST_RINGBUF, 1);
-		return;
+		return 0;
 	}
 	if (span) {
 		/* the frame span is mapped and resident as a rule: one read;
@@ -397,15 +419,14 @@ static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u3
 			c.off = span;
 		else
 			bpf_loop(SFPROF_STACK_PAGES, dcopy_page, &c, 0);
-#ifdef SFPROF_DEFER_READS
-		/* nothing readable: an on- or off-CPU event's task reads it
-		 * itself (the two kinds a churning machine loses stacks of) */
-		if (!c.off && (kind == SFPROF_SLOT_CPU || kind == SFPROF_SLOT_OFFCPU) &&
-		    !user_stack_gone(h) && defer_read(h, span, at_top)) {
+		/* nothing readable: an on- or off-CPU event's task may read it
+		 * itself (the two kinds a churning machine loses stacks of);
+		 * the caller tries (emit()), this record goes */
+		if (may_defer && !c.off && (kind == SFPROF_SLOT_CPU || kind == SFPROF_SLOT_OFFCPU) &&
+		    !user_stack_gone(h)) {
 			bpf_ringbuf_discard_dynptr(&c.dp, 0);
-			return;
+			return (span << 1 | !!at_top) & 0x1ffff;
 		}
-#endif
 	}
 	stack_done(h, c.off, span, at_top);
 	/* the Python section right behind the stack bytes copied */
@@ -425,6 +446,7 @@ static __always_inline void emit_direct(struct sfprof_event *h, __u32 span, __u3
 	}
 	bpf_dynptr_write(&c.dp, 0, h, SFPROF_EVENT_HDR_SIZE, 0);
 	bpf_ringbuf_submit_dynptr(&c.dp, flags);
+	return 0;
 }
 
 /*
@@ -456,7 +478,8 @@ static __always_inline void emit_scratch(struct sfprof_event *h, __u32 span, __u
 					 __u64 flags, __u32 kind, struct py_buf *py)
 {
 	struct sfprof_scratch *s = slot_get(kind);
-	__u32 len = 0, off, pysize;
+	__u32 len = 0, pysize;
+	__u64 off; /* 64-bit: the bounds test and the access use one register */
 	__u64 size;
 
 	if (!s)
@@ -487,40 +510,91 @@ static __always_inline void emit_scratch(struct sfprof_event *h, __u32 span, __u
 	slot_put(s);
 }
 
-/* Sends the record whose header `h` (on the BPF stack) is filled in. */
-static __always_inline void emit(struct sfprof_event *h, __u32 kind)
+/* Sends the record whose header `h` (on the BPF stack) is filled in; or,
+ * when `may_defer` and nothing of the stack was readable, sends nothing
+ * and returns the span and top flag a deferred read needs (span << 1 |
+ * at_top, never 0). */
+static __always_inline int emit_record(struct sfprof_event *h, __u32 kind, int may_defer)
 {
+	int ret = 0;
 	__u32 want = cfg.stack_size, span = 0, at_top = 0;
 	__u64 flags = BPF_RB_NO_WAKEUP;
-	struct py_buf *py = py_walk(h, kind);
+	/* one word read tells which runtime maps know the process: most
+	 * processes run none, and ask no hash */
+	__u32 rt = rt_bits(h->pid);
+	struct py_buf *py = NULL;
 	struct go_ctx go;
 	int on_g0 = 0;
 
-	if (!py) /* a thread runs CPython, CRuby or PHP: one section */
-		py = rb_walk(h, kind);
-	if (!py)
-		py = php_walk(h, kind);
+	/* a thread runs CPython, CRuby or PHP: one section, walked by a
+	 * global function (verified once, not once per state of this body),
+	 * which leaves the section in py_bufs[kind], held */
+	if ((rt & (SFPROF_RT_PYTHON | SFPROF_RT_RUBY | SFPROF_RT_PHP)) &&
+	    !(h->flags & SFPROF_EVF_NO_USER_REGS) &&
+	    (sfprof_py_walk(h, kind, rt) || sfprof_rb_walk(h, kind, rt) ||
+	     sfprof_php_walk(h, kind, rt)))
+		py = bpf_map_lookup_elem(&py_bufs, &kind);
 
 	if (want > SFPROF_STACK_MAX)
 		want = SFPROF_STACK_MAX;
-	if (!(h->flags & SFPROF_EVF_NO_USER_REGS) && want)
-		span = frames_span(h->regs.sp, want, &at_top);
+	if (!(h->flags & SFPROF_EVF_NO_USER_REGS) && want) {
+		span = sfprof_frames_span(h->regs.sp, want);
+		at_top = span >> 31;
+		span &= 0x7fffffff;
+		if (span > want)
+			span = want;
+	}
 	/* no wakeup per record: the consumer drains on a timer (a wakeup per
 	 * futex event tripled its cost), and is woken only when half the
-	 * ring is pending */
-	if (cfg.wakeup_bytes &&
-	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= cfg.wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
+	 * ring is pending. Computed, not branched: one state for the
+	 * verifier either way (NO_WAKEUP 1, FORCE_WAKEUP 2). */
+	if (cfg.wakeup_bytes)
+		flags = BPF_RB_NO_WAKEUP +
+			(bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= cfg.wakeup_bytes);
 	/* Go's g0: the goroutine behind the switch, in the direct path's
 	 * record only (the scratch slot has no room for a second stack) */
 	if (!py && !cfg.force_scratch && have_direct_copy())
-		on_g0 = go_switched(h, &go);
+		on_g0 = go_switched(h, &go, rt);
 	if (!cfg.force_scratch && have_direct_copy())
-		emit_direct(h, span, at_top, flags, py, kind, on_g0 ? &go : NULL);
+		ret = emit_direct(h, span, at_top, flags, py, kind, on_g0 ? &go : NULL, may_defer);
 	else
 		emit_scratch(h, span, at_top, flags, kind, py);
 	if (py)
 		py_put(py);
+	return ret;
+}
+
+/*
+ * emit() as a global function: the verifier checks its body once per
+ * program, with h's contents and kind unknown, instead of once for every
+ * state its caller reaches the call in (each branch of the caller, user
+ * or kernel registers, a kernel stack or none, multiplied the states the
+ * inlined body was verified in: sfprof_cpu took 30k verified insns and
+ * half a second to load). h must be a whole header (the caller's stack).
+ * A global function may not sleep, nor name what does: the deferred read
+ * (its callback faults pages in) is scheduled by emit(), outside it.
+ */
+__noinline int sfprof_emit(struct sfprof_event *h, __u32 kind, int may_defer)
+{
+	if (!h)
+		return 0;
+	return emit_record(h, kind, may_defer);
+}
+
+static __always_inline void emit(struct sfprof_event *h, __u32 kind)
+{
+	int defer = sfprof_emit(h, kind, 1);
+
+	if (!defer)
+		return;
+#ifdef SFPROF_DEFER_READS
+	if (defer_read(h, (__u32)defer >> 1, defer & 1))
+		return;
+#endif
+	/* no deferred read: the record goes as it is, with no stack (and
+	 * a runtime section only if the second walk gets one) */
+	h->flags &= ~SFPROF_EVF_PYTHON;
+	sfprof_emit(h, kind, 0);
 }
 
 static __always_inline void fill_common(struct sfprof_event *e, __u64 pid_tgid, __u16 kind)

@@ -44,6 +44,22 @@ struct {
 	__type(value, __u32);
 } cgroup_filter SEC(".maps");
 
+/* bit tgid % 64 of word tgid / 64: an ARMED target (sfprof_event.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized by user space: pid_max / 64 */
+	__type(key, __u32);
+	__type(value, __u64);
+} target_bits SEC(".maps");
+
+/* 4 bits per tgid: enum sfprof_runtime_bit (sfprof_event.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized by user space: pid_max / 16 */
+	__type(key, __u32);
+	__type(value, __u64);
+} rt_tgids SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SFPROF_CNT_MAX);
@@ -61,11 +77,53 @@ static __always_inline void count(__u32 idx, __u64 n)
 		__sync_fetch_and_add(v, n);
 }
 
+/* Whether `tgid` is an ARMED member of the listed set: its bit, or for a
+ * tgid past the bitmap (pid_max raised during the run) its hash entry. */
+static __always_inline int tgid_armed(__u32 tgid)
+{
+	__u32 word = tgid / 64, *state;
+	__u64 *bits = bpf_map_lookup_elem(&target_bits, &word);
+
+	if (bits)
+		return (*bits >> (tgid & 63)) & 1;
+	state = bpf_map_lookup_elem(&targets, &tgid);
+	return state && *state == SFPROF_TARGET_ARMED;
+}
+
+/* Arms or disarms `tgid`'s bit; the targets entry is set before a bit is,
+ * and deleted after it is cleared. Atomic: user space and the task
+ * programs on other CPUs write the same words. */
+static __always_inline void target_bit(__u32 tgid, int on)
+{
+	__u32 word = tgid / 64;
+	__u64 *bits = bpf_map_lookup_elem(&target_bits, &word), bit = 1ull << (tgid & 63);
+
+	if (!bits)
+		return;
+	if (on)
+		__sync_fetch_and_or(bits, bit);
+	else
+		__sync_fetch_and_and(bits, ~bit);
+}
+
+/* The runtimes (enum sfprof_runtime_bit) user space found in `tgid`: one
+ * word read for all of them; all when the tgid is past the bitmap (each
+ * walk then asks its hash). */
+static __always_inline __u32 rt_bits(__u32 tgid)
+{
+	__u32 word = tgid / SFPROF_RT_TGIDS_PER_WORD;
+	__u64 *bits = bpf_map_lookup_elem(&rt_tgids, &word);
+
+	if (!bits)
+		return SFPROF_RT_ALL;
+	return (*bits >> ((tgid % SFPROF_RT_TGIDS_PER_WORD) * 4)) & SFPROF_RT_ALL;
+}
+
 /* Whether the current task's process is in scope: the cheap tests first,
- * a hash lookup only for a listed set. */
+ * a bitmap word only for a listed set. */
 static __always_inline int is_target(__u64 pid_tgid)
 {
-	__u32 tgid = pid_tgid >> 32, *state;
+	__u32 tgid = pid_tgid >> 32;
 
 	if (tgid == cfg.self_tgid || !tgid)
 		return 0;
@@ -75,8 +133,7 @@ static __always_inline int is_target(__u64 pid_tgid)
 			return 0;
 		return !cfg.use_cgroup || bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1;
 	}
-	state = bpf_map_lookup_elem(&targets, &tgid);
-	return state && *state == SFPROF_TARGET_ARMED;
+	return tgid_armed(tgid);
 }
 
 #endif

@@ -30,20 +30,18 @@ int BPF_PROG(sfprof_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, armed = SFPROF_TARGET_ARMED;
 	__u32 *state = bpf_map_lookup_elem(&targets, &tgid);
 
-	if (state && *state == SFPROF_TARGET_WAIT_EXEC)
-		bpf_map_update_elem(&targets, &tgid, &armed, BPF_EXIST);
+	if (state && *state == SFPROF_TARGET_WAIT_EXEC &&
+	    !bpf_map_update_elem(&targets, &tgid, &armed, BPF_EXIST))
+		target_bit(tgid, 1);
 	return 0;
 }
 
 /* Whether process `tgid` (not the current task's) is a target. */
 static __always_inline int tgid_is_target(__u32 tgid)
 {
-	__u32 *state;
-
 	if (cfg.scope_all || cfg.use_cgroup)
 		return 1;
-	state = bpf_map_lookup_elem(&targets, &tgid);
-	return state && *state == SFPROF_TARGET_ARMED;
+	return tgid_armed(tgid);
 }
 
 /*
@@ -83,6 +81,7 @@ static __always_inline void new_process(struct task_struct *parent, struct task_
 			count(SFPROF_CNT_LOST_TARGET_MAP, 1);
 			return;
 		}
+		target_bit(tgid, 1);
 	}
 	count(SFPROF_CNT_FORKS, 1);
 	fill_common(e, ((__u64)tgid << 32) | child->pid, SFPROF_EV_FORK);
@@ -124,12 +123,16 @@ int BPF_PROG(sfprof_exit, struct task_struct *p, bool group_dead)
 	}
 	if (!group_dead || !is_target(pid_tgid)) {
 		/* a COMMAND that died before its exec */
-		if (group_dead && !cfg.scope_all && !cfg.use_cgroup)
+		if (group_dead && !cfg.scope_all && !cfg.use_cgroup) {
+			target_bit(tgid, 0);
 			bpf_map_delete_elem(&targets, &tgid);
+		}
 		return 0;
 	}
-	if (!cfg.scope_all && !cfg.use_cgroup)
+	if (!cfg.scope_all && !cfg.use_cgroup) {
+		target_bit(tgid, 0);
 		bpf_map_delete_elem(&targets, &tgid);
+	}
 	count(SFPROF_CNT_EXITS, 1);
 	fill_common(e, pid_tgid, SFPROF_EV_EXIT);
 	emit_task(e);

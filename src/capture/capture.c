@@ -27,9 +27,9 @@
  * same fact the loaded program tests through its __weak declaration.
  * SFPROF_CAPTURE_SCRATCH=1 forces the older kernels' path (tests).
  */
-/* Words of the py_tgids bitmap: one bit per pid up to pid_max (the
- * kernel's default upper limit, 2^22, when it cannot be read). */
-static uint32_t py_words(void)
+/* Words of a bitmap by tgid with `per_word` tgids a word, up to pid_max
+ * (the kernel's default upper limit, 2^22, when it cannot be read). */
+static uint32_t pid_words(long per_word)
 {
 	char buf[32];
 	long max = 1l << 22;
@@ -46,7 +46,7 @@ static uint32_t py_words(void)
 	}
 	if (max <= 0 || max > 1l << 22)
 		max = 1l << 22;
-	return (uint32_t)((max + 63) / 64);
+	return (uint32_t)((max + per_word - 1) / per_word);
 }
 
 static bool capture__direct_copy(void)
@@ -304,8 +304,8 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 				 c->st.direct_copy ? 1 : c->nr_cpus * CAPTURE_SLOT_KINDS);
 	if (cfg.want_kstack || cfg.wakers)
 		bpf_map__set_max_entries(c->task->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
-	if (cfg.python)
-		bpf_map__set_max_entries(c->task->maps.py_tgids, py_words());
+	bpf_map__set_max_entries(c->task->maps.target_bits, pid_words(64));
+	bpf_map__set_max_entries(c->task->maps.rt_tgids, pid_words(SFPROF_RT_TGIDS_PER_WORD));
 	bpf_map__set_max_entries(c->task->maps.deferred, c->nr_cpus);
 	bpf_program__set_autoload(c->task->progs.sfprof_exec, !!o->wait_exec);
 	ret = task_bpf__load(c->task);
@@ -720,72 +720,68 @@ int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp)
 }
 
 /*
- * Bit tgid of the py_tgids bitmap (bpf/python.bpf.h) to `on`. Only this
- * thread writes the map, so read, change, write is not a race. A tgid
- * past the map (pid_max raised since) needs no bit: BPF asks py_procs.
+ * Runtime bit `bit` of tgid in the rt_tgids bitmap (bpf/target.bpf.h) to
+ * `on`. Only this thread writes the map, so read, change, write is not a
+ * race. A tgid past the map (pid_max raised since) needs no bit: BPF
+ * asks every runtime's hash for it.
  */
-static int set_py_bit(struct capture *c, uint32_t tgid, int on)
+static int set_rt_bit(struct capture *c, uint32_t tgid, uint64_t bit, int on)
 {
-	int fd = bpf_map__fd(c->task->maps.py_tgids);
-	uint32_t word = tgid / 64;
-	uint64_t bits = 0;
+	int fd = bpf_map__fd(c->task->maps.rt_tgids);
+	uint32_t word = tgid / SFPROF_RT_TGIDS_PER_WORD;
+	uint64_t bits = 0, mask = bit << (tgid % SFPROF_RT_TGIDS_PER_WORD * 4);
 
-	if (word >= bpf_map__max_entries(c->task->maps.py_tgids))
+	if (word >= bpf_map__max_entries(c->task->maps.rt_tgids))
 		return 0;
 	if (bpf_map_lookup_elem(fd, &word, &bits))
 		return -errno;
-	bits = on ? bits | (1ull << (tgid & 63)) : bits & ~(1ull << (tgid & 63));
+	bits = on ? bits | mask : bits & ~mask;
 	return bpf_map_update_elem(fd, &word, &bits, BPF_ANY) ? -errno : 0;
 }
 
-int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p)
+/* A runtime's entry for tgid in its map (`p`, or none when NULL) and its
+ * rt_tgids bit. The entry before the bit, the bit cleared before the
+ * entry goes: BPF never finds a bit without its entry. */
+static int set_runtime(struct capture *c, struct bpf_map *map, uint32_t tgid, uint64_t bit,
+		       const void *p)
 {
-	int fd = bpf_map__fd(c->task->maps.py_procs);
-	int err;
+	int fd = bpf_map__fd(map), err;
 
-	if (!c->task->rodata->cfg.python)
-		return 0;
 	if (!p) {
-		/* the bit first: BPF never finds a bit without its entry */
-		err = set_py_bit(c, tgid, 0);
+		err = set_rt_bit(c, tgid, bit, 0);
 		if (bpf_map_delete_elem(fd, &tgid) && errno != ENOENT)
 			return -errno;
 		return err;
 	}
 	if (bpf_map_update_elem(fd, &tgid, p, BPF_ANY))
 		return -errno;
-	return set_py_bit(c, tgid, 1);
+	return set_rt_bit(c, tgid, bit, 1);
+}
+
+int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p)
+{
+	if (!c->task->rodata->cfg.python)
+		return 0;
+	return set_runtime(c, c->task->maps.py_procs, tgid, SFPROF_RT_PYTHON, p);
 }
 
 int capture__set_go(struct capture *c, uint32_t tgid, const struct sfprof_go_proc *p)
 {
-	int fd = bpf_map__fd(c->task->maps.go_procs);
-
-	if (!p)
-		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
-	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+	return set_runtime(c, c->task->maps.go_procs, tgid, SFPROF_RT_GO, p);
 }
 
 int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p)
 {
-	int fd = bpf_map__fd(c->task->maps.rb_procs);
-
 	if (!c->task->rodata->cfg.ruby)
 		return 0;
-	if (!p)
-		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
-	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+	return set_runtime(c, c->task->maps.rb_procs, tgid, SFPROF_RT_RUBY, p);
 }
 
 int capture__set_php(struct capture *c, uint32_t tgid, const struct sfprof_php_proc *p)
 {
-	int fd = bpf_map__fd(c->task->maps.php_procs);
-
 	if (!c->task->rodata->cfg.php)
 		return 0;
-	if (!p)
-		return bpf_map_delete_elem(fd, &tgid) && errno != ENOENT ? -errno : 0;
-	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+	return set_runtime(c, c->task->maps.php_procs, tgid, SFPROF_RT_PHP, p);
 }
 
 int capture__ruby_ring(struct capture *c)

@@ -172,6 +172,24 @@ int capture__set_cgroup(struct capture *c, const char *dir, FILE *err)
 	return ret;
 }
 
+/* An ARMED target's bit in target_bits (bpf/target.bpf.h), behind its
+ * targets entry; a tgid past the bitmap needs none (BPF asks the hash).
+ * Before the task programs are attached: no BPF program writes the word
+ * meanwhile. -1 with errno on failure. */
+static int set_target_bit(struct capture *c, uint32_t tgid)
+{
+	int fd = bpf_map__fd(c->task->maps.target_bits);
+	uint32_t word = tgid / 64;
+	uint64_t bits = 0;
+
+	if (word >= bpf_map__max_entries(c->task->maps.target_bits))
+		return 0;
+	if (bpf_map_lookup_elem(fd, &word, &bits))
+		return -1;
+	bits |= 1ull << (tgid & 63);
+	return bpf_map_update_elem(fd, &word, &bits, BPF_ANY);
+}
+
 /* The listed targets, in the targets map, each watched by a pidfd. */
 int capture__set_targets(struct capture *c, const struct capture_opts *o, FILE *err)
 {
@@ -194,7 +212,8 @@ int capture__set_targets(struct capture *c, const struct capture_opts *o, FILE *
 			return ret;
 		}
 		c->nr_pidfds++;
-		if (bpf_map_update_elem(fd, &tgid, &state, BPF_ANY)) {
+		if (bpf_map_update_elem(fd, &tgid, &state, BPF_ANY) ||
+		    (state == SFPROF_TARGET_ARMED && (ret = set_target_bit(c, tgid)))) {
 			ret = -errno;
 			capture__say(err, "adding process %d to the targets: %s", (int)o->pids[i],
 			    strerror(-ret));
