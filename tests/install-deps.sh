@@ -42,6 +42,8 @@ test_pkgs="$test_pkgs prometheus openssl"
 test_pkgs="$test_pkgs ruby3.1"
 # php reader tests: Debian's php8.2 CLI (test_phpoffsets, tests/e2e/php_*)
 test_pkgs="$test_pkgs php8.2-cli"
+# a PHP-FPM worker (tests/e2e/php_fpm.py)
+test_pkgs="$test_pkgs php8.2-fpm"
 # names test: LuaJIT's traces, anonymous code no JIT map names
 test_pkgs="$test_pkgs luajit"
 # HotSpot test: a plain JVM named from its vmstructs (tests/e2e/hotspot_*;
