@@ -47,6 +47,11 @@
  *    the runtime's, another error when the frame cannot be named (it
  *    stays anonymous: never a guessed name). stacks/ keeps the name as a
  *    JIT entry of pc, so record writes it and report names it.
+ *  - names_native(sym): frame_name() is asked for frames in native
+ *    function sym as well (V8's interpreter builtins, which every
+ *    interpreted JS function runs in: f->sym is the symbol), live and
+ *    not in record (their PCs are shared by every function: a capture's
+ *    entry by PC could name one only); its name is the sample's own.
  *
  * Per run (an interpreter's session, made by session/pipeline.c; fed by
  * session/report_sink.c live and in record, cli/cmd_report.c offline),
@@ -119,6 +124,8 @@ struct runtime_frame {
 	uint64_t (*frame_fp)(void *walk, size_t index);
 	void *walk;
 	size_t index;
+	/* the native function pc is in (names_native()), NULL for JIT code */
+	const char *sym;
 };
 
 /* What stacks/ lends a runtime for the process being walked. */
@@ -180,6 +187,7 @@ struct runtime_ops {
 
 	int (*frame_name)(void *state, const struct runtime_proc *p,
 			  const struct runtime_frame *f, char *buf, size_t size);
+	bool (*names_native)(const char *sym);
 };
 
 /* on_capture_record()'s types: the capture's runtime records (capfile.h) */

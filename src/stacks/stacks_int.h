@@ -36,6 +36,8 @@ enum {
 	IS_SIGTRAMP = 1u << 3,
 	HAVE_FID = 1u << 4,
 	HAVE_LINES = 1u << 5,
+	HAVE_VMNATIVE = 1u << 6, /* asked runtime.h's names_native() */
+	IS_VMNATIVE = 1u << 7,	 /* a runtime names its frames (live) */
 };
 
 /* unwind_ops.reg_rule answers kept (stacks.c) */
@@ -266,6 +268,9 @@ void stacks_jit_free(struct stacks *s);
  * anonymous code at pc, given to the JIT maps (1 given, 0, -ENOMEM). */
 int stacks_runtime_row(struct stacks *s, uint64_t pc, struct sframe_row *row);
 bool stacks_runtime_proc(struct stacks *s);
+/* A runtime names the frames of native function sym (runtime.h's
+ * names_native()). */
+bool stacks_runtime_names_native(const char *sym);
 int stacks_runtime_jit_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size);
 int stacks_runtime_jit_name(struct stacks *s, uint64_t pc);
 void stacks_runtime_free(struct stacks *s);

@@ -246,8 +246,10 @@ static uint64_t walk_fp(void *ctx, size_t idx)
 }
 
 /* Live: a runtime's name for frame i, read from its VM now (close to the
- * sample), kept as a JIT entry: its seq, or 0. */
-static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_t t)
+ * sample), kept as a JIT entry: its seq, or 0. sym: the native function
+ * it is in (runtime.h names_native()), NULL for JIT code. */
+static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_t t,
+			     const char *sym)
 {
 	struct stacks *s = w->s;
 	const struct sfprof_event *ev = w->ev;
@@ -260,6 +262,7 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 		.frame_fp = walk_fp,
 		.walk = w,
 		.index = i,
+		.sym = sym,
 	};
 	char name[2048];
 	struct jitmap_hit hit;
@@ -278,6 +281,25 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	}
 	s->st.rt_named++;
 	return hit.seq;
+}
+
+/* Live, not in record: a frame in native code whose frames a runtime
+ * names (runtime.h names_native(), asked once per PC). */
+static bool live_native(struct stacks *s, struct pc_entry *e, size_t n)
+{
+	if (!s->opts.perf_maps || s->opts.jit_record || s->jit_borrowed ||
+	    s->opts.no_vm_names || n > STACKS_MAX_DEPTH)
+		return false;
+	if (!(e->have & HAVE_VMNATIVE)) {
+		e->have |= HAVE_VMNATIVE;
+		if (stacks_runtime_names_native(e->sym.name))
+			e->have |= IS_VMNATIVE;
+	}
+	if (!(e->have & IS_VMNATIVE))
+		return false;
+	if (!s->jit)
+		s->jit = jitmaps__new();
+	return s->jit != NULL;
 }
 
 void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struct unwind_ops *ops,
@@ -305,7 +327,20 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 		if (!any && !jit_candidate(s, i, n, stop))
 			continue;
 		e = stacks_symbolized(s, look);
-		if (e->sym.name || !stacks_jit_code(s, e))
+		if (e->sym.name) {
+			/* (live: a VM's native code its frames run in, the name
+			 * the VM gives this sample's frame) */
+			if (!live_native(s, e, n))
+				continue;
+			if (!w) {
+				if (!(w = malloc(sizeof(*w))))
+					break;
+				*w = (struct fp_walk){ .s = s, .ev = ev, .ops = ops, .n = n };
+			}
+			f->pad = runtime_name(w, i, look, t, e->sym.name);
+			continue;
+		}
+		if (!stacks_jit_code(s, e))
 			continue;
 		/* (live: a runtime reads its name from the VM now) */
 		if ((s->opts.perf_maps || s->opts.jit_record) &&
@@ -327,7 +362,7 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 					break;
 				*w = (struct fp_walk){ .s = s, .ev = ev, .ops = ops, .n = n };
 			}
-			f->pad = runtime_name(w, i, look, t);
+			f->pad = runtime_name(w, i, look, t, NULL);
 			if (f->pad)
 				continue;
 		}
