@@ -167,6 +167,15 @@ struct stacks {
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
 	uint64_t jit_fp_frames; /* unwind.fp_frames at the last stacks_jit_tag() */
+	/* live: the JIT entries of the names runtimes gave frames in native
+	 * code (runtime.h names_native()), by process, PC and name: one PC
+	 * is many functions', the newest entry there is often another's,
+	 * and an entry a sample adds each time would grow the maps to their
+	 * bound (stacks_jit.c), lazily */
+	struct vmnative_slot {
+		uint64_t pc, hash;
+		uint32_t pid, seq;
+	} *vmnative;
 	/* interpreter frames (pymerge.h): each runtime's namer (by its
 	 * index in runtimes/runtime.h's table: its sections are the ones
 	 * runtime__section() gives it), how many are set, and the section

@@ -121,6 +121,8 @@ void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f)
 
 void stacks_jit_free(struct stacks *s)
 {
+	free(s->vmnative);
+	s->vmnative = NULL;
 	if (!s->jrec)
 		return;
 	free(s->jrec->written.k);
@@ -245,6 +247,34 @@ static uint64_t walk_fp(void *ctx, size_t idx)
 	return idx < w->n ? w->fps[idx] : 0;
 }
 
+#define VMNATIVE_SLOTS 1024u
+
+/* jitmaps__add_live() for a frame in a VM's native code: the entry this
+ * process's PC had with that name before when it is still there (one
+ * slot per process, PC and name hash, the newest kept), else a new one. */
+static int vmnative_add(struct stacks *s, uint64_t pc, const char *name, uint64_t t,
+			struct jitmap_hit *hit)
+{
+	uint32_t pid = proc__pid(s->cur);
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct vmnative_slot *v;
+	int err;
+
+	for (const char *c = name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	if (!s->vmnative && !(s->vmnative = calloc(VMNATIVE_SLOTS, sizeof(*s->vmnative))))
+		return -ENOMEM;
+	v = &s->vmnative[((h ^ pc * 0x9e3779b97f4a7c15ull) + pid) % VMNATIVE_SLOTS];
+	if (v->seq && v->pc == pc && v->hash == h && v->pid == pid &&
+	    !jitmaps__entry(s->jit, pid, v->seq, pc, hit) && hit->start == pc &&
+	    !strcmp(hit->name, name))
+		return 0;
+	if ((err = jitmaps__add_live(s->jit, pid, pc, name, t, hit)))
+		return err;
+	*v = (struct vmnative_slot){ pc, h, pid, hit->seq };
+	return 0;
+}
+
 /* Live: a runtime's name for frame i, read from its VM now (close to the
  * sample), kept as a JIT entry: its seq, or 0. sym: the native function
  * it is in (runtime.h names_native()), NULL for JIT code. */
@@ -275,7 +305,8 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	s->st.rt_ns += t0;
 	if (t0 > s->st.rt_ns_max)
 		s->st.rt_ns_max = t0; /* (a process's first: its binary read) */
-	if (rc || jitmaps__add_live(s->jit, proc__pid(s->cur), look, name, t, &hit)) {
+	if (rc || (sym ? vmnative_add(s, look, name, t, &hit)
+		       : jitmaps__add_live(s->jit, proc__pid(s->cur), look, name, t, &hit))) {
 		s->st.rt_unnamed++;
 		return 0;
 	}
