@@ -10,7 +10,9 @@ interpreted) and --no-opt --no-sparkplug, >= 90% of the samples running JS
 carry outerJS;innerJS, rooted, the whole chain in order in >= 50%; and a
 short default run, early in node's life (functions interpreted before
 they tier up), the same. With --no-v8 the interpreted frames stay the
-interpreter's builtins. Record then report: an interpreter builtin's PC is
+interpreter's builtins. Off-CPU (-e offcpu), v8_offcpu's Atomics.wait
+under --jitless: >= 80% of the blocked time under JS:sleeperJS, rooted.
+Record then report: an interpreter builtin's PC is
 every interpreted function's, so a capture (names by PC) does not name
 them: there they stay the builtin, never another function's name."""
 import os
@@ -21,6 +23,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 from libunwind import SFPROF  # noqa: E402
 from v8_names import APP, CHAIN, check, js_name, run  # noqa: E402
+import v8_offcpu  # noqa: E402
 
 NAME = "v8_interp"
 
@@ -73,6 +76,14 @@ def main():
                 if unnamed > 0.1 * max(total, 1):
                     errs.append("%s: %d of %d samples keep an unnamed interpreter frame" % (
                         what, unnamed, total))
+        # off-CPU: an interpreted function blocked in Atomics.wait
+        off_app = os.path.join(d, "off.js")
+        with open(off_app, "w") as f:
+            f.write(v8_offcpu.APP)
+        off = os.path.join(d, "offcpu.folded")
+        if run([SFPROF, "-e", "offcpu", "--quiet", "-o", off, "--", node, "--jitless", off_app,
+                "3000"], d, errs, "-e offcpu --jitless"):
+            v8_offcpu.check(off, "live -e offcpu, --jitless", errs)
         # --no-v8: the interpreted frames are the interpreter's builtins
         nv = os.path.join(d, "nov8.folded")
         if run([SFPROF, "-F", "499", "--quiet", "--no-v8", "-o", nv, "--", node, "--jitless",
