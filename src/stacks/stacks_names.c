@@ -144,8 +144,8 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 
 	/* a VM's name for this sample's frame in its native code (runtime.h
 	 * names_native(): the code is every function's, the name is not
-	 * the PC's) */
-	if (jit_seq && e->sym.name && (e->have & IS_VMNATIVE) && s->jit && s->cur) {
+	 * the PC's; only such a frame of a named binary has a JIT seq) */
+	if (jit_seq && e->sym.name && s->jit && s->cur) {
 		struct jitmap_hit hit;
 
 		if (!jitmaps__entry(s->jit, proc__pid(s->cur), jit_seq, look, &hit) &&
@@ -162,6 +162,7 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 				.map_end = e->sym.map_end,
 				.map_offset = e->sym.map_offset,
 				.map_exec = (uint32_t)e->sym.is_exec,
+				.vm_shared = 1,
 			};
 			int64_t id = profile__frame_id(s->prof, &pf);
 

@@ -9,14 +9,18 @@ Worker.method -> outerJS -> innerJS, live: under --jitless (everything
 interpreted) and --no-opt --no-sparkplug, >= 90% of the samples running JS
 carry outerJS;innerJS, rooted, the whole chain in order in >= 50%; and a
 short default run, early in node's life (functions interpreted before
-they tier up), the same. With --no-v8 the interpreted frames stay the
+they tier up; three runs together), the same. With --no-v8 the interpreted frames stay the
 interpreter's builtins. Off-CPU (-e offcpu), v8_offcpu's Atomics.wait
 under --jitless: >= 80% of the blocked time under JS:sleeperJS, rooted.
-Record then report: an interpreter builtin's PC is
+pprof (go tool pprof -top, where go is): the chain's functions each a
+Location of its own (not inline Lines of one: their frames share the
+interpreter's return PC), asyncJS, method, outerJS, innerJS each in >= 80%
+of the time. Record then report: an interpreter builtin's PC is
 every interpreted function's, so a capture (names by PC) does not name
 them: there they stay the builtin, never another function's name."""
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -66,9 +70,18 @@ def main():
                 ("--jitless", ["--jitless"], app, "4000", "499"),
                 ("--no-opt --no-sparkplug", ["--no-opt", "--no-sparkplug"], app, "4000", "499"),
                 ("default flags, early in life", [], linger, "600", "999")):
+            # (the short run three times over: enough samples on a loaded
+            # machine)
             out = os.path.join(d, "live.folded")
-            if run([SFPROF, "-F", hz, "--quiet", "-o", out, "--", node] + flags +
-                   [js, ms, pidf], d, errs, what):
+            ok = True
+            with open(out, "w") as all_out:
+                for k in range(3 if js == linger else 1):
+                    one = os.path.join(d, "one.folded")
+                    ok = ok and run([SFPROF, "-F", hz, "--quiet", "-o", one, "--", node] +
+                                    flags + [js, ms, pidf], d, errs, what)
+                    if ok:
+                        all_out.write(open(one).read())
+            if ok:
                 check(out, "live, " + what, errs)
                 total, unnamed = interp_frames(out)
                 print("%s: %d of %d samples keep an unnamed interpreter frame" % (
@@ -76,6 +89,27 @@ def main():
                 if unnamed > 0.1 * max(total, 1):
                     errs.append("%s: %d of %d samples keep an unnamed interpreter frame" % (
                         what, unnamed, total))
+        # pprof: a Location a frame (go tool pprof's -top says "inline"
+        # for a function that is a Line of another's Location)
+        go = shutil.which("go")
+        pb = os.path.join(d, "live.pb.gz")
+        if go and run([SFPROF, "-F", "499", "--quiet", "-o", pb, "--", node, "--jitless", app,
+                       "2000", pidf], d, errs, "pprof run"):
+            r = subprocess.run([go, "tool", "pprof", "-top", "-nodecount=500", pb],
+                               capture_output=True, text=True, timeout=300)
+            cum = {}
+            for line in r.stdout.splitlines():
+                parts = line.split(None, 5)
+                if len(parts) == 6 and parts[5].startswith("JS:"):
+                    name = parts[5].split(" ")[0][3:]
+                    cum[name] = (float(parts[4].rstrip("%")), "(inline)" in parts[5])
+            print("pprof --jitless: %s" % ", ".join("%s %.1f%%%s" % (k, cum[k][0], " inline"
+                                                    if cum[k][1] else "")
+                                                    for k in CHAIN if k in cum))
+            for k in CHAIN:
+                if k not in cum or cum[k][0] < 80 or cum[k][1]:
+                    errs.append("pprof: %s %s" % (k, "%.1f%%%s" % (cum[k][0], " inline" if
+                                                   cum[k][1] else "") if k in cum else "absent"))
         # off-CPU: an interpreted function blocked in Atomics.wait
         off_app = os.path.join(d, "off.js")
         with open(off_app, "w") as f:
