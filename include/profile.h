@@ -105,6 +105,10 @@ struct profile_frame {
 	uint64_t addr;
 	uint64_t map_start, map_end, map_offset;
 	uint32_t map_exec;
+	/* a VM's function named at code every such function runs in (V8's
+	 * interpreter builtins): pprof gives it a Location of its own, not
+	 * an inline run with the next frame at the same PC */
+	uint32_t vm_shared;
 };
 
 /*

@@ -28,6 +28,14 @@ struct v8_layout {
 	uint32_t t_function, t_sfi, t_script, t_scope_info, first_nonstring;
 	uint32_t repr_mask, enc_mask, seq_tag, cons_tag, thin_tag, sliced_tag, one_byte_tag;
 	uint32_t si_ncontextlocals, si_first_vars; /* ScopeInfo slots (after the map) */
+	/* interpreted frames (has_interp: all of these found) */
+	int has_interp;
+	int64_t fp_context, fp_bytecode_array, fp_bytecode_offset; /* slots, from fp */
+	uint32_t sfi_data;	     /* SharedFunctionInfo::function_data */
+	uint32_t code_bytecode;	     /* Code::bytecode_or_interpreter_data */
+	uint32_t array_len;	     /* FixedArrayBase::length */
+	uint32_t bytecode_data;	     /* BytecodeArray::data (its header's size) */
+	uint32_t t_bytecode, t_interp_data, t_code;
 };
 
 /* The layout from binary e's v8dbg_* symbols: 0, -ENOENT (not V8, or one
@@ -47,6 +55,19 @@ typedef int (*v8_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
  */
 int v8reader__function_name(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t fn,
 			    char *buf, size_t size);
+
+/*
+ * An interpreted (Ignition) frame at frame pointer fp: *fn its JSFunction
+ * and *offset its bytecode offset as the frame last saved it (-1: at the
+ * function's entry). The frame's slots are read by rd (the sample's stack
+ * snapshot first); the context slot must hold an object (a typed frame
+ * has its marker there), the function a JSFunction whose
+ * SharedFunctionInfo's bytecode (directly, through its InterpreterData or
+ * its baseline Code) is the frame's BytecodeArray, and the offset within
+ * it. 0, -ENOENT (no interpreter layout), -EINVAL, or rd's error.
+ */
+int v8reader__interp_frame(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t fp,
+			   uint64_t *fn, int32_t *offset);
 
 /* A String object's characters (UTF-8, at most V8_NAME_MAX) into buf:
  * 0, -EINVAL, or rd's error. */

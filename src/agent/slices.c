@@ -365,6 +365,7 @@ int agent_profile__merge(struct profile *dst, const struct profile *src,
 					.map_end = fr->map_end,
 					.map_offset = fr->map_offset,
 					.map_exec = fr->map_exec,
+					.vm_shared = fr->vm_shared,
 				};
 
 				fmap[id] = profile__frame_id(dst, &pf);

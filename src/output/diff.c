@@ -134,6 +134,7 @@ static int add_all(struct profile *dst, const struct profile *src, const char *p
 				.map_end = x->map_end,
 				.map_offset = x->map_offset,
 				.map_exec = x->map_exec,
+				.vm_shared = x->vm_shared,
 			};
 		}
 		free(root);

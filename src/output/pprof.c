@@ -412,6 +412,7 @@ static int same_pc(const struct pp_state *st, uint32_t inner, uint32_t outer)
 	const struct prof_frame *a = &st->fr[inner], *b = &st->fr[outer];
 
 	return a->kind == PROFILE_FRAME_USER && b->kind == PROFILE_FRAME_USER &&
+	       !a->vm_shared && !b->vm_shared &&
 	       st->frame_map[inner] && st->frame_map[inner] == st->frame_map[outer] &&
 	       a->addr == b->addr && a->rel_addr == b->rel_addr && a->name != b->name &&
 	       a->name && b->name;

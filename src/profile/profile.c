@@ -295,6 +295,7 @@ static uint64_t frame_where_hash(uint64_t h, const struct profile_frame *f)
 	h = prof__hash_mix(h, f->map_start);
 	h = prof__hash_mix(h, f->map_end);
 	h = prof__hash_mix(h, f->map_offset);
+	h = prof__hash_mix(h, f->vm_shared);
 	return prof__hash_mix(h, f->map_exec | (uint64_t)f->start_line << 32);
 }
 
@@ -313,7 +314,7 @@ static int frame_where_eq(const struct prof_frame *e, const struct profile_frame
 	return e->rel_addr == f->rel_addr && e->kind == f->kind && e->pid == f->pid &&
 	       e->addr == f->addr && e->map_start == f->map_start && e->map_end == f->map_end &&
 	       e->map_offset == f->map_offset && e->map_exec == f->map_exec &&
-	       e->start_line == f->start_line;
+	       e->start_line == f->start_line && e->vm_shared == f->vm_shared;
 }
 
 static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
@@ -369,7 +370,8 @@ static int64_t frame__intern(struct profile *p, const struct profile_frame *f)
 				  .line = f->line, .file = (uint32_t)file, .pid = f->pid,
 				  .addr = f->addr, .map_start = f->map_start, .map_end = f->map_end,
 				  .map_offset = f->map_offset, .map_exec = f->map_exec,
-				  .start_line = f->start_line, .sys_name = (uint32_t)sys };
+				  .start_line = f->start_line, .sys_name = (uint32_t)sys,
+				  .vm_shared = f->vm_shared };
 	p->nr_frames++;
 	if (!p->frame_slots || 2 * (size_t)p->nr_frames > (size_t)p->frame_mask) {
 		if (slots__rebuild(&p->frame_slots, &p->frame_mask, p->nr_frames, p->frames,

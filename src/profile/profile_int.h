@@ -28,6 +28,7 @@ struct prof_frame {
 	uint32_t map_exec;
 	uint32_t start_line;
 	uint32_t sys_name; /* 0: name's (profile_frame.sys_name) */
+	uint32_t vm_shared; /* profile_frame.vm_shared */
 };
 
 /* One distinct stack: root display id, then n frame ids at ids[off..],

@@ -52,6 +52,11 @@
  *    names). With
  *    frame_sources, it is asked for callers' frames a sized JIT entry
  *    names as well (their lines), first.
+ *  - names_native(sym): frame_name() is asked for frames in native
+ *    function sym as well (V8's interpreter builtins, which every
+ *    interpreted JS function runs in: f->sym is the symbol), live and
+ *    not in record (their PCs are shared by every function: a capture's
+ *    entry by PC could name one only); its name is the sample's own.
  *
  * Per run (an interpreter's session, made by session/pipeline.c; fed by
  * session/report_sink.c live and in record, cli/cmd_report.c offline),
@@ -133,6 +138,8 @@ struct runtime_frame {
 	 * entry): lines of "name\tfile\tline\n", outermost first */
 	char *inl;
 	size_t inl_size;
+	/* the native function pc is in (names_native()), NULL for JIT code */
+	const char *sym;
 };
 
 /* What stacks/ lends a runtime for the process being walked. */
@@ -197,6 +204,7 @@ struct runtime_ops {
 	/* frame_name() is asked for a caller's frame a JIT entry names too:
 	 * it gives the frame's source line there (-ENOENT: the entry's name) */
 	bool frame_sources;
+	bool (*names_native)(const char *sym);
 };
 
 /* on_capture_record()'s types: the capture's runtime records (capfile.h) */

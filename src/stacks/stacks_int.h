@@ -36,6 +36,8 @@ enum {
 	IS_SIGTRAMP = 1u << 3,
 	HAVE_FID = 1u << 4,
 	HAVE_LINES = 1u << 5,
+	HAVE_VMNATIVE = 1u << 6, /* asked runtime.h's names_native() */
+	IS_VMNATIVE = 1u << 7,	 /* a runtime names its frames (live) */
 };
 
 /* unwind_ops.reg_rule answers kept (stacks.c) */
@@ -165,6 +167,15 @@ struct stacks {
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
 	uint64_t jit_fp_frames; /* unwind.fp_frames at the last stacks_jit_tag() */
+	/* live: the JIT entries of the names runtimes gave frames in native
+	 * code (runtime.h names_native()), by process, PC and name: one PC
+	 * is many functions', the newest entry there is often another's,
+	 * and an entry a sample adds each time would grow the maps to their
+	 * bound (stacks_jit.c), lazily */
+	struct vmnative_slot {
+		uint64_t pc, hash;
+		uint32_t pid, seq;
+	} *vmnative;
 	/* interpreter frames (pymerge.h): each runtime's namer (by its
 	 * index in runtimes/runtime.h's table: its sections are the ones
 	 * runtime__section() gives it), how many are set, and the section
@@ -267,6 +278,9 @@ void stacks_jit_free(struct stacks *s);
  * anonymous code at pc, given to the JIT maps (1 given, 0, -ENOMEM). */
 int stacks_runtime_row(struct stacks *s, uint64_t pc, struct sframe_row *row);
 bool stacks_runtime_proc(struct stacks *s);
+/* A runtime names the frames of native function sym (runtime.h's
+ * names_native()). */
+bool stacks_runtime_names_native(const char *sym);
 int stacks_runtime_jit_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size);
 int stacks_runtime_jit_name(struct stacks *s, uint64_t pc);
 void stacks_runtime_free(struct stacks *s);

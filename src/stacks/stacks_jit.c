@@ -121,6 +121,8 @@ void stacks_jit_stats__print(const struct stacks_stats *st, FILE *f)
 
 void stacks_jit_free(struct stacks *s)
 {
+	free(s->vmnative);
+	s->vmnative = NULL;
 	if (!s->jrec)
 		return;
 	free(s->jrec->written.k);
@@ -245,13 +247,42 @@ static uint64_t walk_fp(void *ctx, size_t idx)
 	return idx < w->n ? w->fps[idx] : 0;
 }
 
+#define VMNATIVE_SLOTS 1024u
+
+/* jitmaps__add_live() for a frame in a VM's native code: the entry this
+ * process's PC had with that name before when it is still there (one
+ * slot per process, PC and name hash, the newest kept), else a new one. */
+static int vmnative_add(struct stacks *s, uint64_t pc, const char *name, uint64_t t,
+			struct jitmap_hit *hit)
+{
+	uint32_t pid = proc__pid(s->cur);
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct vmnative_slot *v;
+	int err;
+
+	for (const char *c = name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	if (!s->vmnative && !(s->vmnative = calloc(VMNATIVE_SLOTS, sizeof(*s->vmnative))))
+		return -ENOMEM;
+	v = &s->vmnative[((h ^ pc * 0x9e3779b97f4a7c15ull) + pid) % VMNATIVE_SLOTS];
+	if (v->seq && v->pc == pc && v->hash == h && v->pid == pid &&
+	    !jitmaps__entry(s->jit, pid, v->seq, pc, hit) && hit->start == pc &&
+	    !strcmp(hit->name, name))
+		return 0;
+	if ((err = jitmaps__add_live(s->jit, pid, pc, name, t, hit)))
+		return err;
+	*v = (struct vmnative_slot){ pc, h, pid, hit->seq };
+	return 0;
+}
+
 /* Live: a runtime's name for frame i, read from its VM now (close to the
  * sample), kept as a JIT entry: its seq, or 0. sources_only: the name of
  * the JIT entry naming it (its line wanted), asked only of the runtimes
  * that give frames' source lines (frame_sources), whose name must be the
- * same (a perf map's spelling wins). */
+ * same (a perf map's spelling wins). sym: the native function it is in
+ * (runtime.h names_native()), NULL for JIT code. */
 static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_t t,
-			     const char *sources_only)
+			     const char *sources_only, const char *sym)
 {
 	struct stacks *s = w->s;
 	const struct sfprof_event *ev = w->ev;
@@ -264,6 +295,7 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 		.frame_fp = walk_fp,
 		.walk = w,
 		.index = i,
+		.sym = sym,
 	};
 	char name[2048], file[256] = "", inl[1024] = "";
 	uint32_t line = 0;
@@ -288,14 +320,34 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 		s->st.rt_ns_max = t0; /* (a process's first: its binary read) */
 	file[sizeof(file) - 1] = 0;
 	inl[sizeof(inl) - 1] = 0;
-	if (rc || jitmaps__add_live_src(s->jit, proc__pid(s->cur), look, name,
-					file[0] ? file : NULL, line, inl[0] ? inl : NULL, t,
-					&hit)) {
+	if (rc || (sym ? vmnative_add(s, look, name, t, &hit)
+		       : jitmaps__add_live_src(s->jit, proc__pid(s->cur), look, name,
+					       file[0] ? file : NULL, line, inl[0] ? inl : NULL,
+					       t, &hit))) {
 		s->st.rt_unnamed++;
 		return 0;
 	}
 	s->st.rt_named++;
 	return hit.seq;
+}
+
+/* Live, not in record: a frame in native code whose frames a runtime
+ * names (runtime.h names_native(), asked once per PC). */
+static bool live_native(struct stacks *s, struct pc_entry *e, size_t n)
+{
+	if (!s->opts.perf_maps || s->opts.jit_record || s->jit_borrowed ||
+	    s->opts.no_vm_names || n > STACKS_MAX_DEPTH)
+		return false;
+	if (!(e->have & HAVE_VMNATIVE)) {
+		e->have |= HAVE_VMNATIVE;
+		if (stacks_runtime_names_native(e->sym.name))
+			e->have |= IS_VMNATIVE;
+	}
+	if (!(e->have & IS_VMNATIVE))
+		return false;
+	if (!s->jit)
+		s->jit = jitmaps__new();
+	return s->jit != NULL;
 }
 
 void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struct unwind_ops *ops,
@@ -324,7 +376,20 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 		if (!any && !jit_candidate(s, i, n, stop))
 			continue;
 		e = stacks_symbolized(s, look);
-		if (e->sym.name || !stacks_jit_code(s, e))
+		if (e->sym.name) {
+			/* (live: a VM's native code its frames run in, the name
+			 * the VM gives this sample's frame) */
+			if (!live_native(s, e, n))
+				continue;
+			if (!w) {
+				if (!(w = malloc(sizeof(*w))))
+					break;
+				*w = (struct fp_walk){ .s = s, .ev = ev, .ops = ops, .n = n };
+			}
+			f->pad = runtime_name(w, i, look, t, NULL, e->sym.name);
+			continue;
+		}
+		if (!stacks_jit_code(s, e))
 			continue;
 		/* (live: a runtime reads its name from the VM now) */
 		if ((s->opts.perf_maps || s->opts.jit_record) &&
@@ -349,7 +414,7 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 					break;
 				*w = (struct fp_walk){ .s = s, .ev = ev, .ops = ops, .n = n };
 			}
-			f->pad = runtime_name(w, i, look, t, sized ? hit.name : NULL);
+			f->pad = runtime_name(w, i, look, t, sized ? hit.name : NULL, NULL);
 			if (f->pad)
 				continue;
 		}

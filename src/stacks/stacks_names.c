@@ -201,6 +201,36 @@ int stacks_frame_ids(struct stacks *s, struct pc_entry *e, uint64_t look, uint32
 	const char *jit_inl = NULL;
 	size_t np = 0;
 
+	/* a VM's name for this sample's frame in its native code (runtime.h
+	 * names_native(): the code is every function's, the name is not
+	 * the PC's; only such a frame of a named binary has a JIT seq) */
+	if (jit_seq && e->sym.name && s->jit && s->cur) {
+		struct jitmap_hit hit;
+
+		if (!jitmaps__entry(s->jit, proc__pid(s->cur), jit_seq, look, &hit) &&
+		    hit.start == look) {
+			struct profile_frame pf = {
+				.name = hit.name,
+				.dso = e->sym.dso_path,
+				.build_id = e->sym.build_id,
+				.rel_addr = e->sym.rel_addr,
+				.kind = PROFILE_FRAME_USER,
+				.pid = proc__pid(s->cur),
+				.addr = look,
+				.map_start = e->sym.map_start,
+				.map_end = e->sym.map_end,
+				.map_offset = e->sym.map_offset,
+				.map_exec = (uint32_t)e->sym.is_exec,
+				.vm_shared = 1,
+			};
+			int64_t id = profile__frame_id(s->prof, &pf);
+
+			if (id < 0)
+				return -ENOMEM;
+			out[0] = (uint32_t)id;
+			return 1;
+		}
+	}
 	if (!s->opts.no_inline && !(e->have & HAVE_LINES)) {
 		size_t nlv = 0;
 

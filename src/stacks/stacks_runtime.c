@@ -77,6 +77,17 @@ int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, c
 	return rc;
 }
 
+bool stacks_runtime_names_native(const char *sym)
+{
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *ops = runtime__get(i);
+
+		if (ops->names_native && ops->frame_name && ops->names_native(sym))
+			return true;
+	}
+	return false;
+}
+
 bool stacks_runtime_proc(struct stacks *s)
 {
 	struct runtime_proc p = rt_proc(s);

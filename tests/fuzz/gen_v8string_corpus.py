@@ -3,7 +3,7 @@
 """Seeds for fuzz_v8string: node 20's V8 objects (tests/fuzz/v8mem_image.h)
 in a memory image: a JSFunction named by a one-byte String, by a ScopeInfo's
 function variable, by a cons of a two-byte and a thin string, with its
-script's name.
+script's name; an interpreted frame (its function's bytecode the frame's).
   gen_v8string_corpus.py DIR"""
 import os
 import struct
@@ -82,6 +82,20 @@ def main():
     m.q(c + 16, a)
     m.q(c + 24, BASE + thin + 1)
     seeds["cons_thin"] = m.out(m.fn(BASE + c + 1, 0))
+    m = Img()
+    f = m.fn(m.s1(b"interpJS"), m.script(b"/app/i.js"))
+    ba = m.obj(191, 56 + 24)
+    m.q(ba + 8, 24 << 32)
+    sfi = struct.unpack_from("<Q", m.mem, f - 1 - BASE + 24)[0] - 1 - BASE
+    m.q(sfi + 8, BASE + ba + 1)
+    cx = m.obj(150, 32)
+    fp = m.top + 48
+    m.top = fp + 8
+    m.q(fp - 8, BASE + cx + 1)
+    m.q(fp - 16, f)
+    m.q(fp - 32, BASE + ba + 1)
+    m.q(fp - 40, (53 + 5) << 32)
+    seeds["interp_frame"] = struct.pack("<QQ", BASE, BASE + fp) + bytes(m.mem[:m.top])
     for k, v in seeds.items():
         with open(os.path.join(d, k), "wb") as f:
             f.write(v)

@@ -3,7 +3,8 @@
  * V8 objects laid out as node 20 (V8 11.3, x86-64, no pointer
  * compression) lays them out, in a memory image for the V8 reader's
  * tests (tests/unit/test_v8reader.c, tests/fuzz/fuzz_v8string.c): node
- * 20's v8dbg_* values, and a reader over [base, base + len).
+ * 20's v8dbg_* values (with the interpreter frame's), and a reader over
+ * [base, base + len).
  */
 #ifndef SFPROF_V8MEM_IMAGE_H
 #define SFPROF_V8MEM_IMAGE_H
@@ -22,6 +23,9 @@ static const struct v8_layout v8img_node20 = {
 	.t_scope_info = 261, .first_nonstring = 128, .repr_mask = 7, .enc_mask = 8,
 	.seq_tag = 0, .cons_tag = 1, .thin_tag = 5, .sliced_tag = 3, .one_byte_tag = 8,
 	.si_ncontextlocals = 2, .si_first_vars = 3,
+	.has_interp = 1, .fp_context = -8, .fp_bytecode_array = -32, .fp_bytecode_offset = -40,
+	.sfi_data = 8, .code_bytecode = 16, .array_len = 8, .bytecode_data = 54,
+	.t_bytecode = 191, .t_interp_data = 159, .t_code = 245,
 };
 
 struct v8img {

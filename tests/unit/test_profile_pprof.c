@@ -480,6 +480,34 @@ TEST(pprof_inline_frames_at_one_pc_should_be_lines_of_one_location_innermost_fir
 	profile__free(p);
 }
 
+TEST(pprof_vm_functions_at_one_shared_pc_should_be_a_location_each)
+{
+	struct profile_meta m = { .kind = PROFILE_CPU, .hz = 99 };
+	struct profile *p = profile__new(&m);
+	/* outermost first: start_thread, then outerJS and innerJS, both
+	 * interpreted: their frames at the interpreter's one return PC */
+	struct profile_frame fr[3] = { pie_frames[0], pie_frames[1], pie_frames[1] };
+	struct decoded d;
+
+	fr[1].name = "JS:outerJS /a.js";
+	fr[2].name = "JS:innerJS /a.js";
+	fr[1].vm_shared = fr[2].vm_shared = 1;
+	profile__add(p, NULL, fr, 3, 1);
+	CHECK_INT(decode(p, &d), 0);
+	CHECK_INT(d.nsamples, 1);
+	CHECK_INT(d.samples[0].nlocs, 3);
+	CHECK_STR(loc_name(&d, d.samples[0].locs[0]), "JS:innerJS /a.js");
+	CHECK_STR(loc_name(&d, d.samples[0].locs[1]), "JS:outerJS /a.js");
+	CHECK(d.samples[0].locs[0] != d.samples[0].locs[1]);
+	{
+		const struct dec_loc *l = loc(&d, d.samples[0].locs[1]);
+
+		CHECK(l && l->nlines == 1 && l->address == pie_frames[1].addr);
+	}
+	release(&d);
+	profile__free(p);
+}
+
 static const struct dec_func *func_of(const struct decoded *d, uint64_t id)
 {
 	for (int i = 0; i < d->nfuncs; i++)

@@ -198,9 +198,113 @@ TEST(v8_hostile_images_refused)
 	}
 }
 
+/* An interpreted frame at fp (in the image): context, function, bytecode
+ * array and offset slots at node 20's places. */
+static uint64_t interp_frame(size_t fp, uint64_t cx, uint64_t fn, uint64_t ba, int64_t off)
+{
+	put64(fp - 8, cx);
+	put64(fp - 16, fn);
+	put64(fp - 32, ba);
+	put64(fp - 40, smi(off + 53)); /* (header-relative, from the tagged pointer) */
+	return BASE + fp;
+}
+
+static uint64_t bytecode_array(int64_t len)
+{
+	uint64_t ba = obj(191, 56 + (size_t)len);
+
+	put64(at(ba) + 8, smi(len));
+	return ba;
+}
+
+static int interp(uint64_t fp, uint64_t *fn, int32_t *off)
+{
+	struct v8img m = { BASE, mem, SZ };
+
+	return v8reader__interp_frame(L, v8img_read, &m, fp, fn, off);
+}
+
+TEST(v8_interpreted_frame_function_by_its_bytecode)
+{
+	uint64_t fn, got, ba, fp, idata, code, sfi = 0;
+	int32_t off;
+	char buf[256];
+
+	reset();
+	fn = function(str1("innerJS"), script("/app/x.js"));
+	memcpy(&sfi, mem + at(fn) + 24, 8);
+	ba = bytecode_array(40);
+	put64(at(sfi) + 8, ba); /* function_data: the bytecode */
+	fp = interp_frame(0x3000, obj(150 /* a Context */, 32), fn, ba, 7);
+	CHECK_INT(interp(fp, &got, &off), 0);
+	CHECK(got == fn);
+	CHECK_INT(off, 7);
+	CHECK_INT(name_of(got, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "JS:innerJS /app/x.js");
+	/* at the function's entry: offset -1 */
+	fp = interp_frame(0x3000, obj(150, 32), fn, ba, -1);
+	CHECK_INT(interp(fp, &got, &off), 0);
+	CHECK_INT(off, -1);
+	/* the bytecode through an InterpreterData, or baseline Code's */
+	idata = obj(159, 24);
+	put64(at(sfi) + 8, idata);
+	CHECK_INT(interp(fp, &got, &off), 0);
+	code = obj(245, 64);
+	put64(at(code) + 16, ba);
+	put64(at(sfi) + 8, code);
+	CHECK_INT(interp(fp, &got, &off), 0);
+	put64(at(code) + 16, idata);
+	CHECK_INT(interp(fp, &got, &off), 0);
+}
+
+TEST(v8_interpreted_frame_that_does_not_check_out_refused)
+{
+	uint64_t fn, got, ba, other, fp, cx, sfi = 0;
+	struct v8_layout nol = *L;
+	struct v8img m = { BASE, mem, SZ };
+	int32_t off;
+
+	reset();
+	fn = function(str1("f"), smi(0));
+	memcpy(&sfi, mem + at(fn) + 24, 8);
+	ba = bytecode_array(16);
+	other = bytecode_array(16);
+	put64(at(sfi) + 8, ba);
+	cx = obj(150, 32);
+	/* a typed frame: a Smi marker where the context is */
+	fp = interp_frame(0x3000, smi(13), fn, ba, 0);
+	CHECK_INT(interp(fp, &got, &off), -EINVAL);
+	/* the function's bytecode is another array (a stale slot) */
+	fp = interp_frame(0x3000, cx, fn, other, 0);
+	CHECK_INT(interp(fp, &got, &off), -EINVAL);
+	/* not a BytecodeArray; not a JSFunction */
+	fp = interp_frame(0x3000, cx, fn, str1("x"), 0);
+	CHECK_INT(interp(fp, &got, &off), -EINVAL);
+	fp = interp_frame(0x3000, cx, sfi, ba, 0);
+	CHECK_INT(interp(fp, &got, &off), -EINVAL);
+	/* an offset past the bytecode, a length no array has */
+	fp = interp_frame(0x3000, cx, fn, ba, 16);
+	CHECK_INT(interp(fp, &got, &off), -EINVAL);
+	fp = interp_frame(0x3000, cx, fn, ba, -2);
+	CHECK_INT(interp(fp, &got, &off), -EINVAL);
+	put64(at(ba) + 8, smi(-4));
+	fp = interp_frame(0x3000, cx, fn, ba, 0);
+	CHECK_INT(interp(fp, &got, &off), -EINVAL);
+	put64(at(ba) + 8, smi(16));
+	CHECK_INT(interp(fp, &got, &off), 0);
+	/* a frame pointer off the image, unaligned, or null */
+	CHECK(interp(BASE + SZ * 4, &got, &off) != 0);
+	CHECK_INT(interp(fp + 4, &got, &off), -EINVAL);
+	CHECK_INT(interp(0, &got, &off), -EINVAL);
+	/* a binary without the interpreter's layout */
+	nol.has_interp = 0;
+	CHECK_INT(v8reader__interp_frame(&nol, v8img_read, &m, fp, &got, &off), -ENOENT);
+}
+
 /* node 20's v8dbg_* constants as a shared object exports them (one of
- * them 0 in .bss, as node's SeqStringTag is); ptr: SystemPointerSize. */
-static int build_consts(const char *dir, const char *so, int ptr, int fp_function)
+ * them 0 in .bss, as node's SeqStringTag is); ptr: SystemPointerSize;
+ * interp: the interpreter frame's too. */
+static int build_consts(const char *dir, const char *so, int ptr, int fp_function, int interp)
 {
 	return test_sh("cd '%s' && cat > c.c <<'EOF'\n"
 		       "int v8dbg_off_fp_function = %d, v8dbg_HeapObjectTag = 1,\n"
@@ -227,9 +331,21 @@ static int build_consts(const char *dir, const char *so, int ptr, int fp_functio
 		       " v8dbg_SlicedStringTag = 3, v8dbg_OneByteStringTag = 8,\n"
 		       " v8dbg_scopeinfo_idx_ncontextlocals = 2, v8dbg_scopeinfo_idx_first_vars = 3;\n"
 		       "int v8dbg_SeqStringTag;\n"
+		       "%s"
 		       "EOF\n"
 		       "gcc -shared -fPIC -o '%s' c.c",
-		       dir, fp_function, ptr, so);
+		       dir, fp_function, ptr,
+		       interp ? "int v8dbg_off_fp_context = -8, v8dbg_off_fp_bytecode_array = -32,\n"
+				" v8dbg_off_fp_bytecode_offset = -40,\n"
+				" v8dbg_class_SharedFunctionInfo__function_data__Object = 8,\n"
+				" v8dbg_class_Code__bytecode_or_interpreter_data__HeapObject = 16,\n"
+				" v8dbg_class_FixedArrayBase__length__SMI = 8,\n"
+				" v8dbg_class_BytecodeArray__data__uintptr_t = 54,\n"
+				" v8dbg_type_BytecodeArray__BYTECODE_ARRAY_TYPE = 191,\n"
+				" v8dbg_type_InterpreterData__INTERPRETER_DATA_TYPE = 159,\n"
+				" v8dbg_type_Code__CODE_TYPE = 245;\n"
+			      : "",
+		       so);
 }
 
 TEST(v8_layout_from_the_binarys_constants)
@@ -241,19 +357,26 @@ TEST(v8_layout_from_the_binarys_constants)
 
 	CHECK(dir != NULL);
 	snprintf(path, sizeof(path), "%s/v8.so", dir);
-	CHECK_INT(build_consts(dir, path, 8, -16), 0);
+	CHECK_INT(build_consts(dir, path, 8, -16, 1), 0);
 	CHECK((e = elfread__open(path)) != NULL);
 	CHECK_INT(v8layout__from_elf(e, &l), 0);
 	elfread__free(e);
 	/* the values node 20 has, the .bss one 0 */
 	CHECK(memcmp(&l, &v8img_node20, sizeof(l)) == 0);
+	/* without the interpreter frame's: compiled frames only */
+	CHECK_INT(build_consts(dir, path, 8, -16, 0), 0);
+	CHECK((e = elfread__open(path)) != NULL);
+	CHECK_INT(v8layout__from_elf(e, &l), 0);
+	elfread__free(e);
+	CHECK_INT(l.has_interp, 0);
+	CHECK_INT((int)l.fn_shared, 24);
 	/* pointer compression (4-byte slots): not read */
-	CHECK_INT(build_consts(dir, path, 4, -16), 0);
+	CHECK_INT(build_consts(dir, path, 4, -16, 1), 0);
 	CHECK((e = elfread__open(path)) != NULL);
 	CHECK_INT(v8layout__from_elf(e, &l), -ENOENT);
 	elfread__free(e);
 	/* a frame slot no V8 has: refused */
-	CHECK_INT(build_consts(dir, path, 8, -12), 0);
+	CHECK_INT(build_consts(dir, path, 8, -12, 1), 0);
 	CHECK((e = elfread__open(path)) != NULL);
 	CHECK_INT(v8layout__from_elf(e, &l), -EINVAL);
 	elfread__free(e);

@@ -18,8 +18,10 @@ static const struct want {
 	const char *name;
 	size_t off; /* in struct v8_layout */
 	int wide;   /* int64_t field (else uint32_t / unsigned) */
+	int opt;    /* interpreted frames only: not required */
 } wants[] = {
-#define W(n, f) { n, offsetof(struct v8_layout, f), 0 }
+#define W(n, f) { n, offsetof(struct v8_layout, f), 0, 0 }
+#define O(n, f) { n, offsetof(struct v8_layout, f), 0, 1 }
 	{ "off_fp_function", offsetof(struct v8_layout, fp_function), 1 },
 	{ "HeapObjectTag", offsetof(struct v8_layout, heap_tag), 2 },
 	{ "HeapObjectTagMask", offsetof(struct v8_layout, heap_tag_mask), 2 },
@@ -52,6 +54,18 @@ static const struct want {
 	W("OneByteStringTag", one_byte_tag),
 	W("scopeinfo_idx_ncontextlocals", si_ncontextlocals),
 	W("scopeinfo_idx_first_vars", si_first_vars),
+	/* interpreted frames: optional */
+	{ "off_fp_context", offsetof(struct v8_layout, fp_context), 1, 1 },
+	{ "off_fp_bytecode_array", offsetof(struct v8_layout, fp_bytecode_array), 1, 1 },
+	{ "off_fp_bytecode_offset", offsetof(struct v8_layout, fp_bytecode_offset), 1, 1 },
+	O("class_SharedFunctionInfo__function_data__Object", sfi_data),
+	O("class_Code__bytecode_or_interpreter_data__HeapObject", code_bytecode),
+	O("class_FixedArrayBase__length__SMI", array_len),
+	O("class_BytecodeArray__data__uintptr_t", bytecode_data),
+	O("type_BytecodeArray__BYTECODE_ARRAY_TYPE", t_bytecode),
+	O("type_InterpreterData__INTERPRETER_DATA_TYPE", t_interp_data),
+	O("type_Code__CODE_TYPE", t_code),
+#undef O
 #undef W
 };
 #define NR_WANTS (sizeof(wants) / sizeof(wants[0]))
@@ -101,9 +115,11 @@ static int sym_cb(void *ctx, const struct elfread_sym *s)
 		if (strcmp(s->name + 6, wants[i].name))
 			continue;
 		if (value_at(f->e, s->shndx, s->value, &v)) {
-			f->bad = 1;
+			f->bad |= !wants[i].opt;
 			return 0;
 		}
+		if (wants[i].opt && !wants[i].wide && v < 0)
+			return 0; /* (no interpreted frames: a bad optional one) */
 		if (wants[i].wide == 1) {
 			int64_t w = v;
 
@@ -124,6 +140,11 @@ static int sym_cb(void *ctx, const struct elfread_sym *s)
 	return 0;
 }
 
+static int slot_ok(int64_t off)
+{
+	return off < 0 && off >= -256 && off % 8 == 0;
+}
+
 int v8layout__from_elf(const struct elfread *e, struct v8_layout *l)
 {
 	struct found f = { .e = e, .l = l };
@@ -131,11 +152,14 @@ int v8layout__from_elf(const struct elfread *e, struct v8_layout *l)
 				   &l->sfi_script, &l->script_name, &l->str_len, &l->seq1_chars,
 				   &l->seq2_chars, &l->cons_first, &l->cons_second,
 				   &l->thin_actual, &l->sliced_parent, &l->sliced_offset };
+	uint64_t req = 0, interp = 0;
 
 	_Static_assert(NR_WANTS < 64, "one bit per constant");
+	for (size_t i = 0; i < NR_WANTS; i++)
+		*(wants[i].opt ? &interp : &req) |= 1ull << i;
 	memset(l, 0, sizeof(*l));
 	elfread__for_each_symbol(e, SHT_DYNSYM, sym_cb, &f);
-	if (f.have != (1ull << NR_WANTS) - 1)
+	if ((f.have & req) != req)
 		return -ENOENT;
 	/* 8-byte tagged slots only: pointer compression (4-byte slots, a
 	 * cage base) is not read here */
@@ -149,6 +173,14 @@ int v8layout__from_elf(const struct elfread *e, struct v8_layout *l)
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 		if (*offs[i] > 4096)
 			return -EINVAL;
+	/* the interpreter's frame slots: below fp, apart, pointer-aligned */
+	l->has_interp = (f.have & interp) == interp && slot_ok(l->fp_context) &&
+			slot_ok(l->fp_bytecode_array) && slot_ok(l->fp_bytecode_offset) &&
+			l->fp_context != l->fp_function && l->fp_bytecode_array != l->fp_function &&
+			l->fp_bytecode_offset != l->fp_function &&
+			l->fp_bytecode_array != l->fp_bytecode_offset && l->sfi_data <= 4096 &&
+			l->code_bytecode <= 4096 && l->array_len <= 4096 && l->bytecode_data <= 4096 &&
+			l->bytecode_data > l->array_len;
 	l->smi_shift += 1; /* (the tag's own bit) */
 	return 0;
 }

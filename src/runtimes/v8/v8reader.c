@@ -327,3 +327,81 @@ int v8reader__function_name(const struct v8_layout *l, v8_read_fn rd, void *ctx,
 	o.buf[o.n] = '\0';
 	return 0;
 }
+
+/* Whether the bytecode of SharedFunctionInfo sfi (its untagged address)
+ * is BytecodeArray ba (tagged): its function data is ba, or the
+ * InterpreterData or baseline Code holding it. */
+static int sfi_has_bytecode(const struct rd *r, uint64_t sfi, uint64_t ba)
+{
+	const struct v8_layout *l = r->l;
+	uint64_t data, a, inner;
+	unsigned type;
+	int err;
+
+	if ((err = word(r, sfi + l->sfi_data, &data)))
+		return err;
+	if (data == ba)
+		return 0;
+	if ((err = object(r, data, &a, &type)))
+		return err;
+	/* (InterpreterData's fields are not in the layout: its type only) */
+	if (type == l->t_interp_data)
+		return 0;
+	if (type != l->t_code)
+		return -EINVAL;
+	if ((err = word(r, a + l->code_bytecode, &inner)))
+		return err;
+	if (inner == ba)
+		return 0;
+	if ((err = object(r, inner, &a, &type)))
+		return err;
+	return type == l->t_interp_data ? 0 : -EINVAL;
+}
+
+int v8reader__interp_frame(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t fp,
+			   uint64_t *fn, int32_t *offset)
+{
+	struct rd r = { l, rd, ctx };
+	uint64_t cx, f, ba, off, a, sfi, len;
+	unsigned type;
+	int64_t o;
+	int err;
+
+	if (!l->has_interp)
+		return -ENOENT;
+	if (fp < 4096 || fp % 8 || fp > UINT64_MAX - 4096)
+		return -EINVAL;
+	if ((err = word(&r, fp + (uint64_t)l->fp_context, &cx)) ||
+	    (err = word(&r, fp + (uint64_t)l->fp_function, &f)) ||
+	    (err = word(&r, fp + (uint64_t)l->fp_bytecode_array, &ba)) ||
+	    (err = word(&r, fp + (uint64_t)l->fp_bytecode_offset, &off)))
+		return err;
+	/* (a typed frame's marker, a Smi, where a JS frame has its context) */
+	if (!is_heap(&r, cx) || !is_smi(&r, off))
+		return -EINVAL;
+	if ((err = object(&r, ba, &a, &type)))
+		return err;
+	if (type != l->t_bytecode)
+		return -EINVAL;
+	if ((err = word(&r, a + l->array_len, &len)))
+		return err;
+	if (!is_smi(&r, len) || smi(&r, len) < 0 || smi(&r, len) > (int64_t)V8_STR_LEN_MAX)
+		return -EINVAL;
+	/* the offset slot: header-relative, from the tagged pointer */
+	o = smi(&r, off) - ((int64_t)l->bytecode_data - (int64_t)l->heap_tag);
+	if (o < -1 || o >= smi(&r, len))
+		return -EINVAL;
+	if ((err = object(&r, f, &a, &type)))
+		return err;
+	if (type != l->t_function)
+		return -EINVAL;
+	if ((err = word(&r, a + l->fn_shared, &sfi)) || (err = object(&r, sfi, &a, &type)))
+		return err;
+	if (type != l->t_sfi)
+		return -EINVAL;
+	if ((err = sfi_has_bytecode(&r, a, ba)))
+		return err;
+	*fn = f;
+	*offset = (int32_t)o;
+	return 0;
+}

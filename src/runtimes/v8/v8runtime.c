@@ -7,6 +7,7 @@
  * snapshot, the objects by process_vm_readv.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,73 @@ static int read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+/* The interpreter's builtins an interpreted frame runs in (node's own
+ * binary names them): a bytecode handler, the entry trampoline, the
+ * re-entries from baseline code or a deoptimization. */
+static bool is_handler(const char *sym)
+{
+	size_t n = strlen(sym);
+
+	return !strncmp(sym, "Builtins_", 9) && n > 16 && !strcmp(sym + n - 7, "Handler");
+}
+
+static bool v8_names_native(const char *sym)
+{
+	return is_handler(sym) || !strcmp(sym, "Builtins_InterpreterEntryTrampoline") ||
+	       !strcmp(sym, "Builtins_InterpreterEnterAtBytecode") ||
+	       !strcmp(sym, "Builtins_InterpreterEnterAtNextBytecode");
+}
+
+/* v8_read_fn: the sample's stack snapshot where it holds the bytes (a
+ * frame's slots as they were then: the thread has moved on), else the
+ * target's memory. */
+struct snap_read {
+	struct v8state *st;
+	const struct runtime_frame *f;
+};
+
+static int read_snap(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct snap_read *r = ctx;
+	const struct runtime_frame *f = r->f;
+
+	if (addr >= f->stack_lo && addr - f->stack_lo <= f->stack_len &&
+	    len <= f->stack_len - (addr - f->stack_lo)) {
+		memcpy(buf, f->stack + (addr - f->stack_lo), len);
+		return 0;
+	}
+	return read_target(r->st, addr, buf, len);
+}
+
+/*
+ * An interpreted frame (pc in an interpreter builtin, fp the frame the
+ * interpreter built): named by its JSFunction as a compiled one is. A
+ * bytecode handler runs in its function's frame (it builds none of its
+ * own, or one whose marker fails the check), so a leaf there is that
+ * function's, unless the walk gives that frame next as well; a leaf in
+ * the entry trampoline may not have built its frame yet (fp still its
+ * caller's): it stays the builtin's.
+ */
+static int interp_name(struct v8state *st, struct v8proc *vp, const struct runtime_frame *f,
+		       uint64_t fp, char *buf, size_t size)
+{
+	struct snap_read r = { st, f };
+	uint64_t fn;
+	int32_t off;
+	int err;
+
+	if (f->leaf && !is_handler(f->sym))
+		return -EINVAL;
+	/* the next frame the same one (its call in the entry trampoline,
+	 * found by the handler's CFI): that one is named, this one stays the
+	 * handler running in it */
+	if (f->frame_fp(f->walk, f->index + 1) == fp)
+		return -EINVAL;
+	if ((err = v8reader__interp_frame(&vp->l, read_snap, &r, fp, &fn, &off)))
+		return err;
+	return v8reader__function_name(&vp->l, read_target, st, fn, buf, size);
+}
+
 static int v8_frame_name(void *state, const struct runtime_proc *p,
 			 const struct runtime_frame *f, char *buf, size_t size)
 {
@@ -185,6 +253,8 @@ static int v8_frame_name(void *state, const struct runtime_proc *p,
 		return -EINVAL;
 	st->pid = vp->pid;
 	st->now = util__now_ns();
+	if (f->sym)
+		return interp_name(st, vp, f, fp, buf, size);
 	slot = fp + (uint64_t)vp->l.fp_function;
 	/*
 	 * The sampled frame may not have its own frame yet or any more: at
@@ -237,4 +307,5 @@ const struct runtime_ops v8_runtime_ops = {
 	.attach = v8_attach,
 	.detach = v8_detach,
 	.frame_name = v8_frame_name,
+	.names_native = v8_names_native,
 };
