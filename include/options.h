@@ -85,6 +85,7 @@ struct sfprof_opts {
 	int no_ruby;			/* --no-ruby: native rb_vm_exec frames, no Ruby ones */
 	int no_php;			/* --no-php: native execute_ex frames, no PHP ones */
 	int no_v8;			/* --no-v8: node's JIT frames only from a perf map */
+	int no_jvm;			/* --no-jvm: a JVM's JIT frames only from a perf map */
 	int by_lock;			/* --by-lock (futex) */
 	int per_thread;			/* --per-thread: root comm-pid/tid */
 	int per_process;		/* --per-process: root comm-pid */

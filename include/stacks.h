@@ -77,7 +77,10 @@ struct stacks_opts {
 	unsigned agg_max;   /* 0 = STACKS_AGG_MAX (tests set a small one) */
 	int no_inline;	    /* --no-inline: no inline frames, no source lines */
 	int perf_maps;	    /* live: name [anon] code from /tmp/perf-PID.map */
-	int no_vm_names;    /* no JIT frame names read from a VM (runtime.h frame_name()) */
+	/* live: the runtimes (bit i: runtime__get(i)) the run turned off
+	 * (runtime.h enabled(): --no-jvm, --no-v8): none of their
+	 * per-process hooks is asked (no VM read, no name, no row) */
+	uint32_t runtimes_off;
 	int jit_record;	    /* record: find JIT names for stacks__record_jit() */
 	uint64_t period_ns; /* PROFILE_WALL: the weight of a cpu sample */
 	int no_python;	    /* --no-python: Python sections are ignored */

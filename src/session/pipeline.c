@@ -95,7 +95,13 @@ struct stacks_opts pipeline__stacks_opts(const struct pipeline *p, int idx)
 		 * capture carries the JIT names */
 		so.perf_maps = p->mode != PIPELINE_RECORD;
 		so.jit_record = p->mode == PIPELINE_RECORD;
-		so.no_vm_names = o->no_v8;
+		/* (a runtime the options turn off reads nothing live) */
+		for (size_t i = 0; i < runtime__count(); i++) {
+			const struct runtime_ops *r = runtime__get(i);
+
+			if (r->enabled && !r->enabled(o))
+				so.runtimes_off |= 1u << i;
+		}
 	}
 	return so;
 }

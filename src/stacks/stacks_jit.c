@@ -336,11 +336,11 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 static bool live_native(struct stacks *s, struct pc_entry *e, size_t n)
 {
 	if (!s->opts.perf_maps || s->opts.jit_record || s->jit_borrowed ||
-	    s->opts.no_vm_names || n > STACKS_MAX_DEPTH)
+	    n > STACKS_MAX_DEPTH)
 		return false;
 	if (!(e->have & HAVE_VMNATIVE)) {
 		e->have |= HAVE_VMNATIVE;
-		if (stacks_runtime_names_native(e->sym.name))
+		if (stacks_runtime_names_native(s, e->sym.name))
 			e->have |= IS_VMNATIVE;
 	}
 	if (!(e->have & IS_VMNATIVE))
@@ -397,7 +397,7 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 			continue;
 		rc = jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit);
 		live = (s->opts.perf_maps || s->opts.jit_record) && !s->jit_borrowed &&
-		       !s->opts.no_vm_names && n <= STACKS_MAX_DEPTH;
+		       n <= STACKS_MAX_DEPTH && stacks_runtime_names_frames(s);
 		/* a JIT map's entry (perf map, jitdump) names the frame (a
 		 * caller's with its line first where a runtime gives frames'
 		 * sources); else, live, the runtime reads it from the VM (its

@@ -33,10 +33,19 @@ static struct runtime_proc rt_proc(struct stacks *s)
 	};
 }
 
-/* Runtime i's state in s (attached on first use), or NULL. */
+_Static_assert(RUNTIME_MAX <= 32, "stacks_opts.runtimes_off holds a bit per runtime");
+
+/* Runtime i is on for s (not turned off by the options: runtimes_off) */
+static bool rt_on(const struct stacks *s, size_t i)
+{
+	return i < RUNTIME_MAX && !(s->opts.runtimes_off & (1u << i));
+}
+
+/* Runtime i's state in s (attached on first use), or NULL (off: never
+ * attached, so none of its per-process hooks is asked). */
 static void *rt_state(struct stacks *s, size_t i, const struct runtime_ops *ops)
 {
-	if (i >= RUNTIME_MAX || !ops->attach)
+	if (!rt_on(s, i) || !ops->attach)
 		return NULL;
 	if (!s->rt_attached[i]) {
 		s->rt[i] = ops->attach();
@@ -77,14 +86,22 @@ int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, c
 	return rc;
 }
 
-bool stacks_runtime_names_native(const char *sym)
+bool stacks_runtime_names_native(const struct stacks *s, const char *sym)
 {
 	for (size_t i = 0; i < runtime__count(); i++) {
 		const struct runtime_ops *ops = runtime__get(i);
 
-		if (ops->names_native && ops->frame_name && ops->names_native(sym))
+		if (rt_on(s, i) && ops->names_native && ops->frame_name && ops->names_native(sym))
 			return true;
 	}
+	return false;
+}
+
+bool stacks_runtime_names_frames(const struct stacks *s)
+{
+	for (size_t i = 0; i < runtime__count(); i++)
+		if (rt_on(s, i) && runtime__get(i)->frame_name)
+			return true;
 	return false;
 }
 
@@ -144,7 +161,7 @@ int stacks__runtime_record(struct stacks *s, unsigned type, uint32_t pid, const 
 		void *st;
 		int err;
 
-		if (!ops->on_capture_record)
+		if (!ops->on_capture_record || !rt_on(s, i))
 			continue;
 		if (!(st = rt_state(s, i, ops)))
 			return -ENOMEM;

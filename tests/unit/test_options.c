@@ -280,6 +280,25 @@ TEST(report_should_reject_capture_only_options_in_one_line)
 	}
 }
 
+TEST(no_jvm_and_no_v8_should_each_turn_off_their_own_vm_only)
+{
+	struct sfprof_opts o;
+	char *jvm[] = { "sfprof", "--no-jvm", "-p", "7", NULL };
+	char *v8[] = { "sfprof", "--no-v8", "-p", "7", NULL };
+	char *rec[] = { "record", "--no-jvm", "--no-v8", "-o", "cap", "-p", "7", NULL };
+	char *rep[] = { "report", "--no-jvm", "cap", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, jvm), 0);
+	CHECK(o.no_jvm && !o.no_v8);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, v8), 0);
+	CHECK(o.no_v8 && !o.no_jvm);
+	CHECK_INT(parse(&o, SFPROF_CMD_RECORD, rec), 0);
+	CHECK(o.no_jvm && o.no_v8);
+	/* report: the capture holds the names record read (or did not) */
+	CHECK_INT(parse(&o, SFPROF_CMD_REPORT, rep), -EINVAL);
+	CHECK(one_line_with("is not a report option"));
+}
+
 TEST(record_should_reject_report_only_options_in_one_line)
 {
 	static char *bad[][9] = {

@@ -198,6 +198,7 @@ TEST(pipeline_stacks_options_follow_the_event_and_the_mode)
 	struct ksyms ks = { 0 };
 	struct stacks_opts so;
 	struct pipeline p;
+	uint32_t hs, v8;
 
 	o.no_python = o.no_ruby = o.no_php = 1;
 	CHECK_INT(pipeline__init(&p, PIPELINE_LIVE, &o, 250, NULL, &ks), 0);
@@ -215,6 +216,27 @@ TEST(pipeline_stacks_options_follow_the_event_and_the_mode)
 	p.o.per_thread = 1;
 	CHECK_INT(pipeline__stacks_opts(&p, cpu).per_thread, 1);
 	pipeline__release(&p);
+
+	/* live, every VM runtime reads its VM; --no-jvm turns HotSpot's off
+	 * only, --no-v8 V8's only (--no-python and the like their own) */
+	hs = 1u << runtime__find("hotspot");
+	v8 = 1u << runtime__find("v8");
+	CHECK_INT(pipeline__stacks_opts(&p, cpu).runtimes_off & (hs | v8), 0);
+	p.o.no_jvm = 1;
+	CHECK_INT(pipeline__stacks_opts(&p, cpu).runtimes_off & (hs | v8), hs);
+	p.o.no_jvm = 0;
+	p.o.no_v8 = 1;
+	CHECK_INT(pipeline__stacks_opts(&p, cpu).runtimes_off & (hs | v8), v8);
+	p.o.no_jvm = 1;
+	CHECK_INT(pipeline__stacks_opts(&p, cpu).runtimes_off & (hs | v8), hs | v8);
+	/* (a runtime without enabled() is never off) */
+	CHECK_INT(pipeline__stacks_opts(&p, cpu).runtimes_off &
+			  (1u << runtime__find("python-perf-trampolines")),
+		  0);
+	pipeline__release(&p);
+	o = fk_opts(SFPROF_CMD_LIVE);
+	o.no_python = o.no_ruby = o.no_php = 1;
+	CHECK_INT(pipeline__init(&p, PIPELINE_LIVE, &o, 250, NULL, &ks), 0);
 
 	/* record resolves JIT names for the capture, reads no perf map */
 	o = fk_opts(SFPROF_CMD_RECORD);

@@ -347,6 +347,39 @@ TEST(runtime_gets_its_capture_records)
 	runtime__unregister_all();
 }
 
+TEST(runtime_turned_off_is_never_attached_nor_asked)
+{
+	struct proc_cache_opts po = { .quiet = 1 };
+	struct profile_meta pm = { .kind = PROFILE_CPU, .hz = 99 };
+	struct stacks_opts so = { .kind = PROFILE_CPU };
+	struct proc_cache *pc = proc_cache__new(&po);
+	struct profile *prof = profile__new(&pm);
+	struct stacks *s = NULL;
+	int i;
+
+	CHECK(pc && prof);
+	attaches = detaches = 0;
+	last_state = NULL;
+	CHECK((i = runtime__register(&fakert_ops)) >= 0);
+	/* (--no-X: its bit; the others stay on) */
+	so.runtimes_off = 1u << i;
+	CHECK((s = stacks__new(pc, prof, &so)));
+	CHECK_INT(stacks__runtime_record(s, FAKERT_REC, 42, (const uint8_t *)"frame", 5), -ENOENT);
+	CHECK_INT(attaches, 0);
+	CHECK(last_state == NULL);
+	stacks__free(s);
+	/* the same runtime on: asked */
+	so.runtimes_off = ~(1u << i);
+	CHECK((s = stacks__new(pc, prof, &so)));
+	CHECK_INT(stacks__runtime_record(s, FAKERT_REC, 42, (const uint8_t *)"frame", 5), 0);
+	CHECK_INT(attaches, 1);
+	stacks__free(s);
+	CHECK_INT(detaches, 1);
+	profile__free(prof);
+	proc_cache__free(pc);
+	runtime__unregister_all();
+}
+
 /* The fake's session: what the run told it. */
 static struct fakesess {
 	int made, freed, attached, events, tasks, execs, reaps, namers;

@@ -27,6 +27,7 @@
 #include "elfread.h"
 #include "hotspot.h"
 #include "jitmap.h"
+#include "options.h"
 #include "proc.h"
 #include "runtimes/runtime.h"
 #include "sframe.h"
@@ -517,8 +518,16 @@ static bool hs_is_proc(void *state, const struct runtime_proc *p)
 	return p->proc && hs_proc_of(state, p->proc);
 }
 
+/* --no-jvm: no VM read at all (a JVM's frames from its perf map, else
+ * [jit], its JIT code walked by frame pointers) */
+static bool hs_enabled(const struct sfprof_opts *o)
+{
+	return !o->no_jvm;
+}
+
 const struct runtime_ops hotspot_runtime_ops = {
 	.name = "hotspot",
+	.enabled = hs_enabled,
 	.attach = hs_attach,
 	.detach = hs_detach,
 	.jit_name = hs_jit_name,

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 
 #include "elfread.h"
+#include "options.h"
 #include "procmaps.h"
 #include "proc.h"
 #include "runtimes/runtime.h"
@@ -302,8 +303,15 @@ static void v8_detach(void *state)
 	free(state);
 }
 
+/* --no-v8: node's frames from its perf map only */
+static bool v8_enabled(const struct sfprof_opts *o)
+{
+	return !o->no_v8;
+}
+
 const struct runtime_ops v8_runtime_ops = {
 	.name = "v8",
+	.enabled = v8_enabled,
 	.attach = v8_attach,
 	.detach = v8_detach,
 	.frame_name = v8_frame_name,
