@@ -162,6 +162,11 @@ def main():
                     errs.append("%s named %s with the perf map, %s without" % (
                         x, "in %d samples" % ref[x] if x in ref else "never",
                         "in %d samples" % live[x] if x in live else "never"))
+        # --no-jvm is HotSpot's alone: node's frames named from V8 all the same
+        nj = os.path.join(d, "nojvm.folded")
+        if run([SFPROF, "-F", "499", "--quiet", "--no-jvm", "-o", nj, "--", node, app, "2000",
+                pidf], d, errs, "--no-jvm run"):
+            check(nj, "--no-jvm", errs)
         # --no-v8 and no perf map: the frames stay [jit], as before
         nv = os.path.join(d, "nov8.folded")
         if run([SFPROF, "-F", "499", "--quiet", "--no-v8", "-o", nv, "--", node, app, "2000",
