@@ -8,9 +8,10 @@ frame compiled, a caller's line from its PcDesc; isPrime not inlined:
 outerLoop a compiled caller with three methods inlined at its call;
 default: C2 with inlining, after warm-up), sfprof -p at 199 Hz for 4 s with --stats,
 with the VM reads (frame_name: interpreted frames, compiled callers'
-lines) and with --no-v8 (no VM frame reads: JIT entries of nmethods
-only). Reported: the runtime's user-space time per sample and per frame
-it named (stacks_runtime_name_ns less its largest, the process's first
+lines) and with --no-jvm (no VM read at all; the rows below measured
+before --no-jvm used --no-v8, which then kept the nmethods' JIT
+entries and now leaves a JVM alone). Reported: the runtime's user-space
+time per sample and per frame it named (stacks_runtime_name_ns less its largest, the process's first
 call, which reads libjvm.so's symbols and the vmstructs tables: given
 apart), medians of REPEATS runs. (sfprof's whole CPU time is not given:
 its start, the BPF load, outweighs 4 s of samples.)
@@ -61,7 +62,7 @@ def main():
                           ("dontinline isPrime", ["-XX:CompileCommand=quiet",
                                                   "-XX:CompileCommand=dontinline,HsChain::isPrime"]),
                           ("default (C2)", [])):
-            for mode, extra in (("VM reads", []), ("--no-v8", ["--no-v8"])):
+            for mode, extra in (("VM reads", []), ("--no-jvm", ["--no-jvm"])):
                 rows = []
                 for _ in range(reps):
                     st = one(d, args, extra)
