@@ -62,7 +62,9 @@
  * session/report_sink.c live and in record, cli/cmd_report.c offline),
  * called in the table's order:
  *  - enabled(o): the run names this runtime's frames (not --no-X); NULL:
- *    always;
+ *    always. Live, one it turns off is never attached per process either
+ *    (stacks_opts.runtimes_off): none of its per-process hooks is asked
+ *    (HotSpot's --no-jvm, V8's --no-v8: no VM read);
  *  - session_new(live): the run's state, 0 with *out (NULL: nothing of
  *    its own in this run), or -ENOMEM; session_free() frees it;
  *  - session_set_capture(), session_set_writer(): the live capture (NULL
