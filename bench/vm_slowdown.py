@@ -37,7 +37,7 @@ import v8_names  # noqa: E402
 
 PIN = ["chrt", "-r", "10"]
 JAVA_ROUNDS = "1500"  # ~2 s of the main thread's CPU on this machine
-NODE_CALLS = "2000"  # ~2 s
+NODE_CALLS = "6000"  # ~2 s
 
 # v8_names' app, its timed main loop replaced by a fixed number of calls
 NODE_MAIN = """const w = new Worker();
@@ -120,14 +120,16 @@ def bench(vm, rounds):
                 raw[name][1].append(v["elapsed_ns"])
                 ratios[name][0].append(v["cpu_ns"] / ref[against]["cpu_ns"])
                 ratios[name][1].append(v["elapsed_ns"] / ref[against]["elapsed_ns"])
-    print("%s at 99 Hz | target CPU s | wall s | CPU vs unprofiled | wall vs unprofiled |" % vm)
-    print("|---|---|---|---|---|")
+    print("| %s at 99 Hz | target CPU s | wall s | CPU vs unprofiled | wall vs unprofiled "
+          "| wall ratios' range |" % vm)
+    print("|---|---|---|---|---|---|")
     for name, (c, w) in raw.items():
         r = ratios.get(name)
-        print("| %s | %.3f | %.3f | %s | %s |" % (
+        print("| %s | %.3f | %.3f | %s | %s | %s |" % (
             name, statistics.median(c) / 1e9, statistics.median(w) / 1e9,
             "%+.1f%%" % (100 * (statistics.median(r[0]) - 1)) if r else "",
-            "%+.1f%%" % (100 * (statistics.median(r[1]) - 1)) if r else ""))
+            "%+.1f%%" % (100 * (statistics.median(r[1]) - 1)) if r else "",
+            "%+.1f%% .. %+.1f%%" % (100 * (min(r[1]) - 1), 100 * (max(r[1]) - 1)) if r else ""))
     print("(medians of %d interleaved rounds; ratios per round)" % rounds)
 
 
