@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Capture: loads the BPF programs (bpf/: task.bpf.c always, then one
- * object per event source), configures them for a scope of processes,
- * attaches them, and drains the ring buffer into a callback, one struct
- * sfprof_event at a time, with the side-band's mapping changes
- * (sideband.h) delivered in timestamp order before the events they
- * precede.
+ * object per event source, their table in src/capture/source.h),
+ * configures them for a scope of processes, attaches them, and drains
+ * the ring buffer into a callback, one struct sfprof_event at a time,
+ * with the side-band's mapping changes (sideband.h) delivered in
+ * timestamp order before the events they precede.
  *
  *   scope    a set of PIDs (and, inheriting, every process they create
  *            from attach on: added in BPF at fork, before the child runs),
@@ -99,6 +99,9 @@ struct capture_opts {
 	int php;		/* walk PHP frames of processes capture__set_php names */
 };
 
+/* Programs whose cost capture_stats can carry. */
+#define CAPTURE_PROG_COSTS 16
+
 /* Totals: BPF per-CPU counters summed, plus what user space saw. */
 struct capture_stats {
 	uint64_t events_cpu;	   /* cpu records received */
@@ -120,17 +123,19 @@ struct capture_stats {
 	uint64_t bpf[SFPROF_CNT_MAX]; /* enum sfprof_counter, summed over CPUs */
 	/*
 	 * Kernel-measured program cost (only with sysctl
-	 * kernel.bpf_stats_enabled=1, else 0; misses always), per program: every
-	 * invocation counts, including the cheap ones other processes cause
-	 * before the tgid filter returns.
+	 * kernel.bpf_stats_enabled=1, else 0; misses always), per program of
+	 * the sources loaded (src/capture/source.h), in their table's order:
+	 * every invocation counts, including the cheap ones other processes
+	 * cause before the tgid filter returns.
 	 */
 	struct capture_prog_cost {
+		const char *name;	/* the program's, without "sfprof_": "sys_exit" */
 		uint64_t run_ns, run_cnt;
 		/* invocations the kernel skipped because a BPF program was
 		 * already running on that CPU (always counted) */
 		uint64_t misses;
-	} prog_cpu, prog_sys_enter, prog_sys_exit, prog_switch_out, prog_switch_in,
-	  prog_futex_switch, prog_waking, prog_futex_waking;
+	} prog[CAPTURE_PROG_COSTS];
+	size_t nr_prog;
 };
 
 /* Names of the counters as --stats prints them (lost_ringbuf, ...). */
