@@ -59,10 +59,11 @@ struct sfprof_config {
 	__u64 min_block_ns;  /* offcpu: shorter blocks are only counted */
 	__u32 offcpu_states; /* offcpu: enum sfprof_offcpu_state bits kept */
 	__u32 wakers;	     /* offcpu, futex: WAKER records (--wakers) */
-	__u32 python;	     /* walk CPython frames of processes in py_procs */
-	__u32 ruby;	     /* walk CRuby frames of processes in rb_procs */
-	__u32 php;	     /* walk PHP frames of processes in php_procs */
-	__u32 pad3;
+	/* enum sfprof_runtime_bit: the runtimes whose frames are walked, in
+	 * processes their map names (capture__set_runtime_proc); Go's is
+	 * walked whatever this says */
+	__u32 rt_walk;
+	__u32 pad3[3];
 };
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */

@@ -256,9 +256,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	cfg.offcpu_states = o->offcpu_states ? o->offcpu_states : SFPROF_OFFCPU_ALL;
 	cfg.want_kstack = !!o->kernel_stacks;
 	cfg.wakers = (o->kind & (CAPTURE_OFFCPU | CAPTURE_FUTEX)) && o->wakers;
-	cfg.python = !!o->python;
-	cfg.ruby = !!o->ruby;
-	cfg.php = !!o->php;
+	cfg.rt_walk = o->runtimes & SFPROF_RT_ALL;
 	/* a forced wakeup only as a safety net when half the ring is pending;
 	 * the timer drains long before that at any sane rate */
 	cfg.wakeup_bytes = ring / 2;
@@ -595,49 +593,35 @@ static int set_runtime(struct capture *c, struct bpf_map *map, uint32_t tgid, ui
 	return set_rt_bit(c, tgid, bit, 1);
 }
 
-int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p)
+/* A map of the task object that a walked runtime (rt_bit) owns, or NULL. */
+static struct bpf_map *runtime_map(struct capture *c, uint32_t rt_bit, const char *name)
 {
-	if (!c->task->rodata->cfg.python)
+	if (!(c->task->rodata->cfg.rt_walk & rt_bit) || !name)
+		return NULL;
+	return bpf_object__find_map_by_name(c->task->obj, name);
+}
+
+int capture__set_runtime_proc(struct capture *c, uint32_t rt_bit, const char *map, uint32_t tgid,
+			      const void *proc, size_t len)
+{
+	struct bpf_map *m;
+
+	if (!(c->task->rodata->cfg.rt_walk & rt_bit))
 		return 0;
-	return set_runtime(c, c->task->maps.py_procs, tgid, SFPROF_RT_PYTHON, p);
-}
-
-int capture__set_go(struct capture *c, uint32_t tgid, const struct sfprof_go_proc *p)
-{
-	return set_runtime(c, c->task->maps.go_procs, tgid, SFPROF_RT_GO, p);
-}
-
-int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p)
-{
-	if (!c->task->rodata->cfg.ruby)
-		return 0;
-	return set_runtime(c, c->task->maps.rb_procs, tgid, SFPROF_RT_RUBY, p);
-}
-
-int capture__set_php(struct capture *c, uint32_t tgid, const struct sfprof_php_proc *p)
-{
-	if (!c->task->rodata->cfg.php)
-		return 0;
-	return set_runtime(c, c->task->maps.php_procs, tgid, SFPROF_RT_PHP, p);
-}
-
-int capture__ruby_ring(struct capture *c)
-{
-	return c->task->rodata->cfg.ruby ? bpf_map__fd(c->task->maps.rb_new) : -ENOENT;
-}
-
-int capture__ruby_iseq_me(struct capture *c, uint32_t tgid, uint64_t iseq, uint64_t *me)
-{
-	struct sfprof_py_code k = { .tgid = tgid, .code = iseq };
-
-	if (!c->task->rodata->cfg.ruby)
+	if (!rt_bit || (rt_bit & (rt_bit - 1)) || (rt_bit & ~SFPROF_RT_ALL))
+		return -EINVAL;
+	if (!(m = runtime_map(c, rt_bit, map)))
 		return -ENOENT;
-	return bpf_map_lookup_elem(bpf_map__fd(c->task->maps.rb_seen), &k, me) ? -errno : 0;
+	if (proc && len != bpf_map__value_size(m))
+		return -EINVAL;
+	return set_runtime(c, m, tgid, rt_bit, proc);
 }
 
-int capture__python_ring(struct capture *c)
+int capture__runtime_map(struct capture *c, uint32_t rt_bit, const char *map)
 {
-	return c->task->rodata->cfg.python ? bpf_map__fd(c->task->maps.py_new) : -ENOENT;
+	struct bpf_map *m = runtime_map(c, rt_bit, map);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
 }
 
 int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max)

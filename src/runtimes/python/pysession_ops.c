@@ -11,6 +11,7 @@
 #include "pymerge.h"
 #include "pysession.h"
 #include "runtimes/runtime.h"
+#include "sfprof_event.h"
 
 static bool py_enabled(const struct sfprof_opts *o)
 {
@@ -94,6 +95,7 @@ static runtime_name_fn py_namer(void *ss, void **ctx)
 const struct runtime_ops python_runtime_ops = {
 	.name = "python",
 	.enabled = py_enabled,
+	.capture_bit = SFPROF_RT_PYTHON,
 	.session_new = py_new,
 	.session_free = py_free,
 	.session_set_capture = py_set_capture,
