@@ -609,11 +609,11 @@ static __always_inline void fill_common(struct sfprof_event *e, __u64 pid_tgid, 
 	e->tid = (__u32)pid_tgid;
 	e->cpu = bpf_get_smp_processor_id();
 	e->ts_ns = bpf_ktime_get_ns();
-	e->futex_addr = 0;
-	e->futex_op = 0;
+	e->futex.addr = 0;
+	e->futex.op = 0;
 	e->kstack_id = -1;
-	e->syscall_nr = 0;
-	e->ppid = 0;
+	e->futex.syscall_nr = 0;
+	e->fork.ppid = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
 

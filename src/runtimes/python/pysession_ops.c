@@ -52,7 +52,7 @@ static void py_event(void *ss, const struct sfprof_event *e)
 static void py_task(void *ss, const struct sfprof_event *e)
 {
 	if (e->kind == SFPROF_EV_FORK)
-		pysession__fork(ss, e->ppid, e->pid);
+		pysession__fork(ss, e->fork.ppid, e->pid);
 	else
 		pysession__exit(ss, e->pid, e->ts_ns);
 }
