@@ -43,9 +43,8 @@ static void config(struct sfprof_config *cfg)
 	cfg->inherit = 1;
 	cfg->stack_size = SFPROF_STACK_DEFAULT;
 	cfg->offcpu_states = SFPROF_OFFCPU_ALL;
-	cfg->python = !getenv("NO_PY");
-	cfg->ruby = !getenv("NO_RB");
-	cfg->php = !getenv("NO_PHP");
+	cfg->rt_walk = SFPROF_RT_GO | (getenv("NO_PY") ? 0 : SFPROF_RT_PYTHON) |
+		       (getenv("NO_RB") ? 0 : SFPROF_RT_RUBY) | (getenv("NO_PHP") ? 0 : SFPROF_RT_PHP);
 	cfg->wakeup_bytes = 8u << 20;
 }
 

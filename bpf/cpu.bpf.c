@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR MIT)
 /*
  * On-CPU samples: a perf_event program on every online CPU (cycles or
- * cpu-clock, capture.c chooses), one record per sample of a target with
+ * cpu-clock, src/capture/source_cpu.c chooses), one record per sample of a target with
  * the interrupted user registers and the user stack.
  */
 #include "vmlinux.h"

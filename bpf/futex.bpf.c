@@ -102,9 +102,9 @@ int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 	fill_common(e, pid_tgid, SFPROF_EV_FUTEX);
 	e->ts_ns = now;
 	e->weight = waited;
-	e->futex_addr = ent->addr;
-	e->futex_op = ent->op;
-	e->syscall_nr = ent->nr;
+	e->futex.addr = ent->addr;
+	e->futex.op = ent->op;
+	e->futex.syscall_nr = ent->nr;
 	e->kstack_id = ent->kstack_id;
 	bpf_map_delete_elem(&futex_start, &tid);
 	/* the user stack does not change while the thread is in the kernel:

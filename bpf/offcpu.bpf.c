@@ -177,7 +177,7 @@ int BPF_PROG(sfprof_switch_in, bool is_switch)
 	fill_common(e, bpf_get_current_pid_tgid(), SFPROF_EV_OFFCPU);
 	e->ts_ns = now;
 	e->weight = off;
-	e->futex_op = ent->state;
+	e->offcpu.state = ent->state;
 	e->kstack_id = ent->kstack_id;
 	if (task_user_regs(e)) {
 		e->flags |= SFPROF_EVF_NO_USER_REGS;

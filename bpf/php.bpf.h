@@ -93,7 +93,7 @@ static __always_inline struct py_buf *php_walk(struct sfprof_event *h, __u32 kin
 	struct py_buf *b;
 	__u64 ex = 0;
 
-	if (!cfg.php || !(rt & SFPROF_RT_PHP) || (h->flags & SFPROF_EVF_NO_USER_REGS))
+	if (!(cfg.rt_walk & SFPROF_RT_PHP) || !(rt & SFPROF_RT_PHP) || (h->flags & SFPROF_EVF_NO_USER_REGS))
 		return NULL;
 	p = bpf_map_lookup_elem(&php_procs, &tgid);
 	if (!p)

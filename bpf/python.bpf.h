@@ -186,7 +186,7 @@ static __always_inline struct py_buf *py_walk(struct sfprof_event *h, __u32 kind
 	__u64 tstate, cf = 0;
 	int failed = 0;
 
-	if (!cfg.python || !(rt & SFPROF_RT_PYTHON) || (h->flags & SFPROF_EVF_NO_USER_REGS))
+	if (!(cfg.rt_walk & SFPROF_RT_PYTHON) || !(rt & SFPROF_RT_PYTHON) || (h->flags & SFPROF_EVF_NO_USER_REGS))
 		return NULL;
 	p = bpf_map_lookup_elem(&py_procs, &tgid);
 	if (!p)

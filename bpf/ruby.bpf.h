@@ -289,7 +289,7 @@ static __always_inline struct py_buf *rb_walk(struct sfprof_event *h, __u32 kind
 	struct py_buf *b;
 	int failed = 0;
 
-	if (!cfg.ruby || !(rt & SFPROF_RT_RUBY) || (h->flags & SFPROF_EVF_NO_USER_REGS))
+	if (!(cfg.rt_walk & SFPROF_RT_RUBY) || !(rt & SFPROF_RT_RUBY) || (h->flags & SFPROF_EVF_NO_USER_REGS))
 		return NULL;
 	b = rb_walk_tgid(h->pid, kind, &failed);
 	if (!b) {
@@ -344,7 +344,7 @@ static __always_inline void rb_note(__u32 tgid, __u32 tid)
 	struct py_buf *b;
 	int failed = 0;
 
-	if (!cfg.ruby || !(rt_bits(tgid) & SFPROF_RT_RUBY) ||
+	if (!(cfg.rt_walk & SFPROF_RT_RUBY) || !(rt_bits(tgid) & SFPROF_RT_RUBY) ||
 	    !(p = bpf_map_lookup_elem(&rb_procs, &tgid)))
 		return;
 	ec = rb_ec(p, &failed);

@@ -526,9 +526,13 @@ static __always_inline int emit_record(struct sfprof_event *h, __u32 kind, int m
 	struct go_ctx go;
 	int on_g0 = 0;
 
-	/* a thread runs CPython, CRuby or PHP: one section, walked by a
+	/* The runtimes' walks, dispatched by their rt_tgids bit: the one
+	 * place BPF names each runtime (user space names none: a runtime's
+	 * session fills its own map and bit, capture__set_runtime_proc, and
+	 * its runtime_ops.capture_bit says the bit; src/runtimes/runtime.h).
+	 * A thread runs CPython, CRuby or PHP: one section, walked by a
 	 * global function (verified once, not once per state of this body),
-	 * which leaves the section in py_bufs[kind], held */
+	 * which leaves the section in py_bufs[kind], held; Go's g0 below. */
 	if ((rt & (SFPROF_RT_PYTHON | SFPROF_RT_RUBY | SFPROF_RT_PHP)) &&
 	    !(h->flags & SFPROF_EVF_NO_USER_REGS) &&
 	    (sfprof_py_walk(h, kind, rt) || sfprof_rb_walk(h, kind, rt) ||
@@ -605,11 +609,11 @@ static __always_inline void fill_common(struct sfprof_event *e, __u64 pid_tgid, 
 	e->tid = (__u32)pid_tgid;
 	e->cpu = bpf_get_smp_processor_id();
 	e->ts_ns = bpf_ktime_get_ns();
-	e->futex_addr = 0;
-	e->futex_op = 0;
+	e->futex.addr = 0;
+	e->futex.op = 0;
 	e->kstack_id = -1;
-	e->syscall_nr = 0;
-	e->ppid = 0;
+	e->futex.syscall_nr = 0;
+	e->fork.ppid = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
 

@@ -11,9 +11,11 @@
  * one narrowed to a cgroup v2 subtree (--cgroup). sfprof's own process
  * is never a target.
  *
- * Each event source is a BPF object of its own (capture.c loads those a
- * run needs); they declare the same maps through these headers, and
- * capture.c makes them share one instance of each (bpf_map__reuse_fd).
+ * Each event source is a BPF object of its own, with its user side in
+ * src/capture/source_X.c and a line in the table there (source.h: the
+ * capture loads those a run needs); they declare the same maps through
+ * these headers, and capture_attach.c makes them share one instance of
+ * each (bpf_map__reuse_fd).
  * The BPF static linker could merge them into one object, but libbpf
  * 1.1's linker rejects a kfunc extern (bpf_probe_read_user_dynptr) seen
  * in two objects.

@@ -85,7 +85,7 @@ static __always_inline void new_process(struct task_struct *parent, struct task_
 	}
 	count(SFPROF_CNT_FORKS, 1);
 	fill_common(e, ((__u64)tgid << 32) | child->pid, SFPROF_EV_FORK);
-	e->ppid = parent->tgid;
+	e->fork.ppid = parent->tgid;
 	emit_task(e);
 }
 

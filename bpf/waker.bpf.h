@@ -23,9 +23,9 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *woken, __u
 	count(SFPROF_CNT_WAKERS, 1);
 	fill_common(e, pid_tgid, SFPROF_EV_WAKER);
 	e->weight = 0;
-	e->ppid = woken->pid;
-	e->futex_addr = ts;
-	e->futex_op = kind;
+	e->waker.woken_tid = woken->pid;
+	e->waker.block_start = ts;
+	e->waker.of_kind = kind;
 	e->kstack_id = bpf_get_stackid(ctx, &kstacks, SFPROF_KSTACK_SKIP_TP);
 	/*
 	 * The waker's user context when it is one of ours. From an interrupt

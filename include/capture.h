@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Capture: loads the BPF programs (bpf/: task.bpf.c always, then one
- * object per event source), configures them for a scope of processes,
- * attaches them, and drains the ring buffer into a callback, one struct
- * sfprof_event at a time, with the side-band's mapping changes
- * (sideband.h) delivered in timestamp order before the events they
- * precede.
+ * object per event source, their table in src/capture/source.h),
+ * configures them for a scope of processes, attaches them, and drains
+ * the ring buffer into a callback, one struct sfprof_event at a time,
+ * with the side-band's mapping changes (sideband.h) delivered in
+ * timestamp order before the events they precede.
  *
  *   scope    a set of PIDs (and, inheriting, every process they create
  *            from attach on: added in BPF at fork, before the child runs),
@@ -94,10 +94,13 @@ struct capture_opts {
 				   futex and offcpu where the thread blocked */
 	int wait_exec;		/* pids[0] is a target only from its exec (-- COMMAND) */
 	capture_sideband_fn on_sideband; /* mapping changes; NULL: no side-band */
-	int python;		/* walk CPython frames of processes capture__set_python names */
-	int ruby;		/* walk CRuby frames of processes capture__set_ruby names */
-	int php;		/* walk PHP frames of processes capture__set_php names */
+	/* enum sfprof_runtime_bit: the runtimes whose frames BPF walks in
+	 * the processes capture__set_runtime_proc names (runtime__capture_bits) */
+	uint32_t runtimes;
 };
+
+/* Programs whose cost capture_stats can carry. */
+#define CAPTURE_PROG_COSTS 16
 
 /* Totals: BPF per-CPU counters summed, plus what user space saw. */
 struct capture_stats {
@@ -120,17 +123,19 @@ struct capture_stats {
 	uint64_t bpf[SFPROF_CNT_MAX]; /* enum sfprof_counter, summed over CPUs */
 	/*
 	 * Kernel-measured program cost (only with sysctl
-	 * kernel.bpf_stats_enabled=1, else 0; misses always), per program: every
-	 * invocation counts, including the cheap ones other processes cause
-	 * before the tgid filter returns.
+	 * kernel.bpf_stats_enabled=1, else 0; misses always), per program of
+	 * the sources loaded (src/capture/source.h), in their table's order:
+	 * every invocation counts, including the cheap ones other processes
+	 * cause before the tgid filter returns.
 	 */
 	struct capture_prog_cost {
+		const char *name;	/* the program's, without "sfprof_": "sys_exit" */
 		uint64_t run_ns, run_cnt;
 		/* invocations the kernel skipped because a BPF program was
 		 * already running on that CPU (always counted) */
 		uint64_t misses;
-	} prog_cpu, prog_sys_enter, prog_sys_exit, prog_switch_out, prog_switch_in,
-	  prog_futex_switch, prog_waking, prog_futex_waking;
+	} prog[CAPTURE_PROG_COSTS];
+	size_t nr_prog;
 };
 
 /* Names of the counters as --stats prints them (lost_ringbuf, ...). */
@@ -167,36 +172,24 @@ int capture__poll(struct capture *c, int timeout_ms);
 int capture__set_thread_top(struct capture *c, uint32_t tid, uint64_t sp);
 
 /*
- * Process `tgid` runs CPython as p says (bpf/python.bpf.h): its events
- * carry its Python frames from now on; p NULL: no more. A no-op without
- * capture_opts.python. 0, or a negative errno.
+ * A runtime's BPF side for process `tgid` (bpf/<runtime>.bpf.h): its
+ * entry `proc` (len bytes, the map's value size) in the BPF map named
+ * `map` (its per-process map: "py_procs"), and its bit `rt_bit` (enum
+ * sfprof_runtime_bit) in rt_tgids, so the runtime's walk runs for the
+ * process's events from now on; proc NULL: no more. A no-op (0) when
+ * capture_opts.runtimes lacks rt_bit. 0, -ENOENT (no such map), -EINVAL
+ * (len is not the map's value size), or another -errno.
  */
-int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p);
-
-/* Process `tgid` runs CRuby as p says (bpf/ruby.bpf.h); p NULL: no
- * more. A no-op without capture_opts.ruby. 0, or a negative errno. */
-int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p);
-/* Process `tgid` runs PHP as p says (bpf/php.bpf.h); p NULL: no more.
- * A no-op without capture_opts.php. 0, or a negative errno. */
-int capture__set_php(struct capture *c, uint32_t tgid, const struct sfprof_php_proc *p);
-/* Process `tgid` runs Go as p says (bpf/go.bpf.h): its samples on g0
- * carry the goroutine behind the switch; p NULL: no more. 0 or -errno. */
-int capture__set_go(struct capture *c, uint32_t tgid, const struct sfprof_go_proc *p);
-/* The fd of the rb_new ring (struct sfprof_rb_iseq records: an iseq a
- * Ruby process ran for the first time), or -ENOENT without
- * capture_opts.ruby. The capture's fd: dup() it to keep. */
-int capture__ruby_ring(struct capture *c);
-/* The method entry the BPF walk found for the frame of process tgid's
- * iseq when it first saw it (rb_seen): 0 with *me (0: none found),
- * -ENOENT (not seen, or forgotten), -errno. */
-int capture__ruby_iseq_me(struct capture *c, uint32_t tgid, uint64_t iseq, uint64_t *me);
+int capture__set_runtime_proc(struct capture *c, uint32_t rt_bit, const char *map, uint32_t tgid,
+			      const void *proc, size_t len);
 
 /*
- * The fd of the py_new ring (struct sfprof_py_code records: a code object
- * a process ran for the first time), for a consumer of its own; -ENOENT
- * without capture_opts.python. The fd is the capture's: dup() it to keep.
+ * The fd of a runtime's other BPF map named `map` (a ring of code seen
+ * for the first time, "py_new"; a hash the walk fills, "rb_seen"), or
+ * -ENOENT when capture_opts.runtimes lacks rt_bit or there is no such
+ * map. The fd is the capture's: dup() it to keep.
  */
-int capture__python_ring(struct capture *c);
+int capture__runtime_map(struct capture *c, uint32_t rt_bit, const char *map);
 
 /* Drain everything pending without waiting; same returns as capture__poll.
  * After capture__detach() it also delivers the rest of the side-band. */

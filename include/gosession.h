@@ -4,7 +4,7 @@
  * (bpf/go.bpf.h): a process is classified at its first event (or when
  * attached), again after an exec, from its executable (/proc/PID/exe): a
  * Go binary (.gopclntab) gets its runtime offsets (gooffsets.h: its
- * DWARF's, else its version's) put in the go_procs map (capture__set_go), so its samples
+ * DWARF's, else its version's) put in the go_procs map (capture__set_runtime_proc), so its samples
  * on g0 carry the goroutine they switched from. A live run only: with no
  * capture (report) nothing is classified, the sections are in the
  * events already. Single-threaded.

@@ -5,7 +5,7 @@
  * event or when it is attached, from the binaries it maps (the
  * executable, or libpython3.X.so: pyversion.h), and again after an exec.
  * A supported one gets its struct sfprof_py_proc handed to a setter
- * (capture__set_python: the py_procs map), so its events carry their
+ * (capture__set_runtime_proc: the py_procs map), so its events carry their
  * Python frames from then on; a fork's child inherits its parent's, as it
  * inherits its address space. An unsupported version is said once per
  * version on stderr and counted.

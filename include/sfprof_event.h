@@ -59,10 +59,11 @@ struct sfprof_config {
 	__u64 min_block_ns;  /* offcpu: shorter blocks are only counted */
 	__u32 offcpu_states; /* offcpu: enum sfprof_offcpu_state bits kept */
 	__u32 wakers;	     /* offcpu, futex: WAKER records (--wakers) */
-	__u32 python;	     /* walk CPython frames of processes in py_procs */
-	__u32 ruby;	     /* walk CRuby frames of processes in rb_procs */
-	__u32 php;	     /* walk PHP frames of processes in php_procs */
-	__u32 pad3;
+	/* enum sfprof_runtime_bit: the runtimes whose frames are walked, in
+	 * processes their map names (capture__set_runtime_proc); Go's is
+	 * walked whatever this says */
+	__u32 rt_walk;
+	__u32 pad3[3];
 };
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */
@@ -172,19 +173,87 @@ struct sfprof_event {
 	__u32 stack_len; /* bytes in stack[] */
 	__u64 ts_ns;	 /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u64 weight;	 /* 1 for a sample, ns for a futex wait or a block */
-	__u64 futex_addr; /* WAKER: when the block it ended began */
-	__u32 futex_op;	 /* futex op word (cmd | flags) or syscall-specific;
-			    OFFCPU: enum sfprof_offcpu_state */
-	__s32 kstack_id; /* kernel stack id in the stackmap, or <0 */
-	__u32 syscall_nr;
-	__u32 ppid;	 /* FORK: the parent process (tgid); WAKER: the woken
-			    thread (tid); else 0 */
+	/*
+	 * Bytes 40..64: each kind's own fields, one named view per kind, 0
+	 * where a kind has none. kstack_id (offset 52) is every kind's: the
+	 * views keep it in its place, named kstack_id_.
+	 */
+	union {
+		struct {
+			__u64 rsvd0_;
+			__u32 rsvd1_;
+			__s32 kstack_id; /* kernel stack id in the stackmap, or <0 */
+			__u64 rsvd2_;
+		};
+		struct {		/* SFPROF_EV_FUTEX */
+			__u64 addr;	/* the futex word waited on */
+			__u32 op;	/* its op word (cmd | flags) */
+			__s32 kstack_id_;
+			__u32 syscall_nr; /* the syscall that waited */
+			__u32 rsvd_;
+		} futex;
+		struct {		/* SFPROF_EV_OFFCPU */
+			__u64 rsvd0_;
+			__u32 state;	/* enum sfprof_offcpu_state */
+			__s32 kstack_id_;
+			__u64 rsvd1_;
+		} offcpu;
+		struct {		/* SFPROF_EV_WAKER */
+			__u64 block_start; /* when the block it ended began (ns) */
+			__u32 of_kind;	/* that block's kind: FUTEX or OFFCPU */
+			__s32 kstack_id_;
+			__u32 rsvd_;
+			__u32 woken_tid; /* the thread it woke */
+		} waker;
+		struct {		/* SFPROF_EV_FORK */
+			__u64 rsvd0_;
+			__u32 rsvd1_;
+			__s32 kstack_id_;
+			__u32 rsvd2_;
+			__u32 ppid;	/* the parent process (tgid) */
+		} fork;
+	};
 	char comm[SFPROF_COMM_LEN];
 	struct sfprof_regs regs;
 	__u8 stack[];
 };
 
 #define SFPROF_EVENT_HDR_SIZE 248
+
+/* The record's layout, the same in BPF and in the daemon, and as it was
+ * before the per-kind views (captures on disk hold it). */
+#ifndef __cplusplus
+#define SFPROF_EV_AT(f, off) _Static_assert(__builtin_offsetof(struct sfprof_event, f) == (off), \
+					    "struct sfprof_event: " #f " at " #off)
+SFPROF_EV_AT(size, 0);
+SFPROF_EV_AT(kind, 4);
+SFPROF_EV_AT(flags, 6);
+SFPROF_EV_AT(pid, 8);
+SFPROF_EV_AT(tid, 12);
+SFPROF_EV_AT(cpu, 16);
+SFPROF_EV_AT(stack_len, 20);
+SFPROF_EV_AT(ts_ns, 24);
+SFPROF_EV_AT(weight, 32);
+SFPROF_EV_AT(futex.addr, 40);
+SFPROF_EV_AT(waker.block_start, 40);
+SFPROF_EV_AT(futex.op, 48);
+SFPROF_EV_AT(offcpu.state, 48);
+SFPROF_EV_AT(waker.of_kind, 48);
+SFPROF_EV_AT(kstack_id, 52);
+SFPROF_EV_AT(futex.kstack_id_, 52);
+SFPROF_EV_AT(offcpu.kstack_id_, 52);
+SFPROF_EV_AT(waker.kstack_id_, 52);
+SFPROF_EV_AT(fork.kstack_id_, 52);
+SFPROF_EV_AT(futex.syscall_nr, 56);
+SFPROF_EV_AT(waker.woken_tid, 60);
+SFPROF_EV_AT(fork.ppid, 60);
+SFPROF_EV_AT(comm, 64);
+SFPROF_EV_AT(regs, 64 + SFPROF_COMM_LEN);
+SFPROF_EV_AT(stack, SFPROF_EVENT_HDR_SIZE);
+_Static_assert(sizeof(struct sfprof_event) == SFPROF_EVENT_HDR_SIZE,
+	       "struct sfprof_event: its header's size");
+#undef SFPROF_EV_AT
+#endif
 
 /*
  * CPython frames (bpf/python.bpf.h): the optional trailing section of a

@@ -21,15 +21,9 @@
 #include "capture_int.h"
 #include "util.h"
 
-/*
- * Whether the BPF programs copy stacks straight into ring buffer records:
- * the kernel has the bpf_probe_read_user_dynptr kfunc (Linux 6.16), the
- * same fact the loaded program tests through its __weak declaration.
- * SFPROF_CAPTURE_SCRATCH=1 forces the older kernels' path (tests).
- */
 /* Words of a bitmap by tgid with `per_word` tgids a word, up to pid_max
  * (the kernel's default upper limit, 2^22, when it cannot be read). */
-static uint32_t pid_words(long per_word)
+uint32_t capture__pid_words(long per_word)
 {
 	char buf[32];
 	long max = 1l << 22;
@@ -49,6 +43,12 @@ static uint32_t pid_words(long per_word)
 	return (uint32_t)((max + per_word - 1) / per_word);
 }
 
+/*
+ * Whether the BPF programs copy stacks straight into ring buffer records:
+ * the kernel has the bpf_probe_read_user_dynptr kfunc (Linux 6.16), the
+ * same fact the loaded program tests through its __weak declaration.
+ * SFPROF_CAPTURE_SCRATCH=1 forces the older kernels' path (tests).
+ */
 static bool capture__direct_copy(void)
 {
 	struct btf *vmlinux;
@@ -197,24 +197,6 @@ static int capture__on_record(void *ctx, void *data, size_t len)
 	return c->fn ? c->fn(c->fn_ctx, e, len) : 0;
 }
 
-/* Open, configure, share the maps of, and load one event source's object. */
-#define LOAD_SOURCE(c, field, skel, what, config, err)                             \
-	({                                                                        \
-		int ret__ = 0;                                                    \
-		(c)->field = skel##__open();                                      \
-		if (!(c)->field)                                                  \
-			ret__ = -errno;                                           \
-		else {                                                            \
-			(c)->field->rodata->cfg = *(config);                      \
-			ret__ = capture__share_maps((c)->field->obj, (c)->task->obj);      \
-			if (!ret__)                                               \
-				ret__ = skel##__load((c)->field);                 \
-			if (ret__)                                                \
-				capture__load_error(err, ret__ < 0 ? ret__ : -errno, what); \
-		}                                                                 \
-		ret__ < 0 ? ret__ : ret__ ? -errno : 0;                           \
-	})
-
 struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 			     void *ctx, FILE *err)
 {
@@ -226,7 +208,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 
 	if ((o->nr_pids <= 0 && !o->all && !o->cgroup) || o->nr_pids < 0 ||
 	    (o->nr_pids && !o->pids) || !o->kind ||
-	    (o->kind & ~(CAPTURE_CPU | CAPTURE_FUTEX | CAPTURE_OFFCPU)) ||
+	    (o->kind & ~capture_sources__kinds()) ||
 	    o->stack_size > SFPROF_STACK_MAX || (ring & (ring - 1)) ||
 	    (o->wait_exec && o->nr_pids != 1) ||
 	    ((o->kind & CAPTURE_CPU) && (o->freq == 0 || o->freq > 1000000000u))) {
@@ -262,14 +244,6 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		capture__say(err, "cannot count CPUs: %s", strerror(-ret));
 		goto err_out;
 	}
-	c->perf_fds = malloc(sizeof(*c->perf_fds) * c->nr_cpus);
-	c->perf_links = calloc(c->nr_cpus, sizeof(*c->perf_links));
-	if (!c->perf_fds || !c->perf_links) {
-		ret = -ENOMEM;
-		goto err_out;
-	}
-	for (i = 0; i < c->nr_cpus; i++)
-		c->perf_fds[i] = -1;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.scope_all = !!o->all;
@@ -282,43 +256,15 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	cfg.offcpu_states = o->offcpu_states ? o->offcpu_states : SFPROF_OFFCPU_ALL;
 	cfg.want_kstack = !!o->kernel_stacks;
 	cfg.wakers = (o->kind & (CAPTURE_OFFCPU | CAPTURE_FUTEX)) && o->wakers;
-	cfg.python = !!o->python;
-	cfg.ruby = !!o->ruby;
-	cfg.php = !!o->php;
+	cfg.rt_walk = o->runtimes & SFPROF_RT_ALL;
 	/* a forced wakeup only as a safety net when half the ring is pending;
 	 * the timer drains long before that at any sane rate */
 	cfg.wakeup_bytes = ring / 2;
 	c->st.direct_copy = capture__direct_copy();
 	cfg.force_scratch = !c->st.direct_copy;
 
-	c->task = task_bpf__open();
-	if (!c->task) {
-		ret = -errno;
-		capture__say(err, "opening the BPF object: %s", strerror(-ret));
-		goto err_out;
-	}
-	c->task->rodata->cfg = cfg;
-	bpf_map__set_max_entries(c->task->maps.events, ring);
-	/* the direct path never touches a slot */
-	bpf_map__set_max_entries(c->task->maps.scratch,
-				 c->st.direct_copy ? 1 : c->nr_cpus * CAPTURE_SLOT_KINDS);
-	if (cfg.want_kstack || cfg.wakers)
-		bpf_map__set_max_entries(c->task->maps.kstacks, CAPTURE_KSTACK_ENTRIES);
-	bpf_map__set_max_entries(c->task->maps.target_bits, pid_words(64));
-	bpf_map__set_max_entries(c->task->maps.rt_tgids, pid_words(SFPROF_RT_TGIDS_PER_WORD));
-	bpf_map__set_max_entries(c->task->maps.deferred, c->nr_cpus);
-	bpf_program__set_autoload(c->task->progs.sfprof_exec, !!o->wait_exec);
-	ret = task_bpf__load(c->task);
-	if (ret) {
-		ret = capture__load_error(err, ret < 0 ? ret : -errno, "process-tracking");
-		goto err_out;
-	}
-	if (o->kind & CAPTURE_CPU)
-		ret = LOAD_SOURCE(c, cpu, cpu_bpf, "on-CPU", &cfg, err);
-	if (!ret && (o->kind & CAPTURE_FUTEX))
-		ret = LOAD_SOURCE(c, futex, futex_bpf, "futex", &cfg, err);
-	if (!ret && (o->kind & CAPTURE_OFFCPU))
-		ret = LOAD_SOURCE(c, offcpu, offcpu_bpf, "off-CPU", &cfg, err);
+	/* every selected source's object, the task's first (source.h) */
+	ret = capture_sources__load(c, o, &cfg, err);
 	if (ret)
 		goto err_out;
 	if (o->cgroup && (ret = capture__set_cgroup(c, o->cgroup, err)))
@@ -337,53 +283,9 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 		}
 		c->sb_fn = o->on_sideband;
 	}
-	c->task->links.sfprof_fork = capture__attach_prog(c->task->progs.sfprof_fork,
-						 "sched_process_fork", err, &ret);
-	if (c->task->links.sfprof_fork)
-		c->task->links.sfprof_exit = capture__attach_prog(c->task->progs.sfprof_exit,
-							 "sched_process_exit", err, &ret);
+	ret = capture_sources__attach(c, o, err);
 	if (ret)
 		goto err_out;
-	if (o->wait_exec &&
-	    !(c->task->links.sfprof_exec = capture__attach_prog(c->task->progs.sfprof_exec,
-						       "sched_process_exec", err, &ret)))
-		goto err_out;
-	if (o->kind & CAPTURE_CPU) {
-		ret = capture__attach_cpu(c, o->freq, o->clock, err);
-		if (ret)
-			goto err_out;
-	}
-	if (o->kind & CAPTURE_FUTEX) {
-		c->futex->links.sfprof_sys_enter = capture__attach_prog(c->futex->progs.sfprof_sys_enter,
-							       "sys_enter", err, &ret);
-		if (c->futex->links.sfprof_sys_enter)
-			c->futex->links.sfprof_sys_exit =
-				capture__attach_prog(c->futex->progs.sfprof_sys_exit, "sys_exit", err, &ret);
-		if (!ret && cfg.want_kstack)
-			c->futex->links.sfprof_futex_switch =
-				capture__attach_prog(c->futex->progs.sfprof_futex_switch, "sched_switch",
-					    err, &ret);
-		if (!ret && cfg.wakers)
-			c->futex->links.sfprof_futex_waking =
-				capture__attach_prog(c->futex->progs.sfprof_futex_waking, "sched_waking",
-					    err, &ret);
-		if (ret)
-			goto err_out;
-	}
-	if (o->kind & CAPTURE_OFFCPU) {
-		/* the switch-in first: no block is timed before it can end */
-		c->offcpu->links.sfprof_switch_in =
-			capture__attach_prog(c->offcpu->progs.sfprof_switch_in, "sched_exit_tp", err, &ret);
-		if (c->offcpu->links.sfprof_switch_in)
-			c->offcpu->links.sfprof_switch_out =
-				capture__attach_prog(c->offcpu->progs.sfprof_switch_out, "sched_switch",
-					    err, &ret);
-		if (!ret && cfg.wakers)
-			c->offcpu->links.sfprof_waking =
-				capture__attach_prog(c->offcpu->progs.sfprof_waking, "sched_waking", err, &ret);
-		if (ret)
-			goto err_out;
-	}
 
 	c->rb = ring_buffer__new(bpf_map__fd(c->task->maps.events), capture__on_record, c, NULL);
 	if (!c->rb) {
@@ -406,46 +308,21 @@ void capture__free(struct capture *c)
 	if (!c)
 		return;
 	ring_buffer__free(c->rb);
-	for (i = 0; c->perf_links && i < c->nr_cpus; i++)
-		bpf_link__destroy(c->perf_links[i]);
-	for (i = 0; c->perf_fds && i < c->nr_cpus; i++)
-		if (c->perf_fds[i] >= 0)
-			close(c->perf_fds[i]);
-	cpu_bpf__destroy(c->cpu);
-	futex_bpf__destroy(c->futex);
-	offcpu_bpf__destroy(c->offcpu);
-	task_bpf__destroy(c->task);
+	capture_sources__destroy(c);
 	sideband__close(c->sb);
 	for (i = 0; i < c->nr_pidfds; i++)
 		if (c->pidfds[i] >= 0)
 			close(c->pidfds[i]);
 	free(c->pidfds);
-	free(c->perf_links);
-	free(c->perf_fds);
 	free(c);
 }
 
 void capture__detach(struct capture *c)
 {
-	int i;
-
 	if (c->detached)
 		return;
 	c->detached = 1;
-	for (i = 0; i < c->nr_cpus; i++) {
-		bpf_link__destroy(c->perf_links[i]);
-		c->perf_links[i] = NULL;
-		if (c->perf_fds[i] >= 0)
-			close(c->perf_fds[i]);
-		c->perf_fds[i] = -1;
-	}
-	if (c->cpu)
-		cpu_bpf__detach(c->cpu);
-	if (c->futex)
-		futex_bpf__detach(c->futex);
-	if (c->offcpu)
-		offcpu_bpf__detach(c->offcpu);
-	task_bpf__detach(c->task);
+	capture_sources__detach(c);
 	/* a program already running on another CPU finishes within
 	 * microseconds; let it, so the drain that follows sees its record */
 	usleep(2000);
@@ -563,21 +440,6 @@ int capture__run(struct capture *c, const struct capture_run_opts *ro)
 	return ret < 0 ? ret : why;
 }
 
-static void prog_cost(const struct bpf_program *prog, struct capture_prog_cost *out)
-{
-	struct bpf_prog_info info;
-	uint32_t len = sizeof(info);
-	int fd = bpf_program__fd(prog);
-
-	memset(out, 0, sizeof(*out));
-	memset(&info, 0, sizeof(info));
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-		return;
-	out->run_ns = info.run_time_ns;
-	out->run_cnt = info.run_cnt;
-	out->misses = info.recursion_misses;
-}
-
 int capture__stats(struct capture *c, struct capture_stats *st)
 {
 	uint64_t *vals;
@@ -605,27 +467,7 @@ int capture__stats(struct capture *c, struct capture_stats *st)
 	/* the BPF side counts each block once: as short, or as seen */
 	if (!ret)
 		st->bpf[SFPROF_CNT_OFFCPU_SEEN] += st->bpf[SFPROF_CNT_OFFCPU_SHORT];
-	memset(&st->prog_cpu, 0, sizeof(st->prog_cpu));
-	memset(&st->prog_sys_enter, 0, sizeof(st->prog_sys_enter));
-	memset(&st->prog_sys_exit, 0, sizeof(st->prog_sys_exit));
-	memset(&st->prog_switch_out, 0, sizeof(st->prog_switch_out));
-	memset(&st->prog_switch_in, 0, sizeof(st->prog_switch_in));
-	memset(&st->prog_futex_switch, 0, sizeof(st->prog_futex_switch));
-	memset(&st->prog_waking, 0, sizeof(st->prog_waking));
-	memset(&st->prog_futex_waking, 0, sizeof(st->prog_futex_waking));
-	if (c->offcpu) {
-		prog_cost(c->offcpu->progs.sfprof_waking, &st->prog_waking);
-		prog_cost(c->offcpu->progs.sfprof_switch_out, &st->prog_switch_out);
-		prog_cost(c->offcpu->progs.sfprof_switch_in, &st->prog_switch_in);
-	}
-	if (c->cpu)
-		prog_cost(c->cpu->progs.sfprof_cpu, &st->prog_cpu);
-	if (c->futex) {
-		prog_cost(c->futex->progs.sfprof_sys_enter, &st->prog_sys_enter);
-		prog_cost(c->futex->progs.sfprof_sys_exit, &st->prog_sys_exit);
-		prog_cost(c->futex->progs.sfprof_futex_switch, &st->prog_futex_switch);
-		prog_cost(c->futex->progs.sfprof_futex_waking, &st->prog_futex_waking);
-	}
+	capture_sources__cost(c, st);
 	if (c->sb)
 		sideband__stats(c->sb, &st->sideband);
 	return ret;
@@ -634,10 +476,11 @@ int capture__stats(struct capture *c, struct capture_stats *st)
 /* Invocations the kernel skipped (another BPF program ran on the CPU). */
 static uint64_t capture_stats__misses(const struct capture_stats *st)
 {
-	return st->prog_cpu.misses + st->prog_sys_enter.misses + st->prog_sys_exit.misses +
-	       st->prog_switch_out.misses + st->prog_switch_in.misses +
-	       st->prog_futex_switch.misses + st->prog_waking.misses +
-	       st->prog_futex_waking.misses;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < st->nr_prog; i++)
+		n += st->prog[i].misses;
+	return n;
 }
 
 uint64_t capture_stats__lost(const struct capture_stats *st)
@@ -680,21 +523,13 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "sideband_bad: %llu\n", (unsigned long long)st->sideband.bad);
 	if (st->events_cpu || st->cycles)
 		fprintf(f, "sample_event_cycles: %d\n", st->cycles);
-	{
-		const struct capture_prog_cost *pc[] = { &st->prog_cpu, &st->prog_sys_enter,
-							 &st->prog_sys_exit, &st->prog_switch_out,
-							 &st->prog_switch_in, &st->prog_futex_switch,
-							 &st->prog_waking, &st->prog_futex_waking };
-		static const char *const names[] = { "cpu", "sys_enter", "sys_exit", "switch_out",
-						     "switch_in", "futex_switch", "waking",
-						     "futex_waking" };
+	for (size_t i = 0; i < st->nr_prog; i++) {
+		const struct capture_prog_cost *pc = &st->prog[i];
 
-		for (k = 0; k < (int)(sizeof(pc) / sizeof(pc[0])); k++) {
-			if (!pc[k]->run_cnt)
-				continue;
-			fprintf(f, "bpf_run_ns_%s: %llu\n", names[k], (unsigned long long)pc[k]->run_ns);
-			fprintf(f, "bpf_run_cnt_%s: %llu\n", names[k], (unsigned long long)pc[k]->run_cnt);
-		}
+		if (!pc->run_cnt)
+			continue;
+		fprintf(f, "bpf_run_ns_%s: %llu\n", pc->name, (unsigned long long)pc->run_ns);
+		fprintf(f, "bpf_run_cnt_%s: %llu\n", pc->name, (unsigned long long)pc->run_cnt);
 	}
 }
 
@@ -758,49 +593,35 @@ static int set_runtime(struct capture *c, struct bpf_map *map, uint32_t tgid, ui
 	return set_rt_bit(c, tgid, bit, 1);
 }
 
-int capture__set_python(struct capture *c, uint32_t tgid, const struct sfprof_py_proc *p)
+/* A map of the task object that a walked runtime (rt_bit) owns, or NULL. */
+static struct bpf_map *runtime_map(struct capture *c, uint32_t rt_bit, const char *name)
 {
-	if (!c->task->rodata->cfg.python)
+	if (!(c->task->rodata->cfg.rt_walk & rt_bit) || !name)
+		return NULL;
+	return bpf_object__find_map_by_name(c->task->obj, name);
+}
+
+int capture__set_runtime_proc(struct capture *c, uint32_t rt_bit, const char *map, uint32_t tgid,
+			      const void *proc, size_t len)
+{
+	struct bpf_map *m;
+
+	if (!(c->task->rodata->cfg.rt_walk & rt_bit))
 		return 0;
-	return set_runtime(c, c->task->maps.py_procs, tgid, SFPROF_RT_PYTHON, p);
-}
-
-int capture__set_go(struct capture *c, uint32_t tgid, const struct sfprof_go_proc *p)
-{
-	return set_runtime(c, c->task->maps.go_procs, tgid, SFPROF_RT_GO, p);
-}
-
-int capture__set_ruby(struct capture *c, uint32_t tgid, const struct sfprof_rb_proc *p)
-{
-	if (!c->task->rodata->cfg.ruby)
-		return 0;
-	return set_runtime(c, c->task->maps.rb_procs, tgid, SFPROF_RT_RUBY, p);
-}
-
-int capture__set_php(struct capture *c, uint32_t tgid, const struct sfprof_php_proc *p)
-{
-	if (!c->task->rodata->cfg.php)
-		return 0;
-	return set_runtime(c, c->task->maps.php_procs, tgid, SFPROF_RT_PHP, p);
-}
-
-int capture__ruby_ring(struct capture *c)
-{
-	return c->task->rodata->cfg.ruby ? bpf_map__fd(c->task->maps.rb_new) : -ENOENT;
-}
-
-int capture__ruby_iseq_me(struct capture *c, uint32_t tgid, uint64_t iseq, uint64_t *me)
-{
-	struct sfprof_py_code k = { .tgid = tgid, .code = iseq };
-
-	if (!c->task->rodata->cfg.ruby)
+	if (!rt_bit || (rt_bit & (rt_bit - 1)) || (rt_bit & ~SFPROF_RT_ALL))
+		return -EINVAL;
+	if (!(m = runtime_map(c, rt_bit, map)))
 		return -ENOENT;
-	return bpf_map_lookup_elem(bpf_map__fd(c->task->maps.rb_seen), &k, me) ? -errno : 0;
+	if (proc && len != bpf_map__value_size(m))
+		return -EINVAL;
+	return set_runtime(c, m, tgid, rt_bit, proc);
 }
 
-int capture__python_ring(struct capture *c)
+int capture__runtime_map(struct capture *c, uint32_t rt_bit, const char *map)
 {
-	return c->task->rodata->cfg.python ? bpf_map__fd(c->task->maps.py_new) : -ENOENT;
+	struct bpf_map *m = runtime_map(c, rt_bit, map);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
 }
 
 int capture__kstack(struct capture *c, int32_t id, uint64_t *ips, size_t max)

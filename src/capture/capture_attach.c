@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the capture attaches, and to what: the on-CPU samplers (a perf
- * event per CPU, cycles where there is a PMU, else cpu-clock), the maps
- * every BPF object shares, the cgroup filter, the listed targets.
+ * What the capture's BPF objects share and filter on: the maps every
+ * object shares, load errors, the cgroup filter, the listed targets, a
+ * program's attach. The sources themselves: source.h.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
@@ -17,98 +16,6 @@
 #include <bpf/bpf.h>
 
 #include "capture_int.h"
-
-static int perf_open_sampler(int cpu, uint32_t freq, int cycles)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	if (cycles) {
-		/* cycles have no fixed rate: the kernel adapts the period so
-		 * the CPU is sampled freq times a second of its cycles */
-		attr.type = PERF_TYPE_HARDWARE;
-		attr.config = PERF_COUNT_HW_CPU_CYCLES;
-		attr.freq = 1;
-		attr.sample_freq = freq;
-	} else {
-		/* cpu-clock counts nanoseconds: a fixed period gives exactly
-		 * freq Hz of on-CPU time per thread, no frequency-mode ramp-up */
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = PERF_COUNT_SW_CPU_CLOCK;
-		attr.sample_period = 1000000000ull / freq;
-	}
-	attr.disabled = 0;
-	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/*
- * Hardware cycles, where the machine has a PMU that counts them: a VM
- * without one (this project's machines) fails the open with ENOENT,
- * EOPNOTSUPP or ENODEV. Probed on the first CPU that takes an event.
- */
-static int capture__pick_clock(struct capture *c, enum capture_clock want, uint32_t freq,
-			       FILE *err)
-{
-	int i, fd = -1;
-
-	c->st.cycles = 0;
-	if (want == CAPTURE_CLOCK_CPU)
-		return 0;
-	for (i = 0; i < c->nr_cpus && fd < 0; i++) {
-		fd = perf_open_sampler(i, freq, 1);
-		if (fd < 0 && errno != ENODEV) /* ENODEV: offline CPU, or no PMU */
-			break;
-	}
-	if (fd >= 0) {
-		close(fd);
-		c->st.cycles = 1;
-		return 0;
-	}
-	if (want == CAPTURE_CLOCK_AUTO)
-		return 0;
-	capture__say(err, "hardware cycles cannot be sampled on this machine (%s): "
-	    "use --cpu-event cpu-clock", strerror(errno));
-	return -EOPNOTSUPP;
-}
-
-int capture__attach_cpu(struct capture *c, uint32_t freq, enum capture_clock clock,
-				FILE *err)
-{
-	const char *what;
-	int attached = 0, i, ret;
-
-	ret = capture__pick_clock(c, clock, freq, err);
-	if (ret)
-		return ret;
-	what = c->st.cycles ? "cycles" : "cpu-clock";
-	for (i = 0; i < c->nr_cpus; i++) {
-		int fd = perf_open_sampler(i, freq, c->st.cycles);
-
-		if (fd < 0) {
-			if (errno == ENODEV) /* offline CPU */
-				continue;
-			ret = -errno;
-			capture__say(err, "perf_event_open(%s, cpu %d): %s%s", what, i, strerror(-ret),
-			    ret == -EACCES || ret == -EPERM ? " (needs CAP_PERFMON or root)" : "");
-			return ret;
-		}
-		c->perf_fds[i] = fd;
-		c->perf_links[i] = bpf_program__attach_perf_event(c->cpu->progs.sfprof_cpu, fd);
-		if (!c->perf_links[i]) {
-			ret = -errno;
-			c->perf_links[i] = NULL;
-			capture__say(err, "attaching the %s program on cpu %d: %s", what, i, strerror(-ret));
-			return ret;
-		}
-		attached++;
-	}
-	if (!attached) {
-		capture__say(err, "no online CPU to attach to");
-		return -ENODEV;
-	}
-	return 0;
-}
 
 /*
  * Make `obj`'s maps the ones the task object created, so every program

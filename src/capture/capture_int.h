@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internals of the capture shared by src/capture/capture.c (the run: load,
- * drain, counters) and capture_attach.c (what is attached to what). */
+ * drain, counters), capture_attach.c (shared maps, targets, cgroup) and
+ * the event sources (source.h, source_X.c). */
 #ifndef SFPROF_CAPTURE_INT_H
 #define SFPROF_CAPTURE_INT_H
 
@@ -9,9 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "capture.h"
-#include "cpu.skel.h"
-#include "futex.skel.h"
-#include "offcpu.skel.h"
+#include "source.h"
 #include "task.skel.h"
 
 #define CAPTURE_DEFAULT_RING (16u << 20)
@@ -30,17 +29,13 @@
 #define CAPTURE_TOPS 16384
 
 struct capture {
-	struct task_bpf *task;	/* lifecycle; creates the shared maps */
-	struct cpu_bpf *cpu;	/* on-CPU samples, or NULL */
-	struct futex_bpf *futex; /* futex waits, or NULL */
-	struct offcpu_bpf *offcpu; /* off-CPU blocks, or NULL */
+	struct task_bpf *task;	/* lifecycle; creates the shared maps (src[0]'s) */
+	struct capture_loaded src[CAPTURE_SOURCES_MAX]; /* by capture_sources[] index */
 	struct ring_buffer *rb;
 	struct sideband *sb;
 	capture_sideband_fn sb_fn;
 	uint64_t sb_until;	/* side-band delivered up to here */
 	int sb_err;		/* the side-band callback's error */
-	int *perf_fds;		/* per possible CPU, -1 when not opened */
-	struct bpf_link **perf_links;
 	int nr_cpus;
 	int *pidfds;		/* one per listed target; -1 once it exited */
 	int nr_pidfds;
@@ -55,8 +50,10 @@ struct capture {
 /* "sfprof: " + a line on err (NULL: nothing). */
 void capture__say(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Words of a bitmap by tgid with `per_word` tgids a word, up to pid_max. */
+uint32_t capture__pid_words(long per_word);
+
 /* capture_attach.c: each 0 or -errno, with a line on err */
-int capture__attach_cpu(struct capture *c, uint32_t freq, enum capture_clock clock, FILE *err);
 int capture__share_maps(struct bpf_object *obj, struct bpf_object *owner);
 int capture__load_error(FILE *err, int ret, const char *what);
 int capture__set_cgroup(struct capture *c, const char *dir, FILE *err);

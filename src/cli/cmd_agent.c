@@ -403,15 +403,12 @@ static void on_sideband(void *ctx, const struct sideband_rec *rec)
 
 static uint64_t prog_ns(const struct capture_stats *st, uint64_t *cnt)
 {
-	const struct capture_prog_cost *p[] = { &st->prog_cpu, &st->prog_sys_enter,
-		&st->prog_sys_exit, &st->prog_switch_out, &st->prog_switch_in,
-		&st->prog_futex_switch, &st->prog_waking, &st->prog_futex_waking };
 	uint64_t ns = 0;
 
 	*cnt = 0;
-	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
-		ns += p[i]->run_ns;
-		*cnt += p[i]->run_cnt;
+	for (size_t i = 0; i < st->nr_prog; i++) {
+		ns += st->prog[i].run_ns;
+		*cnt += st->prog[i].run_cnt;
 	}
 	return ns;
 }

@@ -22,6 +22,7 @@
 #include "progress.h"
 #include "report.h"
 #include "run_int.h"
+#include "runtimes/runtime.h"
 #include "sched_int.h"
 #include "util.h"
 
@@ -396,9 +397,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.ring_bytes = o->ring_mb << 20,
 		.kernel_stacks = o->kernel,
 		.on_sideband = sink->on_sideband,
-		.python = !o->no_python,
-		.ruby = !o->no_ruby,
-		.php = !o->no_php,
+		.runtimes = runtime__capture_bits(o),
 	};
 	struct capture_run_opts ro = {
 		.duration_ns = o->duration_ns,

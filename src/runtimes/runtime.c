@@ -81,3 +81,16 @@ int runtime__section(uint32_t flags)
 	}
 	return dflt;
 }
+
+uint32_t runtime__capture_bits(const struct sfprof_opts *o)
+{
+	uint32_t bits = 0;
+
+	for (size_t i = 0; i < runtime__count(); i++) {
+		const struct runtime_ops *r = runtime__get(i);
+
+		if (r->capture_bit && (!r->enabled || r->enabled(o)))
+			bits |= r->capture_bit;
+	}
+	return bits;
+}

@@ -85,6 +85,13 @@
  *  - section_flag: the SFPROF_PYS_* bit of this runtime's interpreter
  *    sections (0: the sections with none of the others' bits, CPython's);
  *    is_eval(name): a native frame the section's frames replace.
+ *  - capture_bit: the runtime's BPF walk, its enum sfprof_runtime_bit
+ *    (SFPROF_RT_*; 0: none): the live capture runs it when enabled(o)
+ *    (runtime__capture_bits). Its session fills its own BPF map (named by
+ *    bpf/<runtime>.bpf.h) with capture__set_runtime_proc(c, capture_bit,
+ *    "its map", ...) and reads its rings with capture__runtime_map(); the
+ *    capture names no runtime. BPF dispatches on the bit in one place,
+ *    emit_record() of bpf/stack_copy.bpf.h.
  */
 #ifndef SFPROF_RUNTIME_H
 #define SFPROF_RUNTIME_H
@@ -200,6 +207,7 @@ struct runtime_ops {
 	const char *names_from;
 	uint32_t section_flag;
 	int (*is_eval)(const char *name);
+	uint32_t capture_bit;
 
 	int (*frame_name)(void *state, const struct runtime_proc *p,
 			  const struct runtime_frame *f, char *buf, size_t size);
@@ -228,6 +236,10 @@ int runtime__register(const struct runtime_ops *ops);
  * made since they were registered lives (their slots hold the dropped
  * runtimes' state). */
 void runtime__unregister_all(void);
+
+/* capture_opts.runtimes for a run with options o: the capture_bit of
+ * every runtime that has one and is enabled(o). */
+uint32_t runtime__capture_bits(const struct sfprof_opts *o);
 
 /* The index of the runtime named `name`, or -ENOENT. */
 int runtime__find(const char *name);

@@ -237,7 +237,7 @@ uint32_t report__event_sel(const char *name)
 int report__event_index(const struct sfprof_event *e, uint32_t sel)
 {
 	/* a waker belongs with the block it ended */
-	uint32_t kind = e->kind == SFPROF_EV_WAKER ? e->futex_op : e->kind;
+	uint32_t kind = e->kind == SFPROF_EV_WAKER ? e->waker.of_kind : e->kind;
 
 	for (int i = 0; i < REPORT_EVENTS; i++)
 		if (sel == 1u << i && !report_events[i].record_kind)

@@ -412,7 +412,7 @@ static int sink_task(struct report_sink *s, const struct sfprof_event *e)
 		if (r->session_task)
 			r->session_task(ss, e);
 	if (e->kind == SFPROF_EV_FORK)
-		return proc_cache__fork(s->pc, e->ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
+		return proc_cache__fork(s->pc, e->fork.ppid, e->pid, e->ts_ns) == -ENOMEM ? -ENOMEM : 0;
 	proc_cache__exit(s->pc, e->pid, e->ts_ns);
 	return 0;
 }

@@ -369,7 +369,7 @@ struct stacks_record_kind {
 	bool block;	 /* a block the waker that ended it is joined to */
 	bool waker;	 /* a wake-up: kept until its block's record */
 	bool period;	 /* weighed as one sample period in wall (else e->weight, ns) */
-	bool state;	 /* futex_op holds the task's state (SFPROF_OFFCPU_*) */
+	bool state;	 /* offcpu.state holds the task's state (SFPROF_OFFCPU_*) */
 };
 
 static const struct stacks_record_kind stacks_records[] = {
@@ -431,12 +431,12 @@ static void lock_label(struct stacks *s, const struct sfprof_event *e, char *buf
 
 	if (s->cur && !s->locks)
 		s->locks = lockname__new(proc_cache__dsos(s->pc));
-	if (s->cur && s->locks && !lockname__resolve(s->locks, s->cur, e->futex_addr, &lname, &loff))
-		profile_root__lock(root, sizeof(root), lname, loff, e->futex_addr);
-	else if (s->cur && proc__symbolize(s->cur, e->futex_addr, &lr) == 0 && lr.name)
-		profile_root__lock(root, sizeof(root), lr.name, lr.offset, e->futex_addr);
+	if (s->cur && s->locks && !lockname__resolve(s->locks, s->cur, e->futex.addr, &lname, &loff))
+		profile_root__lock(root, sizeof(root), lname, loff, e->futex.addr);
+	else if (s->cur && proc__symbolize(s->cur, e->futex.addr, &lr) == 0 && lr.name)
+		profile_root__lock(root, sizeof(root), lr.name, lr.offset, e->futex.addr);
 	else
-		profile_root__lock(root, sizeof(root), NULL, 0, e->futex_addr);
+		profile_root__lock(root, sizeof(root), NULL, 0, e->futex.addr);
 	snprintf(buf, size, "%s", root + strlen("lock:"));
 }
 
@@ -530,7 +530,7 @@ static int wall_add(struct stacks *s, const struct sfprof_event *e, const char *
 		    const struct profile_labels *labels, uint32_t *ids, size_t np)
 {
 	const struct stacks_record_kind *rk = record_kind(e->kind);
-	uint32_t st = rk->state ? e->futex_op : 0;
+	uint32_t st = rk->state ? e->offcpu.state : 0;
 	struct profile_frame pf = {
 		.name = !st ? "[running]" : st == SFPROF_OFFCPU_S ? "[sleep]" :
 			st == SFPROF_OFFCPU_D ? "[uninterruptible]" :
@@ -635,7 +635,7 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 		s->labeler(s->labeler_ctx, e->pid, &labels);
 	if (rk->lock) {
 		labels.lock = lock;
-		labels.lock_addr = e->futex_addr;
+		labels.lock_addr = e->futex.addr;
 	}
 	if (ids && pk->wall)
 		return wall_add(s, e, root, &labels, (uint32_t *)ids, np);

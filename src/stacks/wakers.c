@@ -135,5 +135,5 @@ int wakers__add_record(struct wakers *w, struct stacks *s, struct profile *prof,
 	while (np > 0)
 		tail[nt++] = ids[--np];
 	tail[nt++] = (uint32_t)who;
-	return wakers__put(w, (uint32_t)e->ppid, e->futex_addr, tail, nt);
+	return wakers__put(w, e->waker.woken_tid, e->waker.block_start, tail, nt);
 }

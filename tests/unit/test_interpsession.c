@@ -198,7 +198,7 @@ TEST(fork_and_exec_drop_the_process_names)
 {
 	struct interp_session *s = interp__new(&fake_kind);
 	struct fake *f = interp__state(s);
-	struct sfprof_event t = { .kind = SFPROF_EV_FORK, .ppid = 1, .pid = 5 };
+	struct sfprof_event t = { .kind = SFPROF_EV_FORK, .fork.ppid = 1, .pid = 5 };
 	const char *name;
 	uint32_t line;
 

@@ -100,9 +100,9 @@ TEST(event_table_should_route_each_record_to_its_events_profile)
 	CHECK_INT(report__event_index(&e, SFPROF_SEL_WALL), 3);
 	/* a waker goes with the block it ended */
 	e.kind = SFPROF_EV_WAKER;
-	e.futex_op = SFPROF_EV_FUTEX;
+	e.waker.of_kind = SFPROF_EV_FUTEX;
 	CHECK_INT(report__event_index(&e, all), 1);
-	e.futex_op = SFPROF_EV_OFFCPU;
+	e.waker.of_kind = SFPROF_EV_OFFCPU;
 	CHECK_INT(report__event_index(&e, all), 2);
 	CHECK_INT(report__profile_kind(SFPROF_SEL_FUTEX), PROFILE_FUTEX);
 	CHECK_INT(report__profile_kind(all), PROFILE_CPU); /* not one event: cpu's */

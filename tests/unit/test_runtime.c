@@ -517,7 +517,7 @@ TEST(runtime_session_follows_the_run_through_its_table)
 	CHECK_INT(fs.events, 1);
 	CHECK_INT(fs.namers, 1); /* the event's pipeline got its namer */
 	e.kind = SFPROF_EV_FORK;
-	e.ppid = (uint32_t)me;
+	e.fork.ppid = (uint32_t)me;
 	e.pid = (uint32_t)me + 1;
 	report_sink__event(s, &e, sizeof(e));
 	e.kind = SFPROF_EV_EXIT;

@@ -342,7 +342,7 @@ TEST(futex_wait_should_carry_its_lock_as_a_label_without_by_lock)
 	struct fixture x;
 	size_t nst;
 
-	e->futex_addr = (uint64_t)(uintptr_t)&test_lock_word;
+	e->futex.addr = (uint64_t)(uintptr_t)&test_lock_word;
 	CHECK_INT(fixture_new(&x, &so), 0);
 	CHECK_INT(stacks__add_event(x.s, e, NULL, 0), 0);
 	fold(x.prof);
@@ -350,7 +350,7 @@ TEST(futex_wait_should_carry_its_lock_as_a_label_without_by_lock)
 	st = prof__stacks(x.prof, &nst);
 	CHECK_U64(nst, 1);
 	CHECK_STR(prof__str(x.prof, st[0].lock), "test_lock_word");
-	CHECK_U64(st[0].lock_addr, e->futex_addr);
+	CHECK_U64(st[0].lock_addr, e->futex.addr);
 	CHECK_U64(st[0].tid, e->tid);
 	CHECK_U64(st[0].count, 1);
 	CHECK_U64(st[0].weight, 2000);

@@ -110,6 +110,13 @@ static int classify(struct gosession *gs, uint32_t pid, struct sfprof_go_proc *p
 	return state;
 }
 
+/* Process pid's entry in go_procs (bpf/go.bpf.h) and its rt_tgids bit;
+ * p NULL: none. */
+static int set_bpf(struct gosession *gs, uint32_t pid, const struct sfprof_go_proc *p)
+{
+	return capture__set_runtime_proc(gs->cap, SFPROF_RT_GO, "go_procs", pid, p, sizeof(*p));
+}
+
 static void check(struct gosession *gs, uint32_t pid, int again)
 {
 	struct sfprof_go_proc p;
@@ -134,10 +141,10 @@ static void check(struct gosession *gs, uint32_t pid, int again)
 	s->state = (uint32_t)classify(gs, pid, &p);
 	if (s->state == GS_GO) {
 		gs->st.go++;
-		if (capture__set_go(gs->cap, pid, &p))
+		if (set_bpf(gs, pid, &p))
 			gs->st.set_errors++;
 	} else {
-		capture__set_go(gs->cap, pid, NULL); /* an exec away from Go */
+		set_bpf(gs, pid, NULL); /* an exec away from Go */
 	}
 }
 
@@ -156,7 +163,7 @@ void gosession__exec(struct gosession *gs, uint32_t pid)
 		return;
 	s = slot_of(gs, pid);
 	if (s->state == GS_GO)
-		capture__set_go(gs->cap, pid, NULL);
+		set_bpf(gs, pid, NULL);
 	if (s->state != GS_EMPTY)
 		s->state = GS_AGAIN;
 }
@@ -171,7 +178,7 @@ void gosession__event(struct gosession *gs, const struct sfprof_event *e)
 		s = slot_of(gs, e->pid);
 		if (s->state != GS_EMPTY) {
 			if (s->state == GS_GO)
-				capture__set_go(gs->cap, e->pid, NULL);
+				set_bpf(gs, e->pid, NULL);
 			s->state = GS_AGAIN; /* its pid may come back as another */
 		}
 		return;
@@ -181,7 +188,7 @@ void gosession__event(struct gosession *gs, const struct sfprof_event *e)
 	 * with its first sample, as is a pid seen again */
 	if (e->kind == SFPROF_EV_FORK) {
 		if (s->state == GS_GO)
-			capture__set_go(gs->cap, e->pid, NULL);
+			set_bpf(gs, e->pid, NULL);
 		if (s->state != GS_EMPTY)
 			s->state = GS_AGAIN;
 		return;

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "gosession.h"
+#include "sfprof_event.h"
 #include "runtimes/runtime.h"
 
 static int go_new(int live, void **out)
@@ -55,6 +56,7 @@ static void go_print_stats(const void *ss, FILE *f)
 
 const struct runtime_ops gosession_runtime_ops = {
 	.name = "go-session",
+	.capture_bit = SFPROF_RT_GO,
 	.session_new = go_new,
 	.session_free = go_free,
 	.session_set_capture = go_set_capture,

@@ -324,7 +324,7 @@ void interp__task(void *ss, const struct sfprof_event *e)
 	struct interp_session *s = ss;
 
 	if (s && e->kind == SFPROF_EV_FORK)
-		interp__fork(s, e->ppid, e->pid);
+		interp__fork(s, e->fork.ppid, e->pid);
 	else if (s && e->kind == SFPROF_EV_EXIT)
 		interp__exit(s, e->pid, e->ts_ns);
 }

@@ -136,7 +136,8 @@ static void classify(struct phpsession *ps, struct phpproc *p)
 		p->bpf.op_size = (uint16_t)p->o->op_size;
 		p->php = 1;
 		ps->php++;
-		if (cap && capture__set_php(cap, p->pid, &p->bpf))
+		if (cap && capture__set_runtime_proc(cap, SFPROF_RT_PHP, "php_procs", p->pid, &p->bpf,
+					      sizeof(p->bpf)))
 			ps->set_errors++;
 	}
 	if (named && !engine)
@@ -151,7 +152,8 @@ static void forget(struct phpsession *ps, uint32_t pid)
 	if (!p)
 		return;
 	if (p->php && interp__capture(ps->is))
-		capture__set_php(interp__capture(ps->is), pid, NULL);
+		capture__set_runtime_proc(interp__capture(ps->is), SFPROF_RT_PHP, "php_procs", pid,
+					  NULL, 0);
 	*s = p->next;
 	free(p);
 }
@@ -225,7 +227,8 @@ static void php_fork(void *st, uint32_t ppid, uint32_t pid)
 	p->pid = pid;
 	p->next = ps->procs[(pid * 2654435761u) >> 24];
 	ps->procs[(pid * 2654435761u) >> 24] = p;
-	if (cap && capture__set_php(cap, pid, &p->bpf))
+	if (cap && capture__set_runtime_proc(cap, SFPROF_RT_PHP, "php_procs", pid, &p->bpf,
+					      sizeof(p->bpf)))
 		ps->set_errors++;
 }
 

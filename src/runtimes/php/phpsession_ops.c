@@ -24,6 +24,7 @@ static int php_new(int live, void **out)
 const struct runtime_ops php_runtime_ops = {
 	.name = "php",
 	.enabled = php_enabled,
+	.capture_bit = SFPROF_RT_PHP,
 	.session_new = php_new,
 	INTERP_SESSION_HOOKS,
 	.names_from = "python",

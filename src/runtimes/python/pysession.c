@@ -100,7 +100,8 @@ static int set_bpf(void *ctx, uint32_t tgid, const struct sfprof_py_proc *p)
 {
 	struct pysession *ps = ctx;
 
-	return ps->cap ? capture__set_python(ps->cap, tgid, p) : 0;
+	return ps->cap ? capture__set_runtime_proc(ps->cap, SFPROF_RT_PYTHON, "py_procs", tgid, p,
+						 sizeof(*p)) : 0;
 }
 
 /* record: a frame named for the first time goes into the capture */
@@ -155,7 +156,7 @@ void pysession__set_capture(struct pysession *ps, struct capture *c)
 
 	prefetch_stop(ps);
 	ps->cap = c;
-	if (!c || !ps->procs || (fd = capture__python_ring(c)) < 0)
+	if (!c || !ps->procs || (fd = capture__runtime_map(c, SFPROF_RT_PYTHON, "py_new")) < 0)
 		return;
 	/* a dup: the ring stays valid for the thread whatever the capture does */
 	ps->ring_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);

@@ -11,6 +11,7 @@
 #include "pymerge.h"
 #include "pysession.h"
 #include "runtimes/runtime.h"
+#include "sfprof_event.h"
 
 static bool py_enabled(const struct sfprof_opts *o)
 {
@@ -51,7 +52,7 @@ static void py_event(void *ss, const struct sfprof_event *e)
 static void py_task(void *ss, const struct sfprof_event *e)
 {
 	if (e->kind == SFPROF_EV_FORK)
-		pysession__fork(ss, e->ppid, e->pid);
+		pysession__fork(ss, e->fork.ppid, e->pid);
 	else
 		pysession__exit(ss, e->pid, e->ts_ns);
 }
@@ -94,6 +95,7 @@ static runtime_name_fn py_namer(void *ss, void **ctx)
 const struct runtime_ops python_runtime_ops = {
 	.name = "python",
 	.enabled = py_enabled,
+	.capture_bit = SFPROF_RT_PYTHON,
 	.session_new = py_new,
 	.session_free = py_free,
 	.session_set_capture = py_set_capture,

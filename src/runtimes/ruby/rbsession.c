@@ -2,6 +2,7 @@
 /*
  * CRuby's interp_kind: its processes, iseq snapshots and prefetch thread (include/rbsession.h).
  */
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -100,7 +101,7 @@ static int set_bpf(void *ctx, uint32_t tgid, const struct sfprof_rb_proc *p)
 	struct rbsession *rs = ctx;
 	struct capture *c = interp__capture(rs->is);
 
-	return c ? capture__set_ruby(c, tgid, p) : 0;
+	return c ? capture__set_runtime_proc(c, SFPROF_RT_RUBY, "rb_procs", tgid, p, sizeof(*p)) : 0;
 }
 
 #define read_pid interp__read_pid
@@ -237,6 +238,19 @@ static int snap_read(const struct rbproc_info *pi, uint32_t pid, uint64_t iseq, 
 	return keep_range(&src, win64(p->body, o->insns_positions), nent * 4, &p->tab);
 }
 
+/* The method entry the BPF walk found for the frame of process pid's
+ * iseq when it first saw it (rb_seen, bpf/ruby.bpf.h): 0 with *me (0:
+ * none found), -ENOENT (not seen, or forgotten), -errno. */
+static int seen_me(struct capture *c, uint32_t pid, uint64_t iseq, uint64_t *me)
+{
+	struct sfprof_py_code k = { .tgid = pid, .code = iseq };
+	int fd = capture__runtime_map(c, SFPROF_RT_RUBY, "rb_seen");
+
+	if (fd < 0)
+		return fd;
+	return bpf_map_lookup_elem(fd, &k, me) ? -errno : 0;
+}
+
 /* The snapshot of (pid, iseq), read now unless known; NULL: no memory.
  * me: the method entry of its frame, as the BPF walk found it; ME_ASK:
  * ask the walk's seen-set. */
@@ -265,7 +279,7 @@ static struct rbsnap *snap_get(struct rbsession *rs, uint32_t pid, uint64_t iseq
 	p->iseq = iseq;
 	rs->reads++;
 	pi = rbprocs__info(rs->procs, pid);
-	if (me == ME_ASK && (!c || capture__ruby_iseq_me(c, pid, iseq, &me)))
+	if (me == ME_ASK && (!c || seen_me(c, pid, iseq, &me)))
 		me = 0;
 	p->err = pi ? snap_read(pi, pid, iseq, me, p) : -ESRCH;
 	if (p->err) {
@@ -377,7 +391,7 @@ static void rb_set_capture(void *st, struct capture *c)
 	int fd;
 
 	prefetch_stop(rs);
-	if (!c || (fd = capture__ruby_ring(c)) < 0)
+	if (!c || (fd = capture__runtime_map(c, SFPROF_RT_RUBY, "rb_new")) < 0)
 		return;
 	/* a dup: the ring stays valid for the thread whatever the capture does */
 	rs->ring_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);

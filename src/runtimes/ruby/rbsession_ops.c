@@ -24,6 +24,7 @@ static int rb_new(int live, void **out)
 const struct runtime_ops ruby_runtime_ops = {
 	.name = "ruby",
 	.enabled = rb_enabled,
+	.capture_bit = SFPROF_RT_RUBY,
 	.session_new = rb_new,
 	INTERP_SESSION_HOOKS,
 	.names_from = "python",
