@@ -644,5 +644,7 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 	fprintf(f, "dso_srcline_images_cached: %llu\n",
 		(unsigned long long)st->srcline_images_cached);
 	fprintf(f, "dso_shed: %llu\n", (unsigned long long)st->shed);
+	fprintf(f, "dso_shed_hot: %llu\n", (unsigned long long)st->shed_hot);
+	fprintf(f, "dso_shed_bytes: %llu\n", (unsigned long long)st->shed_bytes);
 	fprintf(f, "dso_loaded: %llu\n", (unsigned long long)st->loaded);
 }
