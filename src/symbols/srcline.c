@@ -149,7 +149,7 @@ static Dwarf *dwarf_of(struct srcline *s, const struct elfread *e)
 	uint8_t id[ELFREAD_BUILD_ID_MAX];
 	struct dwarf_image_key key = { .id = id };
 	char dir[PATH_MAX];
-	Elf *elf = elfread__libelf(e);
+	Elf *elf = elfread__libelf_some(e, ELFREAD_FILL_UNALLOC);
 	Dwarf *dw;
 	size_t len = 0;
 	int cached;
