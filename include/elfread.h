@@ -98,16 +98,24 @@ int elfread__fill_dwarf(const struct elfread *e);
 enum { ELFREAD_FILL_CFI = 1u << 0, ELFREAD_FILL_UNALLOC = 1u << 1 };
 void *elfread__libelf_some(const struct elfread *e, unsigned what);
 /*
- * Give back the memory of a file's pages read so far (but its header
- * tables and section names): they are read from the file again when next
- * wanted (elfread__section, _libelf, _image, _fill_dwarf). With
- * only_tables, only the pages holding nothing but the sections tables are
- * made of (.symtab, .strtab, .eh_frame(_hdr), .sframe, .gnu_debugdata, the
- * DWARF). Only when nothing holds a pointer into what is dropped: the
- * symbol, unwind and line tables made of them are freed first. Returns
- * the bytes given back; 0 for an image in memory.
+ * Give back the memory of a file's pages read so far: they are read from
+ * the file again when next wanted (elfread__section, _libelf, _image,
+ * _fill_dwarf). ELFREAD_DROP_ALL: every page but the header tables' and
+ * the section names'; else only the pages holding nothing but the
+ * sections named: .symtab and .strtab (SYMBOLS), the DWARF (DWARF), or
+ * every section tables are made of (TABLES: those, .eh_frame(_hdr),
+ * .sframe, .gnu_debugdata). Only when nothing holds a pointer into what
+ * is dropped (a symbol table copies its names; the unwind and line tables
+ * made of the rest are freed first). Returns the bytes given back; 0 for
+ * an image in memory.
  */
-size_t elfread__drop_pages(const struct elfread *e, int only_tables);
+enum {
+	ELFREAD_DROP_SYMBOLS = 1u << 0,
+	ELFREAD_DROP_DWARF = 1u << 1,
+	ELFREAD_DROP_TABLES = 1u << 2,
+	ELFREAD_DROP_ALL = 1u << 3,
+};
+size_t elfread__drop_pages(const struct elfread *e, unsigned what);
 unsigned elfread__type(const struct elfread *e);    /* ET_EXEC, ET_DYN, ... */
 unsigned elfread__machine(const struct elfread *e); /* EM_X86_64, ... */
 /* A program's executable (ET_EXEC, or ET_DYN marked DF_1_PIE), not a

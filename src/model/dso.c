@@ -555,6 +555,9 @@ struct symtab *dso__symtab(struct dso *d)
 		d->symtab = symtab__load(d->elf, d->path, &o);
 		if (d->symtab)
 			c->st.symtabs++;
+		/* the table has its own copy of the names: the file's
+		 * .symtab and .strtab need not stay in memory */
+		elfread__drop_pages(d->elf, ELFREAD_DROP_SYMBOLS);
 	}
 	return d->symtab;
 }

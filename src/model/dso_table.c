@@ -632,7 +632,8 @@ int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before, uint64_t hot)
 	 * file is read into this process's memory, never mapped, so they
 	 * are ours to give back, not the page cache's); a runtime's state
 	 * may point into its sections, so then only the tables' */
-	c->st.shed_bytes += elfread__drop_pages(old->elf, old->rt_mask != 0);
+	c->st.shed_bytes += elfread__drop_pages(old->elf, old->rt_mask ? ELFREAD_DROP_TABLES
+							     : ELFREAD_DROP_ALL);
 	c->st.shed++;
 	if (old->last_use >= hot)
 		c->st.shed_hot++;

@@ -358,13 +358,22 @@ struct elfread *elfread__open(const char *path)
  * DWARF lines): their owners free those before the pages go. The rest
  * (code, data) is read through elfread at each use (proc__read_code,
  * the runtimes' probes), except what a runtime keeps pointers into
- * (Go's .gopclntab): only_tables then. */
-static int droppable(const char *n)
+ * (Go's .gopclntab): ELFREAD_DROP_TABLES then. */
+static int is_dwarf(const char *n)
 {
-	return !strcmp(n, ".symtab") || !strcmp(n, ".strtab") ||
-	       !strcmp(n, ".eh_frame") || !strcmp(n, ".eh_frame_hdr") ||
-	       !strcmp(n, ".sframe") || !strcmp(n, ".gnu_debugdata") ||
-	       !strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8);
+	return !strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8);
+}
+
+static int droppable(const char *n, unsigned what)
+{
+	if (what & ELFREAD_DROP_SYMBOLS && (!strcmp(n, ".symtab") || !strcmp(n, ".strtab")))
+		return 1;
+	if (what & ELFREAD_DROP_DWARF && is_dwarf(n))
+		return 1;
+	return what & ELFREAD_DROP_TABLES &&
+	       (!strcmp(n, ".symtab") || !strcmp(n, ".strtab") || !strcmp(n, ".eh_frame") ||
+		!strcmp(n, ".eh_frame_hdr") || !strcmp(n, ".sframe") ||
+		!strcmp(n, ".gnu_debugdata") || is_dwarf(n));
 }
 
 static void mark_range(uint8_t *keep, uint64_t off, uint64_t size, uint64_t pages)
@@ -375,8 +384,9 @@ static void mark_range(uint8_t *keep, uint64_t off, uint64_t size, uint64_t page
 		keep[p / 8] |= (uint8_t)(1u << (p % 8));
 }
 
-size_t elfread__drop_pages(const struct elfread *e, int only_tables)
+size_t elfread__drop_pages(const struct elfread *e, unsigned what)
 {
+	int only = !(what & ELFREAD_DROP_ALL);
 	struct lazy *lz = e->lazy;
 	uint64_t pages, p, run;
 	uint8_t *keep, *drop;
@@ -410,10 +420,10 @@ size_t elfread__drop_pages(const struct elfread *e, int only_tables)
 		if (rc || sec.type == SHT_NOBITS || !sec.size || !in_image(e, sec.offset, sec.size))
 			continue;
 		n = elfread__section_str(&e->shstr, name_off);
-		if (i == e->shstrndx || (only_tables && !(n && droppable(n))))
+		if (i == e->shstrndx || (only && !(n && droppable(n, what))))
 			mark_range(keep, sec.offset, sec.size, pages); /* (names: e->shstr) */
 	}
-	if (!only_tables)
+	if (!only)
 		memset(drop, 0xff, (pages + 7) / 8);
 	else
 		for (size_t i = 1; i < e->shnum; i++) {
@@ -425,7 +435,7 @@ size_t elfread__drop_pages(const struct elfread *e, int only_tables)
 			    sec.type == SHT_NOBITS || !sec.size || !in_image(e, sec.offset, sec.size))
 				continue;
 			n = elfread__section_str(&e->shstr, name_off);
-			if (n && droppable(n))
+			if (n && droppable(n, what))
 				mark_range(drop, sec.offset, sec.size, pages);
 		}
 	for (p = 0; p < pages; p = run + 1) {

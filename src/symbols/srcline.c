@@ -175,6 +175,9 @@ static Dwarf *dwarf_of(struct srcline *s, const struct elfread *e)
 		return NULL;
 	if (!dwarf_image__open_cached(elf, cached ? dir : NULL, cached ? &key : NULL,
 				      &s->img)) {
+		/* the image holds its own (inflated) copies: the file's
+		 * compressed DWARF just read need not stay in memory */
+		elfread__drop_pages(e, ELFREAD_DROP_DWARF);
 		dw = dwarf_begin_elf(dwarf_image__elf(s->img), DWARF_C_READ, NULL);
 		if (dw) {
 			s->st.images++;
