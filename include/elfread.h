@@ -102,9 +102,9 @@ void *elfread__libelf_some(const struct elfread *e, unsigned what);
  * the file again when next wanted (elfread__section, _libelf, _image,
  * _fill_dwarf). ELFREAD_DROP_ALL: every page but the header tables' and
  * the section names'; else only the pages holding nothing but the
- * sections named: .symtab and .strtab (SYMBOLS), the DWARF (DWARF), or
- * every section tables are made of (TABLES: those, .eh_frame(_hdr),
- * .sframe, .gnu_debugdata). Only when nothing holds a pointer into what
+ * sections named: .symtab, .strtab, .dynsym, .dynstr (SYMBOLS), the DWARF
+ * (DWARF), or every section tables are made of (TABLES: those,
+ * .eh_frame(_hdr), .sframe, .gnu_debugdata). Only when nothing holds a pointer into what
  * is dropped (a symbol table copies its names; the unwind and line tables
  * made of the rest are freed first). Returns the bytes given back; 0 for
  * an image in memory.

@@ -366,12 +366,15 @@ static int is_dwarf(const char *n)
 
 static int droppable(const char *n, unsigned what)
 {
-	if (what & ELFREAD_DROP_SYMBOLS && (!strcmp(n, ".symtab") || !strcmp(n, ".strtab")))
+	int sym = !strcmp(n, ".symtab") || !strcmp(n, ".strtab") || !strcmp(n, ".dynsym") ||
+		  !strcmp(n, ".dynstr");
+
+	if (what & ELFREAD_DROP_SYMBOLS && sym)
 		return 1;
 	if (what & ELFREAD_DROP_DWARF && is_dwarf(n))
 		return 1;
 	return what & ELFREAD_DROP_TABLES &&
-	       (!strcmp(n, ".symtab") || !strcmp(n, ".strtab") || !strcmp(n, ".eh_frame") ||
+	       (sym || !strcmp(n, ".eh_frame") ||
 		!strcmp(n, ".eh_frame_hdr") || !strcmp(n, ".sframe") ||
 		!strcmp(n, ".gnu_debugdata") || is_dwarf(n));
 }
