@@ -43,8 +43,8 @@ STAT_KEYS = ("samples_seen", "events_cpu", "lost_total", "lost_stack_read", "los
              "lost_busy", "lost_task", "lost_target_map", "no_user_stack_exit_exec",
              "stack_reads_deferred", "stack_reads_deferred_read", "stack_reads_defer_failed",
              "processes_followed", "processes_exited", "procs_reaped", "dso_loads",
-             "dso_evicted", "dso_shed", "dso_loaded", "thread_tops_learned", "sideband_lost",
-             "changes_lost")
+             "dso_evicted", "dso_shed", "dso_shed_hot", "dso_shed_bytes", "dso_loaded",
+             "thread_tops_learned", "sideband_lost", "changes_lost")
 
 
 def rollup(pid):
@@ -152,6 +152,7 @@ def main():
         print("agent_mem: SKIP: needs root")
         return 0
     tmp = tempfile.mkdtemp(prefix="agent_mem.")
+    sf = pid = None
     try:
         cmd = [SFPROF, "-a", "--interval", interval, "--quiet", "--stats",
                "-o", os.path.join(tmp, "x-%t.pb.gz")] + os.environ.get("SFPROF_ARGS", "").split()
@@ -197,6 +198,10 @@ def main():
         err = errf.read()
         profiles = len([f for f in os.listdir(tmp) if f.endswith(".pb.gz")])
     finally:
+        # an exception or ^C above must not leave the agent running
+        if sf is not None and sf.poll() is None:
+            os.kill(pid, signal.SIGKILL)
+            sf.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     if sf.returncode != 0:
         sys.exit("sfprof exited %d: %s" % (sf.returncode, err[-400:]))

@@ -79,9 +79,15 @@ struct dso_stats {
 	uint64_t srcline_found;	   /* ... with DWARF levels */
 	uint64_t srcline_images;   /* DWARF opened from an inflated image */
 	uint64_t srcline_images_cached; /* ... read from the DWARF cache */
-	uint64_t shed;		   /* mapped dsos whose symbols and lines were
-				      freed (dso_cache__shed_oldest) */
-	uint64_t loaded;	   /* dsos holding symbols or lines now */
+	uint64_t shed;		   /* mapped dsos whose symbols, lines and
+				      unwind tables were freed
+				      (dso_cache__shed_oldest) */
+	uint64_t shed_hot;	   /* ... of them used since the previous
+				      check: the working set did not fit */
+	uint64_t shed_bytes;	   /* ... and the bytes of their files'
+				      tables given back (elfread__drop_tables) */
+	uint64_t loaded;	   /* dsos holding symbols, lines or unwind
+				      tables now */
 };
 
 struct dso_cache *dso_cache__new(const struct dso_cache_opts *opts);
@@ -125,16 +131,19 @@ size_t dso_cache__sweep(struct dso_cache *c, const struct dso *const *keep, size
 
 /*
  * Free what the least recently used dso made from its binary (symbol
- * table, DWARF lines: most of its heap) while it stays mapped and cached:
- * its next lookup makes them again. A whole-machine run touches more
- * binaries than its heap budget holds; this is the eviction. As with
- * sweep, pointers and strings into what was freed die (the caller makes
- * the stacks pipelines forget first). Only a dso last used before use
- * clock `before` (dso_cache__use_clock) is a candidate, so what the
- * latest events use stays. Its pages of the mapped file are dropped
- * from this process's RSS too. 1 if one was freed, 0 if none could be.
+ * table, DWARF lines, unwind tables: most of its heap) while it stays
+ * mapped and cached: its next lookup makes them again. A whole-machine
+ * run touches more binaries than its heap budget holds; this is the
+ * eviction. As with sweep, pointers and strings into what was freed die
+ * (the caller makes the stacks pipelines forget first). Only a dso last
+ * used before use clock `before` (dso_cache__use_clock) is a candidate,
+ * so what the latest events use stays; one last used at or after clock
+ * `hot` (the caller's working set, freed only when even it does not fit)
+ * is counted in shed_hot too. The pages read of its file are given back
+ * (elfread__drop_pages) and read again when next wanted. 1 if one was
+ * freed, 0 if none could be.
  */
-int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before);
+int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before, uint64_t hot);
 /* The use clock: bumped by every lookup in any of the cache's dsos. */
 uint64_t dso_cache__use_clock(const struct dso_cache *c);
 

@@ -73,6 +73,10 @@ void elfread__free(struct elfread *e); /* NULL is a no-op */
 /* Files refused so far (all elfreads) because they shrank while read. */
 uint64_t elfread__nr_changed(void);
 
+/* len bytes at file offset off, read from the file only as far as they
+ * go (elfread__image reads all of it): 0, -EINVAL (outside the image),
+ * -ESTALE (the file shrank). */
+int elfread__read(const struct elfread *e, uint64_t off, void *buf, size_t len);
 /* The whole image (a file's: read in full first, but its DWARF). */
 const uint8_t *elfread__image(const struct elfread *e, size_t *len);
 size_t elfread__size(const struct elfread *e); /* without reading anything */
@@ -86,6 +90,32 @@ uint64_t elfread__needed_size(const struct elfread *e);
  * not to be trusted). */
 void *elfread__libelf(const struct elfread *e);
 int elfread__fill_dwarf(const struct elfread *e);
+/* The libelf handle with only some sections read (a file's header tables
+ * and section names always are), for a reader that looks at no other:
+ * CFI (.eh_frame, .eh_frame_hdr, .debug_frame), or every section not
+ * loaded (SHF_ALLOC clear: DWARF, .symtab). A big binary's code and data
+ * are most of it, and what is read stays in memory until dropped. */
+enum { ELFREAD_FILL_CFI = 1u << 0, ELFREAD_FILL_UNALLOC = 1u << 1 };
+void *elfread__libelf_some(const struct elfread *e, unsigned what);
+/*
+ * Give back the memory of a file's pages read so far: they are read from
+ * the file again when next wanted (elfread__section, _libelf, _image,
+ * _fill_dwarf). ELFREAD_DROP_ALL: every page but the header tables' and
+ * the section names'; else only the pages holding nothing but the
+ * sections named: .symtab, .strtab, .dynsym, .dynstr (SYMBOLS), the DWARF
+ * (DWARF), or every section tables are made of (TABLES: those,
+ * .eh_frame(_hdr), .sframe, .gnu_debugdata). Only when nothing holds a pointer into what
+ * is dropped (a symbol table copies its names; the unwind and line tables
+ * made of the rest are freed first). Returns the bytes given back; 0 for
+ * an image in memory.
+ */
+enum {
+	ELFREAD_DROP_SYMBOLS = 1u << 0,
+	ELFREAD_DROP_DWARF = 1u << 1,
+	ELFREAD_DROP_TABLES = 1u << 2,
+	ELFREAD_DROP_ALL = 1u << 3,
+};
+size_t elfread__drop_pages(const struct elfread *e, unsigned what);
 unsigned elfread__type(const struct elfread *e);    /* ET_EXEC, ET_DYN, ... */
 unsigned elfread__machine(const struct elfread *e); /* EM_X86_64, ... */
 /* A program's executable (ET_EXEC, or ET_DYN marked DF_1_PIE), not a

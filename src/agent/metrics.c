@@ -134,6 +134,9 @@ char *agent_metrics__text(struct agent *a, size_t *len)
 	    c.binaries_loaded - c.binaries_evicted);
 	one(f, "sfprof_binaries_evicted_total", "counter",
 	    "Binaries freed once no process mapped them.", c.binaries_evicted);
+	one(f, "sfprof_binaries_shed_total", "counter",
+	    "Mapped binaries whose symbols, lines and unwind tables were freed over the "
+	    "memory budget (made again at their next use).", c.binaries_shed);
 	one(f, "sfprof_slices", "gauge", "Profile slices held (the retention).", nslices);
 	one(f, "sfprof_slice_stacks", "gauge", "Distinct stacks in the slices held.", stacks);
 	one(f, "sfprof_merge_dropped_stacks_total", "counter",

@@ -455,6 +455,7 @@ static void snapshot(struct agent_run *r)
 	c.procs_tracked = pr.procs - pr.procs_reaped;
 	c.binaries_loaded = pr.dso.loads;
 	c.binaries_evicted = pr.dso.evicted;
+	c.binaries_shed = pr.dso.shed;
 	c.labelled_procs = ps.tracked;
 	c.label_reads = ps.reads;
 	c.label_table_full = ps.full;

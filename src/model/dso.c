@@ -555,6 +555,9 @@ struct symtab *dso__symtab(struct dso *d)
 		d->symtab = symtab__load(d->elf, d->path, &o);
 		if (d->symtab)
 			c->st.symtabs++;
+		/* the table has its own copy of the names: the file's
+		 * .symtab and .strtab need not stay in memory */
+		elfread__drop_pages(d->elf, ELFREAD_DROP_SYMBOLS);
 	}
 	return d->symtab;
 }
@@ -644,5 +647,7 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 	fprintf(f, "dso_srcline_images_cached: %llu\n",
 		(unsigned long long)st->srcline_images_cached);
 	fprintf(f, "dso_shed: %llu\n", (unsigned long long)st->shed);
+	fprintf(f, "dso_shed_hot: %llu\n", (unsigned long long)st->shed_hot);
+	fprintf(f, "dso_shed_bytes: %llu\n", (unsigned long long)st->shed_bytes);
 	fprintf(f, "dso_loaded: %llu\n", (unsigned long long)st->loaded);
 }

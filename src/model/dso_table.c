@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cfi.h"
@@ -65,7 +64,7 @@ int dso__derive_table(struct dso *d, struct sframe_table **out)
 	if (elfread__machine(d->elf) != 62 /* EM_X86_64 */)
 		return -EOPNOTSUPP;
 	memset(&in, 0, sizeof(in));
-	err = cfi_input_from_elf(elfread__libelf(d->elf), &in);
+	err = cfi_input_from_elf(elfread__libelf_some(d->elf, ELFREAD_FILL_CFI), &in);
 	if ((err == 0 || err == -ENOENT) && !in.debug_frame &&
 	    !d->cache->opts.no_debug_files) {
 		/*
@@ -82,7 +81,7 @@ int dso__derive_table(struct dso *d, struct sframe_table **out)
 						sizeof(path), &how))
 			dbg = elfread__open(path);
 		memset(&din, 0, sizeof(din));
-		if (dbg && !cfi_input_from_elf(elfread__libelf(dbg), &din) &&
+		if (dbg && !cfi_input_from_elf(elfread__libelf_some(dbg, ELFREAD_FILL_CFI), &din) &&
 		    din.debug_frame) {
 			if (err)
 				in = din;
@@ -126,7 +125,7 @@ int dso__reg_rule(struct dso *d, uint64_t vaddr, unsigned reg, struct cfi_reg_ru
 	if (elfread__machine(d->elf) != 62 /* EM_X86_64 */)
 		return -EOPNOTSUPP;
 	memset(&in, 0, sizeof(in));
-	err = cfi_input_from_elf(elfread__libelf(d->elf), &in);
+	err = cfi_input_from_elf(elfread__libelf_some(d->elf, ELFREAD_FILL_CFI), &in);
 	if (err)
 		return err;
 	return cfi__reg_rule(&in, vaddr, reg, out);
@@ -307,7 +306,7 @@ static int debug_frame_elsewhere(struct dso *d)
 					d->cache->opts.debug_root, path,
 					sizeof(path), &how))
 		dbg = elfread__open(path);
-	if (dbg && !cfi_input_from_elf(elfread__libelf(dbg), &din) &&
+	if (dbg && !cfi_input_from_elf(elfread__libelf_some(dbg, ELFREAD_FILL_CFI), &din) &&
 	    din.debug_frame)
 		ret = 1;
 	elfread__free(dbg);
@@ -327,7 +326,7 @@ int dso_lazy__setup(struct dso *d)
 	z = calloc(1, sizeof(*z));
 	if (!z)
 		return -1;
-	if (cfi_input_from_elf(elfread__libelf(d->elf), &z->in) ||
+	if (cfi_input_from_elf(elfread__libelf_some(d->elf, ELFREAD_FILL_CFI), &z->in) ||
 	    !z->in.eh_frame || !z->in.eh_frame_hdr || z->in.debug_frame ||
 	    z->in.eh_frame_len < 8 || z->in.eh_frame_hdr_len < 12)
 		goto fail;
@@ -586,13 +585,13 @@ whole:
 	return 1;
 }
 
-/* What d made from its binary that can be made again: symbols, lines.
- * (Its unwind tables stay: a derived table keeps pointers into libelf's
- * section data, which a remade table would have to share with the lazy
- * blocks already made; they go with the dso when nothing maps it.) */
+/* What d made from its binary that can be made again: symbols, lines,
+ * unwind tables (its own .sframe's index, a derived table, the lazy
+ * blocks and the fallback). */
 static int dso__holds(const struct dso *d)
 {
-	return d->symtab_loaded || d->srcline;
+	return d->symtab_loaded || d->srcline || d->table_loaded ||
+	       d->fallback_loaded;
 }
 
 /* Free them, back to "not made yet": the next lookup makes them again
@@ -604,35 +603,19 @@ static void dso__shed(struct dso *d)
 	d->symtab_loaded = 0;
 	srcline__free(d->srcline);
 	d->srcline = NULL;
+	dso_lazy__free(d->lazy);
+	d->lazy = NULL;
+	sframe_table__free(d->table);
+	d->table = NULL;
+	d->table_loaded = 0;
+	d->table_src = DSO_TABLE_UNKNOWN;
+	d->table_err = 0;
+	sframe_table__free(d->fallback);
+	d->fallback = NULL;
+	d->fallback_loaded = 0;
 }
 
-/*
- * Drop this process's mappings of the file's pages: what reading its
- * tables touched (.symtab, .eh_frame, DWARF) counts in RSS, also when
- * the page is the page cache's copy that the binary's own processes map
- * too. The page cache keeps them; a later read faults them back in.
- * MADV_DONTNEED on a private mapping also forgets pages written in
- * place, which libelf does only to convert a foreign byte order: so only
- * for native images, and only for whole pages of the image (a vdso copy
- * in the heap is not page-aligned: then nothing happens).
- */
-static void dso__drop_pages(const struct dso *d)
-{
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
-	const uint8_t *img;
-	size_t len = 0;
-
-	img = elfread__image(d->elf, &len);
-	if (!img || len < EI_NIDENT || img[EI_DATA] != ELFDATA2LSB ||
-	    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-		return;
-	start = ((uintptr_t)img + pg - 1) & ~(pg - 1);
-	end = ((uintptr_t)img + len) & ~(pg - 1);
-	if (end > start)
-		(void)madvise((void *)start, end - start, MADV_DONTNEED);
-}
-
-int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before)
+int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before, uint64_t hot)
 {
 	struct dso *old = NULL;
 
@@ -645,8 +628,15 @@ int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before)
 	if (!old)
 		return 0;
 	dso__shed(old);
-	dso__drop_pages(old);
+	/* the file's pages read so far: read again when next wanted (the
+	 * file is read into this process's memory, never mapped, so they
+	 * are ours to give back, not the page cache's); a runtime's state
+	 * may point into its sections, so then only the tables' */
+	c->st.shed_bytes += elfread__drop_pages(old->elf, old->rt_mask ? ELFREAD_DROP_TABLES
+							     : ELFREAD_DROP_ALL);
 	c->st.shed++;
+	if (old->last_use >= hot)
+		c->st.shed_hot++;
 	return 1;
 }
 

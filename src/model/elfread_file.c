@@ -192,6 +192,48 @@ int elfread__fill_for_libelf(const struct elfread *e)
 	return lz->changed ? -ESTALE : 0;
 }
 
+int elfread__read(const struct elfread *e, uint64_t off, void *buf, size_t len)
+{
+	if (!in_image(e, off, len))
+		return -EINVAL;
+	if (elfread__fill(e, off, len))
+		return -ESTALE;
+	memcpy(buf, e->img + off, len);
+	return 0;
+}
+
+static int is_cfi(const char *n)
+{
+	return !strcmp(n, ".eh_frame") || !strcmp(n, ".eh_frame_hdr") ||
+	       !strcmp(n, ".debug_frame");
+}
+
+void *elfread__libelf_some(const struct elfread *e, unsigned what)
+{
+	struct lazy *lz = e->lazy;
+
+	if (!lz || lz->all)
+		return e->elf;
+	for (size_t i = 1; i < e->shnum; i++) {
+		struct elfread_section sec;
+		uint32_t name_off;
+		const char *n;
+
+		if (elfread__section_raw(e, i, &sec, &name_off, 0) == -ENOENT)
+			break;
+		if (!sec.data && (sec.type == SHT_NOBITS || !sec.size))
+			continue;
+		n = e->have_shstr ? elfread__section_str(&e->shstr, name_off) : NULL;
+		if (((what & ELFREAD_FILL_CFI) && n && is_cfi(n)) ||
+		    ((what & ELFREAD_FILL_UNALLOC) && !(sec.flags & SHF_ALLOC)))
+			elfread__section_raw(e, i, &sec, &name_off, 1);
+	}
+	return e->elf;
+}
+
+/* DWARF readers read sections not loaded (.debug_*, their string and
+ * relocation tables, .gnu_debugaltlink): not the code and data, which a
+ * big binary has most of. */
 int elfread__fill_dwarf(const struct elfread *e)
 {
 	struct lazy *lz = e->lazy;
@@ -199,16 +241,7 @@ int elfread__fill_dwarf(const struct elfread *e)
 	if (!lz)
 		return 0;
 	if (!lz->dwarf) {
-		elfread__fill_for_libelf(e);
-		for (size_t i = 1; i < e->shnum; i++) {
-			struct elfread_section sec;
-			uint32_t name_off;
-
-			if (elfread__section_raw(e, i, &sec, &name_off, 0) == -ENOENT)
-				break;
-			if (sec.data)
-				elfread__section_raw(e, i, &sec, &name_off, 1);
-		}
+		elfread__libelf_some(e, ELFREAD_FILL_UNALLOC);
 		lz->dwarf = 1;
 	}
 	return lz->changed ? -ESTALE : 0;
@@ -319,6 +352,114 @@ struct elfread *elfread__open(const char *path)
 	close(fd);
 	errno = saved;
 	return e;
+}
+
+/* Sections only the tables made of them read (symbols, unwind rows,
+ * DWARF lines): their owners free those before the pages go. The rest
+ * (code, data) is read through elfread at each use (proc__read_code,
+ * the runtimes' probes), except what a runtime keeps pointers into
+ * (Go's .gopclntab): ELFREAD_DROP_TABLES then. */
+static int is_dwarf(const char *n)
+{
+	return !strncmp(n, ".debug_", 7) || !strncmp(n, ".zdebug_", 8);
+}
+
+static int droppable(const char *n, unsigned what)
+{
+	int sym = !strcmp(n, ".symtab") || !strcmp(n, ".strtab") || !strcmp(n, ".dynsym") ||
+		  !strcmp(n, ".dynstr");
+
+	if (what & ELFREAD_DROP_SYMBOLS && sym)
+		return 1;
+	if (what & ELFREAD_DROP_DWARF && is_dwarf(n))
+		return 1;
+	return what & ELFREAD_DROP_TABLES &&
+	       (sym || !strcmp(n, ".eh_frame") ||
+		!strcmp(n, ".eh_frame_hdr") || !strcmp(n, ".sframe") ||
+		!strcmp(n, ".gnu_debugdata") || is_dwarf(n));
+}
+
+static void mark_range(uint8_t *keep, uint64_t off, uint64_t size, uint64_t pages)
+{
+	if (!size)
+		return;
+	for (uint64_t p = off / LAZY_PAGE; p <= (off + size - 1) / LAZY_PAGE && p < pages; p++)
+		keep[p / 8] |= (uint8_t)(1u << (p % 8));
+}
+
+size_t elfread__drop_pages(const struct elfread *e, unsigned what)
+{
+	int only = !(what & ELFREAD_DROP_ALL);
+	struct lazy *lz = e->lazy;
+	uint64_t pages, p, run;
+	uint8_t *keep, *drop;
+	size_t dropped = 0;
+
+	/* a memory image is its owner's; a file read whole through the
+	 * caller's fd (none of its own) cannot be read again */
+	if (!lz || lz->fd < 0 || lz->changed || !e->map || !e->have_shstr)
+		return 0;
+	pages = (e->len + LAZY_PAGE - 1) / LAZY_PAGE;
+	keep = calloc((pages + 7) / 8, 1);
+	drop = calloc((pages + 7) / 8, 1);
+	if (!keep || !drop)
+		goto out;
+	/* libelf reads the header tables in place at any time */
+	mark_range(keep, 0, sizeof(Elf64_Ehdr), pages);
+	if (e->ehdr.e_phnum)
+		mark_range(keep, e->ehdr.e_phoff,
+			   (uint64_t)e->ehdr.e_phnum * e->ehdr.e_phentsize, pages);
+	if (e->ehdr.e_shoff)
+		mark_range(keep, e->ehdr.e_shoff,
+			   (uint64_t)e->shnum * e->ehdr.e_shentsize, pages);
+	for (size_t i = 1; i < e->shnum; i++) {
+		struct elfread_section sec;
+		uint32_t name_off;
+		const char *n;
+		int rc = elfread__section_raw(e, i, &sec, &name_off, 0);
+
+		if (rc == -ENOENT)
+			break;
+		if (rc || sec.type == SHT_NOBITS || !sec.size || !in_image(e, sec.offset, sec.size))
+			continue;
+		n = elfread__section_str(&e->shstr, name_off);
+		if (i == e->shstrndx || (only && !(n && droppable(n, what))))
+			mark_range(keep, sec.offset, sec.size, pages); /* (names: e->shstr) */
+	}
+	if (!only)
+		memset(drop, 0xff, (pages + 7) / 8);
+	else
+		for (size_t i = 1; i < e->shnum; i++) {
+			struct elfread_section sec;
+			uint32_t name_off;
+			const char *n;
+
+			if (elfread__section_raw(e, i, &sec, &name_off, 0) ||
+			    sec.type == SHT_NOBITS || !sec.size || !in_image(e, sec.offset, sec.size))
+				continue;
+			n = elfread__section_str(&e->shstr, name_off);
+			if (n && droppable(n, what))
+				mark_range(drop, sec.offset, sec.size, pages);
+		}
+	for (p = 0; p < pages; p = run + 1) {
+		/* a run of filled pages to drop that nothing kept is on */
+		for (run = p; run < pages && (drop[run / 8] & (1u << (run % 8))) &&
+			      !(keep[run / 8] & (1u << (run % 8))) &&
+			      (lz->done[run / 8] & (1u << (run % 8)));
+		     run++)
+			lz->done[run / 8] &= (uint8_t)~(1u << (run % 8));
+		if (run == p)
+			continue;
+		(void)madvise((uint8_t *)e->map + p * LAZY_PAGE, (run - p) * LAZY_PAGE, MADV_DONTNEED);
+		dropped += (size_t)(run - p) * LAZY_PAGE;
+	}
+	/* the next libelf user or DWARF reader fills them again */
+	if (dropped)
+		lz->all = lz->dwarf = 0;
+out:
+	free(keep);
+	free(drop);
+	return dropped;
 }
 
 void elfread__lazy_free(struct lazy *lz)

@@ -624,8 +624,6 @@ int proc__srcline(struct proc *p, uint64_t pc,
 int proc__read_code(struct proc *p, uint64_t pc, void *buf, size_t len)
 {
 	struct proc_map *m = proc__map_of(p, pc);
-	const uint8_t *img;
-	size_t img_len;
 	uint64_t off;
 
 	if (!m)
@@ -636,11 +634,9 @@ int proc__read_code(struct proc *p, uint64_t pc, void *buf, size_t len)
 	if (len > m->end - pc)
 		return -ESRCH;
 	off = pc - m->start + m->offset;
-	img = elfread__image(dso__elf(m->dso), &img_len);
-	if (off > img_len || len > img_len - off)
-		return -ESRCH;
-	memcpy(buf, img + off, len);
-	return 0;
+	/* only those bytes: the whole image would be all of a big
+	 * binary's code in this process's memory */
+	return elfread__read(dso__elf(m->dso), off, buf, len) ? -ESRCH : 0;
 }
 
 void proc_map__to_rec(const struct proc_map *m, struct proc_mapping_rec *r)

@@ -38,6 +38,10 @@
  */
 #define REPORT_SINK_HEAP_BUDGET (40ull << 20)
 #define REPORT_SINK_RSS_BUDGET (92ull << 20)
+/* The target the budget is for (100 MB, ring included): past it even the
+ * binaries of the last second's samples are freed, and made again at
+ * their next use (counted: dso_shed_hot). */
+#define REPORT_SINK_RSS_HARD (100ull * 1000 * 1000)
 #define REPORT_SINK_HEAP_EVENTS 256
 #define REPORT_SINK_HEAP_EVERY_NS (1000 * 1000000ull)
 
@@ -103,12 +107,29 @@ static void interval_bound_heap(struct report_sink *s)
 		if (s->next_stacks[i])
 			stacks__forget_binaries(s->next_stacks[i]);
 	}
-	while (over_budget(1) && dso_cache__shed_oldest(c, before))
+	while (over_budget(1) && dso_cache__shed_oldest(c, before, before))
 		shed++;
 	/* libdw's and the tables' blocks back to the system, not only to
 	 * malloc's free lists: RSS is what the budget is for */
 	if (shed)
 		malloc_trim(0);
+	/* The working set alone is over the target (a Go compile and a cc1
+	 * with all their DWARF sampled in one second): free it too, oldest
+	 * first, about as much heap as the RSS is over the budget. Nothing
+	 * is lost (each is made again at its next use): a remake costs CPU,
+	 * counted as dso_shed_hot. */
+	size_t rss = rss_bytes();
+
+	if (rss > REPORT_SINK_RSS_HARD) {
+		size_t heap = heap_in_use(), over = rss - REPORT_SINK_RSS_BUDGET;
+		size_t target = heap > over ? heap - over : 0, hot = 0;
+
+		while (heap_in_use() > target && rss_bytes() > REPORT_SINK_RSS_BUDGET &&
+		       dso_cache__shed_oldest(c, UINT64_MAX, before))
+			hot++;
+		if (hot)
+			malloc_trim(0);
+	}
 }
 
 /* The output name of the interval that starts at mono (ns). */

@@ -39,8 +39,9 @@ static int collect_got_slots(const struct elfread *e, struct got_slot **out,
 		struct elfread_section r;
 		uint64_t k;
 
-		if (elfread__section_at(e, i, &r) || r.type != SHT_RELA ||
-		    !r.data)
+		/* the header first: only RELA sections' bytes are read */
+		if (elfread__section_header_at(e, i, &r) || r.type != SHT_RELA ||
+		    elfread__section_at(e, i, &r) || !r.data)
 			continue;
 		for (k = 0; k + sizeof(Elf64_Rela) <= r.size;
 		     k += sizeof(Elf64_Rela)) {

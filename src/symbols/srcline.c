@@ -149,7 +149,7 @@ static Dwarf *dwarf_of(struct srcline *s, const struct elfread *e)
 	uint8_t id[ELFREAD_BUILD_ID_MAX];
 	struct dwarf_image_key key = { .id = id };
 	char dir[PATH_MAX];
-	Elf *elf = elfread__libelf(e);
+	Elf *elf = elfread__libelf_some(e, ELFREAD_FILL_UNALLOC);
 	Dwarf *dw;
 	size_t len = 0;
 	int cached;
@@ -175,6 +175,9 @@ static Dwarf *dwarf_of(struct srcline *s, const struct elfread *e)
 		return NULL;
 	if (!dwarf_image__open_cached(elf, cached ? dir : NULL, cached ? &key : NULL,
 				      &s->img)) {
+		/* the image holds its own (inflated) copies: the file's
+		 * compressed DWARF just read need not stay in memory */
+		elfread__drop_pages(e, ELFREAD_DROP_DWARF);
 		dw = dwarf_begin_elf(dwarf_image__elf(s->img), DWARF_C_READ, NULL);
 		if (dw) {
 			s->st.images++;

@@ -117,4 +117,41 @@ TEST(a_sparse_file_should_cost_what_it_holds)
 	close(fd);
 }
 
+/*
+ * Pages given back (elfread__drop_pages) are read from the file again at
+ * the next read: the same bytes, not zeros. The image is anonymous memory
+ * of ours, so MADV_DONTNEED alone would leave zeros where .debug_info was.
+ */
+TEST(dropped_pages_should_be_read_again_from_the_file)
+{
+	struct elfread_section s, t;
+	struct elfread *e;
+	uint8_t *copy;
+	off_t size;
+	int fd = copy_of_self(&size);
+
+	e = elfread__open_fd(fd);
+	CHECK(e != NULL);
+	if (!e)
+		return;
+	CHECK_INT(elfread__section(e, ".debug_info", &s), 0);
+	CHECK(s.size > 2 * 4096); /* whole pages of it to drop */
+	copy = malloc(s.size);
+	CHECK(copy != NULL);
+	memcpy(copy, s.data, s.size);
+	CHECK_INT(elfread__section(e, ".text", &t), 0);
+	/* only the tables' pages: .text stays read */
+	CHECK(elfread__drop_pages(e, ELFREAD_DROP_TABLES) >= s.size - 2 * 4096);
+	CHECK_INT(elfread__section(e, ".debug_info", &s), 0);
+	CHECK(!memcmp(copy, s.data, s.size));
+	/* everything read so far, headers and names but */
+	CHECK(elfread__drop_pages(e, ELFREAD_DROP_ALL) >= t.size - 2 * 4096);
+	CHECK_INT(elfread__section(e, ".debug_info", &s), 0);
+	CHECK(!memcmp(copy, s.data, s.size));
+	CHECK_INT(elfread__section_header(e, ".text", &t), 0);
+	free(copy);
+	elfread__free(e);
+	close(fd);
+}
+
 TEST_MAIN()

@@ -18,6 +18,8 @@
 #include "elfread.h"
 #include "proc.h"
 #include "sideband.h"
+#include "sframe.h"
+#include "srcline.h"
 #include "testlib.h"
 
 /* lib_NAME.so with a function NAME_fn, built for this run. */
@@ -493,12 +495,13 @@ TEST(shed_oldest_should_free_the_least_recently_used_binary_and_remake_it)
 	CHECK_U64(st.dso.loaded, 3);
 	CHECK_U64(st.dso.symtabs, 3);
 	/* everything was used after clock0: the working set stays */
-	CHECK_INT(dso_cache__shed_oldest(dc, clock0), 0);
+	CHECK_INT(dso_cache__shed_oldest(dc, clock0, UINT64_MAX), 0);
 	/* before clock3 all three are candidates: the oldest (libshed0) goes */
-	CHECK_INT(dso_cache__shed_oldest(dc, clock3), 1);
+	CHECK_INT(dso_cache__shed_oldest(dc, clock3, UINT64_MAX), 1);
 	proc_cache__stats(pc, &st);
 	CHECK_U64(st.dso.loaded, 2);
 	CHECK_U64(st.dso.shed, 1);
+	CHECK_U64(st.dso.shed_hot, 0);
 	CHECK_INT(proc__symbolize(p, BASE + 0x10, &sr), 0);
 	CHECK(strstr(sr.dso_path, "libshed0.so") != NULL);
 	CHECK_STR(sr.name ? sr.name : "(none)", name0);
@@ -506,12 +509,112 @@ TEST(shed_oldest_should_free_the_least_recently_used_binary_and_remake_it)
 	CHECK_U64(st.dso.symtabs, 4); /* made again */
 	CHECK_U64(st.dso.loaded, 3);
 	/* now libshed1 is the oldest */
-	CHECK_INT(dso_cache__shed_oldest(dc, dso_cache__use_clock(dc)), 1);
+	CHECK_INT(dso_cache__shed_oldest(dc, dso_cache__use_clock(dc), UINT64_MAX), 1);
 	CHECK_INT(proc__symbolize(p, BASE + 0x100000 + 0x10, &sr), 0);
 	proc_cache__stats(pc, &st);
 	CHECK_U64(st.dso.symtabs, 5);
 	CHECK_INT(proc_cache__remove(pc, FAKE_PID), 0);
 	proc_cache__free(pc);
+}
+
+/* lib_unw.so: 64 functions with frames of their own (so .eh_frame has
+ * more FDEs than one lazy block) and DWARF lines. */
+static int build_unwind_lib(char *buf, size_t cap)
+{
+	const char *dir = test_tmpdir("livetest");
+
+	if (!dir)
+		return -1;
+	snprintf(buf, cap, "%s/lib_unw.so", dir);
+	return test_sh("for i in $(seq 0 63); do printf 'int f%%d(volatile int *p, int n) "
+		       "{ volatile int a[%%d]; for (int i = 0; i < n; i++) a[i %%%% %%d] = p[i]; "
+		       "return a[0] + %%d; }\\n' $i $((i + 2)) $((i + 2)) $i; done > '%s.c' && "
+		       "gcc -O1 -g -shared -fPIC -fasynchronous-unwind-tables -Wl,--build-id "
+		       "-Wl,--eh-frame-hdr -o '%s' '%s.c'", buf, buf, buf);
+}
+
+#define UNW_STEP 3 /* every third byte of .text: every row of every FDE */
+
+/* Each looked-up row of .text (0 when none), and the lookups that found one. */
+static size_t unwind_rows(struct dso *d, const struct elfread_section *text,
+			  struct sframe_row *rows, size_t cap)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < cap && i * UNW_STEP < text->size; i++) {
+		struct sframe_func fn;
+
+		memset(&rows[i], 0, sizeof(rows[i]));
+		if (!dso__find_row(d, text->vaddr + i * UNW_STEP, &rows[i], &fn))
+			found++;
+		else
+			memset(&rows[i], 0, sizeof(rows[i]));
+	}
+	return found;
+}
+
+/*
+ * Shedding frees a mapped binary's unwind tables too (the lazy blocks
+ * derived from its .eh_frame, read through the libelf handle the dso
+ * owns, beside the symbols and the DWARF lines that read the same
+ * handle): the next lookup makes them again and answers the same rows.
+ */
+TEST(shed_oldest_should_free_unwind_tables_and_remake_the_same_rows)
+{
+	enum { CAP = 4096 };
+	char lib[512];
+	struct dso_cache *dc;
+	struct dso_stats st;
+	struct elfread_section text;
+	const struct srcline_level *lv;
+	struct sframe_row *before, *after;
+	const char *name;
+	uint64_t off;
+	size_t n, found;
+	struct dso *d;
+
+	if (build_unwind_lib(lib, sizeof(lib)))
+		SKIP("gcc could not build the test library");
+	dc = dso_cache__new(NULL);
+	CHECK(dc != NULL);
+	d = dso_cache__open_path(dc, lib);
+	CHECK(d != NULL);
+	CHECK_INT(elfread__section(dso__elf(d), ".text", &text), 0);
+	before = calloc(CAP, sizeof(*before));
+	after = calloc(CAP, sizeof(*after));
+	CHECK(before && after);
+	/* rows, symbols and lines: everything the agent makes of a binary */
+	found = unwind_rows(d, &text, before, CAP);
+	CHECK(found > 64);
+	CHECK_INT(dso__table_source(d), DSO_TABLE_DERIVED);
+	CHECK_INT(dso__symbolize(d, text.vaddr + text.size / 2, &name, NULL, &off), 0);
+	CHECK_INT(dso__srcline(d, text.vaddr + text.size / 2, &lv, &n), 0);
+	dso_cache__stats(dc, &st);
+	CHECK_U64(st.loaded, 1);
+	CHECK_U64(st.tables_whole, 0); /* lazily, a block at a time */
+	for (int round = 0; round < 2; round++) {
+		/* just used: the working set, freed and counted as such */
+		CHECK_INT(dso_cache__shed_oldest(dc, dso_cache__use_clock(dc) + 1,
+						 dso_cache__use_clock(dc)), 1);
+		dso_cache__stats(dc, &st);
+		CHECK_U64(st.loaded, 0);
+		/* nothing left to free */
+		CHECK_INT(dso_cache__shed_oldest(dc, dso_cache__use_clock(dc) + 1, UINT64_MAX), 0);
+		CHECK_U64(unwind_rows(d, &text, after, CAP), found);
+		for (size_t i = 0; i < CAP && i * UNW_STEP < text.size; i++)
+			CHECK_MSG(!memcmp(&before[i], &after[i], sizeof(before[i])),
+				  "round %d: row at +%zu differs after the remake", round,
+				  i * UNW_STEP);
+		CHECK_INT(dso__symbolize(d, text.vaddr + text.size / 2, &name, NULL, &off), 0);
+		CHECK_INT(dso__srcline(d, text.vaddr + text.size / 2, &lv, &n), 0);
+	}
+	dso_cache__stats(dc, &st);
+	CHECK_U64(st.shed, 2);
+	CHECK_U64(st.shed_hot, 2);
+	CHECK_U64(st.tables_derived, 3); /* made three times */
+	free(before);
+	free(after);
+	dso_cache__free(dc);
 }
 
 TEST_MAIN()

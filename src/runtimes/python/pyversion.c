@@ -123,8 +123,8 @@ static const char *soname(const struct elfread *e)
 	if (!elfread__is_64(e))
 		return NULL;
 	for (size_t i = 0; i < elfread__nr_sections(e); i++) {
-		if (elfread__section_at(e, i, &dyn) < 0 || dyn.type != SHT_DYNAMIC ||
-		    !dyn.data)
+		if (elfread__section_header_at(e, i, &dyn) < 0 || dyn.type != SHT_DYNAMIC ||
+		    elfread__section_at(e, i, &dyn) < 0 || !dyn.data)
 			continue;
 		if (elfread__section_at(e, dyn.link, &str) < 0 || !str.data ||
 		    str.type != SHT_STRTAB)

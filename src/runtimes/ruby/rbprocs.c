@@ -163,7 +163,8 @@ static void tls_relocs(const struct elfread *e, uint64_t idx, struct rbimage *ou
 	struct elfread_section sec;
 
 	for (size_t i = 0; i < elfread__nr_sections(e); i++) {
-		if (elfread__section_at(e, i, &sec) || sec.type != SHT_RELA || !sec.data ||
+		if (elfread__section_header_at(e, i, &sec) || sec.type != SHT_RELA ||
+		    elfread__section_at(e, i, &sec) || !sec.data ||
 		    sec.entsize != sizeof(Elf64_Rela))
 			continue;
 		for (uint64_t k = 0; k < sec.size / sizeof(Elf64_Rela); k++) {
