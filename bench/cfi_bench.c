@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cfi.h"
+#include "unwind/cfi.h"
 
 /*
  * CPU time of this thread: the machine is shared (2 cores, parallel

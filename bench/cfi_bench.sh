@@ -11,7 +11,7 @@ BUILD=${BUILD:-build}
 cd "$(dirname "$0")/.."
 [ -f "$BUILD/libsfprof.a" ] || make -s BUILD="$BUILD" "$BUILD/libsfprof.a"
 mkdir -p "$BUILD/bench"
-${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -o "$BUILD/bench/cfi_bench" \
+${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -Isrc -o "$BUILD/bench/cfi_bench" \
 	bench/cfi_bench.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs)
 files=()
 for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \

@@ -63,7 +63,7 @@ def main():
         subprocess.run(["make", "-s", "BUILD=" + BUILD, os.path.join(BUILD, "libsfprof.a")],
                        cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         tool = os.path.join(d, "go_pclntab")
-        subprocess.run(["gcc", "-std=gnu11", "-O2", "-g", "-D_GNU_SOURCE", "-Iinclude", "-o",
+        subprocess.run(["gcc", "-std=gnu11", "-O2", "-g", "-D_GNU_SOURCE", "-Iinclude", "-Isrc", "-o",
                         tool, "bench/go_pclntab.c", os.path.join(BUILD, "libsfprof.a")] +
                        subprocess.run(["make", "-s", "--no-print-directory", "print-ldlibs"],
                                       cwd=ROOT, capture_output=True, text=True,

@@ -16,10 +16,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "elfread.h"
-#include "goruntime.h"
-#include "sframe.h"
-#include "symbolize.h"
+#include "model/elfread.h"
+#include "runtimes/go/goruntime.h"
+#include "unwind/sframe.h"
+#include "symbols/symbolize.h"
 
 static double now(void)
 {

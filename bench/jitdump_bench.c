@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jitdump.h"
-#include "perfmap.h"
+#include "runtimes/jit/jitdump.h"
+#include "runtimes/jit/perfmap.h"
 
 static double now(void)
 {

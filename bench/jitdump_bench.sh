@@ -12,7 +12,7 @@ RUNS=${RUNS:-11}
 command -v node >/dev/null || { echo "jitdump_bench: node missing"; exit 0; }
 make -s BUILD="$BUILD" "$BUILD/libsfprof.a" >/dev/null
 mkdir -p "$BUILD/bench"
-${CC:-gcc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -o "$BUILD/bench/jitdump_bench" \
+${CC:-gcc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -Isrc -o "$BUILD/bench/jitdump_bench" \
 	bench/jitdump_bench.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # FUNCS distinct functions, each called until V8 compiles it (sparkplug,

@@ -17,8 +17,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 
 #define NFUNCS 6000
 #define FANOUT 6

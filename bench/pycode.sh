@@ -8,7 +8,7 @@ BUILD=${BUILD:-build}
 [ -x /usr/bin/python3.11 ] || { echo "pycode: no /usr/bin/python3.11, skipped"; exit 0; }
 make -s BUILD="$BUILD" "$BUILD/libsfprof.a" >/dev/null
 mkdir -p "$BUILD/bench"
-${CC:-gcc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -o "$BUILD/bench/pycode_bench" \
+${CC:-gcc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -Isrc -o "$BUILD/bench/pycode_bench" \
 	bench/pycode_bench.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs)
 echo "\$ $BUILD/bench/pycode_bench ${ROUNDS:-5}"
 "$BUILD/bench/pycode_bench" "${ROUNDS:-5}"

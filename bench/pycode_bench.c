@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pyoffsets.h"
-#include "pyreader.h"
+#include "runtimes/python/pyoffsets.h"
+#include "runtimes/python/pyreader.h"
 
 #define PY311 "/usr/bin/python3.11"
 #define MAX_CODES 200000

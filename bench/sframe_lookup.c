@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sframe.h"
+#include "unwind/sframe.h"
 
 /* CPU time of this thread: the machine is shared, and a lookup rate per
  * core is what the goal is stated in. */

@@ -14,7 +14,7 @@ SECS=${2:-3}
 out=$BUILD/bench
 mkdir -p "$out"
 make -s BUILD="$BUILD" "$BUILD/libsfprof.a" >/dev/null
-${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -o "$out/sframe_lookup" \
+${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -Isrc -o "$out/sframe_lookup" \
 	bench/sframe_lookup.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs) -lm
 
 big=$out/sframe_big_$NFUNCS

@@ -12,7 +12,7 @@ N=${N:-200}
 ROUNDS=${ROUNDS:-7}
 make -s BUILD="$BUILD" "$BUILD/libsfprof.a" "$BUILD/workloads/uwmix-sframe" >/dev/null
 mkdir -p "$BUILD/bench"
-${CC:-gcc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -o "$BUILD/bench/srcline_bench" \
+${CC:-gcc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -Isrc -o "$BUILD/bench/srcline_bench" \
 	bench/srcline_bench.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs)
 libc=/lib/x86_64-linux-gnu/libc.so.6
 cache=$(mktemp -d); trap 'rm -rf "$cache"' EXIT

@@ -23,8 +23,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "elfread.h"
-#include "srcline.h"
+#include "model/elfread.h"
+#include "symbols/srcline.h"
 
 static double now_ns(void)
 {

@@ -24,11 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dso.h"
-#include "elfread.h"
-#include "proc.h"
-#include "procmaps.h"
-#include "symbolize.h"
+#include "model/dso.h"
+#include "model/elfread.h"
+#include "model/proc.h"
+#include "model/procmaps.h"
+#include "symbols/symbolize.h"
 
 /*
  * Thread CPU time: the machine is shared (load average often 5x the core

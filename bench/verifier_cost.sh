@@ -9,6 +9,6 @@ BUILD=${BUILD:-build}
 [ "$(id -u)" = 0 ] || { echo "verifier_cost: SKIP: needs root"; exit 0; }
 [ -f "$BUILD/libsfprof.a" ] || make -s BUILD="$BUILD" "$BUILD/libsfprof.a"
 mkdir -p "$BUILD/bench"
-${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -I"$BUILD" -o "$BUILD/bench/verifier_cost" \
+${CC:-gcc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -Isrc -I"$BUILD" -o "$BUILD/bench/verifier_cost" \
 	bench/verifier_cost.c $(make -s --no-print-directory print-ldlibs)
 "$BUILD/bench/verifier_cost" "${1:-5}"

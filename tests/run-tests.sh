@@ -35,7 +35,7 @@ trap 'rm -f "$log"; rm -rf "$cache" "$outdir"' EXIT
 # The e2e scripts of the quick tier: fast (a few seconds each) and together
 # touching every stage once (capture, unwind, record/report, symbols, CLI,
 # the layering rules).
-QUICK="layout_include_cycles.py layout_calls.py capture_badinput.sh capture_futex.py
+QUICK="layout_include_cycles.py layout_calls.py layout_headers.py capture_badinput.sh capture_futex.py
 	reliability_cmdline.sh sframe_dump.sh names_stripped.py unwind_record.py offcpu_record.py"
 
 # The e2e scripts that must run alone (after the others, one at a time),

@@ -10,7 +10,7 @@
 
 #include <microhttpd.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 /* a request's header and everything libmicrohttpd keeps of it */
 #define AGENT_HTTP_REQUEST_MAX (16 * 1024)

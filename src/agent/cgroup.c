@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 static int is_hex_id(const char *s, size_t n)
 {

@@ -20,8 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "agent_int.h"
+#include "agent/agent.h"
+#include "agent/agent_int.h"
 #include "util.h"
 
 /* the header of a request must be in this long after the connection

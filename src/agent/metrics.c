@@ -17,7 +17,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 #include "util.h"
 
 static const unsigned http_code_of[] = { 200, 400, 401, 404, 405, 503 };

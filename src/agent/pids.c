@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 #define PID_CGROUP_MAX 1024
 

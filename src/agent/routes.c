@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_int.h"
-#include "options.h"
-#include "output.h"
-#include "report.h"
+#include "agent/agent_int.h"
+#include "cli/options.h"
+#include "output/output.h"
+#include "session/report.h"
 #include "util.h"
 
 #define BADREQ(r, ...)                                                         \

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 #include "profile/profile_int.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Capture file reader (the writer is src/capfile/capfile_write.c); the format is
- * described in include/capfile.h. The reader treats the file as hostile:
+ * described in src/capfile/capfile.h. The reader treats the file as hostile:
  * every length is checked before it is used; a stretch that fails its
  * checksum is skipped and reported, and impossible contents end the read
  * with a message that names the offset.
@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capfile.h"
-#include "capfile_int.h"
+#include "capfile/capfile.h"
+#include "capfile/capfile_int.h"
 #include "util.h"
 
 const char *capfile_strerror(int err)

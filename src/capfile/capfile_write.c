@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Capture file writer; the format is described in include/capfile.h, the
+ * Capture file writer; the format is described in src/capfile/capfile.h, the
  * reader is src/capfile/capfile.c.
  */
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capfile.h"
-#include "capfile_int.h"
+#include "capfile/capfile.h"
+#include "capfile/capfile_int.h"
 #include "util.h"
 
 /* ------------------------------------------------------------ writer */

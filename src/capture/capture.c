@@ -18,7 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "capture_int.h"
+#include "capture/capture_int.h"
 #include "util.h"
 
 /* Words of a bitmap by tgid with `per_word` tgids a word, up to pid_max

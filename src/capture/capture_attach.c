@@ -15,7 +15,7 @@
 
 #include <bpf/bpf.h>
 
-#include "capture_int.h"
+#include "capture/capture_int.h"
 
 /*
  * Make `obj`'s maps the ones the task object created, so every program

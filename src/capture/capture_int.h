@@ -9,8 +9,8 @@
 
 #include <bpf/libbpf.h>
 
-#include "capture.h"
-#include "source.h"
+#include "capture/capture.h"
+#include "capture/source.h"
 #include "task.skel.h"
 
 #define CAPTURE_DEFAULT_RING (16u << 20)

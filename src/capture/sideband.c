@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The mmap/exec side-band from per-CPU perf dummy events. See include/sideband.h. */
+/* The mmap/exec side-band from per-CPU perf dummy events. See src/capture/sideband.h. */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sideband.h"
+#include "capture/sideband.h"
 #include "util.h"
 
 /* sample_id_all with sample_type TID|TIME: {u32 pid, tid; u64 time} ends

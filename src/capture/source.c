@@ -8,8 +8,8 @@
 
 #include <bpf/bpf.h>
 
-#include "capture_int.h"
-#include "source.h"
+#include "capture/capture_int.h"
+#include "capture/source.h"
 
 /* In load and attach order: the task's first, it makes the shared maps
  * and follows every process before any sample is taken. */

@@ -21,7 +21,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "capture.h"
+#include "capture/capture.h"
 
 struct capture;
 

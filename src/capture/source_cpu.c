@@ -11,9 +11,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "capture_int.h"
+#include "capture/capture_int.h"
 #include "cpu.skel.h"
-#include "source.h"
+#include "capture/source.h"
 
 /* The samplers: a perf event fd and its link per possible CPU. */
 struct cpu_samplers {

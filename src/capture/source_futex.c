@@ -7,9 +7,9 @@
  */
 #include <errno.h>
 
-#include "capture_int.h"
+#include "capture/capture_int.h"
 #include "futex.skel.h"
-#include "source.h"
+#include "capture/source.h"
 
 static int futex_load(struct capture *c, struct capture_loaded *l, const struct capture_opts *o,
 		      const struct sfprof_config *cfg, FILE *err)

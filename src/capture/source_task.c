@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "capture_int.h"
-#include "source.h"
+#include "capture/capture_int.h"
+#include "capture/source.h"
 
 static int task_load(struct capture *c, struct capture_loaded *l, const struct capture_opts *o,
 		     const struct sfprof_config *cfg, FILE *err)

@@ -16,12 +16,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "cmd.h"
-#include "interval.h"
-#include "options.h"
-#include "report.h"
-#include "run_int.h"
+#include "agent/agent.h"
+#include "cli/cmd.h"
+#include "output/interval.h"
+#include "cli/options.h"
+#include "session/report.h"
+#include "cli/run_int.h"
 #include "util.h"
 
 #define AGENT_SLICE_NS 1000000000ull

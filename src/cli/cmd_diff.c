@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capfile.h"
-#include "cmd.h"
-#include "options.h"
-#include "output.h"
-#include "profile.h"
-#include "report.h"
+#include "capfile/capfile.h"
+#include "cli/cmd.h"
+#include "cli/options.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "session/report.h"
 
 /* 1 if path starts with the capture magic, 0 if not, -errno */
 static int is_capture(const char *path)

@@ -8,17 +8,17 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "buildid_cache.h"
-#include "capfile.h"
-#include "elfread.h"
-#include "jitmap.h"
-#include "cmd.h"
-#include "ksyms.h"
-#include "progress.h"
+#include "model/buildid_cache.h"
+#include "capfile/capfile.h"
+#include "model/elfread.h"
+#include "runtimes/jit/jitmap.h"
+#include "cli/cmd.h"
+#include "symbols/ksyms.h"
+#include "output/progress.h"
 #include "runtimes/runtime.h"
 #include "session/pipeline.h"
-#include "report.h"
-#include "stacks.h"
+#include "session/report.h"
+#include "stacks/stacks.h"
 #include "util.h"
 
 /* Damaged stretches of a capture listed one per line; then a count. */

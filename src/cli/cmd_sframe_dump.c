@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cfi.h"
-#include "cmd.h"
-#include "options.h"
-#include "sframe.h"
+#include "unwind/cfi.h"
+#include "cli/cmd.h"
+#include "cli/options.h"
+#include "unwind/sframe.h"
 #include "util.h"
 
 /* Bigger inputs are refused: an ELF file is read whole into memory. */

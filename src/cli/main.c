@@ -15,15 +15,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "cmd.h"
-#include "options.h"
-#include "procmaps.h"
-#include "progress.h"
-#include "report.h"
-#include "run_int.h"
+#include "capture/capture.h"
+#include "cli/cmd.h"
+#include "cli/options.h"
+#include "model/procmaps.h"
+#include "output/progress.h"
+#include "session/report.h"
+#include "cli/run_int.h"
 #include "runtimes/runtime.h"
-#include "sched_int.h"
+#include "cli/sched_int.h"
 #include "util.h"
 
 _Static_assert((int)SFPROF_SEL_CPU == (int)CAPTURE_CPU &&
@@ -69,7 +69,7 @@ static void install_stop_handlers(const struct sfprof_opts *o)
 /*
  * A sink consumes events during the run and writes its result at the end.
  * The live and record paths are sinks: the unwinder's stacks pipeline
- * (include/report.h), plus --dump-events raw records for the tests.
+ * (src/session/report.h), plus --dump-events raw records for the tests.
  */
 struct sink {
 	capture_event_fn on_event;

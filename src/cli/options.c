@@ -7,8 +7,8 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "interval.h"
-#include "options_int.h"
+#include "output/interval.h"
+#include "cli/options_int.h"
 #include "sfprof_event.h"
 
 #define BAD(...)                                                               \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The option table behind include/options.h, shared by the parser
+ * The option table behind src/cli/options.h, shared by the parser
  * (src/options.c) and the table with its --help text (src/options_table.c).
  */
 #ifndef SFPROF_OPTIONS_INT_H
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 /* Subcommand masks for sfprof_optdef.cmds */
 #define OPT_LIVE (1u << SFPROF_CMD_LIVE)

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options_int.h"
-#include "profile.h"
+#include "cli/options_int.h"
+#include "profile/profile.h"
 #include "sfprof_event.h"
 
 #ifndef SFPROF_GIT_DESCRIBE

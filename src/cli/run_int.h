@@ -9,9 +9,9 @@
 
 #include <stdint.h>
 
-#include "capture.h"
-#include "options.h"
-#include "report.h"
+#include "capture/capture.h"
+#include "cli/options.h"
+#include "session/report.h"
 
 struct run_hooks {
 	void *ctx;

@@ -13,7 +13,7 @@
 #include <sched.h>
 #include <sys/resource.h>
 
-#include "sched_int.h"
+#include "cli/sched_int.h"
 
 #define RUN_SCHED_NICE_LEVEL (-20)
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The build-id cache (include/buildid_cache.h). */
+/* The build-id cache (src/model/buildid_cache.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,8 +11,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "buildid_cache.h"
-#include "elfread.h"
+#include "model/buildid_cache.h"
+#include "model/elfread.h"
 #include "util.h"
 
 int buildid_cache__default_dir(char *buf, size_t size)

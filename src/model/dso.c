@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Binaries cached by identity, with lazy SFrame and symbol tables. */
-#include "dso.h"
+#include "model/dso.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,14 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buildid_cache.h"
-#include "cfi.h"
-#include "sframe.h"
-#include "srcline.h"
-#include "symbolize.h"
+#include "model/buildid_cache.h"
+#include "unwind/cfi.h"
+#include "unwind/sframe.h"
+#include "symbols/srcline.h"
+#include "symbols/symbolize.h"
 #include "util.h"
 
-#include "dso_int.h"
+#include "model/dso_int.h"
 
 
 static uint64_t hash_bytes(const uint8_t *p, size_t n)

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "dso.h"
+#include "model/dso.h"
 #include "runtimes/runtime.h"
-#include "sframe.h"
+#include "unwind/sframe.h"
 
 #define HASH_BUCKETS 1024
 

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfi.h"
-#include "dso_int.h"
-#include "sframe.h"
-#include "srcline.h"
-#include "symbolize.h"
+#include "unwind/cfi.h"
+#include "model/dso_int.h"
+#include "unwind/sframe.h"
+#include "symbols/srcline.h"
+#include "symbols/symbolize.h"
 #include "util.h"
 
 void *dso__runtime(struct dso *d, size_t i)

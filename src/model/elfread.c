@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Validated ELF access on top of libelf. See include/elfread.h.
+ * Validated ELF access on top of libelf. See src/model/elfread.h.
  *
  * libelf parses the ELF and section headers; everything else (notes,
  * symbols, strings, section bytes) is read here from the image with each
@@ -8,7 +8,7 @@
  * are accepted: libelf may convert other images in place, and sfprof
  * profiles the machine it runs on.
  */
-#include "elfread_int.h"
+#include "model/elfread_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* A file's bytes for elfread (include/elfread.h), read into private
+/* A file's bytes for elfread (src/model/elfread.h), read into private
  * memory as they are wanted, never mapped. */
-#include "elfread_int.h"
+#include "model/elfread_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

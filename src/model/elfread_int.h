@@ -7,7 +7,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#include "elfread.h"
+#include "model/elfread.h"
 
 struct lazy;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Process address spaces. See include/proc.h. */
-#include "proc.h"
-#include "buildid_cache.h"
+/* Process address spaces. See src/model/proc.h. */
+#include "model/proc.h"
+#include "model/buildid_cache.h"
 #include "util.h"
 
 #include <errno.h>
@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <dirent.h>
 
-#include "proc_int.h"
-#include "procmaps.h"
+#include "model/proc_int.h"
+#include "model/procmaps.h"
 
 /* Strings that must outlive mappings (paths in sym_result), until
  * proc_cache__evict_unused() finds no mapping holding them. */

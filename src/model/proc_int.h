@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "proc.h"
+#include "model/proc.h"
 
 #define PROC_BUCKETS 4096
 #define STR_BUCKETS 4096

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Address spaces changed in order: fork, exec, mmap and exit as the
- * side-band and the lifecycle records tell them (include/proc.h,
+ * side-band and the lifecycle records tell them (src/model/proc.h,
  * "Changes in order"). Lookups and /proc reads are in src/proc.c.
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "proc_int.h"
+#include "model/proc_int.h"
 
 void proc_cache__set_ordered(struct proc_cache *pc, int on)
 {

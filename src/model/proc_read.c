@@ -18,8 +18,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "proc_int.h"
-#include "procmaps.h"
+#include "model/proc_int.h"
+#include "model/procmaps.h"
 #include "util.h"
 
 /* The [vdso] bytes of pid: process_vm_readv, else /proc/PID/mem. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* /proc/PID/maps parser and reader. See include/procmaps.h. */
-#include "procmaps.h"
+/* /proc/PID/maps parser and reader. See src/model/procmaps.h. */
+#include "model/procmaps.h"
 #include "util.h"
 
 #include <errno.h>

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "profile/profile_int.h"
 
 /* <0, 0, >0: stack i of a against stack j of b, by name element-wise */

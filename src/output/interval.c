@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Continuous mode helpers (include/interval.h). */
+/* Continuous mode helpers (src/output/interval.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "interval.h"
+#include "output/interval.h"
 
 int interval__expand_path(char *buf, size_t size, const char *tmpl, uint64_t unix_ns,
 			  uint32_t pid)

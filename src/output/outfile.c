@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Output files of profiles (include/profile.h): the pre-flight check run
+ * Output files of profiles (src/profile/profile.h): the pre-flight check run
  * before profiling starts, and gzip compression of a stream (-o x.svgz,
  * -o x.folded.gz) on the way to the file.
  */
@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "util.h"
 
 int profile__check_output(const char *path)

@@ -47,12 +47,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "output/pprof_func.h"
 #include "profile/profile_int.h"
 #include "util.h"
-#include "protobuf_int.h"
+#include "output/protobuf_int.h"
 
 /* profile.proto field numbers */
 enum {

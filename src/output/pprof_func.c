@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "output/pprof_func.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 struct func_key {
 	uint32_t kernel, name, file, start_line;

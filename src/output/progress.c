@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * One-line status on a terminal (include/progress.h). The line is
+ * One-line status on a terminal (src/output/progress.h). The line is
  * rewritten in place: "\r" + text + "\033[K" (erase to end of line), so
  * a shorter line never leaves debris, and erased with "\r\033[K" at the
  * end so the final summary starts on a clean line.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "output/progress.h"
 #include "util.h"
 
 #define PROGRESS_INTERVAL_NS 1000000000ull

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protobuf_int.h"
+#include "output/protobuf_int.h"
 
 void pb_raw(struct pbuf *b, const void *p, size_t n)
 {

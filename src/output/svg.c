@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "profile/profile_int.h"
 #include "util.h"
 #include "output/svg_int.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 struct prof_frame;
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-#include "profile_int.h"
+#include "profile/profile.h"
+#include "profile/profile_int.h"
 #include "util.h"
 
 /* A name for the terminal: comm and paths come from the target. */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-#include "profile_int.h"
+#include "profile/profile.h"
+#include "profile/profile_int.h"
 #include "util.h"
 
 struct prof_run {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Aggregated stacks (include/profile.h): frame and stack hash tables over
+ * Aggregated stacks (src/profile/profile.h): frame and stack hash tables over
  * the interned strings of strtab.c, and the ordering of named stacks the
  * writers share. The folded text form and root-frame names are in
  * folded.c.
@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "profile.h"
-#include "profile_int.h"
-#include "strtab.h"
+#include "profile/profile.h"
+#include "profile/profile_int.h"
+#include "profile/strtab.h"
 #include "util.h"
 
 #define FRAME_CACHE 16384 /* power of two; 64 KiB */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* Interned string ids: 0 is the empty string (a NULL input). */
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strtab.h"
+#include "profile/strtab.h"
 #include "util.h"
 
 #define ARENA_BLOCK (64 * 1024)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline.h"
-#include "report.h"
+#include "session/pipeline.h"
+#include "session/report.h"
 
 enum pipeline_mode pipeline__mode(const struct sfprof_opts *o)
 {

@@ -15,11 +15,11 @@
 
 #include <stdint.h>
 
-#include "ksyms.h"
-#include "options.h"
-#include "profile.h"
+#include "symbols/ksyms.h"
+#include "cli/options.h"
+#include "profile/profile.h"
 #include "runtimes/runtime.h"
-#include "stacks.h"
+#include "stacks/stacks.h"
 
 enum pipeline_mode {
 	PIPELINE_LIVE,	 /* sfprof [-o FILE]: events to profiles now */

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "interval.h"
-#include "progress.h"
-#include "report_sink_int.h"
+#include "output/interval.h"
+#include "output/progress.h"
+#include "session/report_sink_int.h"
 #include "util.h"
 
 /* --interval: an interval is written this long after its end, when the

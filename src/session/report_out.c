@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What a report writes and where (include/report.h): output paths, one
+ * What a report writes and where (src/session/report.h): output paths, one
  * per event kind; event names and selections; the profile written to its
  * file; problems printed. Used by `report` and by the live/record sink
  * (report_sink.c) alike, and independent of the sink's state.
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buildid_cache.h"
-#include "dwarfimage.h"
-#include "output.h"
-#include "report.h"
+#include "model/buildid_cache.h"
+#include "symbols/dwarfimage.h"
+#include "output/output.h"
+#include "session/report.h"
 #include "util.h"
 /* Paths from a capture or /proc: escaped, they may hold any byte. */
 void report__print_problem(void *ctx, const char *path, const char *what,

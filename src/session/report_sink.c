@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The live and record sink (include/report.h): every event of the run,
+ * The live and record sink (src/session/report.h): every event of the run,
  * in order with the address-space changes, through the unwinder's stacks
  * pipeline into a profile, or into a capture file. --interval's cut of
  * the profiles by time is report_interval.c's.
@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildid_cache.h"
-#include "elfread.h"
-#include "output.h"
-#include "progress.h"
-#include "report_sink_int.h"
+#include "model/buildid_cache.h"
+#include "model/elfread.h"
+#include "output/output.h"
+#include "output/progress.h"
+#include "session/report_sink_int.h"
 #include "util.h"
 
 /* How long after its EXIT a process's model is kept for events still in

@@ -9,12 +9,12 @@
 
 #include <stdint.h>
 
-#include "capfile.h"
-#include "ksyms.h"
-#include "report.h"
-#include "pipeline.h"
+#include "capfile/capfile.h"
+#include "symbols/ksyms.h"
+#include "session/report.h"
+#include "session/pipeline.h"
 #include "runtimes/runtime.h"
-#include "stacks.h"
+#include "stacks/stacks.h"
 
 /* The events of a run, one profile each: SFPROF_SEL_* is 1 << index. */
 #define SINK_EVENTS REPORT_EVENTS

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Lock names for --by-lock (include/lockname.h): futex address -> the
+ * Lock names for --by-lock (src/stacks/lockname.h): futex address -> the
  * object symbol holding it, through the load bias of the binary's
  * executable mapping.
  */
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dso.h"
-#include "elfread.h"
-#include "lockname.h"
-#include "proc.h"
+#include "model/dso.h"
+#include "model/elfread.h"
+#include "stacks/lockname.h"
+#include "model/proc.h"
 #include "util.h"
 
 /* libstdc++'s demangler (sfprof links it for the symbolizer). */

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * Events -> unwound, symbolized stacks -> profile (include/stacks.h).
+ * Events -> unwound, symbolized stacks -> profile (src/stacks/stacks.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacks.h"
-#include "stacks_int.h"
-#include "lockname.h"
-#include "cfi.h"
-#include "jitmap.h"
-#include "wakers.h"
+#include "stacks/stacks.h"
+#include "stacks/stacks_int.h"
+#include "stacks/lockname.h"
+#include "unwind/cfi.h"
+#include "runtimes/jit/jitmap.h"
+#include "stacks/wakers.h"
 #include "util.h"
-#include "dso.h"
-#include "elfread.h"
+#include "model/dso.h"
+#include "model/elfread.h"
 
 _Static_assert(sizeof(struct unwind_frame) == 16,
 	       "an aggregation key holds unwind_frames as two words each");

@@ -12,8 +12,8 @@
 #include <nmmintrin.h>
 #endif
 
-#include "stacks.h"
-#include "stacks_int.h"
+#include "stacks/stacks.h"
+#include "stacks/stacks_int.h"
 #include "util.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)

@@ -23,8 +23,8 @@
  * interrupted goroutine's stack: the walk goes on there past the signal
  * frame, as the unwinder's second snapshot, stacks_go_alt.) */
 
-#include "gosection.h"
-#include "stacks_int.h"
+#include "runtimes/go/gosection.h"
+#include "stacks/stacks_int.h"
 
 /*
  * A g0-base section fits the walk only when the stopped frame is the

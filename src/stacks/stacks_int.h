@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pymerge.h"
+#include "runtimes/python/pymerge.h"
 #include "runtimes/runtime.h"
-#include "stacks.h"
-#include "srcline.h"
+#include "stacks/stacks.h"
+#include "symbols/srcline.h"
 
 /*
  * Direct-mapped caches of per-(proc, PC) results. They start small (every

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * JIT names and captures (include/stacks.h): record hands the entries
+ * JIT names and captures (src/stacks/stacks.h): record hands the entries
  * its stacks used to the capture; report names from what a capture holds.
  */
 #include <errno.h>
@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jitmap.h"
+#include "runtimes/jit/jitmap.h"
 #include "runtimes/runtime.h"
 #include "sfprof_event.h"
-#include "stacks_int.h"
+#include "stacks/stacks_int.h"
 #include "util.h"
 
 /* A set of (pid, address) pairs: open addressing, power-of-two size. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What each frame of a stack is called (include/stacks.h): its symbol,
+ * What each frame of a stack is called (src/stacks/stacks.h): its symbol,
  * or the JIT's name (perf map), or binary+0xSTART after its FDE; its
  * inline frames and source lines; and the frames that end a walk (entry
  * symbols, the ELF entry point, signal trampolines).
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stacks_int.h"
+#include "stacks/stacks_int.h"
 #include "util.h"
-#include "jitmap.h"
+#include "runtimes/jit/jitmap.h"
 
 static const char *const entry_symbols[] = {
 	"_start",	 "__libc_start_main", "__libc_start_main_impl",

@@ -7,8 +7,8 @@
  */
 #include <errno.h>
 
-#include "jitmap.h"
-#include "stacks_int.h"
+#include "runtimes/jit/jitmap.h"
+#include "stacks/stacks_int.h"
 
 /* runtime_proc.jitmaps: the stacks' JIT maps, made when `make` and the
  * options want them */

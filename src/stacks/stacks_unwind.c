@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi.h"
-#include "dso.h"
-#include "elfread.h"
-#include "jitmap.h"
-#include "stacks.h"
-#include "stacks_int.h"
+#include "unwind/cfi.h"
+#include "model/dso.h"
+#include "model/elfread.h"
+#include "runtimes/jit/jitmap.h"
+#include "stacks/stacks.h"
+#include "stacks/stacks_int.h"
 #include "util.h"
 
 /*

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Waker stacks waiting for their blocks (include/wakers.h). */
+/* Waker stacks waiting for their blocks (src/stacks/wakers.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "wakers.h"
+#include "stacks/wakers.h"
 
 /* Blocks between a wakeup and the woken thread's next run: a few per
  * CPU at any time; the slack absorbs the ones that never come. */

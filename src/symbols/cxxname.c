@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * C++ names: Itanium ABI demangling (libstdc++'s __cxa_demangle) and the
- * short form perf script prints. See include/symbolize.h.
+ * short form perf script prints. See src/symbols/symbolize.h.
  */
-#include "symbolize.h"
+#include "symbols/symbolize.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,9 +3,9 @@
  * Separate debug files of a binary: by build-id under
  * <root>/usr/lib/debug/.build-id, or by .gnu_debuglink (next to the
  * binary, in its .debug/ directory, under <root>/usr/lib/debug/<dir>/),
- * each candidate checked by build-id or CRC32. See include/symbolize.h.
+ * each candidate checked by build-id or CRC32. See src/symbols/symbolize.h.
  */
-#include "symbolize.h"
+#include "symbols/symbolize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "elfread.h"
+#include "model/elfread.h"
 
 static int same_build_id(const struct elfread *a, const struct elfread *b)
 {

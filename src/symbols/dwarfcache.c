@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* DWARF images kept between runs. See include/dwarfimage.h. */
+/* DWARF images kept between runs. See src/symbols/dwarfimage.h. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buildid_cache.h"
-#include "dwarfimage_int.h"
-#include "elfread.h"
+#include "model/buildid_cache.h"
+#include "symbols/dwarfimage_int.h"
+#include "model/elfread.h"
 #include "util.h"
 
 /* Bumped when what an image holds changes (the set of sections kept). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* An uncompressed copy of the DWARF sections libdw needs. See include/dwarfimage.h. */
-#include "dwarfimage_int.h"
+/* An uncompressed copy of the DWARF sections libdw needs. See src/symbols/dwarfimage.h. */
+#include "symbols/dwarfimage_int.h"
 
 #include <elf.h>
 #include <errno.h>

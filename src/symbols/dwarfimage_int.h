@@ -3,7 +3,7 @@
 #ifndef SFPROF_DWARFIMAGE_INT_H
 #define SFPROF_DWARFIMAGE_INT_H
 
-#include "dwarfimage.h"
+#include "symbols/dwarfimage.h"
 
 struct dwarf_image {
 	void *map; /* anonymous, or the cache file's (read-only) */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Kernel symbols and a capture's kernel stacks. See include/ksyms.h. */
+/* Kernel symbols and a capture's kernel stacks. See src/symbols/ksyms.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ksyms.h"
-#include "elfread.h"
+#include "symbols/ksyms.h"
+#include "model/elfread.h"
 
 int ksyms__running_build_id(char *buf, size_t size)
 {

@@ -3,9 +3,9 @@
  * "name@plt" symbols for x86-64 PLT stubs (.plt, .plt.sec, .plt.got), as
  * perf and objdump name them: each stub's jmp *disp(%rip) reads a GOT slot
  * that a JUMP_SLOT or GLOB_DAT relocation ties to a dynamic symbol.
- * See include/symbolize.h.
+ * See src/symbols/symbolize.h.
  */
-#include "symbolize.h"
+#include "symbols/symbolize.h"
 #include "util.h"
 
 #include <elf.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfread.h"
+#include "model/elfread.h"
 
 struct got_slot {
 	uint64_t addr;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Source lines and inline frames from DWARF via libdw. See include/srcline.h. */
-#include "srcline.h"
+/* Source lines and inline frames from DWARF via libdw. See src/symbols/srcline.h. */
+#include "symbols/srcline.h"
 
 #include <dwarf.h>
 #include <elf.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarfimage.h"
-#include "elfread.h"
-#include "symbolize.h"
+#include "symbols/dwarfimage.h"
+#include "model/elfread.h"
+#include "symbols/symbolize.h"
 #include "util.h"
 
 /* One resolved address. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Symbol tables and debug-file lookup (include/symbolize.h). */
-#include "symbolize.h"
+/* Symbol tables and debug-file lookup (src/symbols/symbolize.h). */
+#include "symbols/symbolize.h"
 #include "util.h"
 
 #include <elf.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfread.h"
+#include "model/elfread.h"
 #include "runtimes/runtime.h"
-#include "symtab_int.h"
+#include "symbols/symtab_int.h"
 
 /* MiniDebugInfo images are small (symbols only); refuse bombs. */
 #define MINIDEBUG_MAX (64u << 20)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A symtab's index (include/symbolize.h), finished lazily: finishing
+ * A symtab's index (src/symbols/symbolize.h), finished lazily: finishing
  * drops the symbols into buckets by address in one linear pass, and a
  * bucket is sorted, its aliases grouped and its labels checked by the
  * first lookup that lands in it. A report looks up a few hundred
@@ -12,8 +12,8 @@
  * sized entry ends at start + size, a size-0 one at the next entry's
  * start, never past its section.
  */
-#include "symbolize.h"
-#include "symtab_int.h"
+#include "symbols/symbolize.h"
+#include "symbols/symtab_int.h"
 #include "util.h"
 
 #include <elf.h>

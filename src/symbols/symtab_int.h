@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside a symtab (include/symbolize.h): symbolize.c fills it,
+ * Inside a symtab (src/symbols/symbolize.h): symbolize.c fills it,
  * symtab_index.c finishes it and answers lookups.
  */
 #ifndef SFPROF_SYMTAB_INT_H

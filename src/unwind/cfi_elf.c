@@ -11,7 +11,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#include "cfi.h"
+#include "unwind/cfi.h"
 
 int cfi_input_from_elf(Elf *e, struct cfi_input *in)
 {

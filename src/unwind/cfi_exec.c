@@ -7,7 +7,7 @@
  * (cfi_read.h); every multiplication by an alignment factor is checked
  * for overflow.
  */
-#include "cfi_exec.h"
+#include "unwind/cfi_exec.h"
 
 /* DW_CFA_* (DWARF 5, table 7.29, plus the GNU extensions). */
 enum {

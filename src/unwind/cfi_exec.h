@@ -8,7 +8,7 @@
 #ifndef SFPROF_CFI_EXEC_H
 #define SFPROF_CFI_EXEC_H
 
-#include "cfi_read.h"
+#include "unwind/cfi_read.h"
 
 /* Deep enough for any compiler; DWARF sets no limit. */
 #define STATE_STACK_MAX 32

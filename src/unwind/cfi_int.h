@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cfi.h"
+#include "unwind/cfi.h"
 
 /* A register's rule in the DWARF sense (DWARF 5, section 6.4.1). */
 enum cfi_rule {

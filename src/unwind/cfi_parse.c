@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi_exec.h"
+#include "unwind/cfi_exec.h"
 
 /* Open-addressed map: CIE offset -> parsed CIE. */
 struct cie_map {

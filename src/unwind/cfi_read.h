@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfi_int.h"
+#include "unwind/cfi_int.h"
 
 /* DW_EH_PE_* (LSB, "DWARF Extensions": pointer encoding). */
 enum {

@@ -16,9 +16,9 @@
  */
 #include <string.h>
 
-#include "cfi_read.h"
-#include "dwexpr.h"
-#include "cfi_row.h"
+#include "unwind/cfi_read.h"
+#include "unwind/dwexpr.h"
+#include "unwind/cfi_row.h"
 
 /* Highest DWARF register a flexible rule may name: the 16 GPRs. */
 #define REG_FLEX_MAX 15

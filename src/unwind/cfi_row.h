@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cfi_int.h"
+#include "unwind/cfi_int.h"
 
 #define REG_FP SFRAME_REG_AMD64_BP
 #define REG_SP SFRAME_REG_AMD64_SP

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi_row.h"
+#include "unwind/cfi_row.h"
 #include "util.h"
 
 static const char *const reject_names[CFI_REJ__COUNT] = {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * DWARF expressions of CFI: the bounded evaluator, the validity check and
- * the intern table (include/dwexpr.h). Operands are read with the
+ * the intern table (src/unwind/dwexpr.h). Operands are read with the
  * bounds-checked readers of cfi_read.h.
  */
-#include "dwexpr.h"
+#include "unwind/dwexpr.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi_read.h"
+#include "unwind/cfi_read.h"
 
 /* DW_OP_* (DWARF 5, table 7.9): the ones CFI may use. */
 enum {

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sframe.h"
-#include "sframe_int.h"
+#include "unwind/sframe.h"
+#include "unwind/sframe_int.h"
 
 const char *sframe_strerror(int err)
 {

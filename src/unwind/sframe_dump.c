@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dwexpr.h"
-#include "sframe.h"
-#include "sframe_int.h"
+#include "unwind/dwexpr.h"
+#include "unwind/sframe.h"
+#include "unwind/sframe_int.h"
 
 static const char *abi_file_format(int abi)
 {

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sframe.h"
-#include "sframe_int.h"
+#include "unwind/sframe.h"
+#include "unwind/sframe_int.h"
 #include "util.h"
 
 #define NEED_FLEX 1 /* row_words(): the default layout cannot say this */

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sframe.h"
+#include "unwind/sframe.h"
 
 #define SFRAME_MAGIC 0xdee2
 #define SFRAME_HDR_LEN 28

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * x86-64 user-stack unwinder over a stack snapshot; see include/unwind.h.
+ * x86-64 user-stack unwinder over a stack snapshot; see src/unwind/unwind.h.
  *
  * Each frame is "resolved" when it becomes current: its row is looked up
  * (PC, or PC - 1 for a return address) and the method that will find its
@@ -16,9 +16,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "unwind.h"
-#include "dwexpr.h"
-#include "unwind_int.h"
+#include "unwind/unwind.h"
+#include "unwind/dwexpr.h"
+#include "unwind/unwind_int.h"
 
 /* Byte offset of uc_mcontext in struct ucontext (uc_flags, uc_link,
  * stack_t uc_stack), and of each register in struct sigcontext (x86-64:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The unwinder's fast loop (include/unwind.h): unwind_stack() walks runs
+ * The unwinder's fast loop (src/unwind/unwind.h): unwind_stack() walks runs
  * of rows of the common shape (CFA = SP or FP + offset, RA and FP saved at
  * CFA + offset) with the walk's state in registers, and hands every other
  * frame to the general step of unwind.c. Both must give the same frames
@@ -8,8 +8,8 @@
  */
 #include <string.h>
 
-#include "unwind.h"
-#include "unwind_int.h"
+#include "unwind/unwind.h"
+#include "unwind/unwind_int.h"
 
 /* flags and pad of a caller frame, stored as one word */
 static const uint64_t caller_flags = UNWIND_FRAME_CALLER;

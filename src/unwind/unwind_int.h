@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 #define WORD 8u
 #define BIT(r) (1u << (r))

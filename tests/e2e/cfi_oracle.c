@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfi.h"
-#include "sframe.h"
+#include "unwind/cfi.h"
+#include "unwind/sframe.h"
 
 static int verbose;
 

@@ -24,7 +24,7 @@ san=
 if nm "$BUILD/libsfprof.a" 2>/dev/null | grep -q __asan_; then
 	san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 fi
-if ! $CC -std=gnu11 -O2 -g -Wall -Wextra -Werror $san -Iinclude -o "$out/cfi_oracle" \
+if ! $CC -std=gnu11 -O2 -g -Wall -Wextra -Werror $san -Iinclude -Isrc -o "$out/cfi_oracle" \
 	tests/e2e/cfi_oracle.c "$BUILD/libsfprof.a" $(make -s --no-print-directory print-ldlibs) 2>"$out/build.log"; then
 	echo "FAIL cfi_oracle: helper does not build: $(head -5 "$out/build.log")"
 	exit 1

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gooffsets.h"
+#include "runtimes/go/gooffsets.h"
 
 static void put(const char *what, const struct sfprof_go_proc *p)
 {

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dso.h"
-#include "goruntime.h"
-#include "sframe.h"
+#include "model/dso.h"
+#include "runtimes/go/goruntime.h"
+#include "unwind/sframe.h"
 
 static int same_row(const struct sframe_row *a, const struct sframe_row *b)
 {

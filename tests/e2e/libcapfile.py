@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Capture files (include/capfile.h) as Python lists, for tests that craft
+"""Capture files (src/capfile/capfile.h) as Python lists, for tests that craft
 or damage them: parse() a file into (version, flags, [(type, payload)]),
 build() it back. Version 2 records carry CRC32C checksums, recomputed by
 build()."""

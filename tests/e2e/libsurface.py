@@ -45,7 +45,7 @@ def gen():
         "src/output/pprof.c", "src/output/pprof_func.c", "src/util.c", "src/output/outfile.c",
         "src/output/diff.c", "src/profile/folded.c", "src/output/protobuf.c",
         "src/output/protobuf_int.h", "src/profile/profile_int.h", "src/output/pprof_func.h",
-        "src/util.h", "include/profile.h")]
+        "src/util.h", "src/profile/profile.h")]
     if not os.path.exists(out) or any(os.path.getmtime(s) > os.path.getmtime(out) for s in srcs):
         os.makedirs(os.path.dirname(out), exist_ok=True)
         cc = os.environ.get("CC", "cc")

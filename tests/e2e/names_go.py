@@ -302,7 +302,7 @@ def main():
             san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
         r = subprocess.run([os.environ.get("CC", "gcc"), "-std=gnu11", "-O2", "-g", "-Wall",
                             "-Wextra", "-Werror", "-D_GNU_SOURCE"] + san +
-                           ["-Iinclude", "-o", helper, "tests/e2e/go_rows.c",
+                           ["-Iinclude", "-Isrc", "-o", helper, "tests/e2e/go_rows.c",
                             os.path.join(BUILD, "libsfprof.a")] + ldlibs(), cwd=ROOT, capture_output=True,
                            text=True)
         if r.returncode != 0:
@@ -318,7 +318,7 @@ def main():
         helper2 = os.path.join(d, "go_offsets")
         r = subprocess.run([os.environ.get("CC", "gcc"), "-std=gnu11", "-O2", "-g", "-Wall",
                             "-Wextra", "-Werror", "-D_GNU_SOURCE"] + san +
-                           ["-Iinclude", "-o", helper2, "tests/e2e/go_offsets.c",
+                           ["-Iinclude", "-Isrc", "-o", helper2, "tests/e2e/go_offsets.c",
                             os.path.join(BUILD, "libsfprof.a")] + ldlibs(), cwd=ROOT,
                            capture_output=True, text=True)
         if r.returncode != 0:

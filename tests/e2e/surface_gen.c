@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 
 int main(int argc, char **argv)
 {

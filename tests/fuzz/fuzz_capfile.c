@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "../../src/util.h"
 
 static void read_one(const uint8_t *data, size_t size);

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi.h"
+#include "unwind/cfi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

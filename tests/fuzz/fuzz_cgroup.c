@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 static int hex64(const char *s)
 {

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dso.h"
-#include "elfread.h"
-#include "sframe.h"
+#include "model/dso.h"
+#include "model/elfread.h"
+#include "unwind/sframe.h"
 
 static volatile uint64_t sink;
 

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "dwarfimage.h"
-#include "elfread.h"
+#include "symbols/dwarfimage.h"
+#include "model/elfread.h"
 
 static volatile uint64_t sink;
 

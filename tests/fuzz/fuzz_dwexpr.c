@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwexpr.h"
+#include "unwind/dwexpr.h"
 
 struct mem {
 	const uint8_t *p;

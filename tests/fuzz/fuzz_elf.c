@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfread.h"
-#include "sframe.h"
-#include "symbolize.h"
+#include "model/elfread.h"
+#include "unwind/sframe.h"
+#include "symbols/symbolize.h"
 
 static volatile uint64_t sink;
 

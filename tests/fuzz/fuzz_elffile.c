@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elfread.h"
+#include "model/elfread.h"
 
 static volatile uint64_t sink;
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 
 static char *folded_of(const struct profile *p, size_t *len)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gooffsets.h"
+#include "runtimes/go/gooffsets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

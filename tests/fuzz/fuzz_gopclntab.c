@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "goruntime.h"
-#include "sframe.h"
+#include "runtimes/go/goruntime.h"
+#include "unwind/sframe.h"
 
 #define MAX_FUNCS 2048
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "flat_image.h"
-#include "hotspot.h"
+#include "runtimes/hotspot/hotspot.h"
 
 #define HDR 16
 

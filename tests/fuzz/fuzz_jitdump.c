@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jitdump.h"
-#include "perfmap.h"
+#include "runtimes/jit/jitdump.h"
+#include "runtimes/jit/perfmap.h"
 
 static volatile uint64_t sink;
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfread.h"
+#include "model/elfread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfmap.h"
+#include "runtimes/jit/perfmap.h"
 
 static volatile uint64_t sink;
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "flat_image.h"
-#include "phpreader.h"
+#include "runtimes/php/phpreader.h"
 
 #define HDR 24
 

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "pymem_image.h"
-#include "pyoffsets.h"
-#include "pyreader.h"
+#include "runtimes/python/pyoffsets.h"
+#include "runtimes/python/pyreader.h"
 
 static volatile uint64_t sink;
 

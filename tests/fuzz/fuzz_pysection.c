@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-#include "pymerge.h"
+#include "profile/profile.h"
+#include "runtimes/python/pymerge.h"
 
 /* Names every code object with an even address; odd ones fail. */
 static int name(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const char **q,

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfread.h"
-#include "pytrampoline.h"
-#include "unwind.h"
+#include "model/elfread.h"
+#include "runtimes/python/pytrampoline.h"
+#include "unwind/unwind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -15,9 +15,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "elfread.h"
-#include "pyoffsets.h"
-#include "pyversion.h"
+#include "model/elfread.h"
+#include "runtimes/python/pyoffsets.h"
+#include "runtimes/python/pyversion.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "flat_image.h"
-#include "rboffsets.h"
-#include "rbreader.h"
+#include "runtimes/ruby/rboffsets.h"
+#include "runtimes/ruby/rbreader.h"
 
 #define HDR 24
 #define SYMBOLS 0x3800 /* gen_rbiseq_corpus.py: a class path's symbol table */

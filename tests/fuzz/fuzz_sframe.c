@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sframe.h"
+#include "unwind/sframe.h"
 
 #define SECTION_VADDR 0x400000ull
 #define MAX_LOOKUPS 4096

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfread.h"
-#include "srcline.h"
+#include "model/elfread.h"
+#include "symbols/srcline.h"
 
 static volatile uint64_t sink;
 

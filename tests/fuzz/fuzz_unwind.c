@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwexpr.h"
-#include "unwind.h"
+#include "unwind/dwexpr.h"
+#include "unwind/unwind.h"
 
 #define NR_RANGES 8
 #define RANGE_BYTES 32

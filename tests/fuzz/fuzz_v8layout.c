@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "elfread.h"
-#include "v8reader.h"
+#include "model/elfread.h"
+#include "runtimes/v8/v8reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

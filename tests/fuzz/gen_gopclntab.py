@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Writes the seed corpus of fuzz_gopclntab (also the fixtures of
 tests/unit/test_gopclntab.c): small .gopclntab sections in the Go 1.18
-and 1.20 layouts (include/gopclntab.h), five functions each:
+and 1.20 layouts (src/runtimes/go/gopclntab.h), five functions each:
 
   main.leaf           0x401000 +0x40  SP delta 0, 24 from +4, 0 from +0x38,
                                        table ends at +0x3c (then padding)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A memory image of a CPython process, for feeding the code-object
- * reader (include/pyreader.h) without a process: tests/fuzz/fuzz_pycode.c
+ * reader (src/runtimes/python/pyreader.h) without a process: tests/fuzz/fuzz_pycode.c
  * and tests/unit/test_pycode.c. Made by tests/fuzz/gen_pycode_corpus.py
  * from a real python3.11, or by hand. Little-endian:
  *

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "v8reader.h"
+#include "runtimes/v8/v8reader.h"
 
 static const struct v8_layout v8img_node20 = {
 	.fp_function = -16, .heap_tag = 1, .heap_tag_mask = 3, .smi_shift = 32,

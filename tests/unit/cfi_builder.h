@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfi.h"
-#include "dwexpr.h"
+#include "unwind/cfi.h"
+#include "unwind/dwexpr.h"
 #include "testlib.h"
 
 /* ---- a tiny .eh_frame / .debug_frame writer --------------------------- */

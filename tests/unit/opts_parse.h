@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 static char err_buf[512];
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 
 #define MAXN 256
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "elfread.h"
-#include "procmaps.h"
-#include "pyversion.h"
+#include "model/elfread.h"
+#include "model/procmaps.h"
+#include "runtimes/python/pyversion.h"
 
 /* The first CPython 3.minor here into out: pyenv's build, else
  * /usr/bin's. 0, or -ENOENT when there is none. */

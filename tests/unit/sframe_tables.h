@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "sframe.h"
+#include "unwind/sframe.h"
 
 #define SP SFRAME_REG_AMD64_SP
 #define BP SFRAME_REG_AMD64_BP

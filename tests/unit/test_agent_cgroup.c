@@ -2,7 +2,7 @@
 /* The agent's labels from cgroup v2 paths (src/agent/cgroup.c): container
  * ids of docker, containerd, cri-o and podman, systemd units, and text
  * that names neither. */
-#include "agent.h"
+#include "agent/agent.h"
 #include "testlib.h"
 
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

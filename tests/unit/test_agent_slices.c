@@ -2,8 +2,8 @@
 /* The agent's slices (src/agent/slices.c): retention, the windows a
  * request gets, references that outlive a dropped slice, and merging with
  * the pid/comm/cgroup filters and the stack bound. */
-#include "agent.h"
-#include "options.h"
+#include "agent/agent.h"
+#include "cli/options.h"
 #include "testlib.h"
 
 #define S 1000000000ull

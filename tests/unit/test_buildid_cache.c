@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildid_cache.h"
-#include "dwarfimage.h"
-#include "elfread.h"
+#include "model/buildid_cache.h"
+#include "symbols/dwarfimage.h"
+#include "model/elfread.h"
 #include "testlib.h"
 
 static char dir[64];

@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capfile.h"
+#include "capfile/capfile.h"
 #include "testlib.h"
 #include "../src/util.h"
 

@@ -10,9 +10,9 @@
 #include <libelf.h>
 #include <unistd.h>
 
-#include "cfi.h"
+#include "unwind/cfi.h"
 #include "cfi_builder.h"
-#include "dwexpr.h"
+#include "unwind/dwexpr.h"
 #include "testlib.h"
 
 TEST_MAIN()

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dwarfimage.h"
-#include "elfread.h"
-#include "srcline.h"
+#include "symbols/dwarfimage.h"
+#include "model/elfread.h"
+#include "symbols/srcline.h"
 #include "testlib.h"
 
 static char dir[256];

@@ -3,7 +3,7 @@
  * memory, the bounds, the validity check, the intern table, the text. */
 #include <errno.h>
 
-#include "dwexpr.h"
+#include "unwind/dwexpr.h"
 #include "testlib.h"
 
 TEST_MAIN();

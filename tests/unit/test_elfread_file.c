@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfread.h"
+#include "model/elfread.h"
 #include "testlib.h"
 
 /* A copy of this binary in a fresh unlinked file: its fd. */

@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "elfread.h"
-#include "goruntime.h"
+#include "model/elfread.h"
+#include "runtimes/go/goruntime.h"
 #include "sfprof_event.h"
-#include "sframe.h"
+#include "unwind/sframe.h"
 #include "testlib.h"
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 TEST_MAIN();
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hotspot.h"
+#include "runtimes/hotspot/hotspot.h"
 #include "testlib.h"
 
 #define CORPUS "tests/fuzz/corpus/hotspot/"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interpsession.h"
+#include "runtimes/interp/interpsession.h"
 #include "sfprof_event.h"
 #include "testlib.h"
 

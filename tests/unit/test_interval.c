@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "interval.h"
+#include "output/interval.h"
 #include "testlib.h"
 
 TEST_MAIN();

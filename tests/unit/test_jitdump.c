@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "jitdump.h"
-#include "perfmap.h"
+#include "runtimes/jit/jitdump.h"
+#include "runtimes/jit/perfmap.h"
 #include "testlib.h"
 
 TEST_MAIN();

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "jitmap.h"
-#include "perfmap.h"
+#include "runtimes/jit/jitmap.h"
+#include "runtimes/jit/perfmap.h"
 #include "testlib.h"
 
 TEST_MAIN();

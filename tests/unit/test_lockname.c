@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfread.h"
-#include "lockname.h"
-#include "proc.h"
-#include "procmaps.h"
+#include "model/elfread.h"
+#include "stacks/lockname.h"
+#include "model/proc.h"
+#include "model/procmaps.h"
 #include "testlib.h"
 
 TEST_MAIN();

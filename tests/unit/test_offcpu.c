@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "cli/options.h"
 #include "opts_parse.h"
-#include "profile.h"
-#include "report.h"
+#include "profile/profile.h"
+#include "session/report.h"
 #include "sfprof_event.h"
 #include "testlib.h"
-#include "wakers.h"
+#include "stacks/wakers.h"
 
 TEST(offcpu_options_should_default_to_10us_every_state_no_wakers)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "options.h"
+#include "cli/options.h"
 #include "opts_parse.h"
 #include "sfprof_event.h"
 #include "testlib.h"

@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testlib.h"
 
 TEST(check_output_should_fail_early_for_paths_that_cannot_be_written)

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perfmap.h"
+#include "runtimes/jit/perfmap.h"
 #include "testlib.h"
 
 TEST_MAIN();

@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "elfread.h"
-#include "phpreader.h"
-#include "phpsession.h"
+#include "model/elfread.h"
+#include "runtimes/php/phpreader.h"
+#include "runtimes/php/phpsession.h"
 #include "testlib.h"
 
 #define PHP82 "/usr/bin/php8.2"

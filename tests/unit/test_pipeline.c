@@ -10,12 +10,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "options.h"
-#include "proc.h"
-#include "profile.h"
+#include "cli/options.h"
+#include "model/proc.h"
+#include "profile/profile.h"
 #include "runtimes/runtime.h"
 #include "session/pipeline.h"
-#include "stacks.h"
+#include "stacks/stacks.h"
 #include "testlib.h"
 
 TEST_MAIN()

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "elfread.h"
-#include "ksyms.h"
-#include "output.h"
-#include "profile.h"
+#include "model/elfread.h"
+#include "symbols/ksyms.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testlib.h"
 #include "pprof_decode.h"
 

@@ -13,11 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dso.h"
-#include "elfread.h"
-#include "proc.h"
-#include "procmaps.h"
-#include "sframe.h"
+#include "model/dso.h"
+#include "model/elfread.h"
+#include "model/proc.h"
+#include "model/procmaps.h"
+#include "unwind/sframe.h"
 #include "testlib.h"
 
 /* A shared library built for this run: path in buf. */

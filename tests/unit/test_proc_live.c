@@ -14,12 +14,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "dso.h"
-#include "elfread.h"
-#include "proc.h"
-#include "sideband.h"
-#include "sframe.h"
-#include "srcline.h"
+#include "model/dso.h"
+#include "model/elfread.h"
+#include "model/proc.h"
+#include "capture/sideband.h"
+#include "unwind/sframe.h"
+#include "symbols/srcline.h"
 #include "testlib.h"
 
 /* lib_NAME.so with a function NAME_fn, built for this run. */

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "procmaps.h"
+#include "model/procmaps.h"
 #include "testlib.h"
 
 static struct procmaps *parse(const char *text)

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testlib.h"
 
 TEST_MAIN();

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testlib.h"
 #include "pprof_decode.h"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "profile.h"
+#include "output/output.h"
+#include "profile/profile.h"
 #include "testlib.h"
 
 TEST_MAIN();

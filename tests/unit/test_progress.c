@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "output/progress.h"
 #include "testlib.h"
 
 TEST_MAIN();

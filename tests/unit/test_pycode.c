@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "../fuzz/pymem_image.h"
-#include "elfread.h"
-#include "procmaps.h"
-#include "pyoffsets.h"
+#include "model/elfread.h"
+#include "model/procmaps.h"
+#include "runtimes/python/pyoffsets.h"
 #include "pyimage.h"
-#include "pyreader.h"
-#include "pyversion.h"
+#include "runtimes/python/pyreader.h"
+#include "runtimes/python/pyversion.h"
 #include "testlib.h"
 
 #define PY311 "/usr/bin/python3.11"

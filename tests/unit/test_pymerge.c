@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capfile.h"
-#include "profile.h"
-#include "pymerge.h"
-#include "pynames.h"
-#include "pyoffsets.h"
-#include "pyprocs.h"
-#include "pysession.h"
+#include "capfile/capfile.h"
+#include "profile/profile.h"
+#include "runtimes/python/pymerge.h"
+#include "runtimes/python/pynames.h"
+#include "runtimes/python/pyoffsets.h"
+#include "runtimes/python/pyprocs.h"
+#include "runtimes/python/pysession.h"
 #include "profile/profile_int.h"
 #include "testlib.h"
 #include "util.h"

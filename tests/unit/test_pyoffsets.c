@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <unistd.h>
 
-#include "elfread.h"
-#include "pyoffsets.h"
-#include "pyversion.h"
+#include "model/elfread.h"
+#include "runtimes/python/pyoffsets.h"
+#include "runtimes/python/pyversion.h"
 #include "testlib.h"
 
 #define PY311 "/usr/bin/python3.11"

@@ -9,10 +9,10 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "elfread.h"
-#include "pytrampoline.h"
+#include "model/elfread.h"
+#include "runtimes/python/pytrampoline.h"
 #include "testlib.h"
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 static const uint8_t SUB8[] = { 0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
 				0x48, 0x83, 0xc4, 0x08, 0xc3 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The thread-state and frame walk that include/pyoffsets.h's header
+ * The thread-state and frame walk that src/runtimes/python/pyoffsets.h's header
  * comment prescribes for the BPF side, done here from user space on live
  * interpreters with process_vm_readv: a thread blocked in
  * outer -> middle -> leaf -> Event.wait, found through the interpreter's
@@ -17,12 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "elfread.h"
-#include "procmaps.h"
-#include "pyoffsets.h"
+#include "model/elfread.h"
+#include "model/procmaps.h"
+#include "runtimes/python/pyoffsets.h"
 #include "pyimage.h"
-#include "pyreader.h"
-#include "pyversion.h"
+#include "runtimes/python/pyreader.h"
+#include "runtimes/python/pyversion.h"
 #include "testlib.h"
 
 #define PY311 "/usr/bin/python3.11"

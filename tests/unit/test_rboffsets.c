@@ -22,11 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "elfread.h"
-#include "procmaps.h"
-#include "rboffsets.h"
-#include "rbprocs.h"
-#include "rbreader.h"
+#include "model/elfread.h"
+#include "model/procmaps.h"
+#include "runtimes/ruby/rboffsets.h"
+#include "runtimes/ruby/rbprocs.h"
+#include "runtimes/ruby/rbreader.h"
 #include "testlib.h"
 
 #define LIBRUBY "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1"

@@ -23,17 +23,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dso.h"
-#include "elfread.h"
-#include "options.h"
-#include "proc.h"
-#include "report.h"
-#include "sideband.h"
-#include "profile.h"
+#include "model/dso.h"
+#include "model/elfread.h"
+#include "cli/options.h"
+#include "model/proc.h"
+#include "session/report.h"
+#include "capture/sideband.h"
+#include "profile/profile.h"
 #include "runtimes/runtime.h"
-#include "sframe.h"
-#include "stacks.h"
-#include "symbolize.h"
+#include "unwind/sframe.h"
+#include "stacks/stacks.h"
+#include "symbols/symbolize.h"
 #include "testlib.h"
 
 #define FAKERT_SYMSRC (1u << 15)

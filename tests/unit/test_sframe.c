@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sframe.h"
+#include "unwind/sframe.h"
 #include "sframe_tables.h"
 #include "testlib.h"
 

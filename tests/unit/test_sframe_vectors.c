@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sframe.h"
+#include "unwind/sframe.h"
 #include "testlib.h"
 
 TEST_MAIN()

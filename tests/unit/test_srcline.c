@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "elfread.h"
-#include "srcline.h"
+#include "model/elfread.h"
+#include "symbols/srcline.h"
 #include "testlib.h"
 
 #define BUILD_ID_HEX "11112233445566778899aabbccddeeff01234567"

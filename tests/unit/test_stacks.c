@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "selfstack.h"
-#include "stacks.h"
+#include "stacks/stacks.h"
 #include "testlib.h"
 #include "profile/profile_int.h" /* to see the profile's stacks and frames */
 

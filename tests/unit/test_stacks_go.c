@@ -16,12 +16,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "dso.h"
-#include "proc.h"
-#include "profile.h"
+#include "model/dso.h"
+#include "model/proc.h"
+#include "profile/profile.h"
 #include "runtimes/runtime.h"
-#include "sframe.h"
-#include "stacks.h"
+#include "unwind/sframe.h"
+#include "stacks/stacks.h"
 #include "testlib.h"
 #include "selfstack.h"
 

@@ -15,7 +15,7 @@
 
 #include "selfstack.h"
 #include "runtimes/runtime.h"
-#include "stacks.h"
+#include "stacks/stacks.h"
 #include "testlib.h"
 
 static uint8_t evbuf[SFPROF_EVENT_HDR_SIZE + 16384 + SFPROF_PY_SECTION_SIZE(8) + 8]

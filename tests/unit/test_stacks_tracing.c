@@ -3,7 +3,7 @@
  * (stacks__tracing_frames): however many the kernel put there. */
 #include <stdint.h>
 
-#include "stacks.h"
+#include "stacks/stacks.h"
 #include "testlib.h"
 
 TEST_MAIN();

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfread.h"
-#include "procmaps.h"
-#include "symbolize.h"
+#include "model/elfread.h"
+#include "model/procmaps.h"
+#include "symbols/symbolize.h"
 #include "testlib.h"
 
 #define BUILD_ID_HEX "00112233445566778899aabbccddeeff01234567"

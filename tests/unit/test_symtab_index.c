@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfread.h"
-#include "symbolize.h"
+#include "model/elfread.h"
+#include "symbols/symbolize.h"
 #include "testlib.h"
 
 /* ---- the reference: everything sorted up front, as the rules say ---- */

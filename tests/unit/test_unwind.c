@@ -7,9 +7,9 @@
  */
 #include <errno.h>
 
-#include "dwexpr.h"
+#include "unwind/dwexpr.h"
 #include "testlib.h"
-#include "unwind.h"
+#include "unwind/unwind.h"
 #include "unwind_fake.h"
 
 TEST_MAIN()

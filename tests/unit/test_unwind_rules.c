@@ -9,9 +9,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "dwexpr.h"
+#include "unwind/dwexpr.h"
 #include "testlib.h"
-#include "unwind.h"
+#include "unwind/unwind.h"
 #include "unwind_fake.h"
 
 TEST_MAIN()

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The V8 reader (include/v8reader.h) over memory images laid out as node
+ * The V8 reader (src/runtimes/v8/v8reader.h) over memory images laid out as node
  * 20 lays out its objects: a JSFunction's name from its SharedFunctionInfo
  * (a String, or a ScopeInfo's function variable once compiled) with its
  * script's name; one-byte, two-byte, cons, thin and sliced strings; and
  * hostile images (wrong maps, cycles, huge lengths) refused, never named.
  */
-#include "elfread.h"
+#include "model/elfread.h"
 #include "testlib.h"
 #include "../fuzz/v8mem_image.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "testlib.h"
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 #define BASE 0x7ffd0000ull /* SP of the snapshot */
 

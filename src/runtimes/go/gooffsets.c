@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The Go runtime's structure offsets from DWARF (include/gooffsets.h). */
-#include "gooffsets.h"
+/* The Go runtime's structure offsets from DWARF (src/runtimes/go/gooffsets.h). */
+#include "runtimes/go/gooffsets.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

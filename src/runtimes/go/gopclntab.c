@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * .gopclntab (Go 1.18+): header, functab, _func records, names and
- * PC-value tables, every read bounds-checked (include/gopclntab.h).
+ * PC-value tables, every read bounds-checked (src/runtimes/go/gopclntab.h).
  *
  * Layout, from Go's runtime/symtab.go (pcHeader, _func, step) and
  * cmd/link/internal/ld/pcln.go, which writes the sub-tables in this
  * order: header, funcnametab, cutab, filetab, pctab, then the functab
  * followed by the _func records it points to.
  */
-#include "gopclntab.h"
+#include "runtimes/go/gopclntab.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* Go binaries: names, stack switches and unwind rows from .gopclntab
- * (include/goruntime.h), and Go's ops table (runtimes/runtime.h). */
-#include "goruntime.h"
+ * (src/runtimes/go/goruntime.h), and Go's ops table (runtimes/runtime.h). */
+#include "runtimes/go/goruntime.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dso.h"
-#include "elfread.h"
+#include "model/dso.h"
+#include "model/elfread.h"
 #include "runtimes/runtime.h"
-#include "sframe.h"
-#include "symbolize.h"
+#include "unwind/sframe.h"
+#include "symbols/symbolize.h"
 
 int go_runtime__open(const struct elfread *e, struct gopclntab *t)
 {

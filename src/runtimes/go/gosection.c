@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* A record's Go section (include/gosection.h). */
-#include "gosection.h"
+/* A record's Go section (src/runtimes/go/gosection.h). */
+#include "runtimes/go/gosection.h"
 
 #include <stddef.h>
 

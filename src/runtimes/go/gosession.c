@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Go processes for the BPF walk past the stack switch (include/gosession.h). */
-#include "gosession.h"
+/* Go processes for the BPF walk past the stack switch (src/runtimes/go/gosession.h). */
+#include "runtimes/go/gosession.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "gooffsets.h"
+#include "capture/capture.h"
+#include "runtimes/go/gooffsets.h"
 
 /* Processes known, by tgid: open addressing, cleared when half full
  * (they are classified again at their next event: a cost, not an error). */

@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "gosession.h"
+#include "runtimes/go/gosession.h"
 #include "sfprof_event.h"
 #include "runtimes/runtime.h"
 

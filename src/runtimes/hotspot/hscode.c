@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "hotspot.h"
+#include "runtimes/hotspot/hotspot.h"
 
 #define HEAPS_MAX 16
 #define SEG_WINDOW 256u

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "hotspot.h"
+#include "runtimes/hotspot/hotspot.h"
 
 #define CM_WORDS_MAX (1u << 20) /* ConstMethod::_constMethod_size, words */
 

@@ -24,13 +24,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "elfread.h"
-#include "hotspot.h"
-#include "jitmap.h"
-#include "options.h"
-#include "proc.h"
+#include "model/elfread.h"
+#include "runtimes/hotspot/hotspot.h"
+#include "runtimes/jit/jitmap.h"
+#include "cli/options.h"
+#include "model/proc.h"
 #include "runtimes/runtime.h"
-#include "sframe.h"
+#include "unwind/sframe.h"
 #include "util.h"
 
 #define HS_PROCS 1024 /* processes known, by pid: a JVM's state is apart */

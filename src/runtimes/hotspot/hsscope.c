@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "hotspot.h"
+#include "runtimes/hotspot/hotspot.h"
 
 #define SCOPE_BYTES 15u /* sender, method index, bci: 5 bytes each at most */
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "hotspot.h"
+#include "runtimes/hotspot/hotspot.h"
 
 #define STRIDE_MAX 256u
 #define BATCH 32u /* entries read at once */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * An interpreter's session for one live run (include/interpsession.h).
+ * An interpreter's session for one live run (src/runtimes/interp/interpsession.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "capfile.h"
-#include "interpsession.h"
-#include "pymerge.h"
+#include "capfile/capfile.h"
+#include "runtimes/interp/interpsession.h"
+#include "runtimes/python/pymerge.h"
 #include "sfprof_event.h"
 
 #define NAMES_BUCKETS 4096

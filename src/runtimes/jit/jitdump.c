@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* jitdump bytes -> perfmap entries and source lines (include/jitdump.h). */
-#include "jitdump.h"
+/* jitdump bytes -> perfmap entries and source lines (src/runtimes/jit/jitdump.h). */
+#include "runtimes/jit/jitdump.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Per-process JIT names from perf maps, jitdumps or a capture (include/jitmap.h). */
-#include "jitmap.h"
+/* Per-process JIT names from perf maps, jitdumps or a capture (src/runtimes/jit/jitmap.h). */
+#include "runtimes/jit/jitmap.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jitdump.h"
-#include "perfmap.h"
+#include "runtimes/jit/jitdump.h"
+#include "runtimes/jit/perfmap.h"
 #include "util.h"
 
 struct jit_dump {

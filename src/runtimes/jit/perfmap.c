@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* perf-PID.map text: bytes -> entries, lookup by address (include/perfmap.h). */
-#include "perfmap.h"
+/* perf-PID.map text: bytes -> entries, lookup by address (src/runtimes/jit/perfmap.h). */
+#include "runtimes/jit/perfmap.h"
 
 #include <errno.h>
 #include <stdbool.h>

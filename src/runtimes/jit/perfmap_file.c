@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The I/O edge of perfmap.h: open a JIT's map file safely, read what it appended. */
-#include "perfmap.h"
+#include "runtimes/jit/perfmap.h"
 #include "util.h"
 
 #include <errno.h>

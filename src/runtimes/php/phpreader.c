@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * PHP offsets and frame names (include/phpreader.h).
+ * PHP offsets and frame names (src/runtimes/php/phpreader.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "phpreader.h"
+#include "runtimes/php/phpreader.h"
 
 /* php8.2 8.2.32 (Debian bookworm's source package; bookworm-security's
  * 8.2.36 binary, the same ZEND_MODULE_API_NO, runs these layouts), NTS. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * PHP's interp_kind: its processes and frame reader (include/phpsession.h).
+ * PHP's interp_kind: its processes and frame reader (src/runtimes/php/phpsession.h).
  */
 #include <elf.h>
 #include <errno.h>
@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capfile.h"
-#include "capture.h"
-#include "elfread.h"
-#include "phpreader.h"
-#include "interpsession.h"
-#include "phpsession.h"
-#include "procmaps.h"
+#include "capfile/capfile.h"
+#include "capture/capture.h"
+#include "model/elfread.h"
+#include "runtimes/php/phpreader.h"
+#include "runtimes/interp/interpsession.h"
+#include "runtimes/php/phpsession.h"
+#include "model/procmaps.h"
 
 struct phpproc {
 	struct phpproc *next;

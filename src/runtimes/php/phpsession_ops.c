@@ -5,9 +5,9 @@
  * offline (report) its frames are named from the capture's PYFRAME
  * records, which CPython's session keeps (names_from).
  */
-#include "options.h"
-#include "phpreader.h"
-#include "phpsession.h"
+#include "cli/options.h"
+#include "runtimes/php/phpreader.h"
+#include "runtimes/php/phpsession.h"
 #include "runtimes/runtime.h"
 #include "sfprof_event.h"
 

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * CPython code objects -> names and lines, from a target's memory, with a
- * bounded per-(pid, code object) cache (include/pyreader.h).
+ * bounded per-(pid, code object) cache (src/runtimes/python/pyreader.h).
  *
  * The cache: a fixed pool of entries, chained in a hash table of twice as
  * many buckets, and on an LRU list (most recent first); a miss takes a
  * free entry or evicts the least recently used one.
  */
-#include "pyreader.h"
+#include "runtimes/python/pyreader.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
-#include "pyoffsets.h"
+#include "runtimes/python/pyoffsets.h"
 #include "runtimes/python/pystr.h"
 
 #define NIL UINT32_MAX

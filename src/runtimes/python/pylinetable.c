@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The CPython 3.11+ location table (co_linetable) -> runs of code units
- * with their start line (include/pyreader.h). The format, from CPython's
+ * with their start line (src/runtimes/python/pyreader.h). The format, from CPython's
  * Objects/locations.md: a sequence of entries, each a first byte
  *   bit 7 set | bits 3-6: code | bits 0-2: length - 1 (code units)
  * followed by bytes with bit 7 clear:
@@ -18,7 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "pyreader.h"
+#include "runtimes/python/pyreader.h"
 
 struct cursor {
 	const uint8_t *p, *end;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Python frames into native stacks (include/pymerge.h).
+ * Python frames into native stacks (src/runtimes/python/pymerge.h).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pymerge.h"
+#include "runtimes/python/pymerge.h"
 
 const struct sfprof_py_section *pymerge__section(const struct sfprof_event *e, int *bad)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Names of Python frames (include/pynames.h): an open-addressing table
+ * Names of Python frames (src/runtimes/python/pynames.h): an open-addressing table
  * by (pid, code, instr), grown at half full, its strings malloc()ed.
  */
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pynames.h"
-#include "pyreader.h"
+#include "runtimes/python/pynames.h"
+#include "runtimes/python/pyreader.h"
 
 struct pyname {
 	uint64_t code;

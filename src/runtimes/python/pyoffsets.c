@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The per-version CPython offset tables (include/pyoffsets.h).
+ * The per-version CPython offset tables (src/runtimes/python/pyoffsets.h).
  *
  * 3.11: Debian 12's /usr/bin/python3.11 (3.11.2), from python3.11-dbg's
  *       DWARF; tests/unit/test_pyoffsets.c checks every field against it.
@@ -10,7 +10,7 @@
  *       with gdb. Release builds of one minor version share the layout.
  * glibc: 2.36 x86_64 (Debian 12), from libc6-dbg; checked by the test.
  */
-#include "pyoffsets.h"
+#include "runtimes/python/pyoffsets.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * CPython processes and their BPF walk configuration (include/pyprocs.h).
+ * CPython processes and their BPF walk configuration (src/runtimes/python/pyprocs.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "elfread.h"
-#include "procmaps.h"
-#include "pyoffsets.h"
-#include "pyprocs.h"
+#include "model/elfread.h"
+#include "model/procmaps.h"
+#include "runtimes/python/pyoffsets.h"
+#include "runtimes/python/pyprocs.h"
 
 #define PYPROCS_BUCKETS 256
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * CPython support for one run (include/pysession.h).
+ * CPython support for one run (src/runtimes/python/pysession.h).
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -15,13 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capfile.h"
-#include "capture.h"
-#include "pynames.h"
-#include "pyprocs.h"
-#include "pyreader.h"
-#include "procmaps.h"
-#include "pysession.h"
+#include "capfile/capfile.h"
+#include "capture/capture.h"
+#include "runtimes/python/pynames.h"
+#include "runtimes/python/pyprocs.h"
+#include "runtimes/python/pyreader.h"
+#include "model/procmaps.h"
+#include "runtimes/python/pysession.h"
 #include "util.h"
 
 struct pysession {

@@ -7,9 +7,9 @@
  */
 #include <errno.h>
 
-#include "options.h"
-#include "pymerge.h"
-#include "pysession.h"
+#include "cli/options.h"
+#include "runtimes/python/pymerge.h"
+#include "runtimes/python/pysession.h"
 #include "runtimes/runtime.h"
 #include "sfprof_event.h"
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* CPython compact str bytes -> UTF-8 (pystr.h). */
-#include "pystr.h"
+#include "runtimes/python/pystr.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "pyoffsets.h"
+#include "runtimes/python/pyoffsets.h"
 
 int pystr_shape(const struct pyoffsets *o, const uint8_t *hdr, size_t hdr_len,
 		struct pystr_shape *out)

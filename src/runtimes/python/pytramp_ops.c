@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jitmap.h"
-#include "proc.h"
-#include "pytrampoline.h"
-#include "pyversion.h"
+#include "runtimes/jit/jitmap.h"
+#include "model/proc.h"
+#include "runtimes/python/pytrampoline.h"
+#include "runtimes/python/pyversion.h"
 #include "runtimes/runtime.h"
 
 #define HASH_K 0x9e3779b97f4a7c15ull

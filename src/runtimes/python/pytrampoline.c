@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * CPython's perf trampoline: the template, recognised by its bytes, and
- * its unwind rows (include/pytrampoline.h).
+ * its unwind rows (src/runtimes/python/pytrampoline.h).
  */
 #include <elf.h>
 #include <errno.h>
 #include <string.h>
 
-#include "elfread.h"
-#include "pytrampoline.h"
-#include "unwind.h"
+#include "model/elfread.h"
+#include "runtimes/python/pytrampoline.h"
+#include "unwind/unwind.h"
 
 #define ENDBR64 0xf3, 0x0f, 0x1e, 0xfa
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Is an ELF image CPython, which version (include/pyversion.h). */
-#include "pyversion.h"
+/* Is an ELF image CPython, which version (src/runtimes/python/pyversion.h). */
+#include "runtimes/python/pyversion.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elfread.h"
-#include "pyoffsets.h"
+#include "model/elfread.h"
+#include "runtimes/python/pyoffsets.h"
 
 enum want_sym {
 	SYM_RUNTIME,

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Which native frames run Ruby frames (include/rbmerge.h).
+ * Which native frames run Ruby frames (src/runtimes/ruby/rbmerge.h).
  */
 #include <string.h>
 
-#include "rbmerge.h"
+#include "runtimes/ruby/rbmerge.h"
 
 int rbmerge__is_eval(const char *name)
 {

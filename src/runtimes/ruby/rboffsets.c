@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * CRuby offset tables (include/rboffsets.h), read from the source of
+ * CRuby offset tables (src/runtimes/ruby/rboffsets.h), read from the source of
  * each version: 3.1 is Debian bookworm's ruby3.1 3.1.2 (the
  * 3.1.7+really3.1.2 build installs that source), built with its
  * defaults (USE_RVARGC 0, VM_DEBUG_BP_CHECK 0, USE_ISEQ_NODE_ID 1,
  * VM_INSN_INFO_TABLE_IMPL 2, VM_CHECK_MODE 0: positions[] is freed once
  * the succinct table exists).
  */
-#include "rboffsets.h"
+#include "runtimes/ruby/rboffsets.h"
 
 const struct rboffsets rboffsets_table[] = {
 	{

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * CRuby processes and their BPF walk configuration (include/rbprocs.h).
+ * CRuby processes and their BPF walk configuration (src/runtimes/ruby/rbprocs.h).
  */
 #include <elf.h>
 #include <errno.h>
@@ -9,10 +9,10 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "elfread.h"
-#include "procmaps.h"
-#include "rboffsets.h"
-#include "rbprocs.h"
+#include "model/elfread.h"
+#include "model/procmaps.h"
+#include "runtimes/ruby/rboffsets.h"
+#include "runtimes/ruby/rbprocs.h"
 
 #define RBPROCS_BUCKETS 256
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * CRuby iseq and string reader (include/rbreader.h).
+ * CRuby iseq and string reader (src/runtimes/ruby/rbreader.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rboffsets.h"
-#include "rbreader.h"
+#include "runtimes/ruby/rboffsets.h"
+#include "runtimes/ruby/rbreader.h"
 
 #define RB_WIN_MAX 512 /* bytes of an iseq body read at once */
 #define RB_POSITIONS_MAX (1u << 20) /* insns_info entries a table may have */

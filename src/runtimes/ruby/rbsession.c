@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * CRuby's interp_kind: its processes, iseq snapshots and prefetch thread (include/rbsession.h).
+ * CRuby's interp_kind: its processes, iseq snapshots and prefetch thread (src/runtimes/ruby/rbsession.h).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -13,13 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capfile.h"
-#include "capture.h"
-#include "rboffsets.h"
-#include "rbprocs.h"
-#include "rbreader.h"
-#include "interpsession.h"
-#include "rbsession.h"
+#include "capfile/capfile.h"
+#include "capture/capture.h"
+#include "runtimes/ruby/rboffsets.h"
+#include "runtimes/ruby/rbprocs.h"
+#include "runtimes/ruby/rbreader.h"
+#include "runtimes/interp/interpsession.h"
+#include "runtimes/ruby/rbsession.h"
 
 #define RBSNAP_BUCKETS 4096
 #define RBSNAP_MAX (1u << 18) /* snapshots held; then all go, and are read again */

@@ -5,9 +5,9 @@
  * offline (report) its frames are named from the capture's PYFRAME
  * records, which CPython's session keeps (names_from).
  */
-#include "options.h"
-#include "rbmerge.h"
-#include "rbsession.h"
+#include "cli/options.h"
+#include "runtimes/ruby/rbmerge.h"
+#include "runtimes/ruby/rbsession.h"
 #include "runtimes/runtime.h"
 #include "sfprof_event.h"
 

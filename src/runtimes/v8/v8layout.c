@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * V8's layout from the postmortem constants (include/v8reader.h): node
+ * V8's layout from the postmortem constants (src/runtimes/v8/v8reader.h): node
  * exports each as a dynamic symbol v8dbg_NAME whose 4 bytes in the
  * binary's data are the value, so the layout is the running VM's own,
  * for any version that keeps these names (node 18-22: V8 10.2-12.4).
  */
-#include "v8reader.h"
+#include "runtimes/v8/v8reader.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <string.h>
 
-#include "elfread.h"
+#include "model/elfread.h"
 
 /* What the reader takes, by the constant's name after "v8dbg_". */
 static const struct want {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * V8 objects of a hostile target (include/v8reader.h): a JSFunction's
+ * V8 objects of a hostile target (src/runtimes/v8/v8reader.h): a JSFunction's
  * SharedFunctionInfo, its name (a String, or its ScopeInfo's function
  * name once compiled) and its Script's name. Each object is read by its
  * map's instance type first, so a stale slot or a freed object gives
  * -EINVAL rather than a name.
  */
-#include "v8reader.h"
+#include "runtimes/v8/v8reader.h"
 
 #include <errno.h>
 #include <string.h>

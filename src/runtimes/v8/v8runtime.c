@@ -2,7 +2,7 @@
 /*
  * V8 behind the runtime table (runtimes/runtime.h): a node process (a
  * binary or libnode exporting the v8dbg_* constants) gets its JIT
- * frames named live from its JSFunctions (include/v8reader.h), with no
+ * frames named live from its JSFunctions (src/runtimes/v8/v8reader.h), with no
  * flag in the target: the frame's function slot from the sample's stack
  * snapshot, the objects by process_vm_readv.
  */
@@ -14,14 +14,14 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "elfread.h"
-#include "options.h"
-#include "procmaps.h"
-#include "proc.h"
+#include "model/elfread.h"
+#include "cli/options.h"
+#include "model/procmaps.h"
+#include "model/proc.h"
 #include "runtimes/runtime.h"
-#include "symbolize.h"
+#include "symbols/symbolize.h"
 #include "util.h"
-#include "v8reader.h"
+#include "runtimes/v8/v8reader.h"
 
 #define V8_PROCS 64 /* processes classified at a time (the oldest goes) */
 /* The target's memory read by aligned lines, kept for a frame's reads
