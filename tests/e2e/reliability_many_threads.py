@@ -49,10 +49,11 @@ def ordinary(argv):
     return ["chrt", "-o", "0"] + argv
 
 
-def check_profile(c, folded, pid, leaf_pct, tasks=None):
+def check_profile(c, folded, pid, leaf_pct, tasks=None, min_threads=None):
     """The folded --per-thread profile (roots comm-PID/TID): of the
     target, leaf_pct% or more in the spin loop, from many of its threads
-    (of `tasks`, its threads, when given)."""
+    (of `tasks`, its threads, when given; min_threads or more of them,
+    else one in ten samples' worth)."""
     samples, leaf, tids, strangers = 0, 0, set(), 0
     for line in folded.splitlines():
         stack, _, n = line.rpartition(" ")
@@ -79,8 +80,11 @@ def check_profile(c, folded, pid, leaf_pct, tasks=None):
     # the scheduler runs a spinner for a few ticks at a time, so S samples
     # came from S/4-S threads here; one thread
     # alone would be a filter or a naming gone wrong
-    c.check(len(tids) >= 2 and len(tids) * 10 >= samples, "%d samples from only %d threads" % (
-        samples, len(tids)))
+    if min_threads is None:
+        ok = len(tids) >= 2 and len(tids) * 10 >= samples
+    else:
+        ok = len(tids) >= min_threads
+    c.check(ok, "%d samples from only %d threads" % (samples, len(tids)))
     if tasks is not None:
         c.check(tids <= tasks, "threads %s are not the target's" % sorted(tids - tasks)[:5])
 
@@ -153,7 +157,10 @@ def command(d):
         # its first part of the second creates and releases the threads
         # (pthread_create, the wait for the start): a third or more is the
         # spin loop (half to three quarters were seen)
-        check_profile(c, folded, int(pid) if pid.isdigit() else 0, 33)
+        # COMMAND's second includes making its threads: on a quiet machine
+        # the first few dozen spin while the rest are made (970 samples
+        # from 61 threads in one clean-clone run), so a fixed floor
+        check_profile(c, folded, int(pid) if pid.isdigit() else 0, 33, min_threads=20)
     c.done()
 
 
