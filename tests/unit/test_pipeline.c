@@ -234,9 +234,6 @@ TEST(pipeline_stacks_options_follow_the_event_and_the_mode)
 			  (1u << runtime__find("python-perf-trampolines")),
 		  0);
 	pipeline__release(&p);
-	o = fk_opts(SFPROF_CMD_LIVE);
-	o.no_python = o.no_ruby = o.no_php = 1;
-	CHECK_INT(pipeline__init(&p, PIPELINE_LIVE, &o, 250, NULL, &ks), 0);
 
 	/* record resolves JIT names for the capture, reads no perf map */
 	o = fk_opts(SFPROF_CMD_RECORD);
