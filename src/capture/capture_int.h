@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internals of the capture shared by src/capture/capture.c (the run: load,
  * drain, counters), capture_attach.c (shared maps, targets, cgroup) and
- * the event sources (source.h, source_X.c). */
+ * the event sources (source.h, one source_<name>.c each). */
 #ifndef SFPROF_CAPTURE_INT_H
 #define SFPROF_CAPTURE_INT_H
 

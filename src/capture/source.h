@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The event sources of the capture: one BPF object each (bpf/X.bpf.c)
- * and its user side beside it (src/capture/source_X.c), after bcc's
+ * The event sources of the capture: one BPF object each
+ * (bpf/<name>.bpf.c: task, cpu, futex, offcpu) and its user side beside
+ * it (src/capture/source_<name>.c), after bcc's
  * one-BPF-file-one-user-file pairing. A source says which -e selection
  * loads it, which programs it attaches (in order, each when its
  * condition holds) and how its object is opened, loaded and freed; the

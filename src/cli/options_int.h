@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The option table behind src/cli/options.h, shared by the parser
- * (src/options.c) and the table with its --help text (src/options_table.c).
+ * (src/cli/options.c) and the table with its --help text (src/cli/options_table.c).
  */
 #ifndef SFPROF_OPTIONS_INT_H
 #define SFPROF_OPTIONS_INT_H

@@ -2,7 +2,7 @@
 /*
  * Every option of every subcommand: which subcommands take it, what it
  * means for which event, its --help line and default, and how its value
- * is parsed. src/options.c builds getopt's tables from this one.
+ * is parsed. src/cli/options.c builds getopt's tables from this one.
  */
 #include <ctype.h>
 #include <errno.h>

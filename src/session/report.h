@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stacks pipeline as a capture sink, for src/main.c: live runs (events
+ * The stacks pipeline as a capture sink, for src/cli/main.c: live runs (events
  * -> folded/SVG/pprof at the end) and `record` (events + the mappings they
  * need -> a capture file, capfile.h). `sfprof report` (src/cli/cmd_report.c)
  * reads such a file back through the same pipeline.
