@@ -26,7 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from libunwind import SFPROF  # noqa: E402
-from v8_names import APP, CHAIN, check, js_name, run  # noqa: E402
+from v8_names import APP, CHAIN, check, js_name, node_or_skip, run  # noqa: E402
 import v8_offcpu  # noqa: E402
 
 NAME = "v8_interp"
@@ -48,12 +48,8 @@ def interp_frames(out):
 
 
 def main():
-    if os.geteuid() != 0:
-        print("SKIP %s: needs root to load BPF programs" % NAME)
-        return 0
-    node = shutil.which("node")
+    node = node_or_skip(NAME)
     if not node:
-        print("SKIP %s: no node on this machine" % NAME)
         return 0
     errs = []
     with tempfile.TemporaryDirectory() as d:

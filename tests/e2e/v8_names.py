@@ -123,13 +123,20 @@ def run(cmd, d, errs, what):
     return True
 
 
-def main():
+def node_or_skip(name):
+    """node's path, or None after a SKIP line (not root, or no node)."""
     if os.geteuid() != 0:
-        print("SKIP %s: needs root to load BPF programs" % NAME)
-        return 0
+        print("SKIP %s: needs root to load BPF programs" % name)
+        return None
     node = shutil.which("node")
     if not node:
-        print("SKIP %s: no node on this machine" % NAME)
+        print("SKIP %s: no node on this machine" % name)
+    return node
+
+
+def main():
+    node = node_or_skip(NAME)
+    if not node:
         return 0
     errs = []
     with tempfile.TemporaryDirectory() as d:

@@ -6,13 +6,13 @@ runtime) is named from V8's objects in the off-CPU stacks that wait in it,
 live and through record then report after node exited: >= 80% of the
 time blocked in Atomics.wait is under JS:sleeperJS, the frame rooted."""
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from libunwind import SFPROF  # noqa: E402
+from v8_names import node_or_skip  # noqa: E402
 
 NAME = "v8_offcpu"
 
@@ -52,12 +52,8 @@ def check(out, what, errs):
 
 
 def main():
-    if os.geteuid() != 0:
-        print("SKIP %s: needs root to load BPF programs" % NAME)
-        return 0
-    node = shutil.which("node")
+    node = node_or_skip(NAME)
     if not node:
-        print("SKIP %s: no node on this machine" % NAME)
         return 0
     errs = []
     with tempfile.TemporaryDirectory() as d:
