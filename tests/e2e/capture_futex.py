@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Lock waits: thread A holds a mutex 100 ms, ten times, while B waits.
-B's futex waits sum to 1 s within 5%, and each carries a non-empty stack
+B's futex waits sum to what B's own clock measured (at least 1 s) within 2%, and each carries a non-empty stack
 snapshot and a user IP inside libc (where the futex syscall is)."""
 import os
 import subprocess
@@ -42,7 +42,12 @@ def run(variant):
           "futex_wait_ns %s" % (name, waiter, len(b), total / 1e6, own / 1e6, len(evs),
                                 st.get("futex_wait_ns")))
     c.check(libc, "workload printed no libc text mapping")
-    c.check(abs(total - 1e9) <= 0.05e9, "waiter's futex waits sum to %.1f ms, want 1000 +- 50" % (total / 1e6))
+    # The workload's nominal 10 x 100 ms is a floor, not a truth: under load (ASan
+    # on CI) the holder runs late and B waits longer. B's own clock is the truth.
+    c.check(own >= 0.95e9, "the waiter's own clock says it waited %.1f ms, want >= 950" % (own / 1e6))
+    c.check(abs(total - own) <= max(0.02 * own, 5e6),
+            "waiter's futex waits sum to %.1f ms, its own clock %.1f ms: want within 2%%"
+            % (total / 1e6, own / 1e6))
     c.check(len(b) >= 10, "only %d waits of the waiter recorded, want >= 10" % len(b))
     c.check(st.get("futex_wait_ns") == sum(e.weight for e in evs),
             "--stats futex_wait_ns %s != sum of event weights %d" % (st.get("futex_wait_ns"),
