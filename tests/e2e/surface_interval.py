@@ -78,6 +78,27 @@ def pprof_summary(path):
     return t, d, total
 
 
+def wait_attached(pid, limit=60):
+    """Wait until sfprof pid holds its perf events and BPF links (it has
+    attached). Under load the verifier can take seconds; a signal's delay
+    counts from here, not from the start."""
+    end = time.time() + limit
+    while time.time() < end:
+        kinds = set()
+        try:
+            for fd in os.listdir("/proc/%d/fd" % pid):
+                try:
+                    kinds.add(os.readlink("/proc/%d/fd/%s" % (pid, fd)))
+                except OSError:
+                    pass
+        except OSError:
+            return
+        if "anon_inode:[perf_event]" in kinds and "anon_inode:bpf_link" in kinds:
+            return
+        time.sleep(0.05)
+    raise RuntimeError("sfprof %d did not attach within %d s" % (pid, limit))
+
+
 def run_intervals(name, interval, secs, signals=(), idle=0):
     """sfprof --interval on a running workload (idle for its first idle
     seconds); signals: [(delay, sig)]. Returns (rc, stderr, [(path, time,
@@ -96,6 +117,8 @@ def run_intervals(name, interval, secs, signals=(), idle=0):
         if secs:
             cmd[1:1] = ["-d", str(secs)]
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if signals:
+            wait_attached(p.pid)
         t0, sent = time.time(), []
         for delay, sig in signals:
             time.sleep(max(0, t0 + delay - time.time()))
@@ -163,8 +186,8 @@ def test_sighup_should_end_an_interval_and_sigint_write_the_last():
     ok, why = ls.pipeline_ready()
     if not ok:
         return "SKIP %s: %s" % (name, why)
-    # 4 s intervals: HUP at 2 s cuts the first (attaching takes up to a
-    # second or so); INT at 3.5 s ends the run. (The cut one and the next
+    # 4 s intervals: HUP 2 s after sfprof attached cuts the first; INT at
+    # 3.5 s ends the run. (The cut one and the next
     # may start in one second: "-2" then.)
     rc, err, profs, sent = run_intervals("signals", 4, 0, [(2.0, signal.SIGHUP),
                                                            (3.5, signal.SIGINT)])
