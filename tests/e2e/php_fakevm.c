@@ -5,7 +5,7 @@
  * "API20220829,NTS" of PHP 8.2, so sfprof takes it for an NTS 8.2
  * engine; its current_execute_data (executor_globals + 0x1e8) points at
  * garbage, as argv[2] says, while it spins in spin_leaf for argv[1]
- * seconds:
+ * seconds of CPU time:
  *   garbage  frames of random words
  *   loop     a frame whose prev_execute_data is itself, func random
  */
@@ -29,13 +29,21 @@ __attribute__((noinline)) static unsigned long spin_leaf(unsigned long x)
 	return x;
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2;
 	const char *mode = argc > 2 ? argv[2] : "garbage";
 	static uint64_t frames[8192];
 	volatile unsigned long x = 1;
-	time_t end = time(NULL) + (time_t)secs;
+	double end = cpu_s() + secs; /* CPU seconds: as many samples under load */
 	uint64_t ex = (uint64_t)(uintptr_t)frames;
 
 	srand(7);
@@ -47,7 +55,7 @@ int main(int argc, char **argv)
 	}
 	memcpy(executor_globals + 0x1e8, &ex, sizeof(ex));
 	execute_ex(NULL);
-	while (time(NULL) < end)
+	while (cpu_s() < end)
 		x = spin_leaf(x);
 	return (int)(x & 0);
 }

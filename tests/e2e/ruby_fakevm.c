@@ -5,7 +5,7 @@
  * for a CRuby 3.1 VM (ruby_version "3.1.2", a TLS ruby_current_ec),
  * whose ruby_current_ec points at an execution context of garbage; and
  * as the "ruby" that links it and spins in spin_leaf for argv[1]
- * seconds, with that context as argv[2] says:
+ * seconds of CPU time, with that context as argv[2] says:
  *   garbage   a VM stack of random words (the frames' iseq, pc, ep too)
  *   truncated cfp two frames before the end of a mapping that ends early
  *   loop      every frame's ep and iseq point at the frame itself
@@ -37,6 +37,14 @@ __attribute__((noinline)) static unsigned long spin_leaf(unsigned long x)
 	return x;
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2;
@@ -45,7 +53,7 @@ int main(int argc, char **argv)
 	uint64_t *stack = mmap(NULL, len + 4096, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	volatile unsigned long x = 1;
-	time_t end = time(NULL) + (time_t)secs;
+	double end = cpu_s() + secs; /* CPU seconds: as many samples under load */
 
 	if (stack == MAP_FAILED)
 		return 1;
@@ -68,7 +76,7 @@ int main(int argc, char **argv)
 		}
 	}
 	fake_set_ec(ec);
-	while (time(NULL) < end)
+	while (cpu_s() < end)
 		x = spin_leaf(x);
 	return (int)(x & 0);
 }
