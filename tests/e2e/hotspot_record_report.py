@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Records replay HotSpot's frames: a plain JVM (no flags for it) recorded
+by `sfprof record -p` and reported after the JVM has exited names the main
+thread's Java chain as live mode does. Live, sfprof steps compiled frames by
+their nmethod's frame size, names inlined methods from the nmethod's scopes
+and interpreted frames from their Method*; the capture carries what report
+needs for that (the runtime records of src/runtimes/hotspot/hsrecord.c),
+since the VM's memory is gone by then.
+
+Each case runs one JVM (HsChain, tests/workloads/java) and, at the same
+time after warm-up, `sfprof -p` (live) and `sfprof record -p` on it; once
+the JVM has exited, `sfprof report`. In both outputs at least 90% of the
+main thread's samples must carry the chain, rooted at JavaMain, and the
+report's most common Java chain must be live's, within 10 points of its
+share:
+ - compiled (the default JVM, after C2 has compiled the loop: countPrimes,
+   the lambda and isPrime inlined into outerLoop): main -> outerLoop;
+ - compiled callers with inlined frames (isPrime kept out of line, so
+   outerLoop calls it with countPrimes and the lambda inlined at the call):
+   main -> outerLoop -> countPrimes -> lambda -> isPrime;
+ - interpreted (-Xint): main -> outerLoop -> countPrimes.
+"""
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from libunwind import ROOT, SFPROF  # noqa: E402
+
+NAME = "hotspot_record_report"
+SRC = os.path.join(ROOT, "tests", "workloads", "java", "HsChain.java")
+LAMBDA = re.compile(r"^HsChain\$\$Lambda\$\d+/0x[0-9a-f]+\.test$")
+VM_THREADS = ("GC Thread", "G1 ", "C1 CompilerThre", "C2 CompilerThre", "VM Thread")
+
+
+def key(f):
+    return "lambda" if LAMBDA.match(f) else f
+
+
+def java_chain(frames):
+    return tuple(key(f) for f in frames if f.startswith("HsChain") or LAMBDA.match(f))
+
+
+def stacks(path):
+    for line in open(path):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        yield stack.split(";"), int(n)
+
+
+def measure(path, what, chain, errs):
+    """The main thread's share with the chain (rooted), and its Java chains."""
+    main = hit = 0
+    chains = collections.Counter()
+    for frames, n in stacks(path):
+        if frames[0].startswith(VM_THREADS) and java_chain(frames):
+            errs.append("%s: a JVM thread has Java frames: %s" % (what, ";".join(frames)[:200]))
+        # (the main Java thread is named "java"; the launcher's too, in
+        # JLI_Launch, waiting for it)
+        if frames[0] != "java" or "JLI_Launch" in frames:
+            continue
+        main += n
+        jc = java_chain(frames)
+        chains[jc] += n
+        if jc[:len(chain)] == chain and "JavaMain" in frames:
+            hit += n
+    share = 100.0 * hit / max(main, 1)
+    print("%s: main thread %d samples, %d (%.1f%%) carry %s rooted at JavaMain"
+          % (what, main, hit, share, " -> ".join(chain)))
+    if main < 100:
+        errs.append("%s: only %d main-thread samples" % (what, main))
+    elif share < 90.0:
+        errs.append("%s: %s in %.1f%% of the main thread's samples, want >= 90%%"
+                    % (what, " -> ".join(chain), share))
+    return main, chains
+
+
+def run_case(d, what, jvm_args, chain, errs):
+    live = os.path.join(d, "live.folded")
+    cap = os.path.join(d, "run.sfcap")
+    rep = os.path.join(d, "report.folded")
+    jvm = subprocess.Popen(["java"] + jvm_args + ["-cp", d, "HsChain", "9"],
+                           stdout=subprocess.PIPE, text=True, cwd=d)
+    try:
+        jvm.stdout.readline()  # "ready"
+        time.sleep(2.5)  # (the loop compiled, where it is)
+        common = ["-p", str(jvm.pid), "-d", "4", "-F", "199", "--quiet", "-o"]
+        lp = subprocess.Popen([SFPROF] + common + [live], stderr=subprocess.PIPE, text=True)
+        rp = subprocess.Popen([SFPROF, "record"] + common + [cap], stderr=subprocess.PIPE,
+                              text=True)
+        _, lerr = lp.communicate(timeout=90)
+        _, rerr = rp.communicate(timeout=90)
+        jvm.wait(timeout=60)  # (report after the JVM has exited)
+    finally:
+        jvm.kill()
+        jvm.wait()
+    if lp.returncode or rp.returncode:
+        errs.append("%s: sfprof exited %d, record %d: %s" % (what, lp.returncode, rp.returncode,
+                                                             (lerr + rerr)[-300:]))
+        return
+    r = subprocess.run([SFPROF, "report", "--quiet", "-o", rep, cap], capture_output=True,
+                       text=True, timeout=120)
+    if r.returncode:
+        errs.append("%s: report exited %d: %s" % (what, r.returncode, r.stderr[-300:]))
+        return
+    lm, lc = measure(live, what + " live", chain, errs)
+    rm, rc = measure(rep, what + " record/report", chain, errs)
+    if not lc or not rc:
+        return
+    (ltop, ln), (rtop, rn) = lc.most_common(1)[0], rc.most_common(1)[0]
+    lshare, rshare = 100.0 * ln / max(lm, 1), 100.0 * rn / max(rm, 1)
+    print("%s: most common Java chain live %s (%.1f%%), report %s (%.1f%%)"
+          % (what, " -> ".join(ltop), lshare, " -> ".join(rtop), rshare))
+    if ltop != rtop or abs(lshare - rshare) > 10.0:
+        errs.append("%s: report's most common Java chain %s (%.1f%%) is not live's %s (%.1f%%)"
+                    % (what, rtop, rshare, ltop, lshare))
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP %s: needs root to load BPF programs" % NAME)
+        return 0
+    if not (shutil.which("java") and shutil.which("javac")):
+        print("SKIP %s: no JDK (openjdk-17-jdk-headless) on this machine" % NAME)
+        return 0
+    errs = []
+    main_chain = ("HsChain.main", "HsChain.outerLoop")
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(["javac", "-d", d, SRC], check=True, timeout=120)
+        only = os.environ.get("HS_CASE", "")
+        for what, args, chain in (
+                ("compiled", [], main_chain),
+                ("inlined", ["-XX:CompileCommand=quiet",
+                             "-XX:CompileCommand=dontinline,HsChain::isPrime"],
+                 main_chain + ("HsChain.countPrimes", "lambda", "HsChain.lambda$outerLoop$0",
+                               "HsChain.isPrime")),
+                ("interpreted", ["-Xint"], main_chain + ("HsChain.countPrimes",))):
+            if not only or only == what:
+                run_case(d, what, args, chain, errs)
+    if errs:
+        print("FAIL %s: %s" % (NAME, "; ".join(errs)))
+        return 1
+    print("PASS %s" % NAME)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
