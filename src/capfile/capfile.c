@@ -748,6 +748,19 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 			rec->pytramp.len = len - PYTRAMP_FIXED;
 			rec->pytramp.code = r->buf + PYTRAMP_FIXED;
 			break;
+		case CAPFILE_REC_RUNTIME:
+			if (len <= RUNTIME_FIXED || len - RUNTIME_FIXED > CAPFILE_RUNTIME_MAX ||
+			    util__get32(r->buf + 8) != len - RUNTIME_FIXED ||
+			    !util__get32(r->buf) || !util__get32(r->buf + 4) ||
+			    util__get32(r->buf + 12)) {
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off, "bad RUNTIME record");
+				break;
+			}
+			rec->runtime.kind = util__get32(r->buf);
+			rec->runtime.pid = util__get32(r->buf + 4);
+			rec->runtime.len = len - RUNTIME_FIXED;
+			rec->runtime.data = r->buf + RUNTIME_FIXED;
+			break;
 		case CAPFILE_REC_STATS:
 			if (kv_parse((const char *)r->buf, len, rec->kv.kv,
 				     &rec->kv.nr_kv))
