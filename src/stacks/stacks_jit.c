@@ -396,7 +396,9 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 		    stacks_runtime_jit_name(s, look) < 0)
 			continue;
 		rc = jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit);
-		live = (s->opts.perf_maps || s->opts.jit_record) && !s->jit_borrowed &&
+		/* (report: the runtimes that name frames from the capture's
+		 * records, runtime.h frames_offline) */
+		live = (s->opts.perf_maps || s->opts.jit_record || s->jit_borrowed) &&
 		       n <= STACKS_MAX_DEPTH && stacks_runtime_names_frames(s);
 		/* a JIT map's entry (perf map, jitdump) names the frame (a
 		 * caller's with its line first where a runtime gives frames'

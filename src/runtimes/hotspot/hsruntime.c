@@ -9,6 +9,11 @@
  * reuses gets the new name once it runs there, and a PC that cannot be
  * read stays [jit].
  *
+ * In record, what report needs besides (the blobs' frame sizes, compiled
+ * callers' frames, interpreted frames' Methods) goes to the capture as
+ * HotSpot records, and report steps and names a JVM's frames from those
+ * (hsreplay.h), never from a process of that pid.
+ *
  * A process is a JVM when it maps a libjvm.so whose .dynsym exports the
  * vmstructs tables (asked again when its mappings change: the launcher
  * loads libjvm.so after its start); the layout is read once per process
@@ -26,6 +31,7 @@
 
 #include "model/elfread.h"
 #include "runtimes/hotspot/hotspot.h"
+#include "runtimes/hotspot/hsreplay.h"
 #include "runtimes/jit/jitmap.h"
 #include "cli/options.h"
 #include "model/proc.h"
@@ -70,6 +76,7 @@ struct hs_jvm {
 		struct hotspot_code c;
 	} recent[HS_RECENT];
 	unsigned recent_next;
+	struct hs_rec_state rec; /* record: what went to the capture */
 };
 
 /* Record: the interpreted frames named in the stack being named (see
@@ -78,6 +85,7 @@ struct hs_jvm {
 
 struct hs_state_all {
 	struct hs_proc procs[HS_PROCS];
+	struct hs_offline off; /* report: the capture's records */
 	struct {
 		const void *walk, *stack;
 		uint64_t stack_lo;
@@ -210,6 +218,13 @@ static int load_syms(struct hs_jvm *hp)
 	return 0;
 }
 
+static void jvm_free(struct hs_jvm *jvm)
+{
+	if (jvm)
+		hs_rec__free(&jvm->rec);
+	free(jvm);
+}
+
 /* The current process's JVM, or NULL. */
 static struct hs_jvm *hs_proc_of(struct hs_state_all *st, const struct proc *p)
 {
@@ -221,7 +236,7 @@ static struct hs_jvm *hs_proc_of(struct hs_state_all *st, const struct proc *p)
 
 	_Static_assert(HS_PROCS == 1u << 10, "the slot is the hash's top 10 bits");
 	if (hp->pid != pid || hp->birth != birth) {
-		free(hp->jvm);
+		jvm_free(hp->jvm);
 		*hp = (struct hs_proc){ .pid = pid, .birth = birth };
 	}
 	if (hp->state == HS_NOT_JVM && hp->gen != gen)
@@ -243,14 +258,16 @@ static struct hs_jvm *hs_proc_of(struct hs_state_all *st, const struct proc *p)
 	hp->state = !rc ? HS_READY : jvm->have_syms ? HS_LATER : HS_NOT_JVM;
 	jvm->retry_ns = util__now_ns() + HS_RETRY_NS;
 	if (hp->state == HS_NOT_JVM) {
-		free(jvm);
+		jvm_free(jvm);
 		hp->jvm = NULL;
 	}
 	return hp->state == HS_READY ? hp->jvm : NULL;
 }
 
-/* pc's code, read or recent (named when `name`): NULL when unknown. */
-static const struct hotspot_code *hs_code(struct hs_jvm *hp, uint64_t pc, bool name)
+/* pc's code, read or recent (named when `name`): NULL when unknown. In
+ * record, a blob read goes to the capture (once: hs_rec__code()). */
+static const struct hotspot_code *hs_code(struct hs_jvm *hp, const struct runtime_proc *p,
+					  uint64_t pc, bool name)
 {
 	uint64_t now = util__now_ns();
 	struct hs_recent *r;
@@ -268,6 +285,7 @@ static const struct hotspot_code *hs_code(struct hs_jvm *hp, uint64_t pc, bool n
 	}
 	r->t = now;
 	r->named = name;
+	hs_rec__code(&hp->rec, p, hp->pid, &hp->l, &r->c);
 	return &r->c;
 }
 
@@ -283,7 +301,8 @@ static void hs_detach(void *state)
 	if (!st)
 		return;
 	for (size_t i = 0; i < HS_PROCS; i++)
-		free(st->procs[i].jvm);
+		jvm_free(st->procs[i].jvm);
+	hs_offline__free(&st->off);
 	free(st);
 }
 
@@ -305,9 +324,9 @@ static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 	uint64_t h;
 	int rc;
 
-	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
+	if (p->offline || !p->proc || !(hp = hs_proc_of(state, p->proc)))
 		return 0;
-	c = hs_code(hp, pc, true);
+	c = hs_code(hp, p, pc, true);
 	/* (an interpreted frame is named by its Method, frame_name(), when
 	 * the VM gives its layout: the interpreter's code is every method's) */
 	if (!c || c->kind == HOTSPOT_STUB || (c->kind == HOTSPOT_INTERPRETER && hp->l.has_interp))
@@ -337,13 +356,25 @@ static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 static int hs_proc_row(void *state, const struct runtime_proc *p, uint64_t pc,
 		       struct sframe_row *row)
 {
+	struct hs_state_all *st = state;
 	const struct hotspot_code *c;
+	struct hotspot_code oc;
 	struct hs_jvm *hp;
 
-	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
+	if (!p->proc)
 		return -ESRCH;
-	if (!(c = hs_code(hp, pc, false)))
+	if (p->offline) {
+		/* (report: the blob from the capture's records) */
+		if (!hs_offline__proc(&st->off, proc__pid(p->proc)))
+			return -ESRCH;
+		if (hs_off__code(&st->off, proc__pid(p->proc), pc, &oc))
+			return -EAGAIN;
+		c = &oc;
+	} else if (!(hp = hs_proc_of(state, p->proc))) {
+		return -ESRCH;
+	} else if (!(c = hs_code(hp, p, pc, false))) {
 		return -EAGAIN;
+	}
 	memset(row, 0, sizeof(*row));
 	row->ra = sframe_rule__make(SFRAME_RULE_CFA_DEREF, 0, -8);
 	row->fp = sframe_rule__make(SFRAME_RULE_CFA_DEREF, 0, -16);
@@ -480,21 +511,37 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 	struct frame_read r;
 	struct hs_jvm *hp;
 	uint64_t fp;
-	int n;
+	int n, irc;
 
-	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
+	if (!p->proc)
 		return -ESRCH;
-	if (!(c = hs_code(hp, f->pc, false)))
+	if (p->offline)
+		return hs_off__frame_name(&((struct hs_state_all *)state)->off, proc__pid(p->proc),
+					  f, buf, size);
+	if (!(hp = hs_proc_of(state, p->proc)))
+		return -ESRCH;
+	if (!(c = hs_code(hp, p, f->pc, false)))
 		return -ENOENT;
 	if (c->kind == HOTSPOT_NMETHOD) {
-		if (!(c = hs_code(hp, f->pc, true)) || nmethod_frame(hp, f, c, &m))
+		if (!(c = hs_code(hp, p, f->pc, true)) || nmethod_frame(hp, f, c, &m)) {
+			/* (record: a name written at this pc before is void) */
+			if (!f->leaf)
+				hs_rec__frame(&hp->rec, p, hp->pid, &hp->l, f->pc, NULL, NULL, 0,
+					      NULL);
 			return -ENOENT;
+		}
+		hs_rec__frame(&hp->rec, p, hp->pid, &hp->l, f->pc, m.name, m.file, m.line,
+			      f->inl);
 		n = snprintf(buf, size, "%s", m.name);
 	} else if (c->kind == HOTSPOT_INTERPRETER && hp->l.has_interp) {
 		fp = f->frame_fp(f->walk, f->index);
 		r = (struct frame_read){ hp->pid, f };
-		if (!fp || hotspot__interp_frame(&hp->l, frame_read, &r, fp, !f->leaf, &m) ||
-		    (p->write && stack_conflict(state, f, m.name))) {
+		irc = fp ? hotspot__interp_frame(&hp->l, frame_read, &r, fp, !f->leaf, &m) : -EINVAL;
+		/* (record: its Method, so report names it from the snapshot) */
+		if (!irc)
+			hs_rec__method(&hp->rec, p, hp->pid, &hp->l, hs_read, &hp->pid, m.method,
+				       m.name);
+		if (irc || (p->write && stack_conflict(state, f, m.name))) {
 			memset(&m, 0, sizeof(m));
 			n = snprintf(buf, size, "[interpreter]");
 		} else {
@@ -515,7 +562,23 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 
 static bool hs_is_proc(void *state, const struct runtime_proc *p)
 {
+	if (p->offline)
+		return p->proc &&
+		       hs_offline__proc(&((struct hs_state_all *)state)->off, proc__pid(p->proc));
 	return p->proc && hs_proc_of(state, p->proc);
+}
+
+/* Report: a HotSpot record of the capture (hsrecord.h). */
+static int hs_on_capture_record(void *state, unsigned type, uint32_t pid, const uint8_t *data,
+				size_t len)
+{
+	struct hs_state_all *st = state;
+	int err;
+
+	if (type != RUNTIME_REC_HOTSPOT)
+		return -ENOENT;
+	err = hs_off__record(&st->off, pid, data, len);
+	return err == -ENOTSUP ? -EINVAL : err;
 }
 
 /* --no-jvm: no VM read at all (a JVM's frames from its perf map, else
@@ -535,4 +598,6 @@ const struct runtime_ops hotspot_runtime_ops = {
 	.is_proc = hs_is_proc,
 	.frame_name = hs_frame_name,
 	.frame_sources = true,
+	.frames_offline = true,
+	.on_capture_record = hs_on_capture_record,
 };
