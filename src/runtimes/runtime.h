@@ -54,7 +54,8 @@
  *    stays anonymous: never a guessed name). stacks/ keeps the name as a
  *    JIT entry of pc, so record writes it and report names it (its
  *    source and inlined frames live only: a capture's JIT records carry
- *    names). With
+ *    names), unless the runtime's own records carry it (f->carried).
+ *    With
  *    frame_sources, it is asked for callers' frames a sized JIT entry
  *    names as well (their lines), first.
  *  - names_native(sym): frame_name() is asked for frames in native
@@ -154,6 +155,11 @@ struct runtime_frame {
 	size_t inl_size;
 	/* the native function pc is in (names_native()), NULL for JIT code */
 	const char *sym;
+	/* out, optional (false on entry): the runtime's own capture records
+	 * carry this frame's name (HotSpot's interpreted frames, named by
+	 * their slots in the stack: their PC is every method's), so record
+	 * writes no JIT entry of its PC for it */
+	bool *carried;
 };
 
 /* What stacks/ lends a runtime for the process being walked. */

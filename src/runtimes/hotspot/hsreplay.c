@@ -204,11 +204,18 @@ static int off_interp(const struct hs_off_proc *op, const struct runtime_frame *
 		return -ENOENT;
 	if (!fp || fp & 7 || fp < 4096 || fp >= (1ull << 56) ||
 	    snap64(f, fp + (uint64_t)(int64_t)op->fp_method, &method) ||
-	    snap64(f, fp + (uint64_t)(int64_t)op->fp_bcp, &bcp) ||
 	    !(mm = hs_offline__method(op, method)))
 		return -ENOENT;
-	if (bcp ? bcp < mm->code || bcp - mm->code >= mm->code_size : mm->code_size != 0)
+	/* the sampled frame while its entry builds it: its Method* pushed
+	 * (in the snapshot, above SP: this frame's), its bcp slot not yet
+	 * (below SP: live reads a stale word there, the snapshot has none) */
+	if (snap64(f, fp + (uint64_t)(int64_t)op->fp_bcp, &bcp)) {
+		if (!f->leaf)
+			return -ENOENT;
+		bcp = 0;
+	} else if (bcp ? bcp < mm->code || bcp - mm->code >= mm->code_size : mm->code_size != 0) {
 		return -EINVAL;
+	}
 	snprintf(m->name, sizeof(m->name), "%s", mm->name);
 	snprintf(m->file, sizeof(m->file), "%s", mm->file);
 	m->method = method;

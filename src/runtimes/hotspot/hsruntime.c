@@ -79,21 +79,9 @@ struct hs_jvm {
 	struct hs_rec_state rec; /* record: what went to the capture */
 };
 
-/* Record: the interpreted frames named in the stack being named (see
- * hs_frame_name()). */
-#define HS_STACK_NAMED 64
-
 struct hs_state_all {
 	struct hs_proc procs[HS_PROCS];
 	struct hs_offline off; /* report: the capture's records */
-	struct {
-		const void *walk, *stack;
-		uint64_t stack_lo;
-		size_t index, n;
-		struct {
-			uint64_t pc, hash;
-		} named[HS_STACK_NAMED];
-	} cur;
 };
 
 static int hs_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -409,39 +397,6 @@ static int frame_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return hs_read((void *)&r->pid, addr, buf, len);
 }
 
-/*
- * A capture names a frame by its PC (the newest entry there), and the
- * interpreter's return PCs are shared: every caller of an invoke of one
- * length and result type returns to the same one. So in record, a frame
- * at a PC an earlier frame of the same stack was named at with another
- * name is "[interpreter]": the newest entry there, it names both frames
- * in report, where either method's name would be wrong for the other.
- */
-static bool stack_conflict(struct hs_state_all *st, const struct runtime_frame *f,
-			   const char *name)
-{
-	uint64_t h = name_hash(name);
-
-	if (st->cur.walk != f->walk || st->cur.stack != f->stack ||
-	    st->cur.stack_lo != f->stack_lo || f->index <= st->cur.index || !st->cur.n) {
-		st->cur.walk = f->walk;
-		st->cur.stack = f->stack;
-		st->cur.stack_lo = f->stack_lo;
-		st->cur.n = 0;
-	}
-	st->cur.index = f->index;
-	for (size_t i = 0; i < st->cur.n; i++)
-		if (st->cur.named[i].pc == f->pc && st->cur.named[i].hash != h) {
-			h = 0; /* (the pc's later frames too: hash 0 is no name's) */
-			break;
-		}
-	/* (past HS_STACK_NAMED frames, any is taken as a conflict) */
-	if (st->cur.n >= HS_STACK_NAMED)
-		return true;
-	st->cur.named[st->cur.n++] = (typeof(st->cur.named[0])){ f->pc, h };
-	return !h;
-}
-
 /* The methods inlined at a compiled caller's call, sc[0..n-1) (innermost
  * first), into f->inl outermost first; none when one does not read (a
  * chain with a hole would put a method under one it is not called from). */
@@ -497,7 +452,8 @@ static int nmethod_frame(struct hs_jvm *hp, const struct runtime_frame *f,
  * frame's: its Method* and bcp from the frame's fixed slots below its
  * frame pointer (hotspot__interp_frame() ties them together). One that
  * does not check out is the generic "[interpreter]",
- * never a guess. The sampled frame may be in a method's entry, its frame
+ * never a guess. In record, the blob, the compiled caller's frame and the
+ * interpreted frame's Method go to the capture (hsreplay.h) for report. The sampled frame may be in a method's entry, its frame
  * not built yet and rbp still its caller's: then it reads as its caller
  * (whose frame the walk steps over from there), as a native prologue
  * does; a leaf's bcp slot is the one saved at its last call, not where
@@ -541,7 +497,12 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 		if (!irc)
 			hs_rec__method(&hp->rec, p, hp->pid, &hp->l, hs_read, &hp->pid, m.method,
 				       m.name);
-		if (irc || (p->write && stack_conflict(state, f, m.name))) {
+		/* (record: every method's return PCs in the interpreter's
+		 * code are shared, a capture's entry by PC would name one
+		 * only: report names the frame by its slots and Method) */
+		if (f->carried)
+			*f->carried = true;
+		if (irc) {
 			memset(&m, 0, sizeof(m));
 			n = snprintf(buf, size, "[interpreter]");
 		} else {
