@@ -26,6 +26,10 @@ so report shows [interpreter]), none in the compiled cases (measured 0 of
    outerLoop calls it with countPrimes and the lambda inlined at the call):
    main -> outerLoop -> countPrimes -> lambda -> isPrime;
  - interpreted (-Xint): main -> outerLoop -> countPrimes.
+In the last two, report's pprof gives the callers' frames their call's
+line, as live does (hotspot_interp's check: each a line of HsChain.java
+where the method makes a call, and main, outerLoop, countPrimes have
+one), from the capture's records.
 """
 import collections
 import os
@@ -84,6 +88,36 @@ def measure(path, what, chain, errs):
         errs.append("%s: %s in %.1f%% of the main thread's samples, want >= 90%%"
                     % (what, " -> ".join(chain), share))
     return main, chains
+
+
+def pprof_lines(d, what, cap, errs):
+    """report's pprof: the callers' Lines (hotspot_interp.call_lines())."""
+    import hotspot_interp
+    if not shutil.which("go"):
+        print("(pprof lines not checked: no go tool; tests/install-deps.sh installs golang-go)")
+        return
+    pb = os.path.join(d, "report.pb.gz")
+    r = subprocess.run([SFPROF, "report", "--quiet", "-o", pb, cap], capture_output=True,
+                       text=True, timeout=120)
+    p = subprocess.run(["go", "tool", "pprof", "-raw", pb], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, PPROF_TMPDIR=d, HOME=d))
+    if r.returncode or p.returncode:
+        errs.append("%s: report -o pprof or go tool pprof failed: %s" % (
+            what, (r.stderr + p.stderr)[-300:]))
+        return
+    want, seen = hotspot_interp.call_lines(), {}
+    for m in re.finditer(r"\s(HsChain[\w$/.]*) (\S*):(\d+) s=\d+", p.stdout):
+        if m.group(3) != "0":
+            seen.setdefault(m.group(1), set()).add((m.group(2), int(m.group(3))))
+    print("%s: report's pprof lines %s" % (what, sorted((k, sorted(v)) for k, v in seen.items())))
+    for fn, lines in seen.items():
+        bad = [x for x in lines if x[0] != "HsChain.java" or x[1] not in want.get(fn, ())]
+        if bad:
+            errs.append("%s: report's pprof has %s at %s, not a line of its calls %s"
+                        % (what, fn, bad, sorted(want.get(fn, ()))))
+    for fn in ("HsChain.main", "HsChain.outerLoop", "HsChain.countPrimes"):
+        if fn not in seen:
+            errs.append("%s: report's pprof has no Line for %s" % (what, fn))
 
 
 def main_stacks(path):
@@ -145,6 +179,8 @@ def run_case(d, what, jvm_args, chain, errs):
         errs.append("%s: report differs from record's own profile in %d of %d main-thread "
                     "samples: %s" % (what, diff, total, sorted(
                         (set(mine.items()) ^ set(theirs.items())))[:4]))
+    if what != "compiled":
+        pprof_lines(d, what, cap, errs)
 
 
 def main():
