@@ -590,12 +590,16 @@ static int parse_pyframe(struct capfile_reader *r, uint32_t len, uint64_t off,
 static inline bool next_event_in_place(struct capfile_reader *r,
 				       struct capfile_record *rec)
 {
-	const uint8_t *p = r->mem + r->mem_pos;
 	size_t left = r->mem_len - r->mem_pos, adv, hs = r->hs;
 	const struct sfprof_event *e;
+	const uint8_t *p;
 	uint32_t len;
 
-	if (r->f || r->have_pending || left < hs || ((uintptr_t)p & 7) ||
+	/* (a stream has no mapping: r->mem is NULL) */
+	if (r->f || !r->mem)
+		return false;
+	p = r->mem + r->mem_pos;
+	if (r->have_pending || left < hs || ((uintptr_t)p & 7) ||
 	    util__get32(p) != CAPFILE_REC_EVENT)
 		return false;
 	len = util__get32(p + 4);

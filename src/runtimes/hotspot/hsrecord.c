@@ -45,6 +45,13 @@ static uint64_t get64(const uint8_t *p)
 	return get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
+/* n bytes of src (NULL when n is 0) at dst */
+static void put_bytes(uint8_t *dst, const void *src, size_t n)
+{
+	if (n)
+		memcpy(dst, src, n);
+}
+
 /* A name, file or inlined frames' text: no NUL, at most max bytes (and
  * at least one when it must have one). */
 static bool text_ok(const char *s, size_t len, size_t max, bool need)
@@ -121,10 +128,10 @@ int hsrec__encode(const struct hsrec *r, uint8_t *buf, size_t size)
 		put16(buf + HDR + 14, (uint16_t)r->frame.file_len);
 		put16(buf + HDR + 16, (uint16_t)r->frame.inl_len);
 		put16(buf + HDR + 18, 0);
-		memcpy(buf + FRAME_FIXED, r->frame.name, r->frame.name_len);
-		memcpy(buf + FRAME_FIXED + r->frame.name_len, r->frame.file, r->frame.file_len);
-		memcpy(buf + FRAME_FIXED + r->frame.name_len + r->frame.file_len, r->frame.inl,
-		       r->frame.inl_len);
+		put_bytes(buf + FRAME_FIXED, r->frame.name, r->frame.name_len);
+		put_bytes(buf + FRAME_FIXED + r->frame.name_len, r->frame.file, r->frame.file_len);
+		put_bytes(buf + FRAME_FIXED + r->frame.name_len + r->frame.file_len, r->frame.inl,
+			  r->frame.inl_len);
 		break;
 	case HSREC_METHOD:
 		if (!method_ok(r))
@@ -138,11 +145,10 @@ int hsrec__encode(const struct hsrec *r, uint8_t *buf, size_t size)
 		put16(buf + HDR + 20, (uint16_t)r->method.name_len);
 		put16(buf + HDR + 22, (uint16_t)r->method.file_len);
 		put32(buf + HDR + 24, (uint32_t)r->method.lnt_len);
-		memcpy(buf + METHOD_FIXED, r->method.name, r->method.name_len);
-		memcpy(buf + METHOD_FIXED + r->method.name_len, r->method.file, r->method.file_len);
-		if (r->method.lnt_len)
-			memcpy(buf + METHOD_FIXED + r->method.name_len + r->method.file_len,
-			       r->method.lnt, r->method.lnt_len);
+		put_bytes(buf + METHOD_FIXED, r->method.name, r->method.name_len);
+		put_bytes(buf + METHOD_FIXED + r->method.name_len, r->method.file, r->method.file_len);
+		put_bytes(buf + METHOD_FIXED + r->method.name_len + r->method.file_len,
+			  r->method.lnt, r->method.lnt_len);
 		break;
 	default:
 		return -EINVAL;

@@ -46,8 +46,6 @@ static int emit(struct hs_rec_state *rs, const struct runtime_proc *p, uint32_t 
 	free(buf);
 	if (err)
 		return err;
-	rs->bytes += (uint64_t)n;
-	rs->records++;
 	return hs_last__put(&rs->last, key, hash) < 0 ? -ENOMEM : 0;
 }
 

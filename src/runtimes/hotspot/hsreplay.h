@@ -25,7 +25,6 @@ struct runtime_proc;
 struct hs_rec_state {
 	struct hs_last last;
 	bool jvm_written;
-	uint64_t bytes, records; /* written */
 };
 
 /* (p->write: record) blob c; a compiled caller's frame at pc (name NULL:
