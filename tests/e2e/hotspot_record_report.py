@@ -82,7 +82,9 @@ def measure(path, what, chain, errs):
     share = 100.0 * hit / max(main, 1)
     print("%s: main thread %d samples, %d (%.1f%%) carry %s rooted at JavaMain"
           % (what, main, hit, share, " -> ".join(chain)))
-    if main < 100:
+    # (samples follow the JVM's CPU time: ~800 at 199 Hz for 4 s, 430 on a
+    # loaded machine here; a 90% share is judged from 50)
+    if main < 50:
         errs.append("%s: only %d main-thread samples" % (what, main))
     elif share < 90.0:
         errs.append("%s: %s in %.1f%% of the main thread's samples, want >= 90%%"
@@ -175,7 +177,7 @@ def run_case(d, what, jvm_args, chain, errs):
     diff = sum(abs(mine[k] - theirs[k]) for k in set(mine) | set(theirs)) // 2
     print("%s: record's own profile and report's, the same %d main-thread samples: %d differ"
           % (what, total, diff))
-    if total < 100 or diff > (total // 100 if what == "interpreted" else 0):
+    if total < 50 or diff > (total // 100 if what == "interpreted" else 0):
         errs.append("%s: report differs from record's own profile in %d of %d main-thread "
                     "samples: %s" % (what, diff, total, sorted(
                         (set(mine.items()) ^ set(theirs.items())))[:4]))
