@@ -138,24 +138,34 @@ struct report_tramps {
 		uint8_t *data;
 	} *e;
 	size_t nr, cap;
+	/* (--stats) runtime records read, and those their runtime refused
+	 * (a bad or unknown one: its frames stay generic) */
+	uint64_t records, refused;
 };
 
 /* The profile and stacks of every selected event (report_stacks), made at
  * the first event so titles name its target. 0 or -ENOMEM. */
 static int report_stacks_all(struct pipeline *pl, struct profile **prof, struct stacks **stk,
 			     const struct sfprof_opts *o, const struct capfile_reader *r,
-			     const struct sfprof_event *e, const struct report_tramps *tr)
+			     const struct sfprof_event *e, struct report_tramps *tr)
 {
+	bool first = true;
+
 	for (int i = 0; i < REPORT_EVENTS; i++) {
 		if (!(o->event & (1u << i)) || stk[i])
 			continue;
 		stk[i] = report_stacks(pl, i, &prof[i], r, e, o->keep_cmdline);
 		if (!stk[i])
 			return -ENOMEM;
-		for (size_t t = 0; t < tr->nr; t++)
-			if (stacks__runtime_record(stk[i], tr->e[t].type, tr->e[t].pid,
-						   tr->e[t].data, tr->e[t].len) == -ENOMEM)
+		for (size_t t = 0; t < tr->nr; t++) {
+			int rc = stacks__runtime_record(stk[i], tr->e[t].type, tr->e[t].pid,
+							tr->e[t].data, tr->e[t].len);
+
+			if (rc == -ENOMEM)
 				return -ENOMEM;
+			tr->refused += first && rc;
+		}
+		first = false;
 	}
 	return 0;
 }
@@ -173,9 +183,13 @@ static int report_pytramp(struct report_tramps *tr, struct stacks **stk,
 	uint32_t len = rec->type == CAPFILE_REC_PYTRAMP ? rec->pytramp.len : rec->runtime.len;
 	bool made = false;
 
+	tr->records++;
 	for (int i = 0; i < REPORT_EVENTS; i++) {
-		if (stk[i] && stacks__runtime_record(stk[i], type, pid, data, len) == -ENOMEM)
+		int rc = stk[i] ? stacks__runtime_record(stk[i], type, pid, data, len) : 0;
+
+		if (rc == -ENOMEM)
 			return -ENOMEM;
+		tr->refused += !made && rc;
 		made |= stk[i] != NULL;
 	}
 	if (made)
@@ -404,6 +418,8 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 		struct stacks_stats st;
 		struct proc_stats ps;
 		fprintf(stderr, "report_events: %" PRIu64 "\n", events);
+		fprintf(stderr, "report_runtime_records: %" PRIu64 "\n", tramps.records);
+		fprintf(stderr, "report_runtime_records_refused: %" PRIu64 "\n", tramps.refused);
 		for (int i = 0; i < REPORT_EVENTS; i++) {
 			if (!stk[i])
 				continue;

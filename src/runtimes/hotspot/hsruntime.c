@@ -451,9 +451,10 @@ static int nmethod_frame(struct hs_jvm *hp, const struct runtime_frame *f,
  * its method and line at the call (nmethod_frame()). An interpreted
  * frame's: its Method* and bcp from the frame's fixed slots below its
  * frame pointer (hotspot__interp_frame() ties them together). One that
- * does not check out is the generic "[interpreter]",
- * never a guess. In record, the blob, the compiled caller's frame and the
- * interpreted frame's Method go to the capture (hsreplay.h) for report. The sampled frame may be in a method's entry, its frame
+ * does not check out is the generic "[interpreter]", never a guess. In
+ * record, the blob, the compiled caller's frame and the interpreted
+ * frame's Method go to the capture (hsreplay.h) for report. The sampled
+ * frame may be in a method's entry, its frame
  * not built yet and rbp still its caller's: then it reads as its caller
  * (whose frame the walk steps over from there), as a native prologue
  * does; a leaf's bcp slot is the one saved at its last call, not where
