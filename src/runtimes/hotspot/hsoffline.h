@@ -5,8 +5,11 @@
  * frames of a JVM that is gone: its interpreter frame layout, its code
  * blobs by address (a newer blob replaces every older one it overlaps),
  * compiled callers' frames by pc and Methods by address (a newer record
- * replaces the older one). And record's dedupe: what it last wrote for
- * each key.
+ * replaces the older one). A pid a capture sees reused by another JVM
+ * keeps one store: the new JVM's records replace the old one's where
+ * they meet (its blobs overlap, its pcs and Method*s are the same), as
+ * the capture's JIT entries do. And record's dedupe: what it last wrote
+ * for each key.
  */
 #ifndef SFPROF_HSOFFLINE_H
 #define SFPROF_HSOFFLINE_H
