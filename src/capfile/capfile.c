@@ -590,12 +590,16 @@ static int parse_pyframe(struct capfile_reader *r, uint32_t len, uint64_t off,
 static inline bool next_event_in_place(struct capfile_reader *r,
 				       struct capfile_record *rec)
 {
-	const uint8_t *p = r->mem + r->mem_pos;
 	size_t left = r->mem_len - r->mem_pos, adv, hs = r->hs;
 	const struct sfprof_event *e;
+	const uint8_t *p;
 	uint32_t len;
 
-	if (r->f || r->have_pending || left < hs || ((uintptr_t)p & 7) ||
+	/* (a stream has no mapping: r->mem is NULL) */
+	if (r->f || !r->mem)
+		return false;
+	p = r->mem + r->mem_pos;
+	if (r->have_pending || left < hs || ((uintptr_t)p & 7) ||
 	    util__get32(p) != CAPFILE_REC_EVENT)
 		return false;
 	len = util__get32(p + 4);
@@ -747,6 +751,19 @@ int capfile_reader__next(struct capfile_reader *r, struct capfile_record *rec)
 			rec->pytramp.pid = util__get32(r->buf);
 			rec->pytramp.len = len - PYTRAMP_FIXED;
 			rec->pytramp.code = r->buf + PYTRAMP_FIXED;
+			break;
+		case CAPFILE_REC_RUNTIME:
+			if (len <= RUNTIME_FIXED || len - RUNTIME_FIXED > CAPFILE_RUNTIME_MAX ||
+			    util__get32(r->buf + 8) != len - RUNTIME_FIXED ||
+			    !util__get32(r->buf) || !util__get32(r->buf + 4) ||
+			    util__get32(r->buf + 12)) {
+				rc = r_fail(r, -CAPFILE_E_CORRUPT, off, "bad RUNTIME record");
+				break;
+			}
+			rec->runtime.kind = util__get32(r->buf);
+			rec->runtime.pid = util__get32(r->buf + 4);
+			rec->runtime.len = len - RUNTIME_FIXED;
+			rec->runtime.data = r->buf + RUNTIME_FIXED;
 			break;
 		case CAPFILE_REC_STATS:
 			if (kv_parse((const char *)r->buf, len, rec->kv.kv,

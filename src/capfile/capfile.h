@@ -52,6 +52,14 @@
  *            (pytrampoline.h): pid, length, 1..CAPFILE_PYTRAMP_MAX bytes.
  *            Written before the first JIT record of one of its copies, so
  *            report unwinds through them as record did.
+ *   RUNTIME  what a runtime (runtimes/runtime.h) must carry for report to
+ *            name and unwind a process's frames as record did (HotSpot's
+ *            code blobs, frame names and Methods): u32 kind (its enum
+ *            runtime_record_type, not 0), u32 pid (not 0), u32 length
+ *            (1..CAPFILE_RUNTIME_MAX), u32 0, then the runtime's bytes,
+ *            which it validates itself (they begin with its version).
+ *            Written before the first event that needs it; a later one for
+ *            the same thing replaces it for later events.
  *
  * The file is created with mode 0600: raw stacks may hold secrets. While
  * record runs it is FILE.XXXXXX (six random characters) beside FILE, and
@@ -82,6 +90,7 @@
 #define CAPFILE_REC_MAX (1u << 20)
 #define CAPFILE_KSTACK_MAX 128u
 #define CAPFILE_PYTRAMP_MAX 64u
+#define CAPFILE_RUNTIME_MAX 65536u
 
 enum capfile_rec_type {
 	CAPFILE_REC_META = 1,
@@ -97,6 +106,7 @@ enum capfile_rec_type {
 	/* (16: apart from the numbers other additions take next) */
 	CAPFILE_REC_JIT = 16,
 	CAPFILE_REC_PYTRAMP = 17,
+	CAPFILE_REC_RUNTIME = 18,
 	/* never written: what the reader returns for a stretch it skipped */
 	CAPFILE_REC_DAMAGED = 0x10000,
 };
@@ -171,6 +181,10 @@ struct capfile_record {
 			uint32_t pid, len;
 			const uint8_t *code;
 		} pytramp;
+		struct { /* RUNTIME: 1..CAPFILE_RUNTIME_MAX bytes, the runtime's */
+			uint32_t kind, pid, len;
+			const uint8_t *data;
+		} runtime;
 		struct { /* END */
 			uint64_t nr_records, nr_events;
 		} end;
@@ -230,6 +244,10 @@ int capfile_writer__jit(struct capfile_writer *w, uint32_t pid, uint64_t start,
 /* A PYTRAMP record; -EINVAL for no pid, or len 0 or over the maximum. */
 int capfile_writer__pytramp(struct capfile_writer *w, uint32_t pid, const uint8_t *code,
 			    size_t len);
+/* A RUNTIME record; -EINVAL for kind or pid 0, or len 0 or over the
+ * maximum. */
+int capfile_writer__runtime(struct capfile_writer *w, uint32_t kind, uint32_t pid,
+			    const uint8_t *data, size_t len);
 /* Write END, flush and close; 0 or -errno (a write error anywhere before
  * is reported here too). On a write error (ENOSPC) a file that holds
  * records is still renamed onto the name, as a capture cut short, and

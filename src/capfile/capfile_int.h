@@ -11,6 +11,7 @@
 #define TASK_SIZE 24u     /* TASK payload */
 #define JIT_FIXED 24u     /* JIT: pid, 0, start, size, then the name */
 #define PYTRAMP_FIXED 8u  /* PYTRAMP: pid, length, then the code */
+#define RUNTIME_FIXED 16u /* RUNTIME: kind, pid, length, 0, then the bytes */
 
 /* Zero bytes that pad a record of n bytes to a multiple of 8. */
 static inline size_t pad8(size_t n)

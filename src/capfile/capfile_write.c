@@ -411,6 +411,20 @@ int capfile_writer__pytramp(struct capfile_writer *w, uint32_t pid, const uint8_
 	return w->err;
 }
 
+int capfile_writer__runtime(struct capfile_writer *w, uint32_t kind, uint32_t pid,
+			    const uint8_t *data, size_t len)
+{
+	uint8_t a[RUNTIME_FIXED] = { 0 };
+
+	if (!kind || !pid || !len || len > CAPFILE_RUNTIME_MAX)
+		return -EINVAL;
+	util__put32(a, kind);
+	util__put32(a + 4, pid);
+	util__put32(a + 8, (uint32_t)len);
+	w_record(w, CAPFILE_REC_RUNTIME, a, sizeof(a), data, len, NULL, 0);
+	return w->err;
+}
+
 int capfile_writer__stats(struct capfile_writer *w, const struct capfile_kv *kv,
 			  size_t nr)
 {

@@ -130,40 +130,70 @@ static struct stacks *report_stacks(struct pipeline *pl, int idx, struct profile
 	return stk;
 }
 
-/* The capture's CPython trampoline templates (PYTRAMP records). */
+/* The capture's runtime records (PYTRAMP, RUNTIME) before its first
+ * event, for the stacks made there. */
 struct report_tramps {
 	struct {
-		uint32_t pid, len;
-		uint8_t code[CAPFILE_PYTRAMP_MAX];
+		uint32_t type, pid, len;
+		uint8_t *data;
 	} *e;
 	size_t nr, cap;
+	/* (--stats) runtime records read, and those their runtime refused
+	 * (a bad or unknown one: its frames stay generic) */
+	uint64_t records, refused;
 };
 
 /* The profile and stacks of every selected event (report_stacks), made at
  * the first event so titles name its target. 0 or -ENOMEM. */
 static int report_stacks_all(struct pipeline *pl, struct profile **prof, struct stacks **stk,
 			     const struct sfprof_opts *o, const struct capfile_reader *r,
-			     const struct sfprof_event *e, const struct report_tramps *tr)
+			     const struct sfprof_event *e, struct report_tramps *tr)
 {
+	bool first = true;
+
 	for (int i = 0; i < REPORT_EVENTS; i++) {
 		if (!(o->event & (1u << i)) || stk[i])
 			continue;
 		stk[i] = report_stacks(pl, i, &prof[i], r, e, o->keep_cmdline);
 		if (!stk[i])
 			return -ENOMEM;
-		for (size_t t = 0; t < tr->nr; t++)
-			if (stacks__set_pytramp(stk[i], tr->e[t].pid, tr->e[t].code,
-						tr->e[t].len) == -ENOMEM)
+		for (size_t t = 0; t < tr->nr; t++) {
+			int rc = stacks__runtime_record(stk[i], tr->e[t].type, tr->e[t].pid,
+							tr->e[t].data, tr->e[t].len);
+
+			if (rc == -ENOMEM)
 				return -ENOMEM;
+			tr->refused += first && rc;
+		}
+		first = false;
 	}
 	return 0;
 }
 
-/* A PYTRAMP record: kept for the stacks made later, given to those made.
- * 0 or -ENOMEM (a template of unknown shape is ignored: frame pointers). */
+/* A runtime record (PYTRAMP, RUNTIME): kept for the stacks made later,
+ * given to those made. 0 or -ENOMEM (one its runtime does not take is
+ * ignored: a template of unknown shape leaves frame pointers, a HotSpot
+ * record that does not check out leaves its frames generic). */
 static int report_pytramp(struct report_tramps *tr, struct stacks **stk,
 			  const struct capfile_record *rec)
 {
+	uint32_t type = rec->type == CAPFILE_REC_PYTRAMP ? RUNTIME_REC_PYTRAMP : rec->runtime.kind;
+	uint32_t pid = rec->type == CAPFILE_REC_PYTRAMP ? rec->pytramp.pid : rec->runtime.pid;
+	const uint8_t *data = rec->type == CAPFILE_REC_PYTRAMP ? rec->pytramp.code : rec->runtime.data;
+	uint32_t len = rec->type == CAPFILE_REC_PYTRAMP ? rec->pytramp.len : rec->runtime.len;
+	bool made = false;
+
+	tr->records++;
+	for (int i = 0; i < REPORT_EVENTS; i++) {
+		int rc = stk[i] ? stacks__runtime_record(stk[i], type, pid, data, len) : 0;
+
+		if (rc == -ENOMEM)
+			return -ENOMEM;
+		tr->refused += !made && rc;
+		made |= stk[i] != NULL;
+	}
+	if (made)
+		return 0; /* (every stacks is made at the first event) */
 	if (tr->nr == tr->cap) {
 		size_t ncap = tr->cap ? 2 * tr->cap : 8;
 		void *n = realloc(tr->e, ncap * sizeof(*tr->e));
@@ -173,14 +203,13 @@ static int report_pytramp(struct report_tramps *tr, struct stacks **stk,
 		tr->e = n;
 		tr->cap = ncap;
 	}
-	tr->e[tr->nr].pid = rec->pytramp.pid;
-	tr->e[tr->nr].len = rec->pytramp.len;
-	memcpy(tr->e[tr->nr].code, rec->pytramp.code, rec->pytramp.len);
+	if (!(tr->e[tr->nr].data = malloc(len)))
+		return -ENOMEM;
+	tr->e[tr->nr].type = type;
+	tr->e[tr->nr].pid = pid;
+	tr->e[tr->nr].len = len;
+	memcpy(tr->e[tr->nr].data, data, len);
 	tr->nr++;
-	for (int i = 0; i < REPORT_EVENTS; i++)
-		if (stk[i] && stacks__set_pytramp(stk[i], rec->pytramp.pid, rec->pytramp.code,
-						  rec->pytramp.len) == -ENOMEM)
-			return -ENOMEM;
 	return 0;
 }
 
@@ -287,6 +316,7 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 				goto out_err;
 			break;
 		case CAPFILE_REC_PYTRAMP:
+		case CAPFILE_REC_RUNTIME:
 			if (report_pytramp(&tramps, stk, &rec))
 				goto out_err;
 			break;
@@ -388,6 +418,8 @@ int report__capture(const struct sfprof_opts *opts, const char *input,
 		struct stacks_stats st;
 		struct proc_stats ps;
 		fprintf(stderr, "report_events: %" PRIu64 "\n", events);
+		fprintf(stderr, "report_runtime_records: %" PRIu64 "\n", tramps.records);
+		fprintf(stderr, "report_runtime_records_refused: %" PRIu64 "\n", tramps.refused);
 		for (int i = 0; i < REPORT_EVENTS; i++) {
 			if (!stk[i])
 				continue;
@@ -424,6 +456,8 @@ out:
 	proc_cache__free(pc);
 	jitmaps__free(jit); /* (after the stacks that borrowed it) */
 	pipeline__release(&pl);
+	for (size_t t = 0; t < tramps.nr; t++)
+		free(tramps.e[t].data);
 	free(tramps.e);
 	capfile_reader__free(r);
 	ksyms__free(&ksyms);

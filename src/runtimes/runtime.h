@@ -41,6 +41,11 @@
  *    already, not readable), or -ENOMEM;
  *  - on_capture_record(): a runtime record of a capture (report), of
  *    type `type`: 0, -ENOENT (not the runtime's type), -EINVAL, -ENOMEM.
+ *    Records come in the capture's order, each before the events that
+ *    need it: a later one replaces an earlier one for later events.
+ *    With frames_offline, report asks frame_name() (and proc_row(),
+ *    is_proc()) with runtime_proc.offline: they answer from those
+ *    records, never from the process (gone, or its pid another's).
  *  - frame_name(): live, close to the sample, the name of a JIT frame no
  *    JIT map names, from the VM's own objects (V8's JSFunction slot of
  *    the frame): 0 with the name in buf (its source in f->file, f->line
@@ -49,7 +54,8 @@
  *    stays anonymous: never a guessed name). stacks/ keeps the name as a
  *    JIT entry of pc, so record writes it and report names it (its
  *    source and inlined frames live only: a capture's JIT records carry
- *    names). With
+ *    names), unless the runtime's own records carry it (f->carried).
+ *    With
  *    frame_sources, it is asked for callers' frames a sized JIT entry
  *    names as well (their lines), first.
  *  - names_native(sym): frame_name() is asked for frames in native
@@ -149,6 +155,11 @@ struct runtime_frame {
 	size_t inl_size;
 	/* the native function pc is in (names_native()), NULL for JIT code */
 	const char *sym;
+	/* out, optional (false on entry): the runtime's own capture records
+	 * carry this frame's name (HotSpot's interpreted frames, named by
+	 * their slots in the stack: their PC is every method's), so record
+	 * writes no JIT entry of its PC for it */
+	bool *carried;
 };
 
 /* What stacks/ lends a runtime for the process being walked. */
@@ -159,9 +170,13 @@ struct runtime_proc {
 	struct jitmaps *(*jitmaps)(void *ctx, bool make);
 	void *ctx;
 	uint64_t *rows;		/* counts rows proc_row() gave */
-	/* record: writes a runtime record of process pid to the capture */
-	int (*write)(void *ctx, uint32_t pid, const uint8_t *data, size_t len);
+	/* record: writes a runtime record of process pid to the capture,
+	 * of type `type` (enum runtime_record_type) */
+	int (*write)(void *ctx, unsigned type, uint32_t pid, const uint8_t *data, size_t len);
 	void *write_ctx;
+	/* report: the process is a capture's (no memory to read: what its
+	 * runtime records gave on_capture_record() only) */
+	bool offline;
 };
 
 struct runtime_ops {
@@ -215,11 +230,15 @@ struct runtime_ops {
 	 * it gives the frame's source line there (-ENOENT: the entry's name) */
 	bool frame_sources;
 	bool (*names_native)(const char *sym);
+	/* frame_name() is asked in report too (runtime_proc.offline): it
+	 * names frames from what the capture's runtime records gave */
+	bool frames_offline;
 };
 
 /* on_capture_record()'s types: the capture's runtime records (capfile.h) */
 enum runtime_record_type {
 	RUNTIME_REC_PYTRAMP = 1, /* a CPython trampoline template */
+	RUNTIME_REC_HOTSPOT = 2, /* HotSpot's code, frames, Methods (hsrecord.h) */
 };
 
 /* At most this many runtimes, built in and registered together. */

@@ -17,6 +17,7 @@
 #include "model/elfread.h"
 #include "output/output.h"
 #include "output/progress.h"
+#include "runtimes/runtime.h"
 #include "session/report_sink_int.h"
 #include "util.h"
 
@@ -43,10 +44,15 @@ static void report_sink__thread_top(void *ctx, uint32_t tid, uint64_t sp)
 	capture__set_thread_top(ctx, tid, sp);
 }
 
-/* stacks_pytramp_fn: a CPython trampoline template the capture carries */
-static int sink_pytramp(void *ctx, uint32_t pid, const uint8_t *code, size_t len)
+/* stacks_pytramp_fn: a runtime's record the capture carries (a CPython
+ * trampoline template its own PYTRAMP record, the others RUNTIME ones) */
+static int sink_pytramp(void *ctx, unsigned type, uint32_t pid, const uint8_t *code, size_t len)
 {
-	return capfile_writer__pytramp(((struct report_sink *)ctx)->w, pid, code, len);
+	struct capfile_writer *w = ((struct report_sink *)ctx)->w;
+
+	if (type == RUNTIME_REC_PYTRAMP)
+		return capfile_writer__pytramp(w, pid, code, len);
+	return capfile_writer__runtime(w, type, pid, code, len);
 }
 
 /* A profile of event `idx` for meta and its stacks pipeline; 0 or -ENOMEM. */

@@ -593,6 +593,10 @@ int stacks__add_event(struct stacks *s, const struct sfprof_event *e,
 	if (e->flags & SFPROF_EVF_NO_USER_REGS)
 		s->st.no_user_regs++;
 	n = unwind_event(s, e, &stop);
+	/* (record with its own profile, SFPROF_RECORD_PROFILE: the frames
+	 * stacks__record_jit() hands over, as stacks__resolve_event()'s) */
+	s->resolved_n = n;
+	s->resolved_stop = stop;
 	if (!s->opts.kernel)
 		nk = 0;
 	if (nk > 128)

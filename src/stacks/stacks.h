@@ -236,15 +236,17 @@ void stacks__set_jitmaps(struct stacks *s, struct jitmaps *j);
 
 /*
  * The runtimes' records (runtimes/runtime.h, stacks_runtime.c): record
- * hands fn what a runtime must keep in the capture (CPython's perf
- * trampolines: each process's trampoline template, its bytes, once,
- * before the first JIT entry of one of its trampolines); report gives
+ * hands fn what a runtime must keep in the capture, by type (CPython's
+ * perf trampolines: each process's trampoline template, its bytes, once,
+ * before the first JIT entry of one of its trampolines; HotSpot's code
+ * blobs, frames and Methods, before the event that needs them); report gives
  * back what a capture holds with stacks__runtime_record() (type:
  * enum runtime_record_type; -EINVAL: not a known template, -ENOENT: no
  * runtime's type). stacks__set_pytramp() is the PYTRAMP record's. 0 or
  * -ENOMEM.
  */
-typedef int (*stacks_pytramp_fn)(void *ctx, uint32_t pid, const uint8_t *code, size_t len);
+typedef int (*stacks_pytramp_fn)(void *ctx, unsigned type, uint32_t pid, const uint8_t *code,
+				 size_t len);
 int stacks__set_pytramp_writer(struct stacks *s, stacks_pytramp_fn fn, void *ctx);
 int stacks__runtime_record(struct stacks *s, unsigned type, uint32_t pid, const uint8_t *data,
 			   size_t len);

@@ -167,6 +167,9 @@ struct stacks {
 	int jit_missed;	     /* the stack being named has such a frame */
 	int jit_final;	     /* naming at flush: the maps' last chance */
 	uint64_t jit_fp_frames; /* unwind.fp_frames at the last stacks_jit_tag() */
+	/* the frames of the last stacks_jit_tag() a runtime's own records
+	 * carry (runtime_frame.carried): no JIT entry for record to write */
+	uint64_t jit_carried[STACKS_MAX_DEPTH / 64];
 	/* live: the JIT entries of the names runtimes gave frames in native
 	 * code (runtime.h names_native()), by process, PC and name: one PC
 	 * is many functions', the newest entry there is often another's,

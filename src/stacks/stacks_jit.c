@@ -299,6 +299,7 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	};
 	char name[2048], file[256] = "", inl[1024] = "";
 	uint32_t line = 0;
+	bool carried = false;
 	struct jitmap_hit hit;
 	uint64_t t0 = util__now_ns();
 	int rc;
@@ -308,6 +309,7 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	rf.line = &line;
 	rf.inl = inl;
 	rf.inl_size = sizeof(inl);
+	rf.carried = &carried;
 	rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name), sources_only != NULL);
 	if (!rc && sources_only && (!line || strcmp(name, sources_only)))
 		rc = -ENOENT;
@@ -328,6 +330,8 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 		return 0;
 	}
 	s->st.rt_named++;
+	if (carried && i < STACKS_MAX_DEPTH)
+		s->jit_carried[i / 64] |= 1ull << (i % 64);
 	return hit.seq;
 }
 
@@ -359,6 +363,7 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 	struct fp_walk *w = NULL;
 
 	s->jit_fp_frames = fp;
+	memset(s->jit_carried, 0, sizeof(s->jit_carried));
 	if ((!s->jit && !s->opts.perf_maps && !s->opts.jit_record) || !s->cur)
 		return;
 	/* (a runtime's JIT code may have rows: then any frame may be it) */
@@ -396,7 +401,9 @@ void stacks_jit_tag(struct stacks *s, const struct sfprof_event *ev, const struc
 		    stacks_runtime_jit_name(s, look) < 0)
 			continue;
 		rc = jitmaps__lookup_at(s->jit, s->cur, proc__pid(s->cur), look, t, 0, &hit);
-		live = (s->opts.perf_maps || s->opts.jit_record) && !s->jit_borrowed &&
+		/* (report: the runtimes that name frames from the capture's
+		 * records, runtime.h frames_offline) */
+		live = (s->opts.perf_maps || s->opts.jit_record || s->jit_borrowed) &&
 		       n <= STACKS_MAX_DEPTH && stacks_runtime_names_frames(s);
 		/* a JIT map's entry (perf map, jitdump) names the frame (a
 		 * caller's with its line first where a runtime gives frames'
@@ -447,6 +454,9 @@ int stacks__record_jit(struct stacks *s, stacks_jit_fn fn, void *ctx)
 		 * its frame pointer, or the last one of a walk that found no
 		 * row, can be JIT code (the others are not even symbolized) */
 		if (!py && !jit_candidate(s, i, s->resolved_n, s->resolved_stop))
+			continue;
+		/* (a runtime's own records carry its name) */
+		if (i < STACKS_MAX_DEPTH && (s->jit_carried[i / 64] & (1ull << (i % 64))))
 			continue;
 		e = stacks_symbolized(s, look);
 		if (e->sym.name || !stacks_jit_code(s, e))

@@ -30,6 +30,7 @@ static struct runtime_proc rt_proc(struct stacks *s)
 		.rows = &s->st.pytramp_rows,
 		.write = s->rt_write,
 		.write_ctx = s->rt_write_ctx,
+		.offline = s->jit_borrowed,
 	};
 }
 
@@ -80,7 +81,7 @@ int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, c
 		void *st;
 
 		if (ops->frame_name && (!sources_only || ops->frame_sources) &&
-		    (st = rt_state(s, i, ops)))
+		    (!p.offline || ops->frames_offline) && (st = rt_state(s, i, ops)))
 			rc = ops->frame_name(st, &p, f, buf, size);
 	}
 	return rc;
@@ -100,7 +101,8 @@ bool stacks_runtime_names_native(const struct stacks *s, const char *sym)
 bool stacks_runtime_names_frames(const struct stacks *s)
 {
 	for (size_t i = 0; i < runtime__count(); i++)
-		if (rt_on(s, i) && runtime__get(i)->frame_name)
+		if (rt_on(s, i) && runtime__get(i)->frame_name &&
+		    (!s->jit_borrowed || runtime__get(i)->frames_offline))
 			return true;
 	return false;
 }

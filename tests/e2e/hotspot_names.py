@@ -134,8 +134,8 @@ def main():
         if r.returncode != 0:
             print("FAIL %s: report exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
             return 1
-        # (the report's samples include the warm-up: 80% there; its
-        # compiled frames are not stepped offline, so not rooted)
+        # (the report's samples include the warm-up: 80% there;
+        # hotspot_record_report checks its chains and roots against live)
         seen = set()
         main_n = named = 0
         for frames, n in stacks(rep):

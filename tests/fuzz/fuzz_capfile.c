@@ -91,6 +91,11 @@ static void read_one(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < rec.kv.nr_kv; i++)
 				sink += strlen(rec.kv.kv[i].value);
 			break;
+		case CAPFILE_REC_RUNTIME:
+			for (uint32_t i = 0; i < rec.runtime.len; i++)
+				sink += rec.runtime.data[i];
+			sink += rec.runtime.kind + rec.runtime.pid;
+			break;
 		case CAPFILE_REC_DAMAGED:
 			sink += rec.damaged.len + strlen(rec.damaged.why);
 			break;

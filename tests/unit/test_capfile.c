@@ -675,6 +675,78 @@ TEST(pytramp_records_should_round_trip_and_bad_ones_be_refused)
 	CHECK(strstr(why, "PYTRAMP"));
 }
 
+TEST(runtime_records_should_round_trip_and_bad_lengths_be_refused)
+{
+	static const uint8_t data[] = { 1, 2, 0, 0, 0xaa, 0xbb, 0xcc };
+	static uint8_t big[CAPFILE_RUNTIME_MAX + 1];
+	char path[4096];
+	struct capfile_meta meta = { .event = "cpu" };
+	struct capfile_writer *w;
+	struct capfile_record rec;
+	struct capfile_reader *r;
+	int err = 0, rc, n = 0;
+
+	snprintf(path, sizeof(path), "%s", tmp_path("runtime.cap"));
+	w = capfile_writer__create(path, &meta);
+	CHECK(w);
+	CHECK_INT(capfile_writer__runtime(w, 2, 42, data, sizeof(data)), 0);
+	CHECK_INT(capfile_writer__runtime(w, 0, 42, data, sizeof(data)), -EINVAL);
+	CHECK_INT(capfile_writer__runtime(w, 2, 0, data, sizeof(data)), -EINVAL);
+	CHECK_INT(capfile_writer__runtime(w, 2, 42, data, 0), -EINVAL);
+	CHECK_INT(capfile_writer__runtime(w, 2, 42, big, sizeof(big)), -EINVAL);
+	CHECK_INT(capfile_writer__close(w), 0);
+	r = capfile_reader__open(path, &err);
+	CHECK(r);
+	while ((rc = capfile_reader__next(r, &rec)) == 1) {
+		if (rec.type != CAPFILE_REC_RUNTIME)
+			continue;
+		n++;
+		CHECK_INT(rec.runtime.kind, 2);
+		CHECK_INT(rec.runtime.pid, 42);
+		CHECK_INT(rec.runtime.len, sizeof(data));
+		CHECK(!memcmp(rec.runtime.data, data, sizeof(data)));
+	}
+	CHECK_INT(rc, 0);
+	CHECK_INT(n, 1);
+	capfile_reader__free(r);
+
+	/* the longest is read back */
+	const char *path2 = tmp_path("runtime_max.cap");
+
+	w = capfile_writer__create(path2, &meta);
+	CHECK(w);
+	CHECK_INT(capfile_writer__runtime(w, 2, 43, big, CAPFILE_RUNTIME_MAX), 0);
+	CHECK_INT(capfile_writer__close(w), 0);
+	r = capfile_reader__open(path2, &err);
+	CHECK(r);
+	n = 0;
+	while ((rc = capfile_reader__next(r, &rec)) == 1)
+		if (rec.type == CAPFILE_REC_RUNTIME && rec.runtime.pid == 43 &&
+		    rec.runtime.len == CAPFILE_RUNTIME_MAX)
+			n++;
+	CHECK_INT(rc, 0);
+	CHECK_INT(n, 1);
+	capfile_reader__free(r);
+
+	/* a length that disagrees with the record's, a kind or pid 0, the
+	 * reserved word set (checksums fixed up): each refused */
+	static const struct {
+		size_t at;
+		uint8_t v;
+	} bad[] = { { 8, 6 }, { 8, 8 }, { 0, 0 }, { 4, 0 }, { 12, 1 } };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t len;
+		uint8_t *buf = slurp(path, &len);
+		size_t at = record_at(buf, len, CAPFILE_REC_RUNTIME);
+		char why[256];
+
+		CHECK(at);
+		buf[at + CAPFILE_REC_HDR + bad[i].at] = bad[i].v;
+		CHECK_INT(read_fixed(buf, len, why, sizeof(why)), -CAPFILE_E_CORRUPT);
+		CHECK(strstr(why, "RUNTIME"));
+	}
+}
+
 TEST(a_pyframe_line_no_python_can_have_is_read_as_unknown)
 {
 	const char *path = tmp_path("pyline.cap");

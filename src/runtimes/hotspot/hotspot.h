@@ -112,7 +112,30 @@ struct hotspot_method {
 	char name[HOTSPOT_NAME_MAX]; /* pkg.Class.method */
 	char file[HOTSPOT_FILE_MAX]; /* its class's source file, "" unknown */
 	uint32_t line;		     /* of bci, 0 unknown */
+	uint64_t method;	     /* its Method* */
 };
+
+/* What names an interpreted frame of a Method* without the VM
+ * (hsrecord.h's METHOD): its name and file, its bytecodes [code, code +
+ * code_size) and its compressed line-number table, lnt[0..lnt_len) (0:
+ * none, or longer than HOTSPOT_LNT_REC_MAX). */
+#define HOTSPOT_LNT_REC_MAX 4096u
+struct hotspot_method_rec {
+	struct hotspot_method m;
+	uint64_t code;
+	uint16_t code_size;
+	size_t lnt_len;
+	uint8_t lnt[HOTSPOT_LNT_REC_MAX];
+};
+
+/* Method* method's record, checked as hotspot__method() does: 0 with
+ * *out, -EINVAL (not a method), or read's error. */
+int hotspot__method_rec(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+			uint64_t method, struct hotspot_method_rec *out);
+
+/* The length of the line-number table at t[0..len) up to its end (its 0
+ * byte, counted), or -EINVAL (it does not end within len). */
+int hotspot__lnt_len(const uint8_t *t, size_t len);
 
 /*
  * The method at Method* `method`, checked against the VM's metadata (a

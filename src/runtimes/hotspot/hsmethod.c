@@ -266,7 +266,54 @@ int hotspot__method(const struct hotspot_layout *l, hotspot_read_fn read, void *
 	memset(out, 0, sizeof(*out));
 	if ((err = method_cm(l, read, ctx, method, &cm)))
 		return err;
-	return method_of(l, read, ctx, method, cm, bci, out);
+	out->method = method;
+	err = method_of(l, read, ctx, method, cm, bci, out);
+	out->method = method;
+	return err;
+}
+
+int hotspot__lnt_len(const uint8_t *t, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		uint8_t b = t[pos++];
+		uint32_t v;
+
+		if (!b)
+			return pos <= 0x7fffffff ? (int)pos : -EINVAL;
+		if (b == 0xff && (hotspot__read_u5(t, len, &pos, &v) ||
+				  hotspot__read_u5(t, len, &pos, &v)))
+			return -EINVAL;
+	}
+	return -EINVAL;
+}
+
+int hotspot__method_rec(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+			uint64_t method, struct hotspot_method_rec *out)
+{
+	uint64_t cm, end, at;
+	uint16_t flags;
+	size_t len;
+	int err, n;
+
+	out->lnt_len = 0;
+	out->code_size = 0;
+	if ((err = hotspot__method(l, read, ctx, method, -1, &out->m)) ||
+	    (err = method_cm(l, read, ctx, method, &cm)) ||
+	    (err = bytecodes(l, read, ctx, cm, &out->code, &out->code_size, &end)))
+		return err;
+	/* the table, where the method has one and it ends within the bound
+	 * (else report gives its frames no line) */
+	if (!l->has_lines || read(ctx, cm + l->cm_flags, &flags, sizeof(flags)) ||
+	    !(flags & l->has_lnt))
+		return 0;
+	at = out->code + out->code_size;
+	len = end - at < sizeof(out->lnt) ? (size_t)(end - at) : sizeof(out->lnt);
+	if (!len || read(ctx, at, out->lnt, len) || (n = hotspot__lnt_len(out->lnt, len)) < 0)
+		return 0;
+	out->lnt_len = (size_t)n;
+	return 0;
 }
 
 int hotspot__interp_frame(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
@@ -290,6 +337,8 @@ int hotspot__interp_frame(const struct hotspot_layout *l, hotspot_read_fn read, 
 	 * none, is 0): the Method* is this frame's, not a stale word */
 	if (bcp ? bcp < code || bcp >= code + size : size != 0)
 		return -EINVAL;
-	return method_of(l, read, ctx, method, cm,
-			 bcp && with_line ? (int32_t)(bcp - code) : -1, out);
+	err = method_of(l, read, ctx, method, cm,
+			bcp && with_line ? (int32_t)(bcp - code) : -1, out);
+	out->method = method;
+	return err;
 }

@@ -9,6 +9,11 @@
  * reuses gets the new name once it runs there, and a PC that cannot be
  * read stays [jit].
  *
+ * In record, what report needs besides (the blobs' frame sizes, compiled
+ * callers' frames, interpreted frames' Methods) goes to the capture as
+ * HotSpot records, and report steps and names a JVM's frames from those
+ * (hsreplay.h), never from a process of that pid.
+ *
  * A process is a JVM when it maps a libjvm.so whose .dynsym exports the
  * vmstructs tables (asked again when its mappings change: the launcher
  * loads libjvm.so after its start); the layout is read once per process
@@ -26,6 +31,7 @@
 
 #include "model/elfread.h"
 #include "runtimes/hotspot/hotspot.h"
+#include "runtimes/hotspot/hsreplay.h"
 #include "runtimes/jit/jitmap.h"
 #include "cli/options.h"
 #include "model/proc.h"
@@ -70,22 +76,12 @@ struct hs_jvm {
 		struct hotspot_code c;
 	} recent[HS_RECENT];
 	unsigned recent_next;
+	struct hs_rec_state rec; /* record: what went to the capture */
 };
-
-/* Record: the interpreted frames named in the stack being named (see
- * hs_frame_name()). */
-#define HS_STACK_NAMED 64
 
 struct hs_state_all {
 	struct hs_proc procs[HS_PROCS];
-	struct {
-		const void *walk, *stack;
-		uint64_t stack_lo;
-		size_t index, n;
-		struct {
-			uint64_t pc, hash;
-		} named[HS_STACK_NAMED];
-	} cur;
+	struct hs_offline off; /* report: the capture's records */
 };
 
 static int hs_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -210,6 +206,13 @@ static int load_syms(struct hs_jvm *hp)
 	return 0;
 }
 
+static void jvm_free(struct hs_jvm *jvm)
+{
+	if (jvm)
+		hs_rec__free(&jvm->rec);
+	free(jvm);
+}
+
 /* The current process's JVM, or NULL. */
 static struct hs_jvm *hs_proc_of(struct hs_state_all *st, const struct proc *p)
 {
@@ -221,7 +224,7 @@ static struct hs_jvm *hs_proc_of(struct hs_state_all *st, const struct proc *p)
 
 	_Static_assert(HS_PROCS == 1u << 10, "the slot is the hash's top 10 bits");
 	if (hp->pid != pid || hp->birth != birth) {
-		free(hp->jvm);
+		jvm_free(hp->jvm);
 		*hp = (struct hs_proc){ .pid = pid, .birth = birth };
 	}
 	if (hp->state == HS_NOT_JVM && hp->gen != gen)
@@ -243,14 +246,16 @@ static struct hs_jvm *hs_proc_of(struct hs_state_all *st, const struct proc *p)
 	hp->state = !rc ? HS_READY : jvm->have_syms ? HS_LATER : HS_NOT_JVM;
 	jvm->retry_ns = util__now_ns() + HS_RETRY_NS;
 	if (hp->state == HS_NOT_JVM) {
-		free(jvm);
+		jvm_free(jvm);
 		hp->jvm = NULL;
 	}
 	return hp->state == HS_READY ? hp->jvm : NULL;
 }
 
-/* pc's code, read or recent (named when `name`): NULL when unknown. */
-static const struct hotspot_code *hs_code(struct hs_jvm *hp, uint64_t pc, bool name)
+/* pc's code, read or recent (named when `name`): NULL when unknown. In
+ * record, a blob read goes to the capture (once: hs_rec__code()). */
+static const struct hotspot_code *hs_code(struct hs_jvm *hp, const struct runtime_proc *p,
+					  uint64_t pc, bool name)
 {
 	uint64_t now = util__now_ns();
 	struct hs_recent *r;
@@ -268,6 +273,7 @@ static const struct hotspot_code *hs_code(struct hs_jvm *hp, uint64_t pc, bool n
 	}
 	r->t = now;
 	r->named = name;
+	hs_rec__code(&hp->rec, p, hp->pid, &hp->l, &r->c);
 	return &r->c;
 }
 
@@ -283,7 +289,8 @@ static void hs_detach(void *state)
 	if (!st)
 		return;
 	for (size_t i = 0; i < HS_PROCS; i++)
-		free(st->procs[i].jvm);
+		jvm_free(st->procs[i].jvm);
+	hs_offline__free(&st->off);
 	free(st);
 }
 
@@ -305,9 +312,9 @@ static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 	uint64_t h;
 	int rc;
 
-	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
+	if (p->offline || !p->proc || !(hp = hs_proc_of(state, p->proc)))
 		return 0;
-	c = hs_code(hp, pc, true);
+	c = hs_code(hp, p, pc, true);
 	/* (an interpreted frame is named by its Method, frame_name(), when
 	 * the VM gives its layout: the interpreter's code is every method's) */
 	if (!c || c->kind == HOTSPOT_STUB || (c->kind == HOTSPOT_INTERPRETER && hp->l.has_interp))
@@ -337,13 +344,25 @@ static int hs_jit_name(void *state, const struct runtime_proc *p, uint64_t pc)
 static int hs_proc_row(void *state, const struct runtime_proc *p, uint64_t pc,
 		       struct sframe_row *row)
 {
+	struct hs_state_all *st = state;
 	const struct hotspot_code *c;
+	struct hotspot_code oc;
 	struct hs_jvm *hp;
 
-	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
+	if (!p->proc)
 		return -ESRCH;
-	if (!(c = hs_code(hp, pc, false)))
+	if (p->offline) {
+		/* (report: the blob from the capture's records) */
+		if (!hs_offline__proc(&st->off, proc__pid(p->proc)))
+			return -ESRCH;
+		if (hs_off__code(&st->off, proc__pid(p->proc), pc, &oc))
+			return -EAGAIN;
+		c = &oc;
+	} else if (!(hp = hs_proc_of(state, p->proc))) {
+		return -ESRCH;
+	} else if (!(c = hs_code(hp, p, pc, false))) {
 		return -EAGAIN;
+	}
 	memset(row, 0, sizeof(*row));
 	row->ra = sframe_rule__make(SFRAME_RULE_CFA_DEREF, 0, -8);
 	row->fp = sframe_rule__make(SFRAME_RULE_CFA_DEREF, 0, -16);
@@ -376,39 +395,6 @@ static int frame_read(void *ctx, uint64_t addr, void *buf, size_t len)
 		return 0;
 	}
 	return hs_read((void *)&r->pid, addr, buf, len);
-}
-
-/*
- * A capture names a frame by its PC (the newest entry there), and the
- * interpreter's return PCs are shared: every caller of an invoke of one
- * length and result type returns to the same one. So in record, a frame
- * at a PC an earlier frame of the same stack was named at with another
- * name is "[interpreter]": the newest entry there, it names both frames
- * in report, where either method's name would be wrong for the other.
- */
-static bool stack_conflict(struct hs_state_all *st, const struct runtime_frame *f,
-			   const char *name)
-{
-	uint64_t h = name_hash(name);
-
-	if (st->cur.walk != f->walk || st->cur.stack != f->stack ||
-	    st->cur.stack_lo != f->stack_lo || f->index <= st->cur.index || !st->cur.n) {
-		st->cur.walk = f->walk;
-		st->cur.stack = f->stack;
-		st->cur.stack_lo = f->stack_lo;
-		st->cur.n = 0;
-	}
-	st->cur.index = f->index;
-	for (size_t i = 0; i < st->cur.n; i++)
-		if (st->cur.named[i].pc == f->pc && st->cur.named[i].hash != h) {
-			h = 0; /* (the pc's later frames too: hash 0 is no name's) */
-			break;
-		}
-	/* (past HS_STACK_NAMED frames, any is taken as a conflict) */
-	if (st->cur.n >= HS_STACK_NAMED)
-		return true;
-	st->cur.named[st->cur.n++] = (typeof(st->cur.named[0])){ f->pc, h };
-	return !h;
 }
 
 /* The methods inlined at a compiled caller's call, sc[0..n-1) (innermost
@@ -465,8 +451,10 @@ static int nmethod_frame(struct hs_jvm *hp, const struct runtime_frame *f,
  * its method and line at the call (nmethod_frame()). An interpreted
  * frame's: its Method* and bcp from the frame's fixed slots below its
  * frame pointer (hotspot__interp_frame() ties them together). One that
- * does not check out is the generic "[interpreter]",
- * never a guess. The sampled frame may be in a method's entry, its frame
+ * does not check out is the generic "[interpreter]", never a guess. In
+ * record, the blob, the compiled caller's frame and the interpreted
+ * frame's Method go to the capture (hsreplay.h) for report. The sampled
+ * frame may be in a method's entry, its frame
  * not built yet and rbp still its caller's: then it reads as its caller
  * (whose frame the walk steps over from there), as a native prologue
  * does; a leaf's bcp slot is the one saved at its last call, not where
@@ -480,21 +468,42 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 	struct frame_read r;
 	struct hs_jvm *hp;
 	uint64_t fp;
-	int n;
+	int n, irc;
 
-	if (!p->proc || !(hp = hs_proc_of(state, p->proc)))
+	if (!p->proc)
 		return -ESRCH;
-	if (!(c = hs_code(hp, f->pc, false)))
+	if (p->offline)
+		return hs_off__frame_name(&((struct hs_state_all *)state)->off, proc__pid(p->proc),
+					  f, buf, size);
+	if (!(hp = hs_proc_of(state, p->proc)))
+		return -ESRCH;
+	if (!(c = hs_code(hp, p, f->pc, false)))
 		return -ENOENT;
 	if (c->kind == HOTSPOT_NMETHOD) {
-		if (!(c = hs_code(hp, f->pc, true)) || nmethod_frame(hp, f, c, &m))
+		if (!(c = hs_code(hp, p, f->pc, true)) || nmethod_frame(hp, f, c, &m)) {
+			/* (record: a name written at this pc before is void) */
+			if (!f->leaf)
+				hs_rec__frame(&hp->rec, p, hp->pid, &hp->l, f->pc, NULL, NULL, 0,
+					      NULL);
 			return -ENOENT;
+		}
+		hs_rec__frame(&hp->rec, p, hp->pid, &hp->l, f->pc, m.name, m.file, m.line,
+			      f->inl);
 		n = snprintf(buf, size, "%s", m.name);
 	} else if (c->kind == HOTSPOT_INTERPRETER && hp->l.has_interp) {
 		fp = f->frame_fp(f->walk, f->index);
 		r = (struct frame_read){ hp->pid, f };
-		if (!fp || hotspot__interp_frame(&hp->l, frame_read, &r, fp, !f->leaf, &m) ||
-		    (p->write && stack_conflict(state, f, m.name))) {
+		irc = fp ? hotspot__interp_frame(&hp->l, frame_read, &r, fp, !f->leaf, &m) : -EINVAL;
+		/* (record: its Method, so report names it from the snapshot) */
+		if (!irc)
+			hs_rec__method(&hp->rec, p, hp->pid, &hp->l, hs_read, &hp->pid, m.method,
+				       m.name);
+		/* (record: every method's return PCs in the interpreter's
+		 * code are shared, a capture's entry by PC would name one
+		 * only: report names the frame by its slots and Method) */
+		if (f->carried)
+			*f->carried = true;
+		if (irc) {
 			memset(&m, 0, sizeof(m));
 			n = snprintf(buf, size, "[interpreter]");
 		} else {
@@ -515,7 +524,23 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 
 static bool hs_is_proc(void *state, const struct runtime_proc *p)
 {
+	if (p->offline)
+		return p->proc &&
+		       hs_offline__proc(&((struct hs_state_all *)state)->off, proc__pid(p->proc));
 	return p->proc && hs_proc_of(state, p->proc);
+}
+
+/* Report: a HotSpot record of the capture (hsrecord.h). */
+static int hs_on_capture_record(void *state, unsigned type, uint32_t pid, const uint8_t *data,
+				size_t len)
+{
+	struct hs_state_all *st = state;
+	int err;
+
+	if (type != RUNTIME_REC_HOTSPOT)
+		return -ENOENT;
+	err = hs_off__record(&st->off, pid, data, len);
+	return err == -ENOTSUP ? -EINVAL : err;
 }
 
 /* --no-jvm: no VM read at all (a JVM's frames from its perf map, else
@@ -535,4 +560,6 @@ const struct runtime_ops hotspot_runtime_ops = {
 	.is_proc = hs_is_proc,
 	.frame_name = hs_frame_name,
 	.frame_sources = true,
+	.frames_offline = true,
+	.on_capture_record = hs_on_capture_record,
 };

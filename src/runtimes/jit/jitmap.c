@@ -424,8 +424,6 @@ int jitmaps__add_live_src(struct jitmaps *j, uint32_t pid, uint64_t pc, const ch
 	uint64_t before;
 	int err;
 
-	if (j->offline)
-		return -EINVAL;
 	if (!(jp = proc_get(j, pid, true)))
 		return -ENOMEM;
 	jp->used = ++j->clock;
@@ -442,6 +440,9 @@ int jitmaps__add_live_src(struct jitmaps *j, uint32_t pid, uint64_t pc, const ch
 	err = perfmap__add_src(jp->map, pc, 1, name, strlen(name), line ? file : NULL, line,
 			       inl && inl[0] ? inl : NULL);
 	bound_charge(j, jp, before);
+	/* (offline, the capture's next records are valid from its time) */
+	if (j->offline)
+		perfmap__set_time(jp->map, j->t);
 	if (err)
 		return err;
 	return hit_of(jp, pc, UINT64_MAX, hit) ? -ENOENT : 0;

@@ -104,10 +104,11 @@ void jitmaps__set_time(struct jitmaps *j, uint64_t t);
 int jitmaps__add(struct jitmaps *j, uint32_t pid, uint64_t start, uint64_t size,
 		 const char *name);
 
-/* Live: the name a runtime read from the VM itself for the code at pc of
- * process pid at time t (runtime.h frame_name()), as the entry [pc, pc +
- * 1) (the newest such entry when it has the name already): 0 with *hit,
- * -EINVAL (offline, a bad name), -ENOMEM. */
+/* The name a runtime gives the code at pc of process pid at time t
+ * (runtime.h frame_name(): live, read from the VM itself; offline, from a
+ * capture's runtime records), as the entry [pc, pc + 1) (the newest such
+ * entry when it has the name already): 0 with *hit, -EINVAL (a bad
+ * name), -ENOMEM. */
 int jitmaps__add_live(struct jitmaps *j, uint32_t pid, uint64_t pc, const char *name,
 		      uint64_t t, struct jitmap_hit *hit);
 /* The same with the source file and line the VM gives the frame (line 0:

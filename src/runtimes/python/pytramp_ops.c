@@ -168,7 +168,7 @@ static int pytramp_on_jit_record(void *state, const struct runtime_proc *p, uint
 	if (!te || !te->found || te->written || !p->write ||
 	    strncmp(name, PYTRAMP_NAME_PREFIX, strlen(PYTRAMP_NAME_PREFIX)) || size != te->t.len)
 		return 0;
-	err = p->write(p->write_ctx, pid, te->t.code, te->t.len);
+	err = p->write(p->write_ctx, RUNTIME_REC_PYTRAMP, pid, te->t.code, te->t.len);
 	if (!err)
 		te->written = 1;
 	return err;
