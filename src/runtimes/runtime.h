@@ -239,6 +239,7 @@ struct runtime_ops {
 enum runtime_record_type {
 	RUNTIME_REC_PYTRAMP = 1, /* a CPython trampoline template */
 	RUNTIME_REC_HOTSPOT = 2, /* HotSpot's code, frames, Methods (hsrecord.h) */
+	RUNTIME_REC_V8 = 3,	 /* V8's interpreted frames' functions (v8record.h) */
 };
 
 /* At most this many runtimes, built in and registered together. */

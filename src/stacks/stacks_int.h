@@ -282,9 +282,10 @@ void stacks_jit_free(struct stacks *s);
 int stacks_runtime_row(struct stacks *s, uint64_t pc, struct sframe_row *row);
 bool stacks_runtime_proc(struct stacks *s);
 /* A runtime s has on (stacks_opts.runtimes_off) names the frames of
- * native function sym (runtime.h's names_native()); names_frames(): one
- * names JIT frames from its VM (frame_name()). */
-bool stacks_runtime_names_native(const struct stacks *s, const char *sym);
+ * native function sym (runtime.h's names_native()); in record and report
+ * (carried) only one whose capture records carry them (frames_offline);
+ * names_frames(): one names JIT frames from its VM (frame_name()). */
+bool stacks_runtime_names_native(const struct stacks *s, const char *sym, bool carried);
 bool stacks_runtime_names_frames(const struct stacks *s);
 int stacks_runtime_jit_written(struct stacks *s, uint32_t pid, const char *name, uint64_t size);
 int stacks_runtime_jit_name(struct stacks *s, uint64_t pc);

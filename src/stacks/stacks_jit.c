@@ -335,16 +335,20 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	return hit.seq;
 }
 
-/* Live, not in record: a frame in native code whose frames a runtime
- * names (runtime.h names_native(), asked once per PC). */
+/* A frame in native code whose frames a runtime names (runtime.h
+ * names_native(), asked once per PC): live; in record and report only by
+ * a runtime whose capture records carry them (frames_offline: their PCs
+ * are every function's, a capture's entry by PC could name one only, and
+ * record writes none for a native frame). */
 static bool live_native(struct stacks *s, struct pc_entry *e, size_t n)
 {
-	if (!s->opts.perf_maps || s->opts.jit_record || s->jit_borrowed ||
+	if (!(s->opts.perf_maps || s->opts.jit_record || s->jit_borrowed) ||
 	    n > STACKS_MAX_DEPTH)
 		return false;
 	if (!(e->have & HAVE_VMNATIVE)) {
 		e->have |= HAVE_VMNATIVE;
-		if (stacks_runtime_names_native(s, e->sym.name))
+		if (stacks_runtime_names_native(s, e->sym.name,
+						s->opts.jit_record || s->jit_borrowed))
 			e->have |= IS_VMNATIVE;
 	}
 	if (!(e->have & IS_VMNATIVE))

@@ -87,12 +87,13 @@ int stacks_runtime_frame_name(struct stacks *s, const struct runtime_frame *f, c
 	return rc;
 }
 
-bool stacks_runtime_names_native(const struct stacks *s, const char *sym)
+bool stacks_runtime_names_native(const struct stacks *s, const char *sym, bool carried)
 {
 	for (size_t i = 0; i < runtime__count(); i++) {
 		const struct runtime_ops *ops = runtime__get(i);
 
-		if (rt_on(s, i) && ops->names_native && ops->frame_name && ops->names_native(sym))
+		if (rt_on(s, i) && ops->names_native && ops->frame_name &&
+		    (!carried || ops->frames_offline) && ops->names_native(sym))
 			return true;
 	}
 	return false;

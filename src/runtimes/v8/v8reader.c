@@ -361,6 +361,19 @@ static int sfi_has_bytecode(const struct rd *r, uint64_t sfi, uint64_t ba)
 int v8reader__interp_frame(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t fp,
 			   uint64_t *fn, int32_t *offset)
 {
+	struct v8_interp in;
+	int err;
+
+	if ((err = v8reader__interp(l, rd, ctx, fp, &in)))
+		return err;
+	*fn = in.fn;
+	*offset = in.offset;
+	return 0;
+}
+
+int v8reader__interp(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t fp,
+		     struct v8_interp *out)
+{
 	struct rd r = { l, rd, ctx };
 	uint64_t cx, f, ba, off, a, sfi, len;
 	unsigned type;
@@ -401,7 +414,9 @@ int v8reader__interp_frame(const struct v8_layout *l, v8_read_fn rd, void *ctx, 
 		return -EINVAL;
 	if ((err = sfi_has_bytecode(&r, a, ba)))
 		return err;
-	*fn = f;
-	*offset = (int32_t)o;
+	out->fn = f;
+	out->offset = (int32_t)o;
+	out->bytecode = ba;
+	out->length = (uint32_t)smi(&r, len);
 	return 0;
 }

@@ -69,6 +69,16 @@ int v8reader__function_name(const struct v8_layout *l, v8_read_fn rd, void *ctx,
 int v8reader__interp_frame(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t fp,
 			   uint64_t *fn, int32_t *offset);
 
+/* v8reader__interp_frame()'s frame with its BytecodeArray (the frame's
+ * slot, tagged) and that array's length (bytes, at most 2^28). */
+struct v8_interp {
+	uint64_t fn, bytecode;
+	int32_t offset;
+	uint32_t length;
+};
+int v8reader__interp(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t fp,
+		     struct v8_interp *out);
+
 /* A String object's characters (UTF-8, at most V8_NAME_MAX) into buf:
  * 0, -EINVAL, or rd's error. */
 int v8reader__string(const struct v8_layout *l, v8_read_fn rd, void *ctx, uint64_t str,

@@ -4,7 +4,9 @@
  * binary or libnode exporting the v8dbg_* constants) gets its JIT
  * frames named live from its JSFunctions (src/runtimes/v8/v8reader.h), with no
  * flag in the target: the frame's function slot from the sample's stack
- * snapshot, the objects by process_vm_readv.
+ * snapshot, the objects by process_vm_readv. In record, what report needs
+ * to name the interpreted frames goes to the capture (v8replay.h); in
+ * report, those frames are named from it and the event's snapshot alone.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,6 +24,7 @@
 #include "symbols/symbolize.h"
 #include "util.h"
 #include "runtimes/v8/v8reader.h"
+#include "runtimes/v8/v8replay.h"
 
 #define V8_PROCS 64 /* processes classified at a time (the oldest goes) */
 /* The target's memory read by aligned lines, kept for a frame's reads
@@ -38,6 +41,7 @@ struct v8proc {
 	uint64_t used;
 	int node; /* 1: V8 with the layout, 0: not V8 */
 	struct v8_layout l;
+	struct v8_rec_state rec; /* record: what went to the capture */
 };
 
 struct v8line {
@@ -66,6 +70,7 @@ struct v8state {
 	struct v8line line[V8_LINES];
 	uint64_t now; /* of the frame being named */
 	uint32_t pid;
+	struct v8_offline off; /* report: the capture's records */
 };
 
 static int is_node_name(const char *path)
@@ -131,6 +136,7 @@ static struct v8proc *proc_of(struct v8state *st, const struct proc *p)
 			if (st->p[i].used < vp->used)
 				vp = &st->p[i];
 	}
+	v8_rec__free(&vp->rec);
 	memset(vp, 0, sizeof(*vp));
 	vp->pid = pid;
 	vp->proc = p;
@@ -218,16 +224,26 @@ static int read_snap(void *ctx, uint64_t addr, void *buf, size_t len)
  * own, or one whose marker fails the check), so a leaf there is that
  * function's, unless the walk gives that frame next as well; a leaf in
  * the entry trampoline may not have built its frame yet (fp still its
- * caller's): it stays the builtin's.
+ * caller's): it stays the builtin's. In record, the function, its
+ * BytecodeArray and name go to the capture (its PC is every function's:
+ * no JIT entry can name it); in report (p->offline) the frame is named
+ * from those records and the snapshot's slots.
  */
-static int interp_name(struct v8state *st, struct v8proc *vp, const struct runtime_frame *f,
-		       uint64_t fp, char *buf, size_t size)
+static int interp_name(struct v8state *st, const struct runtime_proc *p,
+		       const struct runtime_frame *f, char *buf, size_t size)
 {
 	struct snap_read r = { st, f };
-	uint64_t fn;
-	int32_t off;
+	struct v8_interp in;
+	struct v8proc *vp = NULL;
+	uint64_t fp = f->frame_fp(f->walk, f->index);
 	int err;
 
+	if (p->offline && !v8_off__proc(&st->off, proc__pid(p->proc)))
+		return -ESRCH;
+	if (!p->offline && (!(vp = proc_of(st, p->proc)) || !vp->node))
+		return -ESRCH;
+	if (fp < 4096 || fp > UINT64_MAX - 4096)
+		return -EINVAL;
 	if (f->leaf && !is_handler(f->sym))
 		return -EINVAL;
 	/* the next frame the same one (its call in the entry trampoline,
@@ -235,9 +251,21 @@ static int interp_name(struct v8state *st, struct v8proc *vp, const struct runti
 	 * handler running in it */
 	if (f->frame_fp(f->walk, f->index + 1) == fp)
 		return -EINVAL;
-	if ((err = v8reader__interp_frame(&vp->l, read_snap, &r, fp, &fn, &off)))
+	if (p->offline)
+		return v8_off__interp_name(&st->off, proc__pid(p->proc), f, fp, buf, size);
+	st->pid = vp->pid;
+	st->now = util__now_ns();
+	if ((err = v8reader__interp(&vp->l, read_snap, &r, fp, &in)) ||
+	    (err = v8reader__function_name(&vp->l, read_target, st, in.fn, buf, size)))
 		return err;
-	return v8reader__function_name(&vp->l, read_target, st, fn, buf, size);
+	/* (record: report names it from the snapshot's slots and this; one
+	 * not written leaves it the builtin there, never another's name) */
+	if (p->write)
+		(void)v8_rec__func(&vp->rec, p, vp->pid, &vp->l, in.fn, in.bytecode, in.length,
+				   buf);
+	if (f->carried)
+		*f->carried = true;
+	return 0;
 }
 
 static int v8_frame_name(void *state, const struct runtime_proc *p,
@@ -247,15 +275,18 @@ static int v8_frame_name(void *state, const struct runtime_proc *p,
 	struct v8proc *vp;
 	uint64_t slot, fn, fp;
 
-	if (!p->proc || !(vp = proc_of(state, p->proc)) || !vp->node)
+	if (!p->proc)
+		return -ESRCH;
+	if (f->sym)
+		return interp_name(st, p, f, buf, size);
+	/* (report: compiled code is named by the capture's JIT entries) */
+	if (p->offline || !(vp = proc_of(state, p->proc)) || !vp->node)
 		return -ESRCH;
 	fp = f->frame_fp(f->walk, f->index);
 	if (fp < 4096 || fp > UINT64_MAX - 4096)
 		return -EINVAL;
 	st->pid = vp->pid;
 	st->now = util__now_ns();
-	if (f->sym)
-		return interp_name(st, vp, f, fp, buf, size);
 	slot = fp + (uint64_t)vp->l.fp_function;
 	/*
 	 * The sampled frame may not have its own frame yet or any more: at
@@ -300,7 +331,25 @@ static void *v8_attach(void)
 
 static void v8_detach(void *state)
 {
-	free(state);
+	struct v8state *st = state;
+
+	for (size_t i = 0; i < st->nr; i++)
+		v8_rec__free(&st->p[i].rec);
+	v8_off__free(&st->off);
+	free(st);
+}
+
+/* Report: a V8 record of the capture (v8record.h). */
+static int v8_on_capture_record(void *state, unsigned type, uint32_t pid, const uint8_t *data,
+				size_t len)
+{
+	struct v8state *st = state;
+	int err;
+
+	if (type != RUNTIME_REC_V8)
+		return -ENOENT;
+	err = v8_off__record(&st->off, pid, data, len);
+	return err == -ENOTSUP ? -EINVAL : err;
 }
 
 /* --no-v8: node's frames from its perf map only */
@@ -316,4 +365,6 @@ const struct runtime_ops v8_runtime_ops = {
 	.detach = v8_detach,
 	.frame_name = v8_frame_name,
 	.names_native = v8_names_native,
+	.frames_offline = true,
+	.on_capture_record = v8_on_capture_record,
 };
