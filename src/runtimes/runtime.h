@@ -60,9 +60,11 @@
  *    names as well (their lines), first.
  *  - names_native(sym): frame_name() is asked for frames in native
  *    function sym as well (V8's interpreter builtins, which every
- *    interpreted JS function runs in: f->sym is the symbol), live and
- *    not in record (their PCs are shared by every function: a capture's
- *    entry by PC could name one only); its name is the sample's own.
+ *    interpreted JS function runs in: f->sym is the symbol), live, and
+ *    in record and report only with frames_offline (their PCs are shared
+ *    by every function: a capture's entry by PC could name one only, and
+ *    record writes none for a native frame; the runtime's own records
+ *    must carry what names them); its name is the sample's own.
  *
  * Per run (an interpreter's session, made by session/pipeline.c; fed by
  * session/report_sink.c live and in record, cli/cmd_report.c offline),
@@ -156,9 +158,9 @@ struct runtime_frame {
 	/* the native function pc is in (names_native()), NULL for JIT code */
 	const char *sym;
 	/* out, optional (false on entry): the runtime's own capture records
-	 * carry this frame's name (HotSpot's interpreted frames, named by
-	 * their slots in the stack: their PC is every method's), so record
-	 * writes no JIT entry of its PC for it */
+	 * carry this frame's name (HotSpot's and V8's interpreted frames,
+	 * named by their slots in the stack: their PC is every method's), so
+	 * record writes no JIT entry of its PC for it */
 	bool *carried;
 };
 
