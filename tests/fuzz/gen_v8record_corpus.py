@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: MIT
 """Seeds for fuzz_v8record (V8's capture records, v8record.h: each a u16
 length then its bytes; after a zero length, a stack snapshot whose
-interpreter frame's slots agree with the FUNC records or not)."""
+interpreter frame's slots agree with the FUNC records or not), and one for
+fuzz_capfile: its full_v2.cap with a LAYOUT and two FUNC records as
+RUNTIME records of kind 3 (RUNTIME_REC_V8) after META, checksums made to
+agree (gen_hsrecord_corpus.record())."""
 import os
 import struct
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "corpus", "v8record")
@@ -50,6 +54,16 @@ def main():
     for k, v in seeds.items():
         with open(os.path.join(OUT, k), "wb") as f:
             f.write(v)
+    sys.path.insert(0, HERE)
+    from gen_hsrecord_corpus import record
+    src = open(os.path.join(HERE, "corpus", "capfile", "full_v2.cap"), "rb").read()
+    rlen = struct.unpack_from("<I", src, 16 + 4)[0]
+    meta_end = 16 + 16 + rlen + (8 - rlen % 8) % 8
+    rt = b"".join(record(18, struct.pack("<IIII", 3, 4242, len(r), 0) + r) for r in
+                  (layout(), func(fn, ba, 77, b"outerJS /tmp/app.js"),
+                   func(fn + 0x100, ba + 0x1000, 20, b"innerJS /tmp/app.js")))
+    with open(os.path.join(HERE, "corpus", "capfile", "runtime_v8.cap"), "wb") as f:
+        f.write(src[:meta_end] + rt + src[meta_end:])
 
 
 if __name__ == "__main__":

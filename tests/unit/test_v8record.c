@@ -7,7 +7,9 @@
  * replaces the older, and an interpreted frame is named from its slots in
  * the snapshot only when they agree with a record (its function, its
  * BytecodeArray, the offset within it, an object as its context), else
- * not at all (never another function).
+ * not at all (never another function); the capfile seed of
+ * tests/fuzz/gen_v8record_corpus.py carries records that decode (run from
+ * the repository's root).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capfile/capfile.h"
 #include "runtimes/runtime.h"
 #include "runtimes/v8/v8reader.h"
 #include "runtimes/v8/v8record.h"
@@ -272,6 +275,27 @@ TEST(record_should_write_the_layout_once_and_a_function_again_only_when_it_chang
 	CHECK_INT(s.layouts, 1);
 	v8_rec__free(&rs);
 	v8_off__free(&s.o);
+}
+
+TEST(the_capfile_seed_should_carry_v8_records_that_decode)
+{
+	struct capfile_reader *cr;
+	struct capfile_record rec;
+	struct v8rec d;
+	int err = 0, rc, n = 0;
+
+	cr = capfile_reader__open("tests/fuzz/corpus/capfile/runtime_v8.cap", &err);
+	CHECK(cr);
+	while ((rc = capfile_reader__next(cr, &rec)) == 1) {
+		if (rec.type != CAPFILE_REC_RUNTIME)
+			continue;
+		CHECK_INT(rec.runtime.kind, RUNTIME_REC_V8);
+		CHECK_INT(v8rec__decode(rec.runtime.data, rec.runtime.len, &d), 0);
+		n++;
+	}
+	CHECK_INT(rc, 0);
+	CHECK_INT(n, 3);
+	capfile_reader__free(cr);
 }
 
 TEST_MAIN()
