@@ -96,6 +96,9 @@ struct proc_cache {
 	int ordered;
 	int changes_lost;
 	size_t exiting; /* procs with an exit_ts, not yet reaped */
+	/* at most the earliest exit_ts of those (0: not known): a reap with
+	 * none due passes over no bucket (proc_cache__reap, every drain) */
+	uint64_t exiting_min;
 	proc_observer_fn observer;
 	void *observer_ctx;
 	uint64_t walks;	  /* proc__walk_first's walk counter */

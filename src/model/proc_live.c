@@ -370,14 +370,19 @@ void proc_cache__exit(struct proc_cache *pc, uint32_t pid, uint64_t ts)
 	if (!p->exit_ts)
 		pc->exiting++;
 	p->exit_ts = ts ? ts : 1;
+	if (pc->exiting_min > p->exit_ts)
+		pc->exiting_min = p->exit_ts;
 	pc->st.changes_exits++;
 	proc__notify(pc, PROC_CHANGE_EXIT, pid, 0, ts, NULL);
 }
 
 size_t proc_cache__reap(struct proc_cache *pc, uint64_t before)
 {
+	uint64_t min = UINT64_MAX;
 	size_t n = 0;
 
+	if (pc->exiting_min > before)
+		return 0; /* none due yet */
 	for (size_t i = 0; i < PROC_BUCKETS && pc->exiting; i++) {
 		struct proc **pp = &pc->procs[i];
 
@@ -390,10 +395,14 @@ size_t proc_cache__reap(struct proc_cache *pc, uint64_t before)
 				pc->exiting--;
 				n++;
 			} else {
+				if (p->exit_ts && p->exit_ts < min)
+					min = p->exit_ts;
 				pp = &p->next;
 			}
 		}
 	}
+	/* the pass stops at the last exiting one: then none is left */
+	pc->exiting_min = pc->exiting ? min : UINT64_MAX;
 	pc->st.procs_reaped += n;
 	return n;
 }

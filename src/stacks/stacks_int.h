@@ -38,7 +38,12 @@ enum {
 	HAVE_LINES = 1u << 5,
 	HAVE_VMNATIVE = 1u << 6, /* asked runtime.h's names_native() */
 	IS_VMNATIVE = 1u << 7,	 /* a runtime names its frames (live) */
+	HAVE_INL_FIDS = 1u << 8, /* inl_fid holds the inline levels' ids */
 };
+
+/* Inline levels at a PC whose frame ids a pc_entry keeps (more: interned
+ * at each stack, as all were before) */
+#define STACKS_INL_FIDS 4
 
 /* unwind_ops.reg_rule answers kept (stacks.c) */
 #define STACKS_REG_MEMO 64
@@ -55,6 +60,9 @@ struct pc_entry {
 	int sym_rc;
 	uint32_t fid; /* the frame's id in the profile (HAVE_FID) */
 	uint32_t nlv; /* inline levels at pc (HAVE_LINES; 0: none known) */
+	/* the frame ids of levels nlv-2 .. 0 (HAVE_INL_FIDS), in the order
+	 * stacks_frame_ids() emits them: the same every time for this PC */
+	uint32_t inl_fid[STACKS_INL_FIDS];
 	const struct srcline_level *lv; /* innermost first (srcline.h) */
 	struct sym_result sym;
 };

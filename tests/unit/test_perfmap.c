@@ -271,3 +271,40 @@ TEST(perfmap_add_src_should_keep_a_copy_of_the_source_and_inlined_frames_with_th
 	CHECK_INT(perfmap__nr(m), 2);
 	perfmap__free(m);
 }
+
+/* Entries added between lookups (a VM's live names, one per lookup) are
+ * merged into the index: every address must name what a map indexed once
+ * after all the adds names, ties of a start and reused code included. */
+TEST(perfmap_lookups_between_adds_should_name_as_one_index_after_all_adds)
+{
+	struct perfmap *inc = perfmap__new(), *once = perfmap__new();
+	struct perfmap_hit a, b;
+	uint32_t x = 12345;
+	char name[16];
+
+	CHECK(inc && once);
+	for (int i = 0; i < 400; i++) {
+		uint64_t start, size;
+
+		x = x * 1103515245u + 12345u;
+		start = 0x1000 + (x >> 16) % 256; /* (many ties and overlaps) */
+		size = 1 + (x >> 8) % 8;
+		snprintf(name, sizeof(name), "e%d", i);
+		CHECK_INT(perfmap__add(inc, start, size, name, strlen(name)), 0);
+		CHECK_INT(perfmap__add(once, start, size, name, strlen(name)), 0);
+		/* (a lookup after each add of the first map: an index merge) */
+		(void)perfmap__lookup_at(inc, start + (x % 3), UINT64_MAX, &a);
+	}
+	for (uint64_t addr = 0xff0; addr < 0x1110; addr++) {
+		int ra = perfmap__lookup_at(inc, addr, UINT64_MAX, &a);
+		int rb = perfmap__lookup_at(once, addr, UINT64_MAX, &b);
+
+		CHECK_INT(ra, rb);
+		if (!ra && !rb) {
+			CHECK_STR(a.name, b.name);
+			CHECK_INT(a.seq, b.seq);
+		}
+	}
+	perfmap__free(inc);
+	perfmap__free(once);
+}

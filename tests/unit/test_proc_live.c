@@ -224,6 +224,40 @@ TEST(forks_share_the_parents_mappings_until_one_of_them_changes)
 	proc_cache__free(pc);
 }
 
+/* Reaps that find none due yet skip the pass; each still reaps exactly the
+ * processes due by then, in any order of exits, one exiting earlier than
+ * the rest after a reap, and one alive again (a new image) included. */
+TEST(reaps_free_exactly_the_processes_due_whatever_the_order_of_exits)
+{
+	struct proc_cache *pc = ordered_cache();
+
+	for (uint32_t i = 0; i < 5; i++)
+		CHECK_INT(proc_cache__reset(pc, FAKE_PID + i, 1, 1), 0);
+	proc_cache__exit(pc, FAKE_PID, 300);
+	proc_cache__exit(pc, FAKE_PID + 1, 100);
+	proc_cache__exit(pc, FAKE_PID + 2, 200);
+	CHECK_INT(proc_cache__reap(pc, 99), 0);
+	CHECK_INT(proc_cache__reap(pc, 150), 1);
+	CHECK(proc_cache__lookup(pc, FAKE_PID + 1) == NULL);
+	CHECK_INT(proc_cache__reap(pc, 199), 0);
+	proc_cache__exit(pc, FAKE_PID + 3, 50); /* (before the rest) */
+	CHECK_INT(proc_cache__reap(pc, 60), 1);
+	CHECK(proc_cache__lookup(pc, FAKE_PID + 3) == NULL);
+	CHECK_INT(proc_cache__reap(pc, 250), 1);
+	CHECK(proc_cache__lookup(pc, FAKE_PID + 2) == NULL);
+	proc_cache__exit(pc, FAKE_PID + 4, 260);
+	CHECK_INT(proc_cache__reset(pc, FAKE_PID + 4, 270, 0), 0); /* alive again */
+	CHECK_INT(proc_cache__reap(pc, 290), 0);
+	CHECK_INT(proc_cache__reap(pc, 1000), 1);
+	CHECK(proc_cache__lookup(pc, FAKE_PID) == NULL);
+	CHECK(proc_cache__lookup(pc, FAKE_PID + 4) != NULL);
+	CHECK_INT(proc_cache__count(pc), 1);
+	proc_cache__exit(pc, FAKE_PID + 4, 2000);
+	CHECK_INT(proc_cache__reap(pc, 2000), 1);
+	CHECK_INT(proc_cache__count(pc), 0);
+	proc_cache__free(pc);
+}
+
 TEST(an_exited_process_is_kept_for_its_late_events_then_reaped)
 {
 	struct proc_cache *pc = ordered_cache();

@@ -671,6 +671,57 @@ TEST(cache_evicts_least_recent_revalidates_and_forgets)
 	CHECK(pyreader__new(1u << 30, 0) == NULL);
 }
 
+/* Forgetting a process drops exactly its entries, however many it had
+ * lost to evictions and stale objects first (the count that lets a
+ * process with none skip the pass over the cache); another's stay. */
+TEST(forget_drops_every_entry_of_the_process_after_evictions_and_keeps_others)
+{
+	const struct pyoffsets *o = py311();
+	struct pyreader_target t = { .offsets = o, .read = flat_read, .read_ctx = &F,
+				     .code_type = T_CODE, .unicode_type = T_STR,
+				     .bytes_type = T_BYTES };
+	struct pycode_frame pf;
+	struct pyreader_stats st;
+	struct pyreader *r;
+
+	memset(&F, 0, sizeof(F));
+	uint64_t lt = mk_bytes(&F, lt_simple, 2, 2);
+	uint64_t na = mk_ascii(&F, "a"), nb = mk_ascii(&F, "b"), nc = mk_ascii(&F, "c");
+	uint64_t a = mk_code(&F, na, na, na, lt, 1), b = mk_code(&F, nb, nb, nb, lt, 1),
+		 c = mk_code(&F, nc, nc, nc, lt, 1);
+	r = flat_reader(&F, 3, 1);
+	CHECK(r != NULL);
+	CHECK_INT(pyreader__add_target(r, 2, &t), 0);
+	/* a child with no entries yet is forgotten (a fork, an exec) */
+	CHECK_INT(pyreader__add_target(r, 3, &t), 0);
+	pyreader__forget_pid(r, 3);
+	CHECK_INT(pycode_name(r, 3, a, 0, &pf), -ENOENT);
+	CHECK_INT(pycode_name(r, 2, a, 0, &pf), 0);
+	CHECK_INT(pycode_name(r, 2, b, 0, &pf), 0);
+	CHECK_INT(pycode_name(r, 1, c, 0, &pf), 0);
+	CHECK_INT(pycode_name(r, 1, a, 0, &pf), 0); /* evicts 2's a */
+	/* 2's b goes stale and is read again */
+	put64(&F, b, o->code_qualname, nc);
+	CHECK_INT(pycode_name(r, 2, b, 0, &pf), 0);
+	CHECK_STR(pf.qualname, "c");
+	pyreader__stats(r, &st);
+	CHECK_INT(st.evictions, 1);
+	CHECK_INT(st.stale, 1);
+	pyreader__forget_pid(r, 2);
+	CHECK_INT(pyreader__add_target(r, 2, &t), 0);
+	put64(&F, b, o->code_qualname, na);
+	CHECK_INT(pycode_name(r, 2, b, 0, &pf), 0); /* read afresh, not cached */
+	CHECK_STR(pf.qualname, "a");
+	pyreader__stats(r, &st);
+	CHECK_INT(st.stale, 1);
+	uint64_t hits = st.hits;
+	CHECK_INT(pycode_name(r, 1, c, 0, &pf), 0); /* 1's entries stayed */
+	CHECK_STR(pf.qualname, "c");
+	pyreader__stats(r, &st);
+	CHECK_INT(st.hits, hits + 1);
+	pyreader__free(r);
+}
+
 /* ---- the line table decoder --------------------------------------------- */
 
 TEST(linetable_decodes_every_entry_form)

@@ -98,6 +98,59 @@ static int hs_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EFAULT;
 }
 
+/*
+ * hs_read() for the reads that name one frame (a Method's name, class,
+ * source and line; an nmethod's scopes): they are many small fields close
+ * together, one process_vm_readv each (12-20 a frame). A frame's naming
+ * reads the HS_RBLK-aligned block of each field once and serves the next
+ * fields in it from there; the blocks live as long as that naming (its
+ * stack), so no byte is older than the frame's name. An aligned block
+ * lies in one page, readable whenever the field is; a field across two
+ * blocks, and a block that does not read, go to hs_read() as before.
+ */
+#define HS_RBLK 256
+#define HS_RBLKS 8
+
+struct hs_rcache {
+	uint32_t pid;
+	unsigned next;
+	struct {
+		uint64_t base;
+		bool ok;
+		uint8_t b[HS_RBLK];
+	} blk[HS_RBLKS];
+};
+
+static void hs_rcache_init(struct hs_rcache *rc, uint32_t pid)
+{
+	rc->pid = pid;
+	rc->next = 0;
+	for (unsigned i = 0; i < HS_RBLKS; i++)
+		rc->blk[i].ok = false;
+}
+
+static int hs_cread(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct hs_rcache *rc = ctx;
+	uint64_t base = addr & ~(uint64_t)(HS_RBLK - 1);
+	unsigned i;
+
+	if (!len || addr + len < addr || addr - base + len > HS_RBLK)
+		return hs_read(&rc->pid, addr, buf, len);
+	for (i = 0; i < HS_RBLKS; i++)
+		if (rc->blk[i].ok && rc->blk[i].base == base)
+			break;
+	if (i == HS_RBLKS) {
+		i = rc->next++ % HS_RBLKS;
+		rc->blk[i].ok = !hs_read(&rc->pid, base, rc->blk[i].b, HS_RBLK);
+		rc->blk[i].base = base;
+		if (!rc->blk[i].ok)
+			return hs_read(&rc->pid, addr, buf, len);
+	}
+	memcpy(buf, rc->blk[i].b + (addr - base), len);
+	return 0;
+}
+
 struct sym_ctx {
 	struct hotspot_syms *s;
 	int64_t bias;
@@ -258,6 +311,7 @@ static const struct hotspot_code *hs_code(struct hs_jvm *hp, const struct runtim
 					  uint64_t pc, bool name)
 {
 	uint64_t now = util__now_ns();
+	struct hs_rcache rc;
 	struct hs_recent *r;
 
 	for (unsigned i = 0; i < HS_RECENT; i++) {
@@ -266,8 +320,10 @@ static const struct hotspot_code *hs_code(struct hs_jvm *hp, const struct runtim
 		    (r->named || !name))
 			return &r->c;
 	}
+	/* (its fields through the blocks of this one lookup: hs_cread) */
+	hs_rcache_init(&rc, hp->pid);
 	r = &hp->recent[hp->recent_next++ % HS_RECENT];
-	if (hotspot__code(&hp->l, hs_read, &hp->pid, pc, name, &r->c)) {
+	if (hotspot__code(&hp->l, hs_cread, &rc, pc, name, &r->c)) {
 		r->t = 0;
 		return NULL;
 	}
@@ -380,7 +436,7 @@ static int hs_proc_row(void *state, const struct runtime_proc *p, uint64_t pc,
  * bytes (the frame's slots as they were when sampled: the thread has
  * moved on since), else from the process. */
 struct frame_read {
-	uint32_t pid;
+	struct hs_rcache *rc;
 	const struct runtime_frame *f;
 };
 
@@ -394,13 +450,13 @@ static int frame_read(void *ctx, uint64_t addr, void *buf, size_t len)
 		memcpy(buf, f->stack + (addr - f->stack_lo), len);
 		return 0;
 	}
-	return hs_read((void *)&r->pid, addr, buf, len);
+	return hs_cread(r->rc, addr, buf, len);
 }
 
 /* The methods inlined at a compiled caller's call, sc[0..n-1) (innermost
  * first), into f->inl outermost first; none when one does not read (a
  * chain with a hole would put a method under one it is not called from). */
-static void inlined_frames(struct hs_jvm *hp, const struct runtime_frame *f,
+static void inlined_frames(struct hs_jvm *hp, struct hs_rcache *rc, const struct runtime_frame *f,
 			   const struct hotspot_scope *sc, int n)
 {
 	struct hotspot_method mi;
@@ -411,7 +467,7 @@ static void inlined_frames(struct hs_jvm *hp, const struct runtime_frame *f,
 	for (int k = n - 2; k >= 0; k--) {
 		int w;
 
-		if (hotspot__method(&hp->l, hs_read, &hp->pid, sc[k].method, sc[k].bci, &mi))
+		if (hotspot__method(&hp->l, hs_cread, rc, sc[k].method, sc[k].bci, &mi))
 			break;
 		w = snprintf(f->inl + used, f->inl_size - used, "%s\t%s\t%u\n", mi.name, mi.file,
 			     mi.line);
@@ -428,7 +484,7 @@ static void inlined_frames(struct hs_jvm *hp, const struct runtime_frame *f,
  * outermost scope of the PcDesc at its return address) with its line, and
  * the methods inlined there; -ENOENT where that does not read (its name
  * is the nmethod's entry). */
-static int nmethod_frame(struct hs_jvm *hp, const struct runtime_frame *f,
+static int nmethod_frame(struct hs_jvm *hp, struct hs_rcache *rc, const struct runtime_frame *f,
 			 const struct hotspot_code *c, struct hotspot_method *m)
 {
 	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
@@ -436,13 +492,13 @@ static int nmethod_frame(struct hs_jvm *hp, const struct runtime_frame *f,
 
 	if (f->leaf || !hp->l.has_scopes)
 		return -ENOENT;
-	n = hotspot__scopes(&hp->l, hs_read, &hp->pid, c->blob, c->start, f->pc + 1, true, sc);
-	if (n <= 0 || hotspot__method(&hp->l, hs_read, &hp->pid, sc[n - 1].method,
+	n = hotspot__scopes(&hp->l, hs_cread, rc, c->blob, c->start, f->pc + 1, true, sc);
+	if (n <= 0 || hotspot__method(&hp->l, hs_cread, rc, sc[n - 1].method,
 				      sc[n - 1].bci, m) ||
 	    !m->line || !m->file[0] || strcmp(m->name, c->name))
 		return -ENOENT;
 	if (n > 1)
-		inlined_frames(hp, f, sc, n);
+		inlined_frames(hp, rc, f, sc, n);
 	return 0;
 }
 
@@ -465,6 +521,7 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 {
 	const struct hotspot_code *c;
 	struct hotspot_method m;
+	struct hs_rcache rc;
 	struct frame_read r;
 	struct hs_jvm *hp;
 	uint64_t fp;
@@ -479,8 +536,9 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 		return -ESRCH;
 	if (!(c = hs_code(hp, p, f->pc, false)))
 		return -ENOENT;
+	hs_rcache_init(&rc, hp->pid);
 	if (c->kind == HOTSPOT_NMETHOD) {
-		if (!(c = hs_code(hp, p, f->pc, true)) || nmethod_frame(hp, f, c, &m)) {
+		if (!(c = hs_code(hp, p, f->pc, true)) || nmethod_frame(hp, &rc, f, c, &m)) {
 			/* (record: a name written at this pc before is void) */
 			if (!f->leaf)
 				hs_rec__frame(&hp->rec, p, hp->pid, &hp->l, f->pc, NULL, NULL, 0,
@@ -492,7 +550,7 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 		n = snprintf(buf, size, "%s", m.name);
 	} else if (c->kind == HOTSPOT_INTERPRETER && hp->l.has_interp) {
 		fp = f->frame_fp(f->walk, f->index);
-		r = (struct frame_read){ hp->pid, f };
+		r = (struct frame_read){ &rc, f };
 		irc = fp ? hotspot__interp_frame(&hp->l, frame_read, &r, fp, !f->leaf, &m) : -EINVAL;
 		/* (record: its Method, so report names it from the snapshot) */
 		if (!irc)

@@ -70,7 +70,9 @@ static void name_free(struct iname *n)
 /* Drop the names of pid (of every process: all), the kind's caches too. */
 static void names_drop(struct interp_session *s, uint32_t pid, int all)
 {
-	for (unsigned i = 0; i < NAMES_BUCKETS; i++) {
+	/* (every fork, exec and exit of the machine asks: with no names
+	 * held, not a pass over the NAMES_BUCKETS buckets) */
+	for (unsigned i = 0; s->nnames && i < NAMES_BUCKETS; i++) {
 		for (struct iname **p = &s->b[i], *n; (n = *p);) {
 			if (all || n->pid == pid) {
 				*p = n->next;

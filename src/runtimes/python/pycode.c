@@ -49,6 +49,7 @@ struct target {
 	struct pyreader_target t;
 	struct pyoffsets off;
 	uint32_t hdr_len; /* bytes of a code object's header we read */
+	uint32_t nr_cached; /* its entries in the cache (drop_entries_of) */
 };
 
 struct pyreader {
@@ -274,6 +275,18 @@ static int decode(struct pyreader *r, const struct target *tg, uint64_t code,
 
 /* ---- the cache --------------------------------------------------------- */
 
+static struct target *target_find(struct pyreader *r, uint32_t pid);
+
+/* An entry of pid in the cache, or out (its target's count; an entry's
+ * pid is a target's while it is cached: targets go after their entries) */
+static void count_cached(struct pyreader *r, uint32_t pid, int delta)
+{
+	struct target *tg = target_find(r, pid);
+
+	if (tg && (delta > 0 || tg->nr_cached))
+		tg->nr_cached += (uint32_t)delta;
+}
+
 static uint32_t bucket_of(const struct pyreader *r, uint32_t pid, uint64_t code)
 {
 	uint64_t h = (code >> 3) ^ ((uint64_t)pid << 40) ^ pid;
@@ -329,6 +342,8 @@ static void cache_remove(struct pyreader *r, uint32_t i)
 		link = &r->entries[*link].hnext;
 	if (*link == i)
 		*link = e->hnext;
+	if (e->used)
+		count_cached(r, e->pid, -1);
 	lru_unlink(r, i);
 	entry_clear(e);
 	e->used = 0;
@@ -355,6 +370,7 @@ static void cache_insert(struct pyreader *r, uint32_t i)
 	uint32_t b = bucket_of(r, e->pid, e->code);
 
 	e->used = 1;
+	count_cached(r, e->pid, 1);
 	e->hnext = r->buckets[b];
 	r->buckets[b] = i;
 	lru_push_front(r, i);
@@ -425,9 +441,15 @@ static struct target *target_find(struct pyreader *r, uint32_t pid)
 	return NULL;
 }
 
+/* Every fork, exec and exit of a Python process forgets it, and a new
+ * child has no entries: it alone is not worth a pass over the whole
+ * cache (PYREADER_ENTRIES_DEFAULT entries), nor the rest of one once its
+ * last entry is gone. */
 static void drop_entries_of(struct pyreader *r, uint32_t pid)
 {
-	for (uint32_t i = 0; i < r->nr_entries; i++)
+	struct target *tg = target_find(r, pid);
+
+	for (uint32_t i = 0; i < r->nr_entries && (!tg || tg->nr_cached); i++)
 		if (r->entries[i].used && r->entries[i].pid == pid)
 			cache_remove(r, i);
 }
@@ -479,6 +501,7 @@ int pyreader__add_target(struct pyreader *r, uint32_t pid,
 		tg = &r->targets[r->nr_targets++];
 	}
 	tg->pid = pid;
+	tg->nr_cached = 0; /* (none: dropped above, or a new slot) */
 	tg->t = *t;
 	tg->off = *t->offsets;
 	tg->t.offsets = &tg->off;

@@ -17,6 +17,7 @@
 
 #include "capfile/capfile.h"
 #include "capture/capture.h"
+#include "capture/ring_thread.h"
 #include "runtimes/python/pynames.h"
 #include "runtimes/python/pyprocs.h"
 #include "runtimes/python/pyreader.h"
@@ -32,10 +33,9 @@ struct pysession {
 	struct capfile_writer *w;
 	uint64_t written, write_errors, reader_errors;
 	/* the prefetch thread: drains py_new (its own dup of the fd) */
-	pthread_t thread;
-	int thread_on, ring_fd;
+	struct ring_thread thread;
+	int ring_fd;
 	struct ring_buffer *rb;
-	atomic_int stop;
 	atomic_ullong prefetched, prefetch_failed;
 	/* processes that exited: their names go at pysession__reap */
 	struct py_exited {
@@ -72,23 +72,9 @@ static int on_new_code(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static void *prefetch_main(void *arg)
-{
-	struct pysession *ps = arg;
-
-	while (!ps->stop)
-		if (ring_buffer__poll(ps->rb, 20) < 0 && errno != EINTR)
-			break;
-	return NULL;
-}
-
 static void prefetch_stop(struct pysession *ps)
 {
-	if (ps->thread_on) {
-		ps->stop = 1;
-		pthread_join(ps->thread, NULL);
-		ps->thread_on = 0;
-	}
+	ring_thread__stop(&ps->thread);
 	ring_buffer__free(ps->rb);
 	ps->rb = NULL;
 	if (ps->ring_fd >= 0)
@@ -164,9 +150,7 @@ void pysession__set_capture(struct pysession *ps, struct capture *c)
 		prefetch_stop(ps);
 		return;
 	}
-	ps->stop = 0;
-	ps->thread_on = !pthread_create(&ps->thread, NULL, prefetch_main, ps);
-	if (!ps->thread_on)
+	if (ring_thread__start(&ps->thread, ps->rb))
 		prefetch_stop(ps);
 }
 

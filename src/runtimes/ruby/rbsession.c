@@ -15,6 +15,7 @@
 
 #include "capfile/capfile.h"
 #include "capture/capture.h"
+#include "capture/ring_thread.h"
 #include "runtimes/ruby/rboffsets.h"
 #include "runtimes/ruby/rbprocs.h"
 #include "runtimes/ruby/rbreader.h"
@@ -54,10 +55,9 @@ struct rbsession {
 	struct rbsnap *snaps[RBSNAP_BUCKETS];
 	uint64_t nsnaps, snap_flushes, reads, read_errors;
 	/* the prefetch thread: drains rb_new (its own dup of the fd) */
-	pthread_t thread;
-	int thread_on, ring_fd;
+	struct ring_thread thread;
+	int ring_fd;
 	struct ring_buffer *rb;
-	atomic_int stop;
 	atomic_ullong prefetched;
 	struct rbprocs *procs;
 };
@@ -83,7 +83,8 @@ static void snaps_drop(void *st, uint32_t pid, int all)
 {
 	struct rbsession *rs = st;
 
-	for (unsigned i = 0; i < RBSNAP_BUCKETS; i++) {
+	/* (asked at every fork, exec and exit: none held, no pass) */
+	for (unsigned i = 0; rs->nsnaps && i < RBSNAP_BUCKETS; i++) {
 		for (struct rbsnap **s = &rs->snaps[i], *n; (n = *s);) {
 			if (all || n->pid == pid) {
 				*s = n->next;
@@ -334,23 +335,9 @@ static int on_new_iseq(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static void *prefetch_main(void *arg)
-{
-	struct rbsession *rs = arg;
-
-	while (!rs->stop)
-		if (ring_buffer__poll(rs->rb, 20) < 0 && errno != EINTR)
-			break;
-	return NULL;
-}
-
 static void prefetch_stop(struct rbsession *rs)
 {
-	if (rs->thread_on) {
-		rs->stop = 1;
-		pthread_join(rs->thread, NULL);
-		rs->thread_on = 0;
-	}
+	ring_thread__stop(&rs->thread);
 	ring_buffer__free(rs->rb);
 	rs->rb = NULL;
 	if (rs->ring_fd >= 0)
@@ -399,9 +386,7 @@ static void rb_set_capture(void *st, struct capture *c)
 		prefetch_stop(rs);
 		return;
 	}
-	rs->stop = 0;
-	rs->thread_on = !pthread_create(&rs->thread, NULL, prefetch_main, rs);
-	if (!rs->thread_on)
+	if (ring_thread__start(&rs->thread, rs->rb))
 		prefetch_stop(rs);
 }
 
