@@ -587,6 +587,7 @@ int dso__srcline(struct dso *d, uint64_t vaddr,
 			.debug_root = c->opts.debug_root,
 			.no_debug_files = c->opts.no_debug_files,
 			.full_names = c->opts.full_names,
+			.lean_dwarf = c->opts.lean_dwarf,
 		};
 
 		d->srcline = srcline__new(d->elf, d->path, &o);

@@ -46,6 +46,7 @@ struct dso_cache_opts {
 	int no_debug_files;	 /* skip separate debug file lookup */
 	int no_derive;		 /* never derive SFrame from .eh_frame */
 	int sframe_version;	 /* of derived tables: 2 or 3 (0 = 3) */
+	int lean_dwarf;		 /* srcline_opts.lean_dwarf */
 };
 
 /* Where a dso's table came from. */

@@ -49,6 +49,8 @@ struct srcline_opts {
 	const char *debug_root; /* for separate debug files; NULL = "/" */
 	int no_debug_files;	/* only the binary's own DWARF */
 	int full_names;		/* C++ names with their signatures */
+	int lean_dwarf;		/* DWARF_IMAGE_LEAN (dwarfimage.h): a process
+				 * that stays up */
 	int libdw_scopes;	/* tests: scopes by dwarf_getscopes() and
 				 * dwarf_getscopes_die(), the reference for
 				 * the one-walk path srcline takes */
