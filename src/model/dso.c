@@ -651,4 +651,5 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 	fprintf(f, "dso_shed_hot: %llu\n", (unsigned long long)st->shed_hot);
 	fprintf(f, "dso_shed_bytes: %llu\n", (unsigned long long)st->shed_bytes);
 	fprintf(f, "dso_loaded: %llu\n", (unsigned long long)st->loaded);
+	fprintf(f, "dso_dwarf_trims: %llu\n", (unsigned long long)st->dwarf_trims);
 }

@@ -104,6 +104,7 @@ static int load(const char *dir, const struct dwarf_image_key *key, Elf *src, un
 		return -ENOMEM;
 	}
 	img->from_cache = 1;
+	img->mapped = 1;
 	img->elf = elf_memory(img->map, img->size);
 	/* the same kind of ELF as the source, or it is not this image */
 	if (!img->elf || elf_kind(img->elf) != ELF_K_ELF || !gelf_getehdr(img->elf, &eh) ||

@@ -290,6 +290,13 @@ size_t dwarf_image__size(const struct dwarf_image *img)
 	return img->size;
 }
 
+int dwarf_image__trim(struct dwarf_image *img)
+{
+	if (!img || !img->mapped)
+		return 0; /* a private copy: MADV_DONTNEED would zero it */
+	return !madvise(img->map, img->size, MADV_DONTNEED);
+}
+
 void dwarf_image__free(struct dwarf_image *img)
 {
 	if (!img)

@@ -118,5 +118,13 @@ int dwarf_image__from_cache(const struct dwarf_image *img);
 Elf *dwarf_image__elf(const struct dwarf_image *img);
 size_t dwarf_image__size(const struct dwarf_image *img); /* bytes mapped */
 void dwarf_image__free(struct dwarf_image *img);	 /* NULL is a no-op */
+/*
+ * Give back the pages of an image read from the cache that this process
+ * maps now (MADV_DONTNEED on the file's read-only mapping: the page
+ * cache keeps them, and libdw's next read faults them in again, the same
+ * bytes); its Dwarf stays valid. A private image (made in memory,
+ * without DWARF_IMAGE_LEAN) is left alone. 1 when trimmed, else 0.
+ */
+int dwarf_image__trim(struct dwarf_image *img);
 
 #endif

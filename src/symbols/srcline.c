@@ -132,6 +132,11 @@ void srcline__stats(const struct srcline *s, struct srcline_stats *out)
 	*out = s->st;
 }
 
+int srcline__trim(struct srcline *s)
+{
+	return s ? dwarf_image__trim(s->img) : 0;
+}
+
 static int has_debug_info(const struct elfread *e)
 {
 	struct elfread_section sec;

@@ -81,4 +81,9 @@ struct srcline_stats {
 };
 void srcline__stats(const struct srcline *s, struct srcline_stats *out);
 
+/* Give back the mapped pages of s's DWARF image when it is the cache
+ * file's (dwarf_image__trim); its lookups go on as before. 1 when
+ * trimmed. */
+int srcline__trim(struct srcline *s);
+
 #endif

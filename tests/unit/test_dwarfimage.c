@@ -599,6 +599,83 @@ TEST(dwarfimage_lean_should_copy_plain_dwarf_and_read_it_from_the_cache_file)
 	elfread__free(e);
 }
 
+/* The Rss in KiB of the mapping holding p (/proc/self/smaps), -1 if none. */
+static long mapping_rss_kb(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[4096];
+	int in = 0;
+	long rss = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		long kb;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1) {
+			rss = kb;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return rss;
+}
+
+/* Trimming a lean image gives its mapped pages back and keeps its bytes;
+ * a private (inflated in memory) image is not trimmed. */
+TEST(dwarfimage_trim_should_unmap_a_cached_images_pages_and_keep_its_bytes)
+{
+	uint8_t id[] = { 0x7a, 0x11, 0x09 };
+	struct dwarf_image_key key = { .id = id, .id_len = sizeof(id), .file_len = 78 };
+	struct dwarf_image *a = NULL, *z = NULL;
+	uint64_t saved = dwarf_image_lean_min;
+	char cache[400];
+	Elf_Data *src, *da, *dz;
+	struct elfread *e, *ez;
+	unsigned sum = 0;
+
+	NEED_FIXTURES();
+	snprintf(cache, sizeof(cache), "%.300s/cache-trim", dir);
+	e = open_in_dir("prog");
+	CHECK(e != NULL);
+	CHECK(elfread__fill_dwarf(e) == 0);
+	dwarf_image_lean_min = 0;
+	CHECK_INT(dwarf_image__open_cached_flags(elfread__libelf(e), cache, &key, DWARF_IMAGE_LEAN,
+						 &a), 0);
+	dwarf_image_lean_min = saved;
+	src = section_data(elfread__libelf(e), ".debug_info", 0);
+	da = section_data(dwarf_image__elf(a), ".debug_info", 0);
+	CHECK(src && da && da->d_size == src->d_size);
+	for (size_t i = 0; i < da->d_size; i++)
+		sum += ((const unsigned char *)da->d_buf)[i];
+	CHECK_MSG(mapping_rss_kb(da->d_buf) > 0, "read, yet %ld KiB mapped",
+		  mapping_rss_kb(da->d_buf));
+	CHECK_INT(dwarf_image__trim(a), 1);
+	CHECK_INT((int)mapping_rss_kb(da->d_buf), 0);
+	CHECK(!memcmp(src->d_buf, da->d_buf, da->d_size));
+	CHECK(sum > 0);
+	/* progz's image is inflated into private memory: left as it is */
+	setenv("SFPROF_DWARF_CACHE", "", 1);
+	ez = open_in_dir("progz");
+	CHECK(ez != NULL);
+	CHECK(elfread__fill_dwarf(ez) == 0);
+	CHECK_INT(dwarf_image__open(elfread__libelf(ez), &z), 0);
+	dz = section_data(dwarf_image__elf(z), ".debug_info", 0);
+	CHECK(dz && dz->d_size > 0);
+	sum = 0;
+	for (size_t i = 0; i < dz->d_size; i++)
+		sum += ((const unsigned char *)dz->d_buf)[i];
+	CHECK_INT(dwarf_image__trim(z), 0);
+	CHECK(sum > 0 && mapping_rss_kb(dz->d_buf) > 0);
+	CHECK_INT(dwarf_image__trim(NULL), 0);
+	dwarf_image__free(z);
+	dwarf_image__free(a);
+	elfread__free(ez);
+	elfread__free(e);
+}
+
 /* A srcline reading the lean image answers every address as one reading
  * the binary. */
 TEST(srcline_lean_should_answer_as_the_binary_does)
