@@ -43,7 +43,7 @@ STAT_KEYS = ("samples_seen", "events_cpu", "lost_total", "lost_stack_read", "los
              "lost_busy", "lost_task", "lost_target_map", "no_user_stack_exit_exec",
              "stack_reads_deferred", "stack_reads_deferred_read", "stack_reads_defer_failed",
              "processes_followed", "processes_exited", "procs_reaped", "dso_loads",
-             "dso_evicted", "dso_shed", "dso_shed_hot", "dso_shed_bytes", "dso_loaded",
+             "dso_evicted", "dso_shed", "dso_shed_hot", "dso_shed_bytes", "dso_loaded", "dso_dwarf_trims",
              "thread_tops_learned", "sideband_lost", "changes_lost")
 
 

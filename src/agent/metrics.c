@@ -137,6 +137,12 @@ char *agent_metrics__text(struct agent *a, size_t *len)
 	one(f, "sfprof_binaries_shed_total", "counter",
 	    "Mapped binaries whose symbols, lines and unwind tables were freed over the "
 	    "memory budget (made again at their next use).", c.binaries_shed);
+	one(f, "sfprof_binaries_shed_hot_total", "counter",
+	    "Of the binaries shed, those used in the last second: the working set did not fit "
+	    "the budget.", c.binaries_shed_hot);
+	one(f, "sfprof_dwarf_trims_total", "counter",
+	    "DWARF images whose pages mapped from the DWARF cache were given back over the "
+	    "memory budget (faulted in again at their next lookups).", c.dwarf_trims);
 	one(f, "sfprof_slices", "gauge", "Profile slices held (the retention).", nslices);
 	one(f, "sfprof_slice_stacks", "gauge", "Distinct stacks in the slices held.", stacks);
 	one(f, "sfprof_merge_dropped_stacks_total", "counter",

@@ -456,6 +456,8 @@ static void snapshot(struct agent_run *r)
 	c.binaries_loaded = pr.dso.loads;
 	c.binaries_evicted = pr.dso.evicted;
 	c.binaries_shed = pr.dso.shed;
+	c.binaries_shed_hot = pr.dso.shed_hot;
+	c.dwarf_trims = pr.dso.dwarf_trims;
 	c.labelled_procs = ps.tracked;
 	c.label_reads = ps.reads;
 	c.label_table_full = ps.full;

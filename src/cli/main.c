@@ -394,7 +394,7 @@ static int profile_target(struct sfprof_opts *o, struct sink *sink)
 		.min_block_ns = o->min_block_us * 1000,
 		.offcpu_states = o->offcpu_states,
 		.wakers = o->wakers,
-		.ring_bytes = o->ring_mb << 20,
+		.ring_bytes = sfprof_opts__ring_mb(o) << 20,
 		.kernel_stacks = o->kernel,
 		.on_sideband = sink->on_sideband,
 		.runtimes = runtime__capture_bits(o),

@@ -35,7 +35,6 @@ void sfprof_opts__init(struct sfprof_opts *o, enum sfprof_subcmd cmd)
 	o->offcpu_states = SFPROF_OFFCPU_ALL;
 	o->stack_size = SFPROF_STACK_DEFAULT;
 	o->format = PROFILE_FMT_AUTO;
-	o->ring_mb = 16;
 }
 
 static int takes(const struct sfprof_optdef *d, enum sfprof_subcmd cmd)
@@ -429,6 +428,13 @@ int sfprof_opts__parse(struct sfprof_opts *o, int argc, char **argv,
 	if (o->cmd != SFPROF_CMD_REPORT || o->event_given)
 		return sfprof_opts__check_events(o, err);
 	return 0;
+}
+
+uint32_t sfprof_opts__ring_mb(const struct sfprof_opts *o)
+{
+	if (o->ring_mb)
+		return o->ring_mb;
+	return o->interval_ns ? 4 : 16;
 }
 
 int sfprof_opts__check_output(const struct sfprof_opts *o, FILE *err)

@@ -104,7 +104,7 @@ struct sfprof_opts {
 	int command_argc;
 	const char *input;		/* report: the capture FILE */
 	const char *dump_events;	/* hidden --dump-events FILE: raw records (tests) */
-	uint32_t ring_mb;		/* hidden --ring-mb N: ring buffer size, default 16 */
+	uint32_t ring_mb;		/* hidden --ring-mb N: ring buffer size; 0: sfprof_opts__ring_mb() */
 	int help;			/* -h/--help or --version: text printed, exit 0 */
 	/* added by the per-subcommand option sets */
 	int version;			/* --version was given */
@@ -165,6 +165,16 @@ int sfprof_opts__check_events(const struct sfprof_opts *o, FILE *err);
  * 0, or -errno after one line on err naming the path and what is wrong.
  */
 int sfprof_opts__check_output(const struct sfprof_opts *o, FILE *err);
+
+/*
+ * The BPF ring buffer's size in MiB: --ring-mb, else 16 for a run that
+ * ends, and 4 for one that does not (--interval, the agent). The ring's
+ * data pages are mapped twice, so a 16 MiB ring is 34.8 MiB of the
+ * process's RSS once it has wrapped, a third of the always-on mode's
+ * 100 MB; 4 MiB lost nothing at 99 Hz plus 1,900 off-CPU events a second
+ * on two CPUs under churn (BENCHMARKS.md, agent memory).
+ */
+uint32_t sfprof_opts__ring_mb(const struct sfprof_opts *o);
 
 /* "cpu", "futex": the -e name of one event bit. */
 const char *sfprof_event__name(unsigned sel);

@@ -587,6 +587,7 @@ int dso__srcline(struct dso *d, uint64_t vaddr,
 			.debug_root = c->opts.debug_root,
 			.no_debug_files = c->opts.no_debug_files,
 			.full_names = c->opts.full_names,
+			.lean_dwarf = c->opts.lean_dwarf,
 		};
 
 		d->srcline = srcline__new(d->elf, d->path, &o);
@@ -650,4 +651,5 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 	fprintf(f, "dso_shed_hot: %llu\n", (unsigned long long)st->shed_hot);
 	fprintf(f, "dso_shed_bytes: %llu\n", (unsigned long long)st->shed_bytes);
 	fprintf(f, "dso_loaded: %llu\n", (unsigned long long)st->loaded);
+	fprintf(f, "dso_dwarf_trims: %llu\n", (unsigned long long)st->dwarf_trims);
 }

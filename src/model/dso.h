@@ -46,6 +46,7 @@ struct dso_cache_opts {
 	int no_debug_files;	 /* skip separate debug file lookup */
 	int no_derive;		 /* never derive SFrame from .eh_frame */
 	int sframe_version;	 /* of derived tables: 2 or 3 (0 = 3) */
+	int lean_dwarf;		 /* srcline_opts.lean_dwarf */
 };
 
 /* Where a dso's table came from. */
@@ -88,6 +89,8 @@ struct dso_stats {
 				      tables given back (elfread__drop_tables) */
 	uint64_t loaded;	   /* dsos holding symbols, lines or unwind
 				      tables now */
+	uint64_t dwarf_trims;	   /* DWARF images whose mapped pages were
+				      given back (dso_cache__trim_dwarf) */
 };
 
 struct dso_cache *dso_cache__new(const struct dso_cache_opts *opts);
@@ -144,6 +147,13 @@ size_t dso_cache__sweep(struct dso_cache *c, const struct dso *const *keep, size
  * freed, 0 if none could be.
  */
 int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before, uint64_t hot);
+
+/*
+ * Before any binary is freed: give back the pages every binary's DWARF
+ * image maps from the DWARF cache (srcline__trim), which costs their next
+ * lookups page faults, not a remake. Returns how many were trimmed.
+ */
+size_t dso_cache__trim_dwarf(struct dso_cache *c);
 /* The use clock: bumped by every lookup in any of the cache's dsos. */
 uint64_t dso_cache__use_clock(const struct dso_cache *c);
 

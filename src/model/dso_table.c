@@ -640,6 +640,17 @@ int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before, uint64_t hot)
 	return 1;
 }
 
+size_t dso_cache__trim_dwarf(struct dso_cache *c)
+{
+	size_t n = 0;
+
+	for (struct dso *d = c ? c->all : NULL; d; d = d->next_all)
+		n += (size_t)srcline__trim(d->srcline);
+	if (c)
+		c->st.dwarf_trims += n;
+	return n;
+}
+
 uint64_t dso_cache__use_clock(const struct dso_cache *c)
 {
 	return c ? c->use_clock : 0;

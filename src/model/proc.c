@@ -64,6 +64,7 @@ struct proc_cache *proc_cache__new(const struct proc_cache_opts *opts)
 	dopts.full_names = pc->opts.full_names;
 	dopts.no_derive = pc->opts.no_derive;
 	dopts.sframe_version = pc->opts.sframe_version;
+	dopts.lean_dwarf = pc->opts.lean_dwarf;
 	pc->dsos = dso_cache__new(&dopts);
 	if (!pc->dsos) {
 		free(pc);

@@ -52,6 +52,7 @@ struct proc_cache_opts {
 	uint32_t reread_interval_ms; /* min gap between re-reads; 0 = 50 */
 	int sframe_version;	     /* of derived tables; 0 = 3 */
 	int no_derive;		     /* no tables from .eh_frame */
+	int lean_dwarf;		     /* dso_cache_opts.lean_dwarf */
 	int quiet;		     /* kept for callers; the cache never prints */
 	const char *buildid_dir;     /* offline: the build-id cache to try when
 				      * a recorded path is missing or holds

@@ -107,6 +107,9 @@ static void interval_bound_heap(struct report_sink *s)
 		if (s->next_stacks[i])
 			stacks__forget_binaries(s->next_stacks[i]);
 	}
+	/* first what costs no remake: the DWARF images' pages mapped from
+	 * the cache (page faults at their next lookups) */
+	dso_cache__trim_dwarf(c);
 	while (over_budget(1) && dso_cache__shed_oldest(c, before, before))
 		shed++;
 	/* libdw's and the tables' blocks back to the system, not only to

@@ -168,8 +168,11 @@ static void record_change(void *ctx, uint32_t what, uint32_t pid, uint32_t ppid,
 struct report_sink *report_sink__new(const struct sfprof_opts *o)
 {
 	struct report_sink *s = calloc(1, sizeof(*s));
+	/* a process that stays up (--interval, the agent) keeps what it
+	 * reads of big DWARF in the page cache, not in its own memory */
 	struct proc_cache_opts po = { .no_demangle = o->no_demangle,
-				      .full_names = o->full_names };
+				      .full_names = o->full_names,
+				      .lean_dwarf = o->interval_ns != 0 };
 
 	if (!s)
 		return NULL;

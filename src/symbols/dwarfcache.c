@@ -55,7 +55,7 @@ static int entry_dir(const char *dir, const struct dwarf_image_key *key, int cre
 }
 
 /* The stored image, checked: 0 and *out, or -errno (rebuild it). */
-static int load(const char *dir, const struct dwarf_image_key *key, Elf *src,
+static int load(const char *dir, const struct dwarf_image_key *key, Elf *src, unsigned flags,
 		struct dwarf_image **out)
 {
 	char name[64];
@@ -94,7 +94,7 @@ static int load(const char *dir, const struct dwarf_image_key *key, Elf *src,
 	 * 0.04-0.1 ms in 2 MiB ones; BENCHMARKS.md). Pages already cached
 	 * keep their size.
 	 */
-	if (img->map != MAP_FAILED)
+	if (img->map != MAP_FAILED && !(flags & DWARF_IMAGE_LEAN))
 		(void)madvise(img->map, img->size, MADV_HUGEPAGE);
 	/* its mtime is its last use: dwarf_image__cache_trim drops the oldest */
 	futimens(fd, NULL);
@@ -104,6 +104,7 @@ static int load(const char *dir, const struct dwarf_image_key *key, Elf *src,
 		return -ENOMEM;
 	}
 	img->from_cache = 1;
+	img->mapped = 1;
 	img->elf = elf_memory(img->map, img->size);
 	/* the same kind of ELF as the source, or it is not this image */
 	if (!img->elf || elf_kind(img->elf) != ELF_K_ELF || !gelf_getehdr(img->elf, &eh) ||
@@ -296,28 +297,47 @@ uint64_t dwarf_image__cache_max(void)
 }
 
 int dwarf_image__load_cached(Elf *src, const char *dir, const struct dwarf_image_key *key,
-			     struct dwarf_image **out)
+			     unsigned flags, struct dwarf_image **out)
 {
 	*out = NULL;
-	return load(dir, key, src, out);
+	return load(dir, key, src, flags, out);
 }
 
 int dwarf_image__open_cached(Elf *src, const char *dir,
 			     const struct dwarf_image_key *key,
 			     struct dwarf_image **out)
 {
-	int err;
+	return dwarf_image__open_cached_flags(src, dir, key, 0, out);
+}
+
+int dwarf_image__open_cached_flags(Elf *src, const char *dir,
+				   const struct dwarf_image_key *key, unsigned flags,
+				   struct dwarf_image **out)
+{
+	int err, stored;
 
 	*out = NULL;
-	if (dir && key && !load(dir, key, src, out))
+	if (dir && key && !load(dir, key, src, flags, out))
 		return 0;
-	err = dwarf_image__open(src, out);
-	if (!err && dir && key && !store(dir, key, *out)) {
+	if ((flags & DWARF_IMAGE_LEAN) && !(dir && key))
+		return -ENOTSUP; /* only the cache's mapping is lean */
+	err = dwarf_image__open_flags(src, flags, out);
+	stored = !err && dir && key && !store(dir, key, *out);
+	if (stored) {
 		/* one bound for the DWARF images and the binary copies */
 		char bdir[4096];
 		const char *dirs[2] = { dir, buildid_cache__default_dir(bdir, sizeof(bdir)) ? NULL : bdir };
 
 		dwarf_image__cache_trim_all(dirs, 2, dwarf_image__cache_max(), NULL);
+	}
+	if (!err && (flags & DWARF_IMAGE_LEAN)) {
+		/* the private copy goes: the stored file, mapped, is read
+		 * from here on (its pages as libdw wants them) */
+		dwarf_image__free(*out);
+		*out = NULL;
+		if (!stored || load(dir, key, src, flags, out))
+			return -ENOTSUP;
+		(*out)->from_cache = 0; /* made by this run */
 	}
 	return err;
 }

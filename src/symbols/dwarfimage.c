@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <zlib.h>
 
+uint64_t dwarf_image_lean_min = DWARF_IMAGE_LEAN_MIN;
+
 /* At most this many sections are kept (the DWARF 5 set is 14). */
 #define MAX_KEPT 32
 
@@ -154,6 +156,11 @@ static int inflate_into(const struct kept *k, void *dst)
 
 int dwarf_image__open(Elf *src, struct dwarf_image **out)
 {
+	return dwarf_image__open_flags(src, 0, out);
+}
+
+int dwarf_image__open_flags(Elf *src, unsigned flags, struct dwarf_image **out)
+{
 	struct kept k[MAX_KEPT];
 	struct dwarf_image *img = NULL;
 	GElf_Ehdr eh;
@@ -172,8 +179,18 @@ int dwarf_image__open(Elf *src, struct dwarf_image **out)
 	n = collect(src, k, &names_len, &any_compressed);
 	if (n < 0)
 		return n;
-	if (!n || !any_compressed)
-		return -ENOTSUP; /* libdw maps plain sections for free */
+	if (!n)
+		return -ENOTSUP;
+	if (!any_compressed) {
+		uint64_t plain = 0;
+
+		for (int i = 0; i < n; i++)
+			plain += k[i].size;
+		/* libdw reads plain sections where they are: a copy only
+		 * pays when it is read back from the cache, mapped */
+		if (!(flags & DWARF_IMAGE_LEAN) || plain < dwarf_image_lean_min)
+			return -ENOTSUP;
+	}
 
 	/* Ehdr | sections, each aligned | .shstrtab | section headers */
 	off = sizeof(Elf64_Ehdr);
@@ -271,6 +288,13 @@ int dwarf_image__from_cache(const struct dwarf_image *img)
 size_t dwarf_image__size(const struct dwarf_image *img)
 {
 	return img->size;
+}
+
+int dwarf_image__trim(struct dwarf_image *img)
+{
+	if (!img || !img->mapped)
+		return 0; /* a private copy: MADV_DONTNEED would zero it */
+	return !madvise(img->map, img->size, MADV_DONTNEED);
 }
 
 void dwarf_image__free(struct dwarf_image *img)

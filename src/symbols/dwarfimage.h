@@ -50,6 +50,24 @@ struct dwarf_image;
 
 /* 0 and *out; -ENOTSUP (use src as it is), -EINVAL, -ENOMEM. */
 int dwarf_image__open(Elf *src, struct dwarf_image **out);
+
+/*
+ * DWARF_IMAGE_LEAN, for a process that stays up (the agent, --interval):
+ * plain (uncompressed) sections are copied into an image too when they
+ * hold at least DWARF_IMAGE_LEAN_MIN bytes, and an image is used only
+ * through the cache, read back as the cache file's mapping (without
+ * MADV_HUGEPAGE): libdw then faults in the pages it reads (one CU's
+ * lines, the unit headers), shared with the page cache and given back at
+ * munmap, where from the binary's own file every byte of its DWARF had
+ * to be read into private memory first (elfread_file.c: files are never
+ * mapped). A -g libpython held 29 MiB so (BENCHMARKS.md, agent memory).
+ * Without a cache directory, or when the store fails, -ENOTSUP.
+ */
+#define DWARF_IMAGE_LEAN 1u
+#define DWARF_IMAGE_LEAN_MIN (4ull << 20)
+/* DWARF_IMAGE_LEAN_MIN, lowered by the unit tests (their fixtures are small) */
+extern uint64_t dwarf_image_lean_min;
+int dwarf_image__open_flags(Elf *src, unsigned flags, struct dwarf_image **out);
 /* Which file an image is of: its build-id and its length in bytes. */
 struct dwarf_image_key {
 	const uint8_t *id;
@@ -62,9 +80,10 @@ struct dwarf_image_key {
 int dwarf_image__cache_dir(char *buf, size_t size);
 
 /* The stored image only (nothing read from src but its ELF header):
- * 0, or -errno when there is no good one. */
+ * 0, or -errno when there is no good one. flags: DWARF_IMAGE_LEAN maps
+ * it without MADV_HUGEPAGE. */
 int dwarf_image__load_cached(Elf *src, const char *dir, const struct dwarf_image_key *key,
-			     struct dwarf_image **out);
+			     unsigned flags, struct dwarf_image **out);
 
 /*
  * As dwarf_image__open, through the cache at dir (NULL: none): the
@@ -74,6 +93,10 @@ int dwarf_image__load_cached(Elf *src, const char *dir, const struct dwarf_image
 int dwarf_image__open_cached(Elf *src, const char *dir,
 			     const struct dwarf_image_key *key,
 			     struct dwarf_image **out);
+/* The same with dwarf_image__open_flags' flags. */
+int dwarf_image__open_cached_flags(Elf *src, const char *dir,
+				   const struct dwarf_image_key *key, unsigned flags,
+				   struct dwarf_image **out);
 #define DWARF_CACHE_MAX_DEFAULT (512ull << 20)
 /*
  * Removes the least recently used images below dir until the rest take at
@@ -95,5 +118,13 @@ int dwarf_image__from_cache(const struct dwarf_image *img);
 Elf *dwarf_image__elf(const struct dwarf_image *img);
 size_t dwarf_image__size(const struct dwarf_image *img); /* bytes mapped */
 void dwarf_image__free(struct dwarf_image *img);	 /* NULL is a no-op */
+/*
+ * Give back the pages of an image read from the cache that this process
+ * maps now (MADV_DONTNEED on the file's read-only mapping: the page
+ * cache keeps them, and libdw's next read faults them in again, the same
+ * bytes); its Dwarf stays valid. A private image (made in memory,
+ * without DWARF_IMAGE_LEAN) is left alone. 1 when trimmed, else 0.
+ */
+int dwarf_image__trim(struct dwarf_image *img);
 
 #endif

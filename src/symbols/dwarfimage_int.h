@@ -10,6 +10,7 @@ struct dwarf_image {
 	size_t size;
 	Elf *elf;
 	int from_cache;
+	int mapped; /* the cache file's mapping (its pages the page cache's) */
 };
 
 #endif

@@ -132,6 +132,11 @@ void srcline__stats(const struct srcline *s, struct srcline_stats *out)
 	*out = s->st;
 }
 
+int srcline__trim(struct srcline *s)
+{
+	return s ? dwarf_image__trim(s->img) : 0;
+}
+
 static int has_debug_info(const struct elfread *e)
 {
 	struct elfread_section sec;
@@ -149,9 +154,16 @@ static Dwarf *dwarf_of(struct srcline *s, const struct elfread *e)
 	uint8_t id[ELFREAD_BUILD_ID_MAX];
 	struct dwarf_image_key key = { .id = id };
 	char dir[PATH_MAX];
-	Elf *elf = elfread__libelf_some(e, ELFREAD_FILL_UNALLOC);
+	/* nothing of the file's DWARF read yet: a stored image needs only
+	 * the ELF header (read at open); elfread__fill_dwarf below when it
+	 * is made or libdw reads the file (reading it first cost every
+	 * cached open the whole DWARF in private memory, kept until the
+	 * binary was freed: 10 MiB for libc's debug file, 29 for a -g
+	 * libpython; BENCHMARKS.md, agent memory) */
+	Elf *elf = elfread__libelf_some(e, 0);
 	Dwarf *dw;
 	size_t len = 0;
+	unsigned flags = s->opts.lean_dwarf ? DWARF_IMAGE_LEAN : 0;
 	int cached;
 
 	cached = !dwarf_image__cache_dir(dir, sizeof(dir)) &&
@@ -159,7 +171,7 @@ static Dwarf *dwarf_of(struct srcline *s, const struct elfread *e)
 	len = elfread__size(e);
 	key.file_len = len;
 	/* a stored image needs nothing of the file's DWARF read */
-	if (cached && !dwarf_image__load_cached(elf, dir, &key, &s->img)) {
+	if (cached && !dwarf_image__load_cached(elf, dir, &key, flags, &s->img)) {
 		dw = dwarf_begin_elf(dwarf_image__elf(s->img), DWARF_C_READ, NULL);
 		if (dw) {
 			s->st.images++;
@@ -173,8 +185,8 @@ static Dwarf *dwarf_of(struct srcline *s, const struct elfread *e)
 	 * reads as zeros) */
 	if (elfread__fill_dwarf(e))
 		return NULL;
-	if (!dwarf_image__open_cached(elf, cached ? dir : NULL, cached ? &key : NULL,
-				      &s->img)) {
+	if (!dwarf_image__open_cached_flags(elf, cached ? dir : NULL, cached ? &key : NULL, flags,
+					    &s->img)) {
 		/* the image holds its own (inflated) copies: the file's
 		 * compressed DWARF just read need not stay in memory */
 		elfread__drop_pages(e, ELFREAD_DROP_DWARF);

@@ -49,6 +49,8 @@ struct srcline_opts {
 	const char *debug_root; /* for separate debug files; NULL = "/" */
 	int no_debug_files;	/* only the binary's own DWARF */
 	int full_names;		/* C++ names with their signatures */
+	int lean_dwarf;		/* DWARF_IMAGE_LEAN (dwarfimage.h): a process
+				 * that stays up */
 	int libdw_scopes;	/* tests: scopes by dwarf_getscopes() and
 				 * dwarf_getscopes_die(), the reference for
 				 * the one-walk path srcline takes */
@@ -78,5 +80,10 @@ struct srcline_stats {
 	uint64_t images_cached; /* ... that came from the DWARF cache */
 };
 void srcline__stats(const struct srcline *s, struct srcline_stats *out);
+
+/* Give back the mapped pages of s's DWARF image when it is the cache
+ * file's (dwarf_image__trim); its lookups go on as before. 1 when
+ * trimmed. */
+int srcline__trim(struct srcline *s);
 
 #endif

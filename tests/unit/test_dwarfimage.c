@@ -520,4 +520,205 @@ TEST(srcline_walk_should_find_the_scopes_libdw_finds_in_libc)
 	CHECK_MSG(found > 1000, "only %d addresses with levels", found);
 }
 
+/* The /proc/self/maps line holding address p: its path into buf, "" for
+ * an anonymous mapping; -1 when no mapping holds p. */
+static int mapping_of(const void *p, char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	int rc = -1;
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		int at = 0;
+
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &at) < 2)
+			continue;
+		if ((uintptr_t)p < lo || (uintptr_t)p >= hi)
+			continue;
+		snprintf(buf, size, "%s", at ? line + at : "");
+		buf[strcspn(buf, "\n")] = 0;
+		rc = 0;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+/* DWARF_IMAGE_LEAN: plain DWARF copied (no location lists) into the
+ * cache, and read back as the cache file's mapping, not private memory;
+ * nothing without a cache. */
+TEST(dwarfimage_lean_should_copy_plain_dwarf_and_read_it_from_the_cache_file)
+{
+	uint8_t id[] = { 0x5e, 0xa1, 0x07 };
+	struct dwarf_image_key key = { .id = id, .id_len = sizeof(id), .file_len = 77 };
+	struct dwarf_image *a = (struct dwarf_image *)1, *b = NULL;
+	char cache[400], entry[700], where[4096];
+	uint64_t saved = dwarf_image_lean_min;
+	Elf_Data *src, *da;
+	struct elfread *e;
+	struct stat st;
+
+	NEED_FIXTURES();
+	snprintf(cache, sizeof(cache), "%.300s/cache-lean", dir);
+	snprintf(entry, sizeof(entry), "%s/5e/a107/dwarf-77-v1", cache);
+	e = open_in_dir("prog");
+	CHECK(e != NULL);
+	CHECK(elfread__fill_dwarf(e) == 0);
+	/* prog's DWARF is far below the bound: declined at the default */
+	CHECK_INT(dwarf_image__open_cached_flags(elfread__libelf(e), cache, &key, DWARF_IMAGE_LEAN,
+						 &a), -ENOTSUP);
+	CHECK(a == NULL);
+	dwarf_image_lean_min = 0;
+	CHECK_INT(dwarf_image__open_cached_flags(elfread__libelf(e), NULL, NULL, DWARF_IMAGE_LEAN,
+						 &a), -ENOTSUP);
+	CHECK_INT(dwarf_image__open_cached_flags(elfread__libelf(e), cache, &key, DWARF_IMAGE_LEAN,
+						 &a), 0);
+	CHECK_INT(dwarf_image__from_cache(a), 0);
+	CHECK_INT(stat(entry, &st), 0);
+	src = section_data(elfread__libelf(e), ".debug_info", 0);
+	da = section_data(dwarf_image__elf(a), ".debug_info", 0);
+	CHECK(src && da && src->d_size == da->d_size && !memcmp(src->d_buf, da->d_buf, da->d_size));
+	CHECK(section_data(elfread__libelf(e), ".debug_loclists", 0) != NULL);
+	CHECK(section_data(dwarf_image__elf(a), ".debug_loclists", 0) == NULL);
+	CHECK_INT(mapping_of(da->d_buf, where, sizeof(where)), 0);
+	CHECK_MSG(!strcmp(where, entry), "image mapped from '%.200s', not %.200s", where, entry);
+	/* the next open reads the same file */
+	CHECK_INT(dwarf_image__open_cached_flags(elfread__libelf(e), cache, &key, DWARF_IMAGE_LEAN,
+						 &b), 0);
+	CHECK_INT(dwarf_image__from_cache(b), 1);
+	CHECK_U64(dwarf_image__size(b), dwarf_image__size(a));
+	/* without the flag, plain DWARF is still libdw's to read in place */
+	dwarf_image__free(b);
+	b = NULL;
+	CHECK_INT(dwarf_image__open(elfread__libelf(e), &b), -ENOTSUP);
+	dwarf_image_lean_min = saved;
+	dwarf_image__free(a);
+	elfread__free(e);
+}
+
+/* The Rss in KiB of the mapping holding p (/proc/self/smaps), -1 if none. */
+static long mapping_rss_kb(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[4096];
+	int in = 0;
+	long rss = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		long kb;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1) {
+			rss = kb;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return rss;
+}
+
+/* Trimming a lean image gives its mapped pages back and keeps its bytes;
+ * a private (inflated in memory) image is not trimmed. */
+TEST(dwarfimage_trim_should_unmap_a_cached_images_pages_and_keep_its_bytes)
+{
+	uint8_t id[] = { 0x7a, 0x11, 0x09 };
+	struct dwarf_image_key key = { .id = id, .id_len = sizeof(id), .file_len = 78 };
+	struct dwarf_image *a = NULL, *z = NULL;
+	uint64_t saved = dwarf_image_lean_min;
+	char cache[400];
+	Elf_Data *src, *da, *dz;
+	struct elfread *e, *ez;
+	unsigned sum = 0;
+
+	NEED_FIXTURES();
+	snprintf(cache, sizeof(cache), "%.300s/cache-trim", dir);
+	e = open_in_dir("prog");
+	CHECK(e != NULL);
+	CHECK(elfread__fill_dwarf(e) == 0);
+	dwarf_image_lean_min = 0;
+	CHECK_INT(dwarf_image__open_cached_flags(elfread__libelf(e), cache, &key, DWARF_IMAGE_LEAN,
+						 &a), 0);
+	dwarf_image_lean_min = saved;
+	src = section_data(elfread__libelf(e), ".debug_info", 0);
+	da = section_data(dwarf_image__elf(a), ".debug_info", 0);
+	CHECK(src && da && da->d_size == src->d_size);
+	for (size_t i = 0; i < da->d_size; i++)
+		sum += ((const unsigned char *)da->d_buf)[i];
+	CHECK_MSG(mapping_rss_kb(da->d_buf) > 0, "read, yet %ld KiB mapped",
+		  mapping_rss_kb(da->d_buf));
+	CHECK_INT(dwarf_image__trim(a), 1);
+	CHECK_INT((int)mapping_rss_kb(da->d_buf), 0);
+	CHECK(!memcmp(src->d_buf, da->d_buf, da->d_size));
+	CHECK(sum > 0);
+	/* progz's image is inflated into private memory: left as it is */
+	setenv("SFPROF_DWARF_CACHE", "", 1);
+	ez = open_in_dir("progz");
+	CHECK(ez != NULL);
+	CHECK(elfread__fill_dwarf(ez) == 0);
+	CHECK_INT(dwarf_image__open(elfread__libelf(ez), &z), 0);
+	dz = section_data(dwarf_image__elf(z), ".debug_info", 0);
+	CHECK(dz && dz->d_size > 0);
+	sum = 0;
+	for (size_t i = 0; i < dz->d_size; i++)
+		sum += ((const unsigned char *)dz->d_buf)[i];
+	CHECK_INT(dwarf_image__trim(z), 0);
+	CHECK(sum > 0 && mapping_rss_kb(dz->d_buf) > 0);
+	CHECK_INT(dwarf_image__trim(NULL), 0);
+	dwarf_image__free(z);
+	dwarf_image__free(a);
+	elfread__free(ez);
+	elfread__free(e);
+}
+
+/* A srcline reading the lean image answers every address as one reading
+ * the binary. */
+TEST(srcline_lean_should_answer_as_the_binary_does)
+{
+	struct srcline_opts lean = { .lean_dwarf = 1 };
+	uint64_t saved = dwarf_image_lean_min;
+	char p[512], cache[512];
+	struct elfread_load ld;
+	struct srcline *x, *y;
+	struct srcline_stats st;
+	struct elfread *e;
+	int found = 0, bad = 0;
+
+	NEED_FIXTURES();
+	snprintf(cache, sizeof(cache), "%s/cache-lean2", dir);
+	setenv("SFPROF_DWARF_CACHE", cache, 1);
+	dwarf_image_lean_min = 0;
+	snprintf(p, sizeof(p), "%s/progcc", dir);
+	e = elfread__open(p);
+	CHECK(e != NULL);
+	x = srcline__new(e, p, &lean);
+	y = srcline__new(e, p, NULL);
+	CHECK(x && y);
+	for (size_t i = 0; i < elfread__nr_loads(e); i++) {
+		if (elfread__load(e, i, &ld) || !(ld.flags & PF_X))
+			continue;
+		for (uint64_t pc = ld.vaddr; pc < ld.vaddr + ld.filesz; pc++) {
+			const struct srcline_level *lv;
+			size_t n;
+
+			bad += !same_levels(x, y, pc);
+			found += !srcline__lookup(x, pc, &lv, &n);
+		}
+	}
+	srcline__stats(x, &st);
+	CHECK_U64(st.images, 1);
+	CHECK_INT(bad, 0);
+	CHECK_MSG(found > 100, "only %d addresses with levels", found);
+	srcline__free(x);
+	srcline__free(y);
+	elfread__free(e);
+	dwarf_image_lean_min = saved;
+	setenv("SFPROF_DWARF_CACHE", "", 1);
+}
+
 TEST_MAIN()

@@ -71,6 +71,27 @@ TEST(cpu_event_should_default_to_auto_and_take_cycles)
 	CHECK(parse(&o, SFPROF_CMD_LIVE, c) != 0);
 }
 
+/* The BPF ring: 16 MiB for a run that ends, 4 for one that stays up
+ * (its double-mapped pages are RSS), --ring-mb over either. */
+TEST(ring_should_be_16_mib_for_a_run_and_4_for_interval_unless_given)
+{
+	struct sfprof_opts o;
+	char *run[] = { "sfprof", "-a", "-d", "5", NULL };
+	char *iv[] = { "sfprof", "-a", "--interval", "10", "-o", "x-%t.pb.gz", NULL };
+	char *iv8[] = { "sfprof", "-a", "--interval", "10", "-o", "x-%t.pb.gz", "--ring-mb", "8",
+			NULL };
+	char *run2[] = { "sfprof", "-a", "--ring-mb", "2", NULL };
+
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, run), 0);
+	CHECK_INT(sfprof_opts__ring_mb(&o), 16);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, iv), 0);
+	CHECK_INT(sfprof_opts__ring_mb(&o), 4);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, iv8), 0);
+	CHECK_INT(sfprof_opts__ring_mb(&o), 8);
+	CHECK_INT(parse(&o, SFPROF_CMD_LIVE, run2), 0);
+	CHECK_INT(sfprof_opts__ring_mb(&o), 2);
+}
+
 TEST(command_after_double_dash_should_keep_its_own_options)
 {
 	struct sfprof_opts o;
