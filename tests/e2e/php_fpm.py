@@ -100,10 +100,16 @@ def worker_pid(master):
 
 
 def share(path):
+    """(samples with the chain, all samples, the top stack; or, when under
+    90% carry the chain, the top stack of those without it)"""
     counts = folded_counts(path)
     total = sum(counts.values())
-    good = sum(n for st, n in counts.items()
-               if has_chain(st, CHAIN, LINES) and "php_execute_script" in st.split(";"))
+    ok = {st for st in counts
+          if has_chain(st, CHAIN, LINES) and "php_execute_script" in st.split(";")}
+    good = sum(counts[st] for st in ok)
+    bad = {st: n for st, n in counts.items() if st not in ok}
+    if good < 0.9 * total and bad:
+        return good, total, "(without the chain) " + max(bad, key=bad.get)
     return good, total, (max(counts, key=counts.get) if counts else "")
 
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtimes/interp/interpsession.h"
 #include "sfprof_event.h"
@@ -160,7 +161,7 @@ TEST(frames_are_read_once_and_kept)
 	interp__free(s);
 }
 
-TEST(a_failed_read_is_not_tried_again)
+TEST(a_failed_read_is_tried_again_later_not_at_every_sample)
 {
 	struct interp_session *s = interp__new(&fake_kind);
 	struct fake *f = interp__state(s);
@@ -171,6 +172,15 @@ TEST(a_failed_read_is_not_tried_again)
 	CHECK_INT(name_of(s, 7, 0xbad0, &name, &line), -EFAULT);
 	CHECK_INT(name_of(s, 7, 0xbad0, &name, &line), -EFAULT);
 	CHECK_INT(f->reads, 1);
+	/* the memory reads now (PHP-FPM's next request compiled its code
+	 * there): past the retry interval the frame is read again and named */
+	f->bad_code = 0;
+	usleep(30 * 1000);
+	CHECK_INT(name_of(s, 7, 0xbad0, &name, &line), 0);
+	CHECK_STR(name, "fn_7_bad0");
+	CHECK_INT(f->reads, 2);
+	CHECK_INT(name_of(s, 7, 0xbad0, &name, &line), 0);
+	CHECK_INT(f->reads, 2);
 	interp__free(s);
 }
 

@@ -13,6 +13,7 @@
 #include "runtimes/interp/interpsession.h"
 #include "runtimes/python/pymerge.h"
 #include "sfprof_event.h"
+#include "util.h"
 
 #define NAMES_BUCKETS 4096
 #define NAMES_MAX (1u << 18) /* names held; then all go, and are read again */
@@ -22,7 +23,8 @@ struct iname {
 	uint64_t code;
 	uint32_t pid;
 	int32_t instr;
-	int err; /* the read failed: not read again */
+	int err; /* the read failed: read again from INAME_RETRY_NS after */
+	uint64_t read_ns; /* when it was read */
 	struct interp_frame f;
 };
 
@@ -87,6 +89,39 @@ static void names_drop(struct interp_session *s, uint32_t pid, int all)
 		s->k->drop(s->st, pid, all);
 }
 
+/*
+ * A read that failed is tried again at a later sample, not kept for good:
+ * it may have come at a bad moment (PHP-FPM frees a request's op_arrays at
+ * its end and compiles the next request's where they were, so a late read
+ * of {main} can fail while the next request runs the same code there).
+ * Kept, one failure made every later sample of that frame unreadable: 43%
+ * of a loaded php_fpm run's samples. At most one retry per frame per
+ * INAME_RETRY_NS.
+ */
+#define INAME_RETRY_NS (20ull * 1000 * 1000)
+
+/* Read n's name now, recording it in the capture when it reads. */
+static void name_read(struct interp_session *s, struct iname *n)
+{
+	s->reads++;
+	n->read_ns = util__now_ns();
+	n->err = s->k->read(s->st, n->pid, n->code, n->instr, &n->f);
+	if (!n->err && (!n->f.name || !n->f.file))
+		n->err = -EINVAL; /* (a read with no name is a failure too) */
+	if (n->err) {
+		free(n->f.name);
+		free(n->f.file);
+		memset(&n->f, 0, sizeof(n->f));
+		s->read_errors++;
+	} else if (s->w) {
+		if (capfile_writer__pyframe(s->w, n->pid, n->code, n->instr, n->f.line, n->f.first,
+					    n->f.name, n->f.file))
+			s->write_errors++;
+		else
+			s->written++;
+	}
+}
+
 /* The name of (pid, code, instr), read now unless known; NULL: no memory. */
 static struct iname *lookup(struct interp_session *s, uint32_t pid, uint64_t code, int32_t instr)
 {
@@ -94,8 +129,11 @@ static struct iname *lookup(struct interp_session *s, uint32_t pid, uint64_t cod
 	struct iname *n;
 
 	for (n = s->b[h]; n; n = n->next)
-		if (n->pid == pid && n->code == code && n->instr == instr)
+		if (n->pid == pid && n->code == code && n->instr == instr) {
+			if (n->err && util__now_ns() - n->read_ns >= INAME_RETRY_NS)
+				name_read(s, n);
 			return n;
+		}
 	if (s->nnames >= NAMES_MAX) {
 		names_drop(s, 0, 1);
 		s->flushes++;
@@ -105,24 +143,7 @@ static struct iname *lookup(struct interp_session *s, uint32_t pid, uint64_t cod
 	n->pid = pid;
 	n->code = code;
 	n->instr = instr;
-	s->reads++;
-	n->err = s->k->read(s->st, pid, code, instr, &n->f);
-	if (!n->err && (!n->f.name || !n->f.file)) {
-		name_free(n);
-		return NULL;
-	}
-	if (n->err) {
-		free(n->f.name);
-		free(n->f.file);
-		memset(&n->f, 0, sizeof(n->f));
-		s->read_errors++;
-	} else if (s->w) {
-		if (capfile_writer__pyframe(s->w, pid, code, instr, n->f.line, n->f.first, n->f.name,
-					    n->f.file))
-			s->write_errors++;
-		else
-			s->written++;
-	}
+	name_read(s, n);
 	n->next = s->b[h];
 	s->b[h] = n;
 	s->nnames++;
