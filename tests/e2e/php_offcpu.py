@@ -33,7 +33,7 @@ def main():
                 "nanosleep" in s.rpartition(";")[2] and
                 s.split(";")[s.split(";").index("Waiter::waitItem (wait.php:%d)" %
                                                 loc["Waiter::waitItem"][1]) + 1] == "sleep")
-    unreadable = sum(n for s, n in stacks.items() if "[python: unreadable frame]" in s)
+    unreadable = sum(n for s, n in stacks.items() if "[php: unreadable frame]" in s)
     print("exit %d; where %s; %.2f s blocked in consumer -> waitItem -> sleep; "
           "%.2f s unreadable" % (rc, loc, named / 1e6, unreadable / 1e6))
     if rc != 0:

@@ -7,7 +7,7 @@ libruby-3.1.so that exports ruby_version 3.1.2 and a TLS
 ruby_current_ec pointing at garbage (random frames, a frame list that
 runs off its mapping, frames pointing at themselves,
 tests/e2e/ruby_fakevm.c): sfprof walks it, names no frame of it
-(ruby_iseq_read_errors, "[python: unreadable frame]"), exits 0, and the
+(ruby_iseq_read_errors, "[ruby: unreadable frame]"), exits 0, and the
 native frames main;spin_leaf stay in every stack."""
 import os
 import subprocess

@@ -77,7 +77,7 @@ def main():
         errs.append("expected Ruby to name %s, got %s" % (CHAIN + [POP, PUSH], sorted(loc)))
         loc.setdefault(CHAIN[1], ("", 0, 0))
     named = sum(n for s, n in stacks.items() if popped(s, loc))
-    unreadable = sum(n for s, n in stacks.items() if "[python: unreadable frame]" in s)
+    unreadable = sum(n for s, n in stacks.items() if "[ruby: unreadable frame]" in s)
     print("exit %d; where %s; %.2f s blocked in consumer -> wait_item at a futex wait; "
           "%.2f s unreadable" % (rc, loc, named / 1e6, unreadable / 1e6))
     if rc != 0:

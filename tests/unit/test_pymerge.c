@@ -158,6 +158,40 @@ TEST(ids_should_be_oldest_first_named_with_file_and_line_and_marked_when_cut)
 	profile__free(p);
 }
 
+TEST(markers_should_name_the_frames_own_interpreter)
+{
+	static const struct {
+		uint32_t flag;
+		const char *want;
+	} cases[] = {
+		{ SFPROF_PYS_RUBY, "app;[ruby: more frames];f4 (mod.py:18);[ruby: unreadable frame];" },
+		{ SFPROF_PYS_PHP, "app;[php: more frames];f4 (mod.py:18);[php: unreadable frame];" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct profile_meta meta = { .kind = PROFILE_CPU, .hz = 99 };
+		struct profile *p = profile__new(&meta);
+		struct sfprof_event *e = py_event(0, 5, 0, SFPROF_PYS_CUT | cases[i].flag);
+		struct pymerge_stats st = { 0 };
+		struct pymerge_ctx c = { p, fake_name, NULL, 42, &st };
+		int bad = 0;
+		const struct sfprof_py_section *sec = pymerge__section(e, &bad);
+		uint32_t ids[16];
+		int n;
+		char *text;
+
+		CHECK(p && sec);
+		n = pymerge__ids(&c, sec, 0, 5, 1, ids, 16);
+		CHECK_INT(n, 6);
+		CHECK(profile__add_ids(p, "app", ids, (size_t)n, 1) == 0);
+		text = folded(p);
+		CHECK_MSG(!strncmp(text, cases[i].want, strlen(cases[i].want)), "%s", text);
+		free(text);
+		free(e);
+		profile__free(p);
+	}
+}
+
 TEST(pyframe_records_should_round_trip_and_malformed_ones_be_refused)
 {
 	char path[] = "/tmp/sfprof-test-pyframe.XXXXXX";

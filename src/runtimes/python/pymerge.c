@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,16 +63,18 @@ static int64_t marker(struct profile *prof, const char *name)
 int pymerge__ids(const struct pymerge_ctx *c, const struct sfprof_py_section *sec, uint32_t from,
 		 uint32_t to, int cut, uint32_t *out, size_t room)
 {
-	const char *interp = (sec->flags & SFPROF_PYS_PHP)    ? PYMERGE_DSO_PHP :
-			     (sec->flags & SFPROF_PYS_RUBY) ? PYMERGE_DSO_RUBY :
-							      PYMERGE_DSO_PYTHON;
+	bool php = sec->flags & SFPROF_PYS_PHP, ruby = !php && (sec->flags & SFPROF_PYS_RUBY);
+	const char *interp = php ? PYMERGE_DSO_PHP : ruby ? PYMERGE_DSO_RUBY : PYMERGE_DSO_PYTHON;
+	const char *cut_name = php ? PYMERGE_CUT_PHP : ruby ? PYMERGE_CUT_RUBY : PYMERGE_CUT;
+	const char *unreadable = php ? PYMERGE_UNREADABLE_PHP :
+			       ruby ? PYMERGE_UNREADABLE_RUBY : PYMERGE_UNREADABLE;
 	size_t np = 0;
 	int64_t id;
 
 	if (to > sec->nframes)
 		to = sec->nframes;
 	if (cut && np < room) {
-		if ((id = marker(c->prof, PYMERGE_CUT)) < 0)
+		if ((id = marker(c->prof, cut_name)) < 0)
 			return -ENOMEM;
 		out[np++] = (uint32_t)id;
 	}
@@ -88,7 +91,7 @@ int pymerge__ids(const struct pymerge_ctx *c, const struct sfprof_py_section *se
 		if (!c->name ||
 		    c->name(c->name_ctx, c->pid, f->code, f->instr, &q, &file, &line, &first) || !q) {
 			c->st->frames_failed++;
-			id = marker(c->prof, PYMERGE_UNREADABLE);
+			id = marker(c->prof, unreadable);
 		} else {
 			pf.name = q;
 			pf.file = file;

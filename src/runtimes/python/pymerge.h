@@ -36,8 +36,14 @@
 #include "sfprof_event.h"
 
 #define PYMERGE_EVAL_FRAME "_PyEval_EvalFrameDefault"
+/* the markers, each spelled with its interpreter's name: a walk cut at
+ * its bound, and a frame whose name did not read */
 #define PYMERGE_CUT "[python: more frames]"
 #define PYMERGE_UNREADABLE "[python: unreadable frame]"
+#define PYMERGE_CUT_RUBY "[ruby: more frames]"
+#define PYMERGE_UNREADABLE_RUBY "[ruby: unreadable frame]"
+#define PYMERGE_CUT_PHP "[php: more frames]"
+#define PYMERGE_UNREADABLE_PHP "[php: unreadable frame]"
 /* a frame's dso: its interpreter, pprof's synthetic mapping of it */
 #define PYMERGE_DSO_PYTHON "[python]"
 #define PYMERGE_DSO_RUBY "[ruby]"

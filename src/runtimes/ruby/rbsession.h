@@ -16,7 +16,7 @@
  * blocked before sfprof knew its process for Ruby (the first events
  * after its exec are handled a drain later) is seen only when its block
  * ends; if the process exits within milliseconds of that, its frames are
- * named PYMERGE_UNREADABLE.
+ * named PYMERGE_UNREADABLE_RUBY.
  */
 #ifndef SFPROF_RBSESSION_H
 #define SFPROF_RBSESSION_H
