@@ -257,11 +257,18 @@ int hs_off__frame_name(const struct hs_offline *o, uint32_t pid, const struct ru
 	} else {
 		return -ENOENT;
 	}
+	return hs_frame_out(f, &m, n, size);
+}
+
+int hs_frame_out(const struct runtime_frame *f, const struct hotspot_method *m, int n,
+		 size_t size)
+{
 	if (n <= 0 || (size_t)n >= size)
 		return -ENAMETOOLONG;
-	if (m.line && m.file[0] && f->line && f->file && f->file_size > strlen(m.file)) {
-		memcpy(f->file, m.file, strlen(m.file) + 1);
-		*f->line = m.line;
+	/* (its class's source file and the line of its call, a caller's) */
+	if (m->line && m->file[0] && f->line && f->file && f->file_size > strlen(m->file)) {
+		memcpy(f->file, m->file, strlen(m->file) + 1);
+		*f->line = m->line;
 	}
 	return 0;
 }

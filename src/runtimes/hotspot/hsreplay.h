@@ -45,6 +45,11 @@ int hs_off__record(struct hs_offline *o, uint32_t pid, const uint8_t *data, size
 /* pc's blob (no name): 0 with *out, -ENOENT. */
 int hs_off__code(const struct hs_offline *o, uint32_t pid, uint64_t pc,
 		 struct hotspot_code *out);
+/* A frame's name of n characters (snprintf's count) in a buffer of size:
+ * -ENAMETOOLONG when it did not fit; else 0, with m's file and line handed
+ * to f when it asks and they fit (live and report name frames alike). */
+int hs_frame_out(const struct runtime_frame *f, const struct hotspot_method *m, int n,
+		 size_t size);
 /* runtime.h frame_name() from the records: 0 with the name in buf,
  * -ESRCH (no records of the process), -ENOENT (not a frame they name),
  * -ENAMETOOLONG. An interpreted frame is always named: its Method's name

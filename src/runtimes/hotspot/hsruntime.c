@@ -570,14 +570,7 @@ static int hs_frame_name(void *state, const struct runtime_proc *p,
 	} else {
 		return -ENOENT;
 	}
-	if (n <= 0 || (size_t)n >= size)
-		return -ENAMETOOLONG;
-	/* (its class's source file and the line of its call, a caller's) */
-	if (m.line && m.file[0] && f->line && f->file && f->file_size > strlen(m.file)) {
-		memcpy(f->file, m.file, strlen(m.file) + 1);
-		*f->line = m.line;
-	}
-	return 0;
+	return hs_frame_out(f, &m, n, size);
 }
 
 static bool hs_is_proc(void *state, const struct runtime_proc *p)
