@@ -12,7 +12,7 @@
  * is never a target.
  *
  * Each event source is a BPF object of its own, with its user side in
- * src/capture/source_X.c and a line in the table there (source.h: the
+ * src/capture/source_<name>.c and a line in the table there (source.h: the
  * capture loads those a run needs); they declare the same maps through
  * these headers, and capture_attach.c makes them share one instance of
  * each (bpf_map__reuse_fd).

@@ -9,7 +9,7 @@
  * capture (capture.c) runs the table in source.c in order: every
  * selected source loaded, then attached (so the task programs, first,
  * follow every process before a sample is taken), detached and freed in
- * reverse. Adding a source is its BPF file, its source_X.c and one line
+ * reverse. Adding a source is its BPF file, its source_<name>.c and one line
  * of the table (and its bit in enum capture_kind).
  *
  * A source's programs share the task object's maps (capture__share_maps):
@@ -82,7 +82,7 @@ extern const struct capture_source *const capture_sources[];
 extern const size_t capture_nr_sources;
 #define CAPTURE_SOURCES_MAX 8
 
-/* The sources of the table (each source_X.c defines its one). */
+/* The sources of the table (each source_<name>.c defines its one). */
 extern const struct capture_source capture_source_task;
 extern const struct capture_source capture_source_cpu;
 extern const struct capture_source capture_source_futex;

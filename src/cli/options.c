@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * sfprof's command line: argv -> struct sfprof_opts, with getopt's tables
- * built from the option table (src/options_table.c) for one subcommand.
+ * built from the option table (src/cli/options_table.c) for one subcommand.
  */
 #include <errno.h>
 #include <getopt.h>

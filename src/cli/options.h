@@ -2,7 +2,7 @@
 /*
  * sfprof's command line, parsed into struct sfprof_opts. Each subcommand
  * (live, record, report, sframe-dump) has its own option set: one table
- * (src/options_table.c) says, per option, which subcommands take it,
+ * (src/cli/options_table.c) says, per option, which subcommands take it,
  * which events it has a meaning for, its --help group, text and default.
  * An option outside the subcommand's set, or one with no meaning for the
  * chosen event, is a usage error. The parser is pure: it reads argv,
@@ -14,7 +14,7 @@
  *   sfprof sframe-dump [--raw --base ADDR | --from-eh-frame] FILE
  *   sfprof diff [options] BASE NEW   (folded files or captures)
  *
- * Adding an option: one entry in src/options_table.c (a flag names its int
+ * Adding an option: one entry in src/cli/options_table.c (a flag names its int
  * field; a value names a setter), plus its field here.
  *
  * Ownership: every pointer in sfprof_opts points into argv (or to a string

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Internals of the address-space model shared by src/proc.c (lookups,
- * /proc reads, captures) and src/proc_live.c (changes in order). */
+/* Internals of the address-space model shared by src/model/proc.c (lookups,
+ * /proc reads, captures) and src/model/proc_live.c (changes in order). */
 #ifndef SFPROF_PROC_INT_H
 #define SFPROF_PROC_INT_H
 

@@ -2,7 +2,7 @@
 /*
  * Address spaces changed in order: fork, exec, mmap and exit as the
  * side-band and the lifecycle records tell them (src/model/proc.h,
- * "Changes in order"). Lookups and /proc reads are in src/proc.c.
+ * "Changes in order"). Lookups and /proc reads are in src/model/proc.c.
  */
 #include <errno.h>
 #include <limits.h>
