@@ -250,6 +250,7 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 	int complete;
 
 	struct py_plan py = { 0 };
+	uint64_t failed = s->pyst.frames_failed;
 
 	s->jit_missed = 0;
 	if (ids && s->py && py_plan(s, n, &py) && py.nev == 0) {
@@ -310,6 +311,7 @@ uint32_t *stacks_build_ids(struct stacks *s, size_t n, int stop,
 	}
 	acc->complete = complete;
 	acc->jit_pending = s->jit_missed;
+	acc->name_pending = s->pyst.frames_failed != failed;
 	if (!ids)
 		return s->pids;
 	if (!complete) {

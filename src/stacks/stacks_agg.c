@@ -271,12 +271,19 @@ int stacks_agg_add(struct stacks *s, const struct sfprof_event *e, const uint64_
 }
 
 /*
- * Name a kept stack's JIT frames again, from the maps as they are now: a
- * JIT writes its map late (V8 buffers it), so a stack first seen before
- * its code's entry reached the file is named at the end.
+ * Name a kept stack's frames again, from the maps as they are now: a JIT
+ * writes its map late (V8 buffers it), so a stack first seen before its
+ * code's entry reached the file is named at the end. So is one with an
+ * interpreter frame whose name read failed: the stack is kept by its raw
+ * frames and named once, so one failed read (a PHP-FPM request's code
+ * freed at its end, read late) would otherwise mark every later sample of
+ * it, 123 of 508 in one loaded php_fpm run. The namer reads it again (at
+ * most every INAME_RETRY_NS). The Python counters count each sample's
+ * frames once: the naming again is counted apart (renamed).
  */
 static void agg_rename(struct stacks *s, struct agg_entry *a)
 {
+	struct pymerge_stats pyst = s->pyst;
 	struct agg_entry tmp = { 0 };
 	struct proc *live = proc_cache__lookup(s->pc, a->pid);
 	const uint32_t *ids;
@@ -308,8 +315,13 @@ static void agg_rename(struct stacks *s, struct agg_entry *a)
 	ids = stacks_build_ids(s, a->n, a->stop, a->key + 2 * (size_t)a->n, a->nk, true, &np, &tmp);
 	s->jit_final = 0;
 	s->py = NULL;
-	if (ids && np == a->np)
+	s->pyst = pyst;
+	if (ids && np == a->np) {
 		memcpy(a->ids, ids, np * sizeof(*ids));
+		if (a->name_pending && !tmp.name_pending)
+			s->pyst.renamed++;
+		a->name_pending = tmp.name_pending;
+	}
 }
 
 int stacks__flush(struct stacks *s)
@@ -326,7 +338,7 @@ int stacks__flush(struct stacks *s)
 		char comm[sizeof(a->comm) + 1];
 		struct profile_labels labels = { .pid = a->pid, .tid = a->tid, .thread = comm };
 
-		if (a->jit_pending)
+		if (a->jit_pending || a->name_pending)
 			agg_rename(s, a);
 		memcpy(comm, a->comm, sizeof(a->comm));
 		comm[sizeof(a->comm)] = 0;

@@ -101,6 +101,7 @@ struct agg_entry {
 	uint32_t unnamed;
 	int complete, at_entry;
 	int jit_pending;    /* a JIT frame its map did not name yet */
+	int name_pending;   /* an interpreter frame whose name read failed */
 	char *root;	    /* (in key's block, after ids) */
 	uint64_t comm[2];   /* the comm (comm_words()): the root, or a label */
 	uint32_t pid, tid;  /* labels (profile_labels) */

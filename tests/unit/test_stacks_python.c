@@ -197,4 +197,56 @@ TEST(python_frames_of_a_stack_without_eval_frames_should_go_at_its_root)
 	CHECK_MSG(!strstr(folded, "m.py"), "--no-python: %.400s", folded);
 }
 
+/* Fails the first name read of code 0x1001, as a late read of a frame
+ * whose code a PHP-FPM request freed at its end and the next request
+ * compiled again where it was. */
+static int fails_once;
+
+static int namer_failing_once(void *ctx, uint32_t pid, uint64_t code, int32_t instr,
+			      const char **q, const char **file, uint32_t *line, uint32_t *first)
+{
+	if (code == 0x1001 && fails_once) {
+		fails_once = 0;
+		return -EFAULT;
+	}
+	return namer(ctx, pid, code, instr, q, file, line, first);
+}
+
+TEST(a_frame_whose_first_name_read_failed_should_be_named_at_the_flush)
+{
+	struct proc_cache_opts po = { .quiet = 1 };
+	struct profile_meta pm = { .kind = PROFILE_CPU, .hz = 99 };
+	struct stacks_opts so = { .kind = PROFILE_CPU, .no_inline = 1 };
+	struct proc_cache *pc = proc_cache__new(&po);
+	struct profile *prof = profile__new(&pm);
+	struct stacks *s = pc && prof ? stacks__new(pc, prof, &so) : NULL;
+	struct stacks_stats st;
+	FILE *f;
+
+	CHECK(s != NULL);
+	c_leaf();
+	with_python(2, 1u << 1, 0);
+	fails_once = 1;
+	stacks__set_namer(s, (size_t)runtime__find("python"), namer_failing_once, NULL);
+	/* three samples of one raw stack: the first one's read fails, and
+	 * the stack is kept by its raw frames, named once */
+	for (int i = 0; i < 3; i++)
+		CHECK(stacks__add_event(s, (void *)evbuf, NULL, 0) == 0);
+	CHECK(stacks__flush(s) == 0);
+	stacks__stats(s, &st);
+	memset(folded, 0, sizeof(folded));
+	f = fmemopen(folded, sizeof(folded), "w");
+	profile__write_folded(prof, f);
+	fclose(f);
+	CHECK_MSG(strstr(folded, "pyproc;f1 (m.py:1);f0 (m.py:0);") && strstr(folded, " 3\n"),
+		  "the three samples named: %.400s", folded);
+	CHECK_MSG(!strstr(folded, "unreadable"), "a marker stayed: %.400s", folded);
+	/* the failed read is counted, and so is the naming again */
+	CHECK_U64(st.python.frames_failed, 1);
+	CHECK_U64(st.python.renamed, 1);
+	stacks__free(s);
+	profile__free(prof);
+	proc_cache__free(pc);
+}
+
 TEST_MAIN()

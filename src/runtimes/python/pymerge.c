@@ -112,6 +112,8 @@ void pymerge_stats__print(const struct pymerge_stats *st, FILE *f)
 	P("python_stacks", st->sections);
 	P("python_frames", st->frames);
 	P("python_frames_failed", st->frames_failed);
+	if (st->renamed)
+		P("python_stacks_renamed", st->renamed);
 	P("python_stacks_cut", st->cut);
 	P("python_stacks_read_failed", st->read_failed);
 	if (st->bad_sections)

@@ -65,6 +65,8 @@ struct pymerge_stats {
 	uint64_t bad_sections;	/* malformed sections (ignored) */
 	uint64_t frames;	/* Python frames put in stacks */
 	uint64_t frames_failed; /* ... of them named PYMERGE_UNREADABLE */
+	uint64_t renamed;	/* kept stacks with such a frame, named again at
+				   the flush (stacks_agg.c) */
 	uint64_t cut;		/* sections cut at the depth bound */
 	uint64_t read_failed;	/* sections whose walk hit an unreadable frame */
 	uint64_t unmatched;	/* groups with no native eval frame of their own */
