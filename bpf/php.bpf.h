@@ -14,6 +14,13 @@
  * into an index user space looks the line up with. A frame without a
  * function (a dummy call frame) is passed over. The buffers are Python's
  * (py_bufs): a thread runs one interpreter.
+ *
+ * A (function, opline index) seen for the first time in a process (an
+ * LRU set, php_seen) also goes, as a struct sfprof_php_code, through a
+ * ring of its own, php_new, which a thread of sfprof drains at once
+ * (phpsession.c): PHP-FPM frees a request's functions at its end and
+ * compiles the next request's, maybe elsewhere, so a name read when the
+ * main consumer gets to the event can find freed memory.
  */
 #ifndef SFPROF_PHP_BPF_H
 #define SFPROF_PHP_BPF_H
@@ -31,11 +38,36 @@ struct {
 	__type(value, struct sfprof_php_proc);
 } php_procs SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct sfprof_php_code);
+	__type(value, __u8);
+} php_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 18);
+} php_new SEC(".maps");
+
 struct php_walk {
 	struct py_buf *b;
 	const struct sfprof_php_proc *p;
 	__u64 ex;
+	__u32 tgid;
 };
+
+/* A frame not seen before in this process goes to php_new. */
+static __always_inline void php_note(__u32 tgid, __u64 func, __s32 instr)
+{
+	struct sfprof_php_code k = { .tgid = tgid, .instr = instr, .func = func };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&php_seen, &k))
+		return;
+	if (!bpf_map_update_elem(&php_seen, &k, &one, BPF_NOEXIST))
+		bpf_ringbuf_output(&php_new, &k, sizeof(k), 0);
+}
 
 /* One zend_execute_data; a bpf_loop callback. 1 ends the walk. */
 static long php_frame(__u64 i, void *data)
@@ -72,6 +104,7 @@ static long php_frame(__u64 i, void *data)
 	    !bpf_probe_read_user(&ops, sizeof(ops), (void *)(func + p->fn_opcodes)) && ops &&
 	    opline >= ops && (opline - ops) / p->op_size < 0x7fffffff)
 		instr = (__s32)((opline - ops) / p->op_size);
+	php_note(w->tgid, func, instr);
 	b->frames[n].code = func;
 	b->frames[n].instr = instr;
 	b->frames[n].flags =
@@ -116,6 +149,7 @@ static __always_inline struct py_buf *php_walk(struct sfprof_event *h, __u32 kin
 	w.b = b;
 	w.p = p;
 	w.ex = ex;
+	w.tgid = tgid;
 	bpf_loop(SFPROF_PY_FRAMES_MAX + 1, php_frame, &w, 0);
 	count(SFPROF_CNT_PHP_WALKS, 1);
 	count(SFPROF_CNT_PHP_FRAMES, b->nframes);

@@ -391,6 +391,15 @@ struct sfprof_php_proc {
 	__u16 pad[2];
 };
 
+/* A PHP frame (zend_function, opline index) seen for the first time in a
+ * process (the php_new ring): user space names it at once, while the
+ * request that compiled the function runs (src/runtimes/php/) */
+struct sfprof_php_code {
+	__u32 tgid;
+	__s32 instr;
+	__u64 func;
+};
+
 /*
  * What the BPF side needs of one Go process (go_procs map, by tgid),
  * filled by user space (src/runtimes/go/) from the binary's DWARF: where

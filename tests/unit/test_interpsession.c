@@ -5,14 +5,18 @@
  * for the namer; a read that fails is not tried again; the kind hears of
  * the processes (attach, fork, exec, exit) and drops its caches with the
  * session's names; the names of an exited process stay until the reap
- * past its exit; the --stats lines count it all.
+ * past its exit; a kind's prefetch thread names a frame the consumer
+ * then finds named, its record written by the consumer; the --stats
+ * lines count it all.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "capfile/capfile.h"
 #include "runtimes/interp/interpsession.h"
 #include "sfprof_event.h"
 #include "testlib.h"
@@ -245,6 +249,100 @@ TEST(stats_count_reads_and_names_once_a_process_is_seen)
 	CHECK(strstr(buf, "fake_frame_read_errors: 0\n") != NULL);
 	CHECK(strstr(buf, "fake_names: 2\n") != NULL);
 	free(buf);
+	interp__free(s);
+}
+
+struct prefetch_arg {
+	struct interp_session *s;
+	uint32_t pid;
+	uint64_t code;
+};
+
+static void *prefetch_thread(void *p)
+{
+	struct prefetch_arg *a = p;
+
+	interp__prefetch(a->s, a->pid, a->code, 3);
+	return NULL;
+}
+
+static void prefetch_on_a_thread(struct interp_session *s, uint32_t pid, uint64_t code)
+{
+	struct prefetch_arg a = { s, pid, code };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, prefetch_thread, &a) == 0)
+		pthread_join(t, NULL);
+}
+
+TEST(a_prefetched_frame_is_named_after_its_memory_is_gone)
+{
+	struct interp_session *s = interp__new(&fake_kind);
+	struct fake *f = interp__state(s);
+	const char *name;
+	uint32_t line;
+
+	prefetch_on_a_thread(s, 42, 0x5000);
+	CHECK_INT(f->reads, 1);
+	/* the request that compiled it ended: its memory reads no more */
+	f->bad_code = 0x5000;
+	CHECK_INT(name_of(s, 42, 0x5000, &name, &line), 0);
+	CHECK_STR(name, "fn_42_5000");
+	CHECK_INT(f->reads, 1);
+	interp__free(s);
+}
+
+TEST(a_failed_prefetch_is_read_again_by_the_consumer_at_once)
+{
+	struct interp_session *s = interp__new(&fake_kind);
+	struct fake *f = interp__state(s);
+	const char *name;
+	uint32_t line;
+
+	f->bad_code = 0x6000;
+	prefetch_on_a_thread(s, 42, 0x6000);
+	f->bad_code = 0;
+	/* (no wait for the retry interval: the consumer's read comes first) */
+	CHECK_INT(name_of(s, 42, 0x6000, &name, &line), 0);
+	CHECK_STR(name, "fn_42_6000");
+	CHECK_INT(f->reads, 2);
+	interp__free(s);
+}
+
+TEST(a_prefetched_name_is_recorded_by_the_consumer_at_its_next_event)
+{
+	char path[] = "/tmp/sfprof-test-interp-XXXXXX";
+	int fd = mkstemp(path);
+	struct capfile_meta meta = { .event = "cpu", .command = "x", .hz = 99, .stack_size = 16384 };
+	struct capfile_writer *w;
+	struct interp_session *s = interp__new(&fake_kind);
+	struct sfprof_event *e = sample(42, (uint64_t[]){ 0x7000 }, 1, TEST_FLAG);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK((w = capfile_writer__create(path, &meta)) != NULL);
+	interp__set_writer(s, w);
+	prefetch_on_a_thread(s, 42, 0x7000);
+	m = open_memstream(&buf, &len);
+	interp__attach(s, 42);
+	interp__print_stats(s, m);
+	fflush(m);
+	/* the prefetch thread never writes the capture */
+	CHECK_MSG(strstr(buf, "fake_names_recorded: 0\n") != NULL, "%s", buf);
+	CHECK(strstr(buf, "fake_names_prefetched: 1\n") != NULL);
+	interp__event(s, e);
+	interp__event(s, e);
+	interp__print_stats(s, m);
+	fclose(m);
+	CHECK_MSG(strstr(buf, "fake_names_recorded: 1\n") != NULL, "%s", buf);
+	interp__set_writer(s, NULL);
+	CHECK_INT(capfile_writer__close(w), 0);
+	unlink(path);
+	free(buf);
+	free(e);
 	interp__free(s);
 }
 

@@ -24,6 +24,8 @@ struct iname {
 	uint32_t pid;
 	int32_t instr;
 	int err; /* the read failed: read again from INAME_RETRY_NS after */
+	int unrecorded; /* read by a prefetch thread: its record is not written yet */
+	int err_prefetch; /* the failed read was a prefetch thread's */
 	uint64_t read_ns; /* when it was read */
 	struct interp_frame f;
 };
@@ -36,6 +38,7 @@ struct interp_session {
 	struct capfile_writer *w;
 	struct iname *b[NAMES_BUCKETS];
 	uint64_t nnames, flushes, reads, read_errors, written, write_errors, reaped;
+	uint64_t prefetched, prefetch_full;
 	struct iexited {
 		uint32_t pid;
 		uint64_t ts;
@@ -100,41 +103,65 @@ static void names_drop(struct interp_session *s, uint32_t pid, int all)
  */
 #define INAME_RETRY_NS (20ull * 1000 * 1000)
 
-/* Read n's name now, recording it in the capture when it reads. */
-static void name_read(struct interp_session *s, struct iname *n)
+/* n's PYFRAME record into the capture (the consumer's thread only). */
+static void name_record(struct interp_session *s, struct iname *n)
+{
+	n->unrecorded = 0;
+	if (capfile_writer__pyframe(s->w, n->pid, n->code, n->instr, n->f.line, n->f.first,
+				    n->f.name, n->f.file))
+		s->write_errors++;
+	else
+		s->written++;
+}
+
+/* Read n's name now, recording it in the capture when it reads (on the
+ * consumer's thread: `prefetch` leaves the record to its next lookup). */
+static void name_read(struct interp_session *s, struct iname *n, int prefetch)
 {
 	s->reads++;
 	n->read_ns = util__now_ns();
 	n->err = s->k->read(s->st, n->pid, n->code, n->instr, &n->f);
 	if (!n->err && (!n->f.name || !n->f.file))
 		n->err = -EINVAL; /* (a read with no name is a failure too) */
+	n->err_prefetch = n->err && prefetch;
 	if (n->err) {
 		free(n->f.name);
 		free(n->f.file);
 		memset(&n->f, 0, sizeof(n->f));
 		s->read_errors++;
 	} else if (s->w) {
-		if (capfile_writer__pyframe(s->w, n->pid, n->code, n->instr, n->f.line, n->f.first,
-					    n->f.name, n->f.file))
-			s->write_errors++;
+		if (prefetch)
+			n->unrecorded = 1;
 		else
-			s->written++;
+			name_record(s, n);
 	}
 }
 
-/* The name of (pid, code, instr), read now unless known; NULL: no memory. */
-static struct iname *lookup(struct interp_session *s, uint32_t pid, uint64_t code, int32_t instr)
+/*
+ * The name of (pid, code, instr), read now unless known; NULL: no memory.
+ * From a prefetch thread (`prefetch`), also NULL when the names are full:
+ * only the consumer's thread frees names (the namer's strings stay valid).
+ */
+static struct iname *lookup(struct interp_session *s, uint32_t pid, uint64_t code, int32_t instr,
+			    int prefetch)
 {
 	unsigned h = bucket(pid, code, instr);
 	struct iname *n;
 
 	for (n = s->b[h]; n; n = n->next)
 		if (n->pid == pid && n->code == code && n->instr == instr) {
-			if (n->err && util__now_ns() - n->read_ns >= INAME_RETRY_NS)
-				name_read(s, n);
+			/* (a prefetch's failure: the consumer reads it as if
+			 * it were new, as it did before prefetches) */
+			if (n->err && ((n->err_prefetch && !prefetch) ||
+				       util__now_ns() - n->read_ns >= INAME_RETRY_NS))
+				name_read(s, n, prefetch);
+			if (n->unrecorded && !prefetch)
+				name_record(s, n);
 			return n;
 		}
 	if (s->nnames >= NAMES_MAX) {
+		if (prefetch)
+			return NULL;
 		names_drop(s, 0, 1);
 		s->flushes++;
 	}
@@ -143,7 +170,8 @@ static struct iname *lookup(struct interp_session *s, uint32_t pid, uint64_t cod
 	n->pid = pid;
 	n->code = code;
 	n->instr = instr;
-	name_read(s, n);
+	name_read(s, n, prefetch);
+	s->prefetched += !!prefetch;
 	n->next = s->b[h];
 	s->b[h] = n;
 	s->nnames++;
@@ -158,7 +186,7 @@ static int name_of(void *ctx, uint32_t pid, uint64_t code, int32_t instr, const 
 	int err = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (!(n = lookup(s, pid, code, instr)))
+	if (!(n = lookup(s, pid, code, instr, 0)))
 		err = -ENOMEM;
 	else if (n->err)
 		err = n->err;
@@ -265,6 +293,14 @@ void interp__attach(void *ss, uint32_t pid)
 	pthread_mutex_unlock(&s->lock);
 }
 
+void interp__prefetch(struct interp_session *s, uint32_t pid, uint64_t code, int32_t instr)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!lookup(s, pid, code, instr, 1))
+		s->prefetch_full++;
+	pthread_mutex_unlock(&s->lock);
+}
+
 void interp__event(void *ss, const struct sfprof_event *e)
 {
 	struct interp_session *s = ss;
@@ -280,7 +316,7 @@ void interp__event(void *ss, const struct sfprof_event *e)
 	 * the event is written) */
 	if ((sec = pymerge__section(e, &bad)) && (sec->flags & s->k->section_flag))
 		for (uint32_t i = 0; i < sec->nframes; i++)
-			lookup(s, e->pid, sec->frames[i].code, sec->frames[i].instr);
+			lookup(s, e->pid, sec->frames[i].code, sec->frames[i].instr, 0);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -392,6 +428,10 @@ void interp__print_stats(const void *ss, FILE *f)
 	PK("frame_reads", s->reads);
 	PK("frame_read_errors", s->read_errors);
 	PK("names", s->nnames);
+	if (s->prefetched)
+		PK("names_prefetched", s->prefetched);
+	if (s->prefetch_full)
+		PK("names_prefetch_full", s->prefetch_full);
 	if (s->flushes)
 		PK("names_flushed", s->flushes);
 	if (s->w)

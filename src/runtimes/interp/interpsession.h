@@ -21,7 +21,7 @@
  * of the processes (attach, fork, exec, exit) before the session's names
  * change. Calls into the session take its lock; a kind that has threads
  * of its own (Ruby's prefetch) takes it with interp__lock() around what
- * they touch. Names are freed only by the consumer's thread (events,
+ * they touch, or names frames with interp__prefetch() (PHP's). Names are freed only by the consumer's thread (events,
  * tasks, reaps): the namer's strings stay valid until then.
  *
  * Ownership: borrows the capture and the writer.
@@ -78,6 +78,11 @@ void *interp__state(const struct interp_session *s);
 struct capture *interp__capture(const struct interp_session *s);
 void interp__lock(struct interp_session *s);
 void interp__unlock(struct interp_session *s);
+
+/* From a kind's prefetch thread: read the name of (pid, code, instr) now
+ * unless known, for the namer (and the capture's record, which the
+ * consumer's thread writes at the frame's next event). Takes the lock. */
+void interp__prefetch(struct interp_session *s, uint32_t pid, uint64_t code, int32_t instr);
 
 /* Exactly len bytes at addr of process *(uint32_t *)ctx: 0 or -errno
  * (process_vm_readv; a short read is -EFAULT). */

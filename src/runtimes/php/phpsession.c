@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * PHP's interp_kind: its processes and frame reader (src/runtimes/php/phpsession.h).
+ * PHP's interp_kind: its processes, frame reader and prefetch thread
+ * (src/runtimes/php/phpsession.h).
  */
+#include <bpf/libbpf.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capfile/capfile.h"
 #include "capture/capture.h"
+#include "capture/ring_thread.h"
 #include "model/elfread.h"
 #include "runtimes/php/phpreader.h"
 #include "runtimes/interp/interpsession.h"
@@ -24,11 +29,16 @@ struct phpproc {
 	struct sfprof_php_proc bpf;
 };
 
-/* PHP's state in an interpreter session (interpsession.h). */
+/* PHP's state in an interpreter session (interpsession.h); the session's
+ * lock guards it, the prefetch thread takes it (interp__prefetch). */
 struct phpsession {
 	struct interp_session *is;
 	struct phpproc *procs[256];
 	uint64_t classified, php, no_vm, unsupported, set_errors;
+	/* the prefetch thread: drains php_new (its own dup of the fd) */
+	struct ring_thread thread;
+	int ring_fd;
+	struct ring_buffer *rb;
 };
 
 static int image_sym(void *ctx, const struct elfread_sym *s)
@@ -158,12 +168,55 @@ static void forget(struct phpsession *ps, uint32_t pid)
 	free(p);
 }
 
+/* A frame a process ran for the first time: named now, while the request
+ * that compiled its function runs. */
+static int on_new_frame(void *ctx, void *data, size_t len)
+{
+	struct phpsession *ps = ctx;
+	const struct sfprof_php_code *k = data;
+
+	if (len >= sizeof(*k))
+		interp__prefetch(ps->is, k->tgid, k->func, k->instr);
+	return 0;
+}
+
+static void prefetch_stop(struct phpsession *ps)
+{
+	ring_thread__stop(&ps->thread);
+	ring_buffer__free(ps->rb);
+	ps->rb = NULL;
+	if (ps->ring_fd >= 0)
+		close(ps->ring_fd);
+	ps->ring_fd = -1;
+}
+
+/* The capture (NULL: gone): the prefetch thread drains its php_new. */
+static void php_set_capture(void *st, struct capture *c)
+{
+	struct phpsession *ps = st;
+	int fd;
+
+	prefetch_stop(ps);
+	if (!c || (fd = capture__runtime_map(c, SFPROF_RT_PHP, "php_new")) < 0)
+		return;
+	/* a dup: the ring stays valid for the thread whatever the capture does */
+	ps->ring_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (ps->ring_fd < 0 || !(ps->rb = ring_buffer__new(ps->ring_fd, on_new_frame, ps, NULL))) {
+		prefetch_stop(ps);
+		return;
+	}
+	if (ring_thread__start(&ps->thread, ps->rb))
+		prefetch_stop(ps);
+}
+
 static void *php_state_new(struct interp_session *is)
 {
 	struct phpsession *ps = calloc(1, sizeof(*ps));
 
-	if (ps)
+	if (ps) {
 		ps->is = is;
+		ps->ring_fd = -1;
+	}
 	return ps;
 }
 
@@ -171,6 +224,7 @@ static void php_state_free(void *st)
 {
 	struct phpsession *ps = st;
 
+	prefetch_stop(ps);
 	for (unsigned i = 0; i < 256; i++)
 		for (struct phpproc *p = ps->procs[i], *n; p; p = n) {
 			n = p->next;
@@ -263,6 +317,7 @@ const struct interp_kind phpsession_kind = {
 	.section_flag = SFPROF_PYS_PHP,
 	.state_new = php_state_new,
 	.state_free = php_state_free,
+	.set_capture = php_set_capture,
 	.attach = php_attach,
 	.fork = php_fork,
 	.exec = php_forget,
