@@ -9,10 +9,13 @@
  * NTS builds (the CLI and FPM as Debian ships them) keep the engine's
  * state in one global, executor_globals: current_execute_data, then
  * prev_execute_data to a bounded depth. Per frame one read of a window
- * of the zend_execute_data (opline, func, This's call info, prev) and,
- * for a user function, of its op_array's opcodes, which turn the opline
- * into an index user space looks the line up with. A frame without a
- * function (a dummy call frame) is passed over. The buffers are Python's
+ * of the zend_execute_data (opline, func, This's call info, prev), one of
+ * the function's head (type, name, scope) and, for a user function, one
+ * of a window of its op_array (opcodes, which turn the opline into an
+ * index user space looks the line up with; file, lines, size). The
+ * frame's code is the function's address with a hash of those above it
+ * (include/sfprof_event.h SFPROF_PHP_ADDR). A frame without a function (a
+ * dummy call frame) is passed over. The buffers are Python's
  * (py_bufs): a thread runs one interpreter.
  *
  * A (function, opline index) seen for the first time in a process (an
@@ -69,6 +72,11 @@ static __always_inline void php_note(__u32 tgid, __u64 func, __s32 instr)
 		bpf_ringbuf_output(&php_new, &k, sizeof(k), 0);
 }
 
+static __always_inline __u64 php_mix(__u64 h, __u64 v)
+{
+	return (h ^ v) * 0x9e3779b97f4a7c15ull;
+}
+
 /* One zend_execute_data; a bpf_loop callback. 1 ends the walk. */
 static long php_frame(__u64 i, void *data)
 {
@@ -76,7 +84,7 @@ static long php_frame(__u64 i, void *data)
 	struct py_buf *b = w->b;
 	const struct sfprof_php_proc *p = w->p;
 	__u32 n = b->nframes, info;
-	__u64 opline, func, ops = 0;
+	__u64 opline, func, code, ops = 0, h = 0;
 	__u8 type = 0;
 	__s32 instr = -1;
 
@@ -96,16 +104,27 @@ static long php_frame(__u64 i, void *data)
 	w->ex = py_win64(b, p->ex_prev);
 	if (!func)
 		return 0;
-	if (bpf_probe_read_user(&type, 1, (void *)func)) {
+	if (bpf_probe_read_user(b->win, SFPROF_PHP_FN_HEAD, (void *)func)) {
 		b->flags |= SFPROF_PYS_READ_FAILED;
 		return 1;
 	}
-	if (type == SFPROF_PHP_USER_FUNCTION && opline && p->op_size &&
-	    !bpf_probe_read_user(&ops, sizeof(ops), (void *)(func + p->fn_opcodes)) && ops &&
-	    opline >= ops && (opline - ops) / p->op_size < 0x7fffffff)
-		instr = (__s32)((opline - ops) / p->op_size);
-	php_note(w->tgid, func, instr);
-	b->frames[n].code = func;
+	type = b->win[0];
+	h = php_mix(php_mix(h, py_win64(b, p->fn_name)), py_win64(b, p->fn_scope));
+	if (type == SFPROF_PHP_USER_FUNCTION &&
+	    !bpf_probe_read_user(b->win, SFPROF_PY_WIN, (void *)(func + p->op_win))) {
+		/* (an offset outside the window reads as 0: py_win64) */
+		ops = py_win64(b, (__u16)(p->fn_opcodes - p->op_win));
+		h = php_mix(h, ops);
+		h = php_mix(h, py_win64(b, (__u16)(p->op_filename - p->op_win)));
+		h = php_mix(h, py_win64(b, (__u16)(p->op_line_start - p->op_win)));
+		h = php_mix(h, (__u32)py_win64(b, (__u16)(p->op_last - p->op_win)));
+		if (opline && p->op_size && ops && opline >= ops &&
+		    (opline - ops) / p->op_size < 0x7fffffff)
+			instr = (__s32)((opline - ops) / p->op_size);
+	}
+	code = func >> SFPROF_PHP_ADDR_BITS ? func : func | (h >> SFPROF_PHP_ADDR_BITS) << SFPROF_PHP_ADDR_BITS;
+	php_note(w->tgid, code, instr);
+	b->frames[n].code = code;
 	b->frames[n].instr = instr;
 	b->frames[n].flags =
 		type == SFPROF_PHP_USER_FUNCTION && (info & SFPROF_PHP_CALL_TOP) ? SFPROF_PYF_ENTRY : 0;

@@ -383,13 +383,29 @@ struct sfprof_rb_iseq {
  * current_execute_data, and the offsets of the frame fields.
  */
 #define SFPROF_PHP_EX_WIN 64u /* bytes of one zend_execute_data read */
+#define SFPROF_PHP_FN_HEAD 24u /* bytes of a zend_function read first */
 struct sfprof_php_proc {
 	__u64 current_ex;    /* &executor_globals.current_execute_data */
 	__u16 ex_opline, ex_func, ex_call_info, ex_prev; /* zend_execute_data */
 	__u16 fn_opcodes;    /* zend_op_array: opcodes */
 	__u16 op_size;	     /* sizeof(zend_op) */
-	__u16 pad[2];
+	__u16 fn_name, fn_scope; /* zend_function: in its first SFPROF_PHP_FN_HEAD bytes */
+	/* a user function's window (SFPROF_PY_WIN bytes of its op_array from
+	 * op_win): fn_opcodes, op_last, op_filename, op_line_start (with
+	 * line_end after it) lie in it */
+	__u16 op_win, op_last, op_filename, op_line_start;
 };
+
+/*
+ * A PHP frame's code (struct sfprof_py_frame) is its zend_function's
+ * address in the low 47 bits (a user-space address) and, above, 17 bits of
+ * a hash of what identifies the function: its name, scope, opcodes, file,
+ * lines and size. PHP without opcache frees a request's functions and
+ * compiles the next request's where they were: another script's {main}
+ * at the same address is another frame, not the first one's name.
+ */
+#define SFPROF_PHP_ADDR_BITS 47
+#define SFPROF_PHP_ADDR(code) ((code) & ((1ull << SFPROF_PHP_ADDR_BITS) - 1))
 
 /* A PHP frame (zend_function, opline index) seen for the first time in a
  * process (the php_new ring): user space names it at once, while the

@@ -6,7 +6,12 @@ sends requests for a script with an instance -> instance -> static method
 chain gives >= 90% of the worker's on-CPU samples {main} ->
 Worker::outer -> Worker::middle -> Worker::leafWork, at the script's
 lines, above FPM's own request loop (php_execute_script), and the same
-through record then report. The FastCGI client is a few lines here (the
+through record then report. Then the worker serves two scripts in turn,
+a.php (class Alpha) and b.php (class Beta) of one shape: without opcache
+each request frees its functions and the next compiles its own where
+they were, and no sample may carry the other script's frames (37% of
+them had a.php's {main} above Beta's methods when a frame was known by
+its address alone). The FastCGI client is a few lines here (the
 protocol's BEGIN_REQUEST, PARAMS and STDIN records)."""
 import os
 import shutil
@@ -113,6 +118,60 @@ def share(path):
     return good, total, (max(counts, key=counts.get) if counts else "")
 
 
+def mixed(path):
+    """(samples whose PHP frames come from two scripts, all samples, the
+    top such stack)"""
+    counts = folded_counts(path)
+    bad = {}
+    for st, n in counts.items():
+        frames = st.split(";")
+        files = {f.rsplit("(", 1)[1].split(":")[0] for f in frames if f.endswith(")") and ".php:" in f}
+        alpha = any(f.startswith("Alpha::") for f in frames)
+        beta = any(f.startswith("Beta::") for f in frames)
+        if len(files) > 1 or (alpha and beta) or (alpha and "b.php" in files) or \
+                (beta and "a.php" in files):
+            bad[st] = n
+    top = max(bad, key=bad.get) if bad else ""
+    return sum(bad.values()), sum(counts.values()), top
+
+
+def two_scripts(d, port, w, errs):
+    """The worker serves a.php and b.php in turn, under sfprof -p."""
+    paths = []
+    for cls, name in (("Alpha", "a.php"), ("Beta", "b.php")):
+        p = os.path.join(d, name)
+        with open(p, "w") as f:
+            f.write((SCRIPT % 1500000).replace("Worker", cls))
+        os.chmod(p, 0o644)
+        paths.append(p)
+    stop = threading.Event()
+
+    def client():
+        while not stop.is_set():
+            for p in paths:
+                try:
+                    fcgi_get(port, p)
+                except OSError:
+                    time.sleep(0.01)
+    t = threading.Thread(target=client, daemon=True)
+    t.start()
+    out = os.path.join(d, "two.folded")
+    try:
+        rc, _, se, _ = run(["-F", "199", "--quiet", "-d", "3", "-p", str(w), "-o", out])
+    finally:
+        stop.set()
+        t.join(timeout=30)
+    if rc != 0:
+        errs.append("two scripts: sfprof exited %d: %s" % (rc, se[-300:]))
+        return
+    bad, total, top = mixed(out)
+    counts = folded_counts(out)
+    both = [sum(n for st, n in counts.items() if cls + "::leafWork" in st) for cls in ("Alpha", "Beta")]
+    if total < 100 or bad or min(both) < 0.2 * total:
+        errs.append("two scripts: %d of %d samples mix a.php's and b.php's frames (0 wanted); "
+                    "Alpha, Beta leaf samples %s; top mixed: %s" % (bad, total, both, top[:400]))
+
+
 def main():
     if not php_ready(NAME):
         return 0
@@ -173,6 +232,9 @@ def main():
             if total < 100 or good < 0.9 * total:
                 errs.append("record/report: the chain in %d of %d samples; top: %s" %
                             (good, total, top[:400]))
+        stop.set()
+        t.join(timeout=30)
+        two_scripts(d, port, w, errs)
     finally:
         stop.set()
         fpm.terminate()

@@ -15,6 +15,7 @@
 #include "model/elfread.h"
 #include "runtimes/php/phpreader.h"
 #include "runtimes/php/phpsession.h"
+#include "sfprof_event.h"
 #include "testlib.h"
 
 #define PHP82 "/usr/bin/php8.2"
@@ -118,6 +119,31 @@ TEST(debian_php82_is_an_nts_engine_at_these_offsets)
 			  o->op_opcodes);
 	}
 	elfread__free(e);
+}
+
+TEST(every_table_fits_the_bpf_walks_reads)
+{
+	struct phpoffsets bad;
+	struct sfprof_php_proc b;
+
+	for (size_t i = 0; i < phpoffsets_count; i++) {
+		const struct phpoffsets *o = &phpoffsets_table[i];
+
+		CHECK_MSG(phpoffsets__bpf(o, &b) == 0, "API %u", o->api);
+		CHECK_INT(b.op_win, o->op_last);
+		CHECK_INT(b.fn_scope, o->fn_scope);
+		CHECK_INT(b.op_filename, o->op_filename);
+	}
+	/* a field past a window is refused, not read as garbage */
+	bad = phpoffsets_table[0];
+	bad.op_line_start = bad.op_last + SFPROF_PY_WIN;
+	CHECK_INT(phpoffsets__bpf(&bad, &b), -ERANGE);
+	bad = phpoffsets_table[0];
+	bad.fn_scope = SFPROF_PHP_FN_HEAD;
+	CHECK_INT(phpoffsets__bpf(&bad, &b), -ERANGE);
+	bad = phpoffsets_table[0];
+	bad.op_opcodes = bad.op_last - 8;
+	CHECK_INT(phpoffsets__bpf(&bad, &b), -ERANGE);
 }
 
 static uint8_t mem[4096];

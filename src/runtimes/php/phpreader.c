@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtimes/php/phpreader.h"
+#include "sfprof_event.h"
 
 /* php8.2 8.2.32 (Debian bookworm's source package; bookworm-security's
  * 8.2.36 binary, the same ZEND_MODULE_API_NO, runs these layouts), NTS. */
@@ -58,6 +59,36 @@ const struct phpoffsets *phpoffsets__find(uint32_t api)
 		if (phpoffsets_table[i].api == api)
 			return &phpoffsets_table[i];
 	return NULL;
+}
+
+int phpoffsets__bpf(const struct phpoffsets *o, struct sfprof_php_proc *out)
+{
+	/* (fields of 8 bytes; line_start's 8 hold line_end too) */
+	uint32_t win = o->op_last, in_win[] = { o->op_opcodes, o->op_filename, o->op_line_start };
+
+	memset(out, 0, sizeof(*out));
+	if (o->ex_opline > SFPROF_PHP_EX_WIN - 8 || o->ex_func > SFPROF_PHP_EX_WIN - 8 ||
+	    o->ex_call_info > SFPROF_PHP_EX_WIN - 8 || o->ex_prev > SFPROF_PHP_EX_WIN - 8 ||
+	    o->fn_type != 0 || o->fn_name > SFPROF_PHP_FN_HEAD - 8 ||
+	    o->fn_scope > SFPROF_PHP_FN_HEAD - 8 || !o->op_size || o->op_size > 0xffff ||
+	    win > 0xffff)
+		return -ERANGE;
+	for (size_t i = 0; i < sizeof(in_win) / sizeof(in_win[0]); i++)
+		if (in_win[i] < win || in_win[i] - win > SFPROF_PY_WIN - 8)
+			return -ERANGE;
+	out->ex_opline = (uint16_t)o->ex_opline;
+	out->ex_func = (uint16_t)o->ex_func;
+	out->ex_call_info = (uint16_t)o->ex_call_info;
+	out->ex_prev = (uint16_t)o->ex_prev;
+	out->fn_opcodes = (uint16_t)o->op_opcodes;
+	out->op_size = (uint16_t)o->op_size;
+	out->fn_name = (uint16_t)o->fn_name;
+	out->fn_scope = (uint16_t)o->fn_scope;
+	out->op_win = (uint16_t)win;
+	out->op_last = (uint16_t)o->op_last;
+	out->op_filename = (uint16_t)o->op_filename;
+	out->op_line_start = (uint16_t)o->op_line_start;
+	return 0;
 }
 
 static int rd(const struct phpreader_src *s, uint64_t addr, void *buf, size_t len)

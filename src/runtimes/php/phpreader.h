@@ -53,6 +53,11 @@ extern const size_t phpoffsets_sources_count;
 /* The table of ZEND_MODULE_API_NO api (NTS), or NULL. */
 const struct phpoffsets *phpoffsets__find(uint32_t api);
 
+struct sfprof_php_proc;
+/* The BPF walk's offsets from o (all but current_ex): 0, or -ERANGE when
+ * a field lies outside the windows the walk reads (sfprof_event.h). */
+int phpoffsets__bpf(const struct phpoffsets *o, struct sfprof_php_proc *out);
+
 typedef int (*phpreader_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 
 struct phpreader_src {

@@ -137,13 +137,13 @@ static void classify(struct phpsession *ps, struct phpproc *p)
 				im.zts ? " (ZTS)" : "");
 			break;
 		}
+		if (phpoffsets__bpf(p->o, &p->bpf)) {
+			ps->unsupported++;
+			fprintf(stderr, "sfprof: process %u runs a PHP engine of API %u whose frames "
+				"do not fit sfprof's reads: its stacks stay native\n", p->pid, im.api);
+			break;
+		}
 		p->bpf.current_ex = im.executor_globals + (uint64_t)bias + p->o->eg_current_execute_data;
-		p->bpf.ex_opline = (uint16_t)p->o->ex_opline;
-		p->bpf.ex_func = (uint16_t)p->o->ex_func;
-		p->bpf.ex_call_info = (uint16_t)p->o->ex_call_info;
-		p->bpf.ex_prev = (uint16_t)p->o->ex_prev;
-		p->bpf.fn_opcodes = (uint16_t)p->o->op_opcodes;
-		p->bpf.op_size = (uint16_t)p->o->op_size;
 		p->php = 1;
 		ps->php++;
 		if (cap && capture__set_runtime_proc(cap, SFPROF_RT_PHP, "php_procs", p->pid, &p->bpf,
@@ -245,7 +245,7 @@ static int php_read(void *st, uint32_t pid, uint64_t func, int32_t instr, struct
 	if (!p || !p->php)
 		return -ESRCH;
 	src = (struct phpreader_src){ p->o, interp__read_pid, &pid };
-	if ((err = phpreader__frame(&src, func, instr, &nm)))
+	if ((err = phpreader__frame(&src, SFPROF_PHP_ADDR(func), instr, &nm)))
 		return err;
 	out->line = nm.line;
 	out->first = nm.line_start;
