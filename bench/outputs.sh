@@ -15,7 +15,7 @@ out=$BUILD/bench
 mkdir -p "$out"
 ${CC:-cc} -std=gnu11 -O2 -g -D_GNU_SOURCE -Iinclude -Isrc -o "$out/outputs_gen" \
 	bench/outputs_gen.c src/profile/profile.c src/profile/strtab.c src/profile/order.c src/profile/folded.c src/output/svg.c src/output/svg_color.c \
-	src/output/pprof.c src/output/pprof_func.c src/output/protobuf.c src/output/outfile.c \
+	src/output/pprof.c src/output/pprof_func.c src/output/pprof_map.c src/output/protobuf.c src/output/outfile.c \
 	src/output/diff.c \
 	src/util.c -lz
 

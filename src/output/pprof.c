@@ -23,7 +23,8 @@
  *    frame's dso ("[python]"), in which each (code object, line) - one
  *    profile frame, whose addr is the code object - has an address of its
  *    own, numbered in frame order: two functions of one name stay two
- *    Locations, as pprof merges locations by mapping and address.
+ *    Locations, as pprof merges locations by mapping and address
+ *    (pprof_map.h).
  *  - Location: one per distinct frame, or per run of frames at one PC
  *    (inline frames: Lines innermost first, the caller last); address =
  *    the runtime PC (the call's, for callers). A symbolized frame gives
@@ -50,6 +51,7 @@
 #include "output/output.h"
 #include "profile/profile.h"
 #include "output/pprof_func.h"
+#include "output/pprof_map.h"
 #include "profile/profile_int.h"
 #include "util.h"
 #include "output/protobuf_int.h"
@@ -99,25 +101,6 @@ static const struct pp_kind *pp_kind_of(uint32_t kind)
 	return NULL;
 }
 
-struct pp_mapping {
-	uint64_t hash;
-	uint64_t start, limit, offset;
-	uint32_t dso, build_id;
-	uint32_t pid, exec;
-	uint32_t kernel;    /* [kernel.kallsyms] */
-	uint32_t synthetic; /* no runtime range known: laid out here */
-	uint32_t identity;  /* synthetic, kernel-like: addresses are rel_addr */
-	uint32_t python;    /* an interpreter's Python frames (pid's) */
-	uint32_t nr_py;	    /* ... numbered so far */
-	uint32_t nr_locs, unnamed; /* locations, and those with no Line */
-	uint32_t made_up;   /* frames named binary+0xSTART, not by a symbol */
-	uint32_t with_file, with_line; /* frames with a source file, a line */
-	uint32_t inlined;   /* a Location has inline Lines */
-	uint64_t min_rel, max_rel;
-	uint32_t id;	    /* Mapping.id: the main binary is 1 */
-	uint32_t pad;
-};
-
 struct pp_state {
 	const struct profile *p;
 	const struct pp_kind *k;
@@ -126,18 +109,12 @@ struct pp_state {
 	const char **extra;
 	uint32_t nr_extra, cap_extra;
 	int diff; /* a prof__diff_merged profile: marked roots are BASE's */
-	struct pp_mapping *maps;
-	size_t nr_maps, cap_maps;
-	uint32_t *map_slots; /* open addressing: mapping index + 1 */
-	size_t nr_slots;
-	uint32_t *frame_map; /* frame index -> mapping index + 1, 0 = none */
-	uint64_t *frame_rel; /* frame index -> its rel_addr in its mapping */
+	struct pp_maps pm;   /* the frames' mappings (pprof_map.h) */
 	uint32_t *func_group; /* frame index -> its function's group (pprof_func.h) */
 	uint32_t *group_fid; /* group -> function id, 0 = not written yet */
 	uint32_t *root_fid;  /* root string id -> function id */
 	uint32_t *root_loc;  /* root string id -> location id */
 	uint32_t nr_funcs;
-	uint32_t main;	     /* the main binary's mapping index + 1, 0 = none */
 	const struct prof_frame *fr;
 	struct pp_loc *locs;
 	size_t nr_locs, cap_locs;
@@ -167,189 +144,6 @@ static uint32_t pp_str(struct pp_state *st, const char *s)
 	}
 	st->extra[st->nr_extra] = s;
 	return st->nstr + st->nr_extra++;
-}
-
-static uint32_t frame_kernel(const struct prof_frame *f)
-{
-	return f->kind == PROFILE_FRAME_KERNEL;
-}
-
-/* A location with no Line: an unsymbolized user frame in a binary. */
-static int frame_unnamed(const struct prof_frame *f, uint32_t map)
-{
-	return map && !f->name && f->kind == PROFILE_FRAME_USER;
-}
-
-/*
- * A name stacks_names.c made up for stripped code, "BINARY+0xSTART"
- * (BINARY the dso's base name): its Line keeps it for a reader without
- * the binary, but the mapping must not claim has_functions, or pprof and
- * backends never re-symbolize it.
- */
-static int frame_made_up(const struct profile *p, const struct prof_frame *f)
-{
-	const char *name, *dso, *b;
-	size_t n;
-
-	if (f->kind != PROFILE_FRAME_USER || !f->name || !f->dso)
-		return 0;
-	name = prof__str(p, f->name);
-	dso = prof__str(p, f->dso);
-	b = strrchr(dso, '/');
-	b = b ? b + 1 : dso;
-	n = strlen(b);
-	if (!n || strncmp(name, b, n) || strncmp(name + n, "+0x", 3) || !name[n + 3])
-		return 0;
-	return strspn(name + n + 3, "0123456789abcdef") == strlen(name + n + 3);
-}
-
-/* The mapping key of a frame, into m (hash set). */
-static void frame_mapping_key(const struct prof_frame *f, struct pp_mapping *m)
-{
-	*m = (struct pp_mapping){ .min_rel = UINT64_MAX };
-	if (frame_kernel(f) && !f->dso) {
-		m->kernel = m->synthetic = 1;
-	} else if (f->kind == PROFILE_FRAME_PYTHON) {
-		m->synthetic = m->python = 1;
-		m->pid = f->pid;
-		m->dso = f->dso;
-	} else if (f->map_end > f->map_start) {
-		m->start = f->map_start;
-		m->limit = f->map_end;
-		m->offset = f->map_offset;
-		m->dso = f->dso;
-		m->build_id = f->build_id;
-		m->pid = f->pid;
-		m->exec = f->map_exec;
-	} else {
-		m->synthetic = 1;
-		m->dso = f->dso;
-		m->build_id = f->build_id;
-	}
-	/* one entry for equal ranges of one file in several processes: pprof
-	 * has no processes, and the entries would say the same */
-	m->hash = prof__hash_mix(prof__hash_mix(prof__hash_mix(prof__hash_mix(
-		prof__hash_mix(prof__hash_mix(1, m->start), m->limit), m->offset), m->dso),
-		m->build_id), m->kernel | m->synthetic << 1 | m->python << 2);
-	if (m->python) /* one per interpreter: its code objects are its own */
-		m->hash = prof__hash_mix(m->hash, m->pid);
-}
-
-static int mapping_key_eq(const struct pp_mapping *a, const struct pp_mapping *b)
-{
-	return a->hash == b->hash && a->start == b->start && a->limit == b->limit &&
-	       a->offset == b->offset && a->dso == b->dso && a->build_id == b->build_id &&
-	       a->kernel == b->kernel && a->synthetic == b->synthetic &&
-	       a->python == b->python && (!a->python || a->pid == b->pid);
-}
-
-static int pp_slots_grow(struct pp_state *st)
-{
-	size_t n = st->nr_slots ? st->nr_slots * 2 : 64;
-	uint32_t *slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < st->nr_maps; i++) {
-		size_t j;
-
-		for (j = st->maps[i].hash & (n - 1); slots[j]; j = (j + 1) & (n - 1))
-			;
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(st->map_slots);
-	st->map_slots = slots;
-	st->nr_slots = n;
-	return 0;
-}
-
-/* The mapping index + 1 for key, added if new; 0 on ENOMEM. */
-static uint32_t pp_mapping_get(struct pp_state *st, const struct pp_mapping *key)
-{
-	size_t j;
-
-	if ((st->nr_maps + 1) * 2 > st->nr_slots && pp_slots_grow(st))
-		return 0;
-	for (j = key->hash & (st->nr_slots - 1); st->map_slots[j]; j = (j + 1) & (st->nr_slots - 1)) {
-		if (mapping_key_eq(&st->maps[st->map_slots[j] - 1], key))
-			return st->map_slots[j];
-	}
-	if (st->nr_maps >= UINT32_MAX - 1 ||
-	    util__grow((void **)&st->maps, &st->cap_maps, st->nr_maps + 1, sizeof(*st->maps)))
-		return 0;
-	st->maps[st->nr_maps] = *key;
-	st->map_slots[j] = (uint32_t)++st->nr_maps;
-	return (uint32_t)st->nr_maps;
-}
-
-/* Assign every frame its mapping; number them, main binary first; lay
- * out the synthetic ones. */
-static int pp_mappings(struct pp_state *st, const struct prof_frame *fr, uint32_t nfr)
-{
-	const struct profile_meta *meta = profile__meta(st->p);
-	uint32_t target = meta->main_pid ? meta->main_pid : meta->target_pid, main = 0, next_id = 2;
-	uint64_t cursor = 1ull << 32;
-
-	for (uint32_t i = 0; i < nfr; i++) {
-		const struct prof_frame *f = &fr[i];
-		struct pp_mapping key, *mp;
-		uint32_t m;
-
-		if (f->kind == PROFILE_FRAME_MARKER ||
-		    (!f->dso && !frame_kernel(f) && f->kind != PROFILE_FRAME_PYTHON))
-			continue; /* no mapping */
-		frame_mapping_key(f, &key);
-		m = pp_mapping_get(st, &key);
-		if (!m)
-			return -ENOMEM;
-		mp = &st->maps[m - 1];
-		/* a Python frame is one (code object, line): the next address */
-		st->frame_rel[i] = mp->python ? mp->nr_py++ : f->rel_addr;
-		if (st->frame_rel[i] > mp->max_rel)
-			mp->max_rel = st->frame_rel[i];
-		if (st->frame_rel[i] < mp->min_rel)
-			mp->min_rel = st->frame_rel[i];
-		mp->nr_locs++;
-		mp->unnamed += (uint32_t)frame_unnamed(f, m);
-		mp->made_up += (uint32_t)frame_made_up(st->p, f);
-		mp->with_file += f->file != 0;
-		mp->with_line += f->line != 0;
-		/* the target's own executable, else the first one seen */
-		if (mp->exec && (!main || (target && f->pid == target &&
-					   st->maps[main - 1].pid != target)))
-			main = m;
-		st->frame_map[i] = m;
-	}
-	st->main = main;
-	for (size_t m = 0; m < st->nr_maps; m++) {
-		struct pp_mapping *mp = &st->maps[m];
-
-		mp->id = !main ? (uint32_t)m + 1 : m + 1 == main ? 1 : next_id++;
-		if (!mp->synthetic)
-			continue;
-		/* kernel-like addresses (a module's, or garbage) keep their own */
-		if (mp->kernel || (!mp->python && mp->max_rel >= 1ull << 47)) {
-			mp->identity = 1;
-			mp->start = mp->min_rel & ~0xfffull;
-			mp->limit = (mp->max_rel | 0xfff) + 1;
-			if (!mp->limit)
-				mp->limit = UINT64_MAX;
-			continue;
-		}
-		mp->start = cursor;
-		mp->limit = cursor + ((mp->max_rel | 0xfff) + 1);
-		/* next range on a 4 GiB boundary past this one */
-		cursor = (mp->limit + (1ull << 32)) & ~((1ull << 32) - 1);
-	}
-	return 0;
-}
-
-static uint64_t frame_address(const struct pp_state *st, const struct pp_mapping *mp,
-			      uint32_t i)
-{
-	if (!mp->synthetic)
-		return st->fr[i].addr;
-	return mp->identity ? st->frame_rel[i] : mp->start + st->frame_rel[i];
 }
 
 static void pp_value_type(struct pp_state *st, struct pb_gz *g, uint32_t field, struct pbuf *m,
@@ -413,7 +207,7 @@ static int same_pc(const struct pp_state *st, uint32_t inner, uint32_t outer)
 
 	return a->kind == PROFILE_FRAME_USER && b->kind == PROFILE_FRAME_USER &&
 	       !a->vm_shared && !b->vm_shared &&
-	       st->frame_map[inner] && st->frame_map[inner] == st->frame_map[outer] &&
+	       st->pm.frame_map[inner] && st->pm.frame_map[inner] == st->pm.frame_map[outer] &&
 	       a->addr == b->addr && a->rel_addr == b->rel_addr && a->name != b->name &&
 	       a->name && b->name;
 }
@@ -453,8 +247,8 @@ static uint32_t pp_loc_id(struct pp_state *st, const uint32_t *run, uint32_t n)
 		       sizeof(*st->loc_frames)))
 		return 0;
 	memcpy(st->loc_frames + st->nr_loc_frames, run, n * sizeof(*run));
-	if (n > 1 && st->frame_map[run[0]]) /* same_pc: one mapping */
-		st->maps[st->frame_map[run[0]] - 1].inlined = 1;
+	if (n > 1 && st->pm.frame_map[run[0]]) /* same_pc: one mapping */
+		st->pm.maps[st->pm.frame_map[run[0]] - 1].inlined = 1;
 	st->locs[st->nr_locs] = (struct pp_loc){ .hash = h, .off = st->nr_loc_frames, .n = n,
 						 .id = ++st->next_loc_id };
 	st->nr_loc_frames += n;
@@ -582,7 +376,7 @@ static uint32_t pp_frame_func(struct pp_state *st, struct pb_gz *g, struct pbuf 
 	const struct prof_frame *f = &st->fr[i];
 	uint32_t *fid = &st->group_fid[st->func_group[i]];
 
-	if (frame_unnamed(f, st->frame_map[i]))
+	if (pp_frame_unnamed(f, st->pm.frame_map[i]))
 		return 0;
 	if (!*fid) {
 		*fid = ++st->nr_funcs;
@@ -597,17 +391,17 @@ static void pp_locations(struct pp_state *st, struct pb_gz *g, struct pbuf *m, s
 	for (size_t i = 0; i < st->nr_locs && !g->err; i++) {
 		const struct pp_loc *l = &st->locs[i];
 		const uint32_t *run = st->loc_frames + l->off;
-		uint32_t map = st->frame_map[run[0]], fids[64];
+		uint32_t map = st->pm.frame_map[run[0]], fids[64];
 
 		/* functions first: a Location message is built in one go */
 		for (uint32_t r = 0; r < l->n && r < 64; r++)
 			fids[r] = pp_frame_func(st, g, m, run[r]);
 		pb_uint(m, LOCATION_ID, l->id);
 		if (map) {
-			const struct pp_mapping *mp = &st->maps[map - 1];
+			const struct pp_mapping *mp = &st->pm.maps[map - 1];
 
 			pb_uint(m, LOCATION_MAPPING_ID, mp->id);
-			pb_uint(m, LOCATION_ADDRESS, frame_address(st, mp, run[0]));
+			pb_uint(m, LOCATION_ADDRESS, pp_map__address(&st->pm, mp, st->fr, run[0]));
 		}
 		for (uint32_t r = 0; r < l->n && r < 64; r++) {
 			if (!fids[r])
@@ -664,11 +458,11 @@ static void pp_mapping_msg(struct pp_state *st, struct pb_gz *g, struct pbuf *m,
 /* In id order: the main binary, then the others as they were met. */
 static void pp_mapping_msgs(struct pp_state *st, struct pb_gz *g, struct pbuf *m)
 {
-	if (st->main)
-		pp_mapping_msg(st, g, m, &st->maps[st->main - 1]);
-	for (size_t i = 0; i < st->nr_maps && !g->err; i++)
-		if (i + 1 != st->main)
-			pp_mapping_msg(st, g, m, &st->maps[i]);
+	if (st->pm.main)
+		pp_mapping_msg(st, g, m, &st->pm.maps[st->pm.main - 1]);
+	for (size_t i = 0; i < st->pm.nr_maps && !g->err; i++)
+		if (i + 1 != st->pm.main)
+			pp_mapping_msg(st, g, m, &st->pm.maps[i]);
 }
 
 static int pp_write(struct pp_state *st, struct pb_gz *g)
@@ -771,12 +565,10 @@ static int write_pprof(const struct profile *p, int diff, FILE *f)
 	st.group_fid = calloc(ngroups ? (size_t)ngroups : 1, sizeof(*st.group_fid));
 	st.root_fid = calloc(st.nstr, sizeof(*st.root_fid));
 	st.root_loc = calloc(st.nstr, sizeof(*st.root_loc));
-	st.frame_map = calloc(nfr ? nfr : 1, sizeof(*st.frame_map));
-	st.frame_rel = calloc(nfr ? nfr : 1, sizeof(*st.frame_rel));
 	g = pb_gz_new(f);
-	if (!st.group_fid || !st.root_fid || !st.root_loc || !st.frame_map || !st.frame_rel || !g)
+	if (!st.group_fid || !st.root_fid || !st.root_loc || !g)
 		goto err_out;
-	err = pp_mappings(&st, fr, nfr);
+	err = pp_map__assign(&st.pm, p, fr, nfr);
 	if (err)
 		goto err_out;
 	err = pp_write(&st, g);
@@ -789,8 +581,7 @@ static int write_pprof(const struct profile *p, int diff, FILE *f)
 
 err_out:
 	pb_gz_free(g);
-	free(st.maps);
-	free(st.map_slots);
+	pp_map__free(&st.pm);
 	free(st.locs);
 	free(st.loc_slots);
 	free(st.loc_frames);
@@ -798,8 +589,6 @@ err_out:
 	free(st.group_fid);
 	free(st.root_fid);
 	free(st.root_loc);
-	free(st.frame_map);
-	free(st.frame_rel);
 	free(st.extra);
 	return err;
 }

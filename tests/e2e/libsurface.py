@@ -42,9 +42,9 @@ def gen():
     out = os.path.join(BUILD, "tests", "surface_gen")
     srcs = [os.path.join(ROOT, p) for p in (
         "tests/e2e/surface_gen.c", "src/profile/profile.c", "src/profile/strtab.c", "src/profile/strtab.h", "src/profile/order.c", "src/output/svg.c", "src/output/svg_color.c", "src/output/svg_int.h",
-        "src/output/pprof.c", "src/output/pprof_func.c", "src/util.c", "src/output/outfile.c",
+        "src/output/pprof.c", "src/output/pprof_func.c", "src/output/pprof_map.c", "src/util.c", "src/output/outfile.c",
         "src/output/diff.c", "src/profile/folded.c", "src/output/protobuf.c",
-        "src/output/protobuf_int.h", "src/profile/profile_int.h", "src/output/pprof_func.h",
+        "src/output/protobuf_int.h", "src/profile/profile_int.h", "src/output/pprof_func.h", "src/output/pprof_map.h",
         "src/util.h", "src/profile/profile.h")]
     if not os.path.exists(out) or any(os.path.getmtime(s) > os.path.getmtime(out) for s in srcs):
         os.makedirs(os.path.dirname(out), exist_ok=True)
