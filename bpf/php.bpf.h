@@ -15,7 +15,16 @@
  * index user space looks the line up with; file, lines, size). The
  * frame's code is the function's address with a hash of those above it
  * (include/sfprof_event.h SFPROF_PHP_ADDR). A frame without a function (a
- * dummy call frame) is passed over. The buffers are Python's
+ * dummy call frame) is passed over.
+ *
+ * The running frame's saved opline is stale: the x86-64 VM (HYBRID, with
+ * global registers, as Debian builds it) keeps execute_data in r14 and
+ * the opline in r15, and saves the opline into the frame only before a
+ * call or what may throw, so the frame's own said its function's first
+ * line or an old one. When the sample's r14 is the frame and r15 an
+ * opline of its function (in its opcodes, at an opline's boundary), r15
+ * is the opline: code of another unit that reused the two registers
+ * would have to hold both by chance. The buffers are Python's
  * (py_bufs): a thread runs one interpreter.
  *
  * A (function, opline index) seen for the first time in a process (an
@@ -57,6 +66,7 @@ struct php_walk {
 	struct py_buf *b;
 	const struct sfprof_php_proc *p;
 	__u64 ex;
+	__u64 live_ex, live_opline; /* the sample's r14, r15 */
 	__u32 tgid;
 };
 
@@ -77,6 +87,17 @@ static __always_inline __u64 php_mix(__u64 h, __u64 v)
 	return (h ^ v) * 0x9e3779b97f4a7c15ull;
 }
 
+/* h mixed with the hash zend_string s keeps (0 until computed; an interned
+ * one, as PHP's function names and compiled file names are, has it) */
+static __always_inline __u64 php_mix_str(const struct sfprof_php_proc *p, __u64 h, __u64 s)
+{
+	__u64 v = 0;
+
+	if (s)
+		bpf_probe_read_user(&v, sizeof(v), (void *)(s + p->str_h));
+	return php_mix(php_mix(h, s), v);
+}
+
 /* One zend_execute_data; a bpf_loop callback. 1 ends the walk. */
 static long php_frame(__u64 i, void *data)
 {
@@ -84,11 +105,12 @@ static long php_frame(__u64 i, void *data)
 	struct py_buf *b = w->b;
 	const struct sfprof_php_proc *p = w->p;
 	__u32 n = b->nframes, info;
-	__u64 opline, func, code, ops = 0, h = 0;
+	__u64 opline, func, code, ops = 0, h = 0, ex = w->ex;
+	__u32 last;
 	__u8 type = 0;
 	__s32 instr = -1;
 
-	if (!w->ex)
+	if (!ex)
 		return 1;
 	if (n >= SFPROF_PY_FRAMES_MAX) {
 		b->flags |= SFPROF_PYS_CUT;
@@ -109,15 +131,22 @@ static long php_frame(__u64 i, void *data)
 		return 1;
 	}
 	type = b->win[0];
-	h = php_mix(php_mix(h, py_win64(b, p->fn_name)), py_win64(b, p->fn_scope));
+	h = php_mix(php_mix_str(p, h, py_win64(b, p->fn_name)), py_win64(b, p->fn_scope));
 	if (type == SFPROF_PHP_USER_FUNCTION &&
 	    !bpf_probe_read_user(b->win, SFPROF_PY_WIN, (void *)(func + p->op_win))) {
 		/* (an offset outside the window reads as 0: py_win64) */
 		ops = py_win64(b, (__u16)(p->fn_opcodes - p->op_win));
 		h = php_mix(h, ops);
-		h = php_mix(h, py_win64(b, (__u16)(p->op_filename - p->op_win)));
+		h = php_mix_str(p, h, py_win64(b, (__u16)(p->op_filename - p->op_win)));
 		h = php_mix(h, py_win64(b, (__u16)(p->op_line_start - p->op_win)));
-		h = php_mix(h, (__u32)py_win64(b, (__u16)(p->op_last - p->op_win)));
+		last = (__u32)py_win64(b, (__u16)(p->op_last - p->op_win));
+		h = php_mix(h, last);
+		if (ex == w->live_ex && ops && p->op_size && w->live_opline >= ops &&
+		    w->live_opline < ops + (__u64)last * p->op_size &&
+		    (w->live_opline - ops) % p->op_size == 0) {
+			opline = w->live_opline;
+			count(SFPROF_CNT_PHP_LIVE_OPLINE, 1);
+		}
 		if (opline && p->op_size && ops && opline >= ops &&
 		    (opline - ops) / p->op_size < 0x7fffffff)
 			instr = (__s32)((opline - ops) / p->op_size);
@@ -168,6 +197,8 @@ static __always_inline struct py_buf *php_walk(struct sfprof_event *h, __u32 kin
 	w.b = b;
 	w.p = p;
 	w.ex = ex;
+	w.live_ex = h->regs.r14;
+	w.live_opline = h->regs.r15;
 	w.tgid = tgid;
 	bpf_loop(SFPROF_PY_FRAMES_MAX + 1, php_frame, &w, 0);
 	count(SFPROF_CNT_PHP_WALKS, 1);

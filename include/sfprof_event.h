@@ -394,15 +394,20 @@ struct sfprof_php_proc {
 	 * op_win): fn_opcodes, op_last, op_filename, op_line_start (with
 	 * line_end after it) lie in it */
 	__u16 op_win, op_last, op_filename, op_line_start;
+	__u16 str_h;	     /* zend_string: h, the hash an interned one keeps */
+	__u16 pad[3];
 };
 
 /*
  * A PHP frame's code (struct sfprof_py_frame) is its zend_function's
  * address in the low 47 bits (a user-space address) and, above, 17 bits of
- * a hash of what identifies the function: its name, scope, opcodes, file,
- * lines and size. PHP without opcache frees a request's functions and
- * compiles the next request's where they were: another script's {main}
- * at the same address is another frame, not the first one's name.
+ * a hash of what identifies the function: its name (the pointer and the
+ * string's own hash, which an interned string keeps), scope, opcodes,
+ * file (pointer and hash), lines and size. PHP without opcache frees a
+ * request's functions and compiles the next request's where they were:
+ * another script's {main} at the same address is another frame, not the
+ * first one's name, even when every pointer of the two is the same (two
+ * scripts of one shape: their strings went where the other's were).
  */
 #define SFPROF_PHP_ADDR_BITS 47
 #define SFPROF_PHP_ADDR(code) ((code) & ((1ull << SFPROF_PHP_ADDR_BITS) - 1))
@@ -515,6 +520,8 @@ enum sfprof_counter {
 	SFPROF_CNT_NO_USER_STACK,    /* kernel samples of an exiting or exec'ing
 					process: no user stack left (sent as
 					SFPROF_EVF_USER_GONE) */
+	SFPROF_CNT_PHP_LIVE_OPLINE,  /* PHP frames whose opline came from the VM's
+					register, not the frame's saved one */
 	SFPROF_CNT_MAX
 };
 

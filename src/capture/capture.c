@@ -99,6 +99,7 @@ static const char *const counter_names[SFPROF_CNT_MAX] = {
 	[SFPROF_CNT_STACK_DEFERRED_READ] = "stack_reads_deferred_read",
 	[SFPROF_CNT_STACK_DEFER_FAILED] = "stack_reads_defer_failed",
 	[SFPROF_CNT_NO_USER_STACK] = "no_user_stack_exit_exec",
+	[SFPROF_CNT_PHP_LIVE_OPLINE] = "php_live_oplines",
 };
 
 const char *capture_counter__name(enum sfprof_counter c)

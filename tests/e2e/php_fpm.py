@@ -29,10 +29,13 @@ from librubyrt import finish, folded_counts, has_chain, php_ready, run  # noqa: 
 NAME = "php_fpm"
 FPM = "/usr/sbin/php-fpm8.2"
 CHAIN = ["{main}", "Worker::outer", "Worker::middle", "Worker::leafWork"]
-# each frame's file and line range in SCRIPT: the line of its call, the
-# leaf's body (as debug_backtrace gives them; php_labels checks that)
+# each frame's file and line range in SCRIPT: the line of its call (as
+# debug_backtrace gives them; php_labels checks that), and the leaf's loop,
+# where it runs: the opline of the running frame is the VM's register
+# (php.bpf.h), not the one the frame saved at its last call, which said
+# the function's first line (5) or its return (7) in most samples
 LINES = {"{main}": ("work.php", 10, 10), "Worker::outer": ("work.php", 3, 3),
-         "Worker::middle": ("work.php", 4, 4), "Worker::leafWork": ("work.php", 5, 7)}
+         "Worker::middle": ("work.php", 4, 4), "Worker::leafWork": ("work.php", 6, 6)}
 
 SCRIPT = """<?php
 class Worker {

@@ -20,7 +20,7 @@ const struct phpoffsets phpoffsets_table[] = {
 		.op_filename = 152, .op_line_start = 160,
 		.user_function = 2,
 		.op_size = 32, .op_lineno = 24,
-		.ce_name = 8, .str_len = 16, .str_val = 24,
+		.ce_name = 8, .str_h = 8, .str_len = 16, .str_val = 24,
 	},
 };
 const size_t phpoffsets_count = sizeof(phpoffsets_table) / sizeof(phpoffsets_table[0]);
@@ -48,6 +48,8 @@ const struct phpoff_source phpoffsets_sources[] = {
 	S82(op_size, "Zend/zend_compile.h:136-147 struct _zend_op: 32 bytes"),
 	S82(op_lineno, "Zend/zend_compile.h:142 .lineno; zend_get_executed_lineno: mov 0x18(opline)"),
 	S82(ce_name, "Zend/zend.h:147-149 zend_class_entry: type, name"),
+	S82(str_h, "Zend/zend_types.h:353-356 zend_string: gc (8 bytes), h; zend_string.c "
+	    "zend_new_interned_string: ZSTR_H set"),
 	S82(str_len, "Zend/zend_types.h:353-358 zend_string: gc, h, len"),
 	S82(str_val, "Zend/zend_types.h:357 .val"),
 };
@@ -71,7 +73,7 @@ int phpoffsets__bpf(const struct phpoffsets *o, struct sfprof_php_proc *out)
 	    o->ex_call_info > SFPROF_PHP_EX_WIN - 8 || o->ex_prev > SFPROF_PHP_EX_WIN - 8 ||
 	    o->fn_type != 0 || o->fn_name > SFPROF_PHP_FN_HEAD - 8 ||
 	    o->fn_scope > SFPROF_PHP_FN_HEAD - 8 || !o->op_size || o->op_size > 0xffff ||
-	    win > 0xffff)
+	    win > 0xffff || o->str_h > 0xffff)
 		return -ERANGE;
 	for (size_t i = 0; i < sizeof(in_win) / sizeof(in_win[0]); i++)
 		if (in_win[i] < win || in_win[i] - win > SFPROF_PY_WIN - 8)
@@ -88,6 +90,7 @@ int phpoffsets__bpf(const struct phpoffsets *o, struct sfprof_php_proc *out)
 	out->op_last = (uint16_t)o->op_last;
 	out->op_filename = (uint16_t)o->op_filename;
 	out->op_line_start = (uint16_t)o->op_line_start;
+	out->str_h = (uint16_t)o->str_h;
 	return 0;
 }
 

@@ -34,7 +34,7 @@ struct phpoffsets {
 	/* zend_op */
 	uint32_t op_size, op_lineno;
 	/* zend_class_entry, zend_string */
-	uint32_t ce_name, str_len, str_val;
+	uint32_t ce_name, str_h, str_len, str_val;
 };
 
 #define PHPOFF_NFIELDS (sizeof(struct phpoffsets) / sizeof(uint32_t))
