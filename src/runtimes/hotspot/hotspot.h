@@ -183,6 +183,19 @@ int hotspot__scopes(const struct hotspot_layout *l, hotspot_read_fn read, void *
 		    struct hotspot_scope *out);
 
 /*
+ * A compiled caller's frame at return address ra of the nmethod c (named:
+ * c->name): its own method at the call (the outermost scope of the
+ * PcDesc at ra, hotspot__scopes() exact) with its file and line into *m,
+ * and the methods inlined at the call into inl[0..size) (NULL: none
+ * wanted) as lines of "name\tfile\tline\n", outermost first ("" when
+ * one does not read). 0, or -ENOENT (no layout for scopes, or they do
+ * not read: its name is the nmethod's).
+ */
+int hotspot__caller_frame(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+			  const struct hotspot_code *c, uint64_t ra, struct hotspot_method *m,
+			  char *inl, size_t size);
+
+/*
  * The line of bci in a compressed line-number table (HotSpot's
  * CompressedLineNumberReadStream: (bci, line) pairs as deltas, a byte
  * (bci_delta << 3 | line_delta) or 0xff and two signed UNSIGNED5 ints,

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtimes/hotspot/hotspot.h"
@@ -120,4 +121,48 @@ int hotspot__scopes(const struct hotspot_layout *l, hotspot_read_fn read, void *
 	if ((err = read(ctx, blob + l->nm_method, &own, sizeof(own))))
 		return err;
 	return n && out[n - 1].method == own ? (int)n : -EINVAL;
+}
+
+/* The methods inlined at the call, sc[0..n-1) (innermost first), into
+ * inl[0..size) outermost first; none when one does not read (a chain
+ * with a hole would put a method under one it is not called from). */
+static void inlined_frames(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+			   const struct hotspot_scope *sc, int n, char *inl, size_t size)
+{
+	struct hotspot_method mi;
+	size_t used = 0;
+
+	if (!inl || size < 2)
+		return;
+	for (int k = n - 2; k >= 0; k--) {
+		int w;
+
+		if (hotspot__method(l, read, ctx, sc[k].method, sc[k].bci, &mi))
+			break;
+		w = snprintf(inl + used, size - used, "%s\t%s\t%u\n", mi.name, mi.file, mi.line);
+		if (w <= 0 || (size_t)w >= size - used)
+			break;
+		used += (size_t)w;
+		if (!k)
+			return; /* all of them */
+	}
+	inl[0] = 0;
+}
+
+int hotspot__caller_frame(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+			  const struct hotspot_code *c, uint64_t ra, struct hotspot_method *m,
+			  char *inl, size_t size)
+{
+	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+	int n;
+
+	if (!l->has_scopes)
+		return -ENOENT;
+	n = hotspot__scopes(l, read, ctx, c->blob, c->start, ra, true, sc);
+	if (n <= 0 || hotspot__method(l, read, ctx, sc[n - 1].method, sc[n - 1].bci, m) ||
+	    !m->line || !m->file[0] || strcmp(m->name, c->name))
+		return -ENOENT;
+	if (n > 1)
+		inlined_frames(l, read, ctx, sc, n, inl, size);
+	return 0;
 }
