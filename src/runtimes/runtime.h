@@ -57,7 +57,7 @@
  *    names), unless the runtime's own records carry it (f->carried).
  *    With
  *    frame_sources, it is asked for callers' frames a sized JIT entry
- *    names as well (their lines), first.
+ *    names as well (their lines and the frames inlined at them), first.
  *  - names_native(sym): frame_name() is asked for frames in native
  *    function sym as well (V8's interpreter builtins, which every
  *    interpreted JS function runs in: f->sym is the symbol), live, and

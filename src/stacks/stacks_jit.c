@@ -277,10 +277,11 @@ static int vmnative_add(struct stacks *s, uint64_t pc, const char *name, uint64_
 
 /* Live: a runtime's name for frame i, read from its VM now (close to the
  * sample), kept as a JIT entry: its seq, or 0. sources_only: the name of
- * the JIT entry naming it (its line wanted), asked only of the runtimes
- * that give frames' source lines (frame_sources), whose name must be the
- * same (a perf map's spelling wins). sym: the native function it is in
- * (runtime.h names_native()), NULL for JIT code. */
+ * the JIT entry naming it (its line or the frames inlined there wanted),
+ * asked only of the runtimes that give frames' source lines
+ * (frame_sources), whose name must be the same (a perf map's spelling
+ * wins). sym: the native function it is in (runtime.h names_native()),
+ * NULL for JIT code. */
 static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_t t,
 			     const char *sources_only, const char *sym)
 {
@@ -311,7 +312,11 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	rf.inl_size = sizeof(inl);
 	rf.carried = &carried;
 	rc = stacks_runtime_frame_name(s, &rf, name, sizeof(name), sources_only != NULL);
-	if (!rc && sources_only && (!line || strcmp(name, sources_only)))
+	file[sizeof(file) - 1] = 0;
+	inl[sizeof(inl) - 1] = 0;
+	/* (asked for its source: an answer with neither a line nor frames
+	 * inlined there adds nothing to the entry's name) */
+	if (!rc && sources_only && ((!line && !inl[0]) || strcmp(name, sources_only)))
 		rc = -ENOENT;
 
 	t0 = util__now_ns() - t0;
@@ -320,8 +325,6 @@ static uint32_t runtime_name(struct fp_walk *w, size_t i, uint64_t look, uint64_
 	s->st.rt_ns += t0;
 	if (t0 > s->st.rt_ns_max)
 		s->st.rt_ns_max = t0; /* (a process's first: its binary read) */
-	file[sizeof(file) - 1] = 0;
-	inl[sizeof(inl) - 1] = 0;
 	if (rc || (sym ? vmnative_add(s, look, name, t, &hit)
 		       : jitmaps__add_live_src(s->jit, proc__pid(s->cur), look, name,
 					       file[0] ? file : NULL, line, inl[0] ? inl : NULL,

@@ -16,7 +16,10 @@ src/runtimes/hotspot/hsmethod.c) and walks on by that frame pointer.
    outerLoop with countPrimes and the lambda inlined calls it): each its
    own frame from the PcDesc's scopes, main -> outerLoop -> countPrimes ->
    the lambda -> isPrime in at least 90% (measured 95-97%); the same with
-   C1 only (-XX:TieredStopAtLevel=1, measured 99%).
+   C1 only (-XX:TieredStopAtLevel=1, measured 99%); the same where the
+   lambda's test() is a compiled caller of its own (its hidden class has
+   no source or lines: the lambda body inlined into it still a frame;
+   measured 98%).
  - never a wrong name: every stack's HsChain frames follow the program's
    calls (a Method* misread would put a method under one it is not called
    from), and the JVM's own threads carry no Java frame.
@@ -258,6 +261,20 @@ def main():
             return 1
         measure(out, "C1", deep + ["lambda", "HsChain.lambda$outerLoop$0", "HsChain.isPrime"],
                 90.0, errs)
+        # the lambda's own nmethod a caller (C1, the lambda's test() not
+        # inlined into countPrimes, isPrime not into it): its hidden class
+        # has no source file or lines, the lambda body inlined into it is
+        # still its own frame between it and isPrime (measured 98%; it
+        # was missing in every sample, as in a default JVM's first
+        # milliseconds, C1's first code)
+        r = live(d, ["-XX:TieredStopAtLevel=1", "-XX:CompileCommand=quiet",
+                     "-XX:CompileCommand=dontinline,*Lambda*::test",
+                     "-XX:CompileCommand=dontinline,HsChain::isPrime"], 3, out, warm=2.0)
+        if r.returncode != 0:
+            print("FAIL %s: sfprof exited %d: %s" % (NAME, r.returncode, r.stderr[-300:]))
+            return 1
+        measure(out, "a lambda's nmethod as a caller",
+                deep + ["lambda", "HsChain.lambda$outerLoop$0", "HsChain.isPrime"], 90.0, errs)
         pprof_lines(d, "-Xint", ["-Xint"], errs)
         # compiled callers (C2 without inlining, the chain warm): the line
         # of the PcDesc at each return address (time to compile first)

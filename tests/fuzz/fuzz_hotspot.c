@@ -8,7 +8,8 @@
  * layout), the 16th an interpreted frame's fp. Names must come back
  * terminated, in bounds and without control bytes. The input after its
  * header is also a line-number table (hotspot__line_of()); an nmethod's
- * PC also has its scopes read (hotspot__scopes()).
+ * PC also has its scopes read (hotspot__scopes()), and its caller's
+ * frame there (hotspot__caller_frame()).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -60,6 +61,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (int k = 0; k < n; k++)
 				if (!hotspot__method(&l, flat_read, &m, sc[k].method, sc[k].bci, &hm))
 					flat_check_str(hm.name, sizeof(hm.name));
+		}
+		/* a caller's frame there: its inlined frames' lines within the
+		 * buffer, each "name\tfile\tline\n" */
+		for (size_t cap = 40; name && c.kind == HOTSPOT_NMETHOD && cap <= 1024; cap *= 5) {
+			char inl[1024];
+
+			memset(inl, 'x', sizeof(inl));
+			if (hotspot__caller_frame(&l, flat_read, &m, &c, pc, &hm, inl, cap))
+				continue;
+			flat_check_str(hm.name, sizeof(hm.name));
+			if (!hm.name[0] || strnlen(inl, cap) >= cap)
+				abort();
+			for (const char *p = inl; *p;) {
+				const char *nl = strchr(p, '\n');
+				size_t tabs = 0;
+
+				if (!nl)
+					abort();
+				for (; p < nl; p++)
+					tabs += *p == '\t';
+				if (tabs != 2)
+					abort();
+				p = nl + 1;
+			}
 		}
 	}
 	if (flat_read(&m, m.base + 120, &fp, sizeof(fp)))

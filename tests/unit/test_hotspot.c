@@ -333,6 +333,156 @@ TEST(hotspot_should_refuse_scopes_that_do_not_check_out)
 	CHECK_INT(hotspot__scopes(&l, read_img, NULL, blob, code, pc, true, sc), 2);
 }
 
+/* Another Java method in the image, at Method* img_base + at: a copy
+ * of the seed's ConstMethod (its code and lines), pool and Klass at
+ * img_base + b, the Klass named `klass` (its method the seed's name). */
+static void put_method(uint64_t at, uint64_t b, const char *klass)
+{
+	uint16_t len = (uint16_t)strlen(klass);
+	uint64_t v;
+
+	memcpy(img + b, img + 0x5100, 0x60);	   /* ConstMethod, code, lines */
+	memcpy(img + b + 0x100, img + 0x5200, 0x40); /* its pool */
+	v = img_base + b;
+	memcpy(img + at + 8, &v, 8);
+	v = img_base + b + 0x100;
+	memcpy(img + b + 8, &v, 8);
+	v = img_base + b + 0x200;
+	memcpy(img + b + 0x108, &v, 8);
+	v = img_base + b + 0x300;
+	memcpy(img + b + 0x210, &v, 8);
+	memcpy(img + b + 0x300, &len, 2);
+	memcpy(img + b + 0x306, klass, len);
+}
+
+/* Three scopes at code offset 0x100: the nmethod's own method (bci 5),
+ * the one at Method* 0x5a00 inlined there (bci 9), the one at `inner`
+ * inlined into that (bci 1). */
+static void three_scopes(uint64_t inner)
+{
+	uint64_t v = img_base + inner;
+
+	memcpy(img + 0x8060, &v, 8); /* metadata[2] */
+	memcpy(img + 0x8077, (const uint8_t[]){ 4, 3, 2 }, 3);
+	img[0x80a4] = 7;
+}
+
+#define MARK HOTSPOT_UNREADABLE "\t\t0\n"
+
+TEST(a_compiled_caller_should_give_its_inlined_methods_though_its_own_has_no_line)
+{
+	struct hotspot_layout l;
+	struct hotspot_method m;
+	struct hotspot_code c;
+	char inl[1024];
+
+	/* a lambda's hidden class: no source file, no line-number table */
+	if (load("hidden_class"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	put_method(0x5a00, 0x5b00, "HsChain");
+	img[0x511c] = 0;
+	img[0x5214] = 0;
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), 0);
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x100, &m, inl,
+					sizeof(inl)), 0);
+	CHECK_MSG(!strcmp(m.name, "Demo$$Lambda$1/0x0000000800c0b000.test"), "name %.100s", m.name);
+	CHECK_MSG(!m.file[0] && !m.line, "file %.100s line %u", m.file, m.line);
+	CHECK_MSG(!strcmp(inl, "HsChain.test\tDemo.java\t40\n"), "inl %.200s", inl);
+}
+
+TEST(a_compiled_caller_should_mark_an_inlined_method_that_does_not_read_in_its_place)
+{
+	struct hotspot_layout l;
+	struct hotspot_method m;
+	struct hotspot_code c;
+	char inl[1024];
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), 0);
+	/* the seed's inlined Method* 0x5a00 is no Method */
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x100, &m, inl,
+					sizeof(inl)), 0);
+	CHECK_MSG(!strcmp(m.name, "java.lang.Demo.run") && m.line == 12, "%.100s:%u", m.name,
+		  m.line);
+	CHECK_MSG(!strcmp(inl, MARK), "inl %.200s", inl);
+	/* one inlined into it that reads: kept, under the marker */
+	put_method(0x5a80, 0x6b00, "HsChain");
+	three_scopes(0x5a80);
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x100, &m, inl,
+					sizeof(inl)), 0);
+	CHECK_MSG(!strcmp(inl, MARK "HsChain.run\tDemo.java\t10\n"), "inl %.200s", inl);
+	/* the middle one reads, the innermost not */
+	put_method(0x5a00, 0x5b00, "HsChain");
+	memset(img + 0x5a80, 0, 16);
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x100, &m, inl,
+					sizeof(inl)), 0);
+	CHECK_MSG(!strcmp(inl, "HsChain.run\tDemo.java\t40\n" MARK), "inl %.200s", inl);
+}
+
+TEST(a_compiled_callers_inlined_methods_that_do_not_fit_should_end_in_a_marker)
+{
+	struct hotspot_layout l;
+	struct hotspot_method m;
+	struct hotspot_code c;
+	char inl[64];
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	put_method(0x5a00, 0x5b00, "HsChain");
+	put_method(0x5a80, 0x6b00, "HsChainWithALongerName");
+	three_scopes(0x5a80);
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), 0);
+	/* (room for the marker alone; for one line and it, not two lines) */
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x100, &m, inl, 40), 0);
+	CHECK_MSG(!strcmp(inl, MARK), "inl %.200s", inl);
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x100, &m, inl, 60), 0);
+	CHECK_MSG(!strcmp(inl, "HsChain.run\tDemo.java\t40\n" MARK), "inl %.200s", inl);
+}
+
+TEST(a_compiled_caller_whose_scopes_do_not_read_should_be_its_method_under_a_marker)
+{
+	struct hotspot_layout l;
+	struct hotspot_method m;
+	struct hotspot_code c;
+	char inl[1024];
+
+	if (load("nmethod"))
+		SKIP("no seeds in " CORPUS);
+	CHECK_INT(layout(&l), 0);
+	CHECK_INT(hotspot__code(&l, read_img, NULL, img_pc, true, &c), 0);
+	/* scopes data that do not check out; a Method that does not read */
+	img[0x8074] = 4;
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x100, &m, inl,
+					sizeof(inl)), 0);
+	CHECK_MSG(!strcmp(m.name, "java.lang.Demo.run") && !m.line, "%.100s:%u", m.name, m.line);
+	CHECK_MSG(!strcmp(inl, MARK), "inl %.200s", inl);
+	img[0x8074] = 1;
+	memset(img + 0x5008, 0, 8);
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x100, &m, inl,
+					sizeof(inl)), 0);
+	CHECK_MSG(!strcmp(inl, MARK), "inl %.200s", inl);
+	memcpy(img + 0x5008, (uint64_t[]){ img_base + 0x5100 }, 8);
+	/* no PcDesc at the return address (a call to a stub, no Java frames
+	 * inlined there known): the nmethod's name, unmarked */
+	inl[0] = 'x';
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x101, &m, inl,
+					sizeof(inl)), -ENOENT);
+	CHECK_MSG(!inl[0], "inl %.200s", inl);
+	/* its own scope alone: no marker */
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x200, &m, inl,
+					sizeof(inl)), 0);
+	CHECK_MSG(!strcmp(m.name, "java.lang.Demo.run") && !inl[0], "%.100s inl %.200s", m.name,
+		  inl);
+	/* a VM without the scopes' layout: none asked */
+	l.has_scopes = false;
+	CHECK_INT(hotspot__caller_frame(&l, read_img, NULL, &c, c.start + 0x100, &m, inl,
+					sizeof(inl)), -ENOENT);
+}
+
 TEST(hotspot_should_decode_a_compressed_line_number_table)
 {
 	/* (0, 10), (5, 12), (9, 40), end; and a 2-byte int */

@@ -159,8 +159,10 @@ int hotspot__interp_frame(const struct hotspot_layout *l, hotspot_read_fn read, 
 			  uint64_t fp, bool with_line, struct hotspot_method *out);
 
 /* A compiled frame's Java frames at a pc of its nmethod, innermost first
- * (methods inlined into it, then its own). */
-#define HOTSPOT_SCOPES_MAX 8u
+ * (methods inlined into it, then its own): C2 inlines 15 deep
+ * (MaxInlineLevel since JDK 14), so 16 scopes; a longer chain does not
+ * read (its frame is marked, hotspot__caller_frame()). */
+#define HOTSPOT_SCOPES_MAX 16u
 #define HOTSPOT_PCDESC_MAX (1u << 20)
 
 struct hotspot_scope {
@@ -181,6 +183,28 @@ struct hotspot_scope {
 int hotspot__scopes(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
 		    uint64_t blob, uint64_t code_begin, uint64_t pc, bool exact,
 		    struct hotspot_scope *out);
+
+/* A Java frame there that did not read (a method inlined into a compiled
+ * caller), or Java frames that may be missing there (a compiled caller
+ * whose scopes did not read): a stack never has a hole. */
+#define HOTSPOT_UNREADABLE "[java: unreadable frame]"
+
+/*
+ * A compiled caller's frame at return address ra of the nmethod c (named:
+ * c->name): its own method at the call (the outermost scope of the
+ * PcDesc at ra, hotspot__scopes() exact) with its file and line where
+ * its class has them (a lambda's hidden class has not) into *m, and the
+ * methods inlined at the call into inl[0..size) (NULL: none wanted) as
+ * lines of "name\tfile\tline\n", outermost first. Never a hole: a
+ * Method that does not read is a HOTSPOT_UNREADABLE line in its place,
+ * the lines that do not fit end in one, and scopes that do not read (or
+ * do not check out) make the frame c->name under one. 0, or -ENOENT (no
+ * layout for scopes, or no PcDesc at ra: a call to no Java code, its
+ * name the nmethod's).
+ */
+int hotspot__caller_frame(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+			  const struct hotspot_code *c, uint64_t ra, struct hotspot_method *m,
+			  char *inl, size_t size);
 
 /*
  * The line of bci in a compressed line-number table (HotSpot's

@@ -453,53 +453,16 @@ static int frame_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return hs_cread(r->rc, addr, buf, len);
 }
 
-/* The methods inlined at a compiled caller's call, sc[0..n-1) (innermost
- * first), into f->inl outermost first; none when one does not read (a
- * chain with a hole would put a method under one it is not called from). */
-static void inlined_frames(struct hs_jvm *hp, struct hs_rcache *rc, const struct runtime_frame *f,
-			   const struct hotspot_scope *sc, int n)
-{
-	struct hotspot_method mi;
-	size_t used = 0;
-
-	if (!f->inl || f->inl_size < 2)
-		return;
-	for (int k = n - 2; k >= 0; k--) {
-		int w;
-
-		if (hotspot__method(&hp->l, hs_cread, rc, sc[k].method, sc[k].bci, &mi))
-			break;
-		w = snprintf(f->inl + used, f->inl_size - used, "%s\t%s\t%u\n", mi.name, mi.file,
-			     mi.line);
-		if (w <= 0 || (size_t)w >= f->inl_size - used)
-			break;
-		used += (size_t)w;
-		if (!k)
-			return; /* all of them */
-	}
-	f->inl[0] = 0;
-}
-
-/* A compiled caller's frame: its nmethod's own method at the call (the
- * outermost scope of the PcDesc at its return address) with its line, and
- * the methods inlined there; -ENOENT where that does not read (its name
- * is the nmethod's entry). */
+/* A compiled caller's frame: its nmethod's own method at the call and
+ * the methods inlined there (hotspot__caller_frame(), at its return
+ * address); -ENOENT for the sampled frame (its name is the nmethod's
+ * entry). */
 static int nmethod_frame(struct hs_jvm *hp, struct hs_rcache *rc, const struct runtime_frame *f,
 			 const struct hotspot_code *c, struct hotspot_method *m)
 {
-	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
-	int n;
-
-	if (f->leaf || !hp->l.has_scopes)
+	if (f->leaf)
 		return -ENOENT;
-	n = hotspot__scopes(&hp->l, hs_cread, rc, c->blob, c->start, f->pc + 1, true, sc);
-	if (n <= 0 || hotspot__method(&hp->l, hs_cread, rc, sc[n - 1].method,
-				      sc[n - 1].bci, m) ||
-	    !m->line || !m->file[0] || strcmp(m->name, c->name))
-		return -ENOENT;
-	if (n > 1)
-		inlined_frames(hp, rc, f, sc, n);
-	return 0;
+	return hotspot__caller_frame(&hp->l, hs_cread, rc, c, f->pc + 1, m, f->inl, f->inl_size);
 }
 
 /*

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtimes/hotspot/hotspot.h"
@@ -120,4 +121,87 @@ int hotspot__scopes(const struct hotspot_layout *l, hotspot_read_fn read, void *
 	if ((err = read(ctx, blob + l->nm_method, &own, sizeof(own))))
 		return err;
 	return n && out[n - 1].method == own ? (int)n : -EINVAL;
+}
+
+/* One "name\tfile\tline\n" line of a frame into inl[*used..size), `keep`
+ * bytes left after it (for the marker): false, and nothing, when it does
+ * not fit. */
+static bool inl_line(char *inl, size_t size, size_t *used, size_t keep, const char *name,
+		     const char *file, uint32_t line)
+{
+	size_t room = size - *used - keep;
+	int w = snprintf(inl + *used, size - *used, "%s\t%s\t%u\n", name, file, line);
+
+	if (w <= 0 || (size_t)w >= room) {
+		inl[*used] = 0;
+		return false;
+	}
+	*used += (size_t)w;
+	return true;
+}
+
+#define MARK_LINE HOTSPOT_UNREADABLE "\t\t0\n"
+
+/*
+ * The methods inlined at the call, sc[0..n-1) (innermost first), into
+ * inl[0..size) outermost first. A stack must not put a method under one
+ * it is not called from: a Method that does not read is the marker in
+ * its place (the others kept), and when the rest do not fit the marker
+ * ends them (room for it is kept all along).
+ */
+static void inlined_frames(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+			   const struct hotspot_scope *sc, int n, char *inl, size_t size)
+{
+	const size_t keep = sizeof(MARK_LINE) - 1;
+	struct hotspot_method mi;
+	size_t used = 0;
+
+	for (int k = n - 2; k >= 0; k--) {
+		bool ok = !hotspot__method(l, read, ctx, sc[k].method, sc[k].bci, &mi);
+
+		/* (the innermost may use the marker's room: none follows it) */
+		if (!inl_line(inl, size, &used, k ? keep : 0, ok ? mi.name : HOTSPOT_UNREADABLE,
+			      ok ? mi.file : "", ok ? mi.line : 0)) {
+			memcpy(inl + used, MARK_LINE, sizeof(MARK_LINE));
+			return;
+		}
+	}
+}
+
+int hotspot__caller_frame(const struct hotspot_layout *l, hotspot_read_fn read, void *ctx,
+			  const struct hotspot_code *c, uint64_t ra, struct hotspot_method *m,
+			  char *inl, size_t size)
+{
+	struct hotspot_scope sc[HOTSPOT_SCOPES_MAX];
+	bool want = inl && size > sizeof(MARK_LINE);
+	int n;
+
+	if (!l->has_scopes)
+		return -ENOENT;
+	if (want)
+		inl[0] = 0;
+	/* (its own method checked against the nmethod's: a file and line
+	 * only where its class has them, a lambda's hidden class has not) */
+	n = hotspot__scopes(l, read, ctx, c->blob, c->start, ra, true, sc);
+	/* (no PcDesc there: a call without debug info, to a stub or a leaf
+	 * of the runtime, not a Java call; its frame is its method, as the
+	 * sampled frame's is) */
+	if (n == -ENOENT)
+		return -ENOENT;
+	if (n <= 0 || hotspot__method(l, read, ctx, sc[n - 1].method, sc[n - 1].bci, m) ||
+	    strcmp(m->name, c->name)) {
+		/* the methods inlined at the call unknown: the nmethod's own
+		 * under the marker, not its callee right under it */
+		memset(m, 0, sizeof(*m));
+		_Static_assert(sizeof(m->name) == sizeof(c->name), "the same bound");
+		memcpy(m->name, c->name, sizeof(m->name));
+		if (!m->name[0])
+			return -ENOENT;
+		if (want)
+			memcpy(inl, MARK_LINE, sizeof(MARK_LINE));
+		return 0;
+	}
+	if (n > 1 && want)
+		inlined_frames(l, read, ctx, sc, n, inl, size);
+	return 0;
 }
