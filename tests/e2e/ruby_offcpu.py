@@ -39,7 +39,7 @@ def futex_and_wakers(chain):
     errs = []
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "w.folded")
-        rc, so, se, st = run(["-e", "futex,offcpu", "--wakers", "--quiet", "-o", out, "--",
+        rc, so, se, st = run(["-e", "futex,offcpu", "--wakers", "--stats", "-o", out, "--",
                               RUBY, "--disable-gems", script("wait.rb"), str(WAIT_S)])
         loc = where(so)
         fx = folded_counts(os.path.join(d, "w.futex.folded")) if rc == 0 else {}
@@ -54,8 +54,13 @@ def futex_and_wakers(chain):
     if rc != 0:
         errs.append("-e futex,offcpu --wakers exited %d: %s" % (rc, se[-300:]))
     if waited < 0.75 * WAIT_S * 1e6:
+        # (the wait is one event: say what became of it)
+        top = max(fx, key=fx.get)[:700] if fx else None
+        keys = [k for k in st if k.startswith(("ruby_", "python_stacks", "python_frames",
+                                               "stacks_events", "stacks_wakers", "lost", "stack_"))]
         errs.append("expected >= %.1f s of futex wait under consumer -> wait_item -> pop, got "
-                    "%.2f s" % (0.75 * WAIT_S, waited / 1e6))
+                    "%.2f s (top futex stack: %s; stats: %s)"
+                    % (0.75 * WAIT_S, waited / 1e6, top, {k: st[k] for k in keys}))
     if woken < 0.75 * WAIT_S * 1e6:
         errs.append("expected >= %.1f s of the block joined to a waker in << at %s, got %.2f s"
                     % (0.75 * WAIT_S, push, woken / 1e6))
