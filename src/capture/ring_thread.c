@@ -5,6 +5,7 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
@@ -69,4 +70,38 @@ void ring_thread__stop(struct ring_thread *t)
 	close(t->stop_fd);
 	t->stop_fd = -1;
 	t->on = false;
+}
+
+int ring_thread__open(struct ring_thread *t, int map_fd,
+		      int (*fn)(void *ctx, void *data, size_t len), void *ctx)
+{
+	int err;
+
+	t->on = t->owned = false;
+	t->rb = NULL;
+	t->ring_fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 3);
+	if (t->ring_fd < 0)
+		return -errno;
+	if (!(t->rb = ring_buffer__new(t->ring_fd, fn, ctx, NULL))) {
+		err = errno ? -errno : -ENOMEM;
+		close(t->ring_fd);
+		t->ring_fd = -1;
+		return err;
+	}
+	t->owned = true;
+	if ((err = ring_thread__start(t, t->rb)))
+		ring_thread__close(t);
+	return err;
+}
+
+void ring_thread__close(struct ring_thread *t)
+{
+	ring_thread__stop(t);
+	if (!t->owned)
+		return;
+	ring_buffer__free(t->rb);
+	t->rb = NULL;
+	close(t->ring_fd);
+	t->ring_fd = -1;
+	t->owned = false;
 }

@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 struct ring_buffer;
 
@@ -22,12 +23,25 @@ struct ring_thread {
 	struct ring_buffer *rb;
 	pthread_t thread;
 	int stop_fd;
-	bool on;
+	int ring_fd; /* ring_thread__open()'s dup of the map's fd */
+	bool on, owned;
 };
 
 /* Start draining rb (its callbacks run on the thread). 0 or -errno. */
 int ring_thread__start(struct ring_thread *t, struct ring_buffer *rb);
 /* Stop and join the thread (a no-op if not started); rb stays the caller's. */
 void ring_thread__stop(struct ring_thread *t);
+
+/*
+ * Drain the ring of BPF map fd map_fd on a thread of its own, each record
+ * to fn(ctx, data, len): the thread keeps a dup of the fd, so the ring
+ * stays valid whatever becomes of the map's owner (a runtime's prefetch
+ * ring: python's py_new, ruby's rb_new, php's php_new). 0 or -errno;
+ * nothing is left open on an error.
+ */
+int ring_thread__open(struct ring_thread *t, int map_fd,
+		      int (*fn)(void *ctx, void *data, size_t len), void *ctx);
+/* Stop the thread, free the ring and its fd (a no-op if not open). */
+void ring_thread__close(struct ring_thread *t);
 
 #endif

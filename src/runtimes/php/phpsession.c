@@ -3,14 +3,11 @@
  * PHP's interp_kind: its processes, frame reader and prefetch thread
  * (src/runtimes/php/phpsession.h).
  */
-#include <bpf/libbpf.h>
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "capfile/capfile.h"
 #include "capture/capture.h"
@@ -35,10 +32,8 @@ struct phpsession {
 	struct interp_session *is;
 	struct phpproc *procs[256];
 	uint64_t classified, php, no_vm, unsupported, set_errors;
-	/* the prefetch thread: drains php_new (its own dup of the fd) */
+	/* the prefetch thread: drains php_new */
 	struct ring_thread thread;
-	int ring_fd;
-	struct ring_buffer *rb;
 };
 
 static int image_sym(void *ctx, const struct elfread_sym *s)
@@ -180,43 +175,23 @@ static int on_new_frame(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static void prefetch_stop(struct phpsession *ps)
-{
-	ring_thread__stop(&ps->thread);
-	ring_buffer__free(ps->rb);
-	ps->rb = NULL;
-	if (ps->ring_fd >= 0)
-		close(ps->ring_fd);
-	ps->ring_fd = -1;
-}
-
 /* The capture (NULL: gone): the prefetch thread drains its php_new. */
 static void php_set_capture(void *st, struct capture *c)
 {
 	struct phpsession *ps = st;
 	int fd;
 
-	prefetch_stop(ps);
-	if (!c || (fd = capture__runtime_map(c, SFPROF_RT_PHP, "php_new")) < 0)
-		return;
-	/* a dup: the ring stays valid for the thread whatever the capture does */
-	ps->ring_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (ps->ring_fd < 0 || !(ps->rb = ring_buffer__new(ps->ring_fd, on_new_frame, ps, NULL))) {
-		prefetch_stop(ps);
-		return;
-	}
-	if (ring_thread__start(&ps->thread, ps->rb))
-		prefetch_stop(ps);
+	ring_thread__close(&ps->thread);
+	if (c && (fd = capture__runtime_map(c, SFPROF_RT_PHP, "php_new")) >= 0)
+		ring_thread__open(&ps->thread, fd, on_new_frame, ps);
 }
 
 static void *php_state_new(struct interp_session *is)
 {
 	struct phpsession *ps = calloc(1, sizeof(*ps));
 
-	if (ps) {
+	if (ps)
 		ps->is = is;
-		ps->ring_fd = -1;
-	}
 	return ps;
 }
 
@@ -224,7 +199,7 @@ static void php_state_free(void *st)
 {
 	struct phpsession *ps = st;
 
-	prefetch_stop(ps);
+	ring_thread__close(&ps->thread);
 	for (unsigned i = 0; i < 256; i++)
 		for (struct phpproc *p = ps->procs[i], *n; p; p = n) {
 			n = p->next;

@@ -2,9 +2,7 @@
 /*
  * CPython support for one run (src/runtimes/python/pysession.h).
  */
-#include <bpf/libbpf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -13,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "capfile/capfile.h"
 #include "capture/capture.h"
@@ -32,10 +29,8 @@ struct pysession {
 	struct capture *cap;
 	struct capfile_writer *w;
 	uint64_t written, write_errors, reader_errors;
-	/* the prefetch thread: drains py_new (its own dup of the fd) */
+	/* the prefetch thread: drains py_new */
 	struct ring_thread thread;
-	int ring_fd;
-	struct ring_buffer *rb;
 	atomic_ullong prefetched, prefetch_failed;
 	/* processes that exited: their names go at pysession__reap */
 	struct py_exited {
@@ -72,16 +67,6 @@ static int on_new_code(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static void prefetch_stop(struct pysession *ps)
-{
-	ring_thread__stop(&ps->thread);
-	ring_buffer__free(ps->rb);
-	ps->rb = NULL;
-	if (ps->ring_fd >= 0)
-		close(ps->ring_fd);
-	ps->ring_fd = -1;
-}
-
 static int set_bpf(void *ctx, uint32_t tgid, const struct sfprof_py_proc *p)
 {
 	struct pysession *ps = ctx;
@@ -110,7 +95,6 @@ struct pysession *pysession__new(int live)
 
 	if (!ps)
 		return NULL;
-	ps->ring_fd = -1;
 	if (live && (!(ps->procs = pyprocs__new(set_bpf, ps)) ||
 		     !(ps->reader = pyreader__new(0, 0))))
 		goto err;
@@ -128,7 +112,7 @@ void pysession__free(struct pysession *ps)
 {
 	if (!ps)
 		return;
-	prefetch_stop(ps);
+	ring_thread__close(&ps->thread);
 	pynames__free(ps->names);
 	pyreader__free(ps->reader);
 	pyprocs__free(ps->procs);
@@ -140,18 +124,10 @@ void pysession__set_capture(struct pysession *ps, struct capture *c)
 {
 	int fd;
 
-	prefetch_stop(ps);
+	ring_thread__close(&ps->thread);
 	ps->cap = c;
-	if (!c || !ps->procs || (fd = capture__runtime_map(c, SFPROF_RT_PYTHON, "py_new")) < 0)
-		return;
-	/* a dup: the ring stays valid for the thread whatever the capture does */
-	ps->ring_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (ps->ring_fd < 0 || !(ps->rb = ring_buffer__new(ps->ring_fd, on_new_code, ps, NULL))) {
-		prefetch_stop(ps);
-		return;
-	}
-	if (ring_thread__start(&ps->thread, ps->rb))
-		prefetch_stop(ps);
+	if (c && ps->procs && (fd = capture__runtime_map(c, SFPROF_RT_PYTHON, "py_new")) >= 0)
+		ring_thread__open(&ps->thread, fd, on_new_code, ps);
 }
 
 void pysession__set_writer(struct pysession *ps, struct capfile_writer *w)

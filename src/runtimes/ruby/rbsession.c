@@ -3,15 +3,12 @@
  * CRuby's interp_kind: its processes, iseq snapshots and prefetch thread (src/runtimes/ruby/rbsession.h).
  */
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "capfile/capfile.h"
 #include "capture/capture.h"
@@ -54,10 +51,8 @@ struct rbsession {
 	struct interp_session *is;
 	struct rbsnap *snaps[RBSNAP_BUCKETS];
 	uint64_t nsnaps, snap_flushes, reads, read_errors;
-	/* the prefetch thread: drains rb_new (its own dup of the fd) */
+	/* the prefetch thread: drains rb_new */
 	struct ring_thread thread;
-	int ring_fd;
-	struct ring_buffer *rb;
 	atomic_ullong prefetched;
 	struct rbprocs *procs;
 };
@@ -335,16 +330,6 @@ static int on_new_iseq(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static void prefetch_stop(struct rbsession *rs)
-{
-	ring_thread__stop(&rs->thread);
-	ring_buffer__free(rs->rb);
-	rs->rb = NULL;
-	if (rs->ring_fd >= 0)
-		close(rs->ring_fd);
-	rs->ring_fd = -1;
-}
-
 static void *rb_state_new(struct interp_session *is)
 {
 	struct rbsession *rs = calloc(1, sizeof(*rs));
@@ -352,7 +337,6 @@ static void *rb_state_new(struct interp_session *is)
 	if (!rs)
 		return NULL;
 	rs->is = is;
-	rs->ring_fd = -1;
 	if (!(rs->procs = rbprocs__new(set_bpf, rs))) {
 		free(rs);
 		errno = ENOMEM;
@@ -365,7 +349,7 @@ static void rb_state_free(void *st)
 {
 	struct rbsession *rs = st;
 
-	prefetch_stop(rs);
+	ring_thread__close(&rs->thread);
 	snaps_drop(rs, 0, 1);
 	rbprocs__free(rs->procs);
 	free(rs);
@@ -377,17 +361,9 @@ static void rb_set_capture(void *st, struct capture *c)
 	struct rbsession *rs = st;
 	int fd;
 
-	prefetch_stop(rs);
-	if (!c || (fd = capture__runtime_map(c, SFPROF_RT_RUBY, "rb_new")) < 0)
-		return;
-	/* a dup: the ring stays valid for the thread whatever the capture does */
-	rs->ring_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (rs->ring_fd < 0 || !(rs->rb = ring_buffer__new(rs->ring_fd, on_new_iseq, rs, NULL))) {
-		prefetch_stop(rs);
-		return;
-	}
-	if (ring_thread__start(&rs->thread, rs->rb))
-		prefetch_stop(rs);
+	ring_thread__close(&rs->thread);
+	if (c && (fd = capture__runtime_map(c, SFPROF_RT_RUBY, "rb_new")) >= 0)
+		ring_thread__open(&rs->thread, fd, on_new_iseq, rs);
 }
 
 static void rb_attach(void *st, uint32_t pid)
