@@ -13,6 +13,7 @@ they were, and no sample may carry the other script's frames (37% of
 them had a.php's {main} above Beta's methods when a frame was known by
 its address alone). The FastCGI client is a few lines here (the
 protocol's BEGIN_REQUEST, PARAMS and STDIN records)."""
+import contextlib
 import os
 import shutil
 import socket
@@ -87,6 +88,27 @@ def fcgi_get(port, script):
             out += d
 
 
+@contextlib.contextmanager
+def serving(port, scripts):
+    """A FastCGI client asking for scripts in turn, until the block ends."""
+    stop = threading.Event()
+
+    def client():
+        while not stop.is_set():
+            for p in scripts:
+                try:
+                    fcgi_get(port, p)
+                except OSError:
+                    time.sleep(0.01)
+    t = threading.Thread(target=client, daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        t.join(timeout=30)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -147,23 +169,9 @@ def two_scripts(d, port, w, errs):
             f.write((SCRIPT % 1500000).replace("Worker", cls))
         os.chmod(p, 0o644)
         paths.append(p)
-    stop = threading.Event()
-
-    def client():
-        while not stop.is_set():
-            for p in paths:
-                try:
-                    fcgi_get(port, p)
-                except OSError:
-                    time.sleep(0.01)
-    t = threading.Thread(target=client, daemon=True)
-    t.start()
     out = os.path.join(d, "two.folded")
-    try:
+    with serving(port, paths):
         rc, _, se, _ = run(["-F", "199", "--quiet", "-d", "3", "-p", str(w), "-o", out])
-    finally:
-        stop.set()
-        t.join(timeout=30)
     if rc != 0:
         errs.append("two scripts: sfprof exited %d: %s" % (rc, se[-300:]))
         return
@@ -193,7 +201,6 @@ def main():
         f.write(CONF % {"d": d, "port": port})
     fpm = subprocess.Popen([FPM, "-y", os.path.join(d, "fpm.conf"), "-F"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    stop = threading.Event()
     try:
         w = worker_pid(fpm.pid)
         for _ in range(100):  # the pool listens
@@ -206,25 +213,19 @@ def main():
             print("FAIL %s: php-fpm started no worker" % NAME)
             return 1
 
-        def client():
-            while not stop.is_set():
-                try:
-                    fcgi_get(port, script)
-                except OSError:
-                    time.sleep(0.01)
-        t = threading.Thread(target=client, daemon=True)
-        t.start()
-        live = os.path.join(d, "live.folded")
-        rc, _, se, _ = run(["-F", "199", "--quiet", "-d", "3", "-p", str(w), "-o", live])
-        if rc != 0:
-            errs.append("live: sfprof exited %d: %s" % (rc, se[-300:]))
-        else:
-            good, total, top = share(live)
-            if total < 100 or good < 0.9 * total:
-                errs.append("live: the chain at its lines in %d of %d samples (>= 90%%); "
-                            "top: %s" % (good, total, top[:400]))
-        cap = os.path.join(d, "fpm.sfcap")
-        rc, _, se, _ = run(["record", "-F", "199", "--quiet", "-d", "3", "-p", str(w), "-o", cap])
+        with serving(port, [script]):
+            live = os.path.join(d, "live.folded")
+            rc, _, se, _ = run(["-F", "199", "--quiet", "-d", "3", "-p", str(w), "-o", live])
+            if rc != 0:
+                errs.append("live: sfprof exited %d: %s" % (rc, se[-300:]))
+            else:
+                good, total, top = share(live)
+                if total < 100 or good < 0.9 * total:
+                    errs.append("live: the chain at its lines in %d of %d samples (>= 90%%); "
+                                "top: %s" % (good, total, top[:400]))
+            cap = os.path.join(d, "fpm.sfcap")
+            rc, _, se, _ = run(["record", "-F", "199", "--quiet", "-d", "3", "-p", str(w),
+                                "-o", cap])
         rep = os.path.join(d, "report.folded")
         if rc == 0:
             rc, _, se, _ = run(["report", "--quiet", cap, "-o", rep])
@@ -235,11 +236,8 @@ def main():
             if total < 100 or good < 0.9 * total:
                 errs.append("record/report: the chain in %d of %d samples; top: %s" %
                             (good, total, top[:400]))
-        stop.set()
-        t.join(timeout=30)
         two_scripts(d, port, w, errs)
     finally:
-        stop.set()
         fpm.terminate()
         try:
             fpm.wait(timeout=10)
