@@ -24,9 +24,13 @@ SFPROF=/path runs another sfprof binary (a private copy for a long soak,
 so rebuilds do not change it mid-run); SFPROF_ARGS adds options (e.g.
 "-e cpu,offcpu"); AGENT_MEM_SMAPS=1 prints the mappings holding the
 most memory at the end; SFPROF_WRAP runs it under a tool (e.g. "heaptrack -o
-/tmp/x"), sampling the wrapped sfprof process.
+/tmp/x"), sampling the wrapped sfprof process. AGENT_MEM_AGENT=1 runs `sfprof agent
+-a -e cpu,offcpu -F 99 --listen 127.0.0.1:0` instead (the systemd unit's
+events) and collects from it every 10 s as a fleet does: the last 10 s of
+on-CPU samples (/debug/pprof/profile?seconds=10) and /metrics.
 """
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -34,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 
 sys.dont_write_bytecode = True
 from soaklib import SFPROF, WL, build_id_offset  # noqa: E402
@@ -112,6 +117,38 @@ class Churn(threading.Thread):
             os.waitpid(p, 0)
 
 
+class Scraper(threading.Thread):
+    """A collector of the agent (AGENT_MEM_AGENT): every 10 s, the last
+    10 s of on-CPU samples (/debug/pprof/profile?seconds=10, answered from
+    the retention) and /metrics, as Parca or Alloy and Prometheus would."""
+
+    def __init__(self, errf):
+        super().__init__(daemon=True)
+        self.errf, self.stop = errf, threading.Event()
+        self.profiles = self.bytes = self.metrics = self.failed = 0
+
+    def run(self):
+        base = None
+        while base is None and not self.stop.wait(0.1):
+            self.errf.flush()
+            with open(self.errf.name) as f:
+                m = re.search(r"listening on (http://\S+?)/?$", f.read(), re.M)
+            base = m.group(1) if m else None
+        while base and not self.stop.wait(10):
+            for path in ("/debug/pprof/profile?seconds=10", "/metrics"):
+                try:
+                    with urllib.request.urlopen(base + path, timeout=60) as r:
+                        n = len(r.read())
+                except OSError:
+                    self.failed += 1
+                    continue
+                if path == "/metrics":
+                    self.metrics += 1
+                else:
+                    self.profiles += 1
+                    self.bytes += n
+
+
 def sfprof_pid(wrapper, deadline=10):
     """The pid of sfprof itself: the wrapper's, or its descendant's."""
     end = time.monotonic() + deadline
@@ -154,8 +191,14 @@ def main():
     tmp = tempfile.mkdtemp(prefix="agent_mem.")
     sf = pid = None
     try:
-        cmd = [SFPROF, "-a", "--interval", interval, "--quiet", "--stats",
-               "-o", os.path.join(tmp, "x-%t.pb.gz")] + os.environ.get("SFPROF_ARGS", "").split()
+        agent = bool(os.environ.get("AGENT_MEM_AGENT"))
+        if agent:  # the agent itself, as a fleet runs it, scraped every 10 s
+            cmd = [SFPROF, "agent", "-a", "-e", "cpu,offcpu", "-F", "99",
+                   "--listen", "127.0.0.1:0", "--quiet", "--stats"]
+        else:
+            cmd = [SFPROF, "-a", "--interval", interval, "--quiet", "--stats",
+                   "-o", os.path.join(tmp, "x-%t.pb.gz")]
+        cmd += os.environ.get("SFPROF_ARGS", "").split()
         print("# %s, churn %d processes/s (shortlived %s ms), a new binary every second, "
               "%.1f minutes" % (" ".join(cmd), rate, work_ms, minutes))
         errf = open(os.path.join(tmp, "stderr"), "w+")
@@ -164,6 +207,9 @@ def main():
         pid = sfprof_pid(sf) if wrap else sf.pid
         churn = Churn(tmp, rate, work_ms)
         churn.start()
+        scraper = Scraper(errf) if agent else None
+        if scraper:
+            scraper.start()
         t0 = time.monotonic()
         rows, peak = [], None
         print("| t s | Rss MiB | Pss MiB | Private MiB |")
@@ -191,6 +237,11 @@ def main():
                 print("\n".join(peak[1]))
         churn.stop.set()
         churn.join()
+        if scraper:
+            scraper.stop.set()
+            scraper.join()
+            print("scrapes: %d profiles (%d bytes in all), %d /metrics, %d failed" % (
+                scraper.profiles, scraper.bytes, scraper.metrics, scraper.failed))
         if sf.poll() is None:
             os.kill(pid, signal.SIGINT)
             sf.wait(timeout=60)
