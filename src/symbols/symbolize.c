@@ -166,10 +166,60 @@ static inline void add_raw(struct add_ctx *c, const struct elfread_raw_sym *r)
 }
 
 /*
+ * Keep only the names of the symbols syms[first..nr) the copied string
+ * table at base holds: most of a table's strings name other symbols
+ * (objects, locals, source files), and the table is kept as long as its
+ * binary. A name two symbols share (aliases) is copied once.
+ */
+static void compact_names(struct symtab *s, size_t first, uint32_t base)
+{
+	size_t need = 0, at = 0, len = s->strs_len - base;
+	uint32_t last_old = UINT32_MAX, last_new = 0;
+	char *buf;
+
+	for (size_t i = first; i < s->nr; i++)
+		need += strlen(s->strs + s->syms[i].name) + 1;
+	if (need > len - len / 8 || !(buf = malloc(need ? need : 1)))
+		return; /* (not worth it, or no memory: the whole copy stays) */
+	for (size_t i = first; i < s->nr; i++) {
+		struct symtab_sym *y = &s->syms[i];
+		size_t l;
+
+		if (y->name == last_old) {
+			y->name = last_new;
+			continue;
+		}
+		l = strlen(s->strs + y->name) + 1;
+		memcpy(buf + at, s->strs + y->name, l);
+		last_old = y->name;
+		last_new = y->name = base + (uint32_t)at;
+		at += l;
+	}
+	memcpy(s->strs + base, buf, at);
+	s->strs_len = base + at;
+	free(buf);
+}
+
+/* Give back the room reserved for symbols and strings not kept. */
+static void symtab__shrink(struct symtab *s)
+{
+	void *p;
+
+	if (s->cap > s->nr && (p = realloc(s->syms, (s->nr ? s->nr : 1) * sizeof(*s->syms)))) {
+		s->syms = p;
+		s->cap = s->nr ? s->nr : 1;
+	}
+	if (s->strs_cap > s->strs_len && (p = realloc(s->strs, s->strs_len ? s->strs_len : 1))) {
+		s->strs = p;
+		s->strs_cap = s->strs_len ? s->strs_len : 1;
+	}
+}
+
+/*
  * The function symbols of one table, read straight from its entries (the
  * bounds were checked by elfread__symbol_table(); names below strs_len
- * are terminated). The string table is copied whole, once: its offsets
- * stay the symbols' name offsets. Version suffixes are cut when a name
+ * are terminated). The string table is copied whole, once, then cut to
+ * the names kept (compact_names()). Version suffixes are cut when a name
  * is shown (symtab__name()), not here.
  */
 int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
@@ -199,6 +249,7 @@ int symtab__add_elf(struct symtab *s, const struct elfread *e, uint32_t sht)
 	}
 	added = (size_t)(c.out - (s->syms + s->nr));
 	s->nr += added;
+	compact_names(s, s->nr - added, c.base);
 	free(c.si.end);
 	free(c.si.exec);
 	return (int)added;
@@ -293,6 +344,7 @@ struct symtab *symtab__load(const struct elfread *e, const char *path,
 		goto err_out;
 	if (n > 0)
 		s->sources |= SYMSRC_PLT;
+	symtab__shrink(s);
 	if (symtab__finish(s))
 		goto err_out;
 	return s;

@@ -14,6 +14,7 @@
 #include "model/elfread.h"
 #include "model/procmaps.h"
 #include "symbols/symbolize.h"
+#include "symbols/symtab_int.h"
 #include "testlib.h"
 #include "symfix.h"
 
@@ -153,6 +154,54 @@ TEST(symtab_should_find_global_and_local_functions)
 	CHECK_U64(off, 1);
 	CHECK_INT(symtab__lookup(s, 0x10, &name, &off, NULL), -ENOENT);
 	symtab__free(s);
+}
+
+/* A name the raw table gives a function starting at v (an alias's too). */
+static int raw_func_named(const struct elfread_symtab *t, uint64_t v, const char *name)
+{
+	struct elfread_raw_sym r;
+
+	for (uint64_t i = 0; i < t->nr; i++) {
+		elfread_raw_sym__read(t->is_64, t->syms, i, &r);
+		if (r.value == v && r.name < t->strs_len && !strcmp(t->strs + r.name, name))
+			return 1;
+	}
+	return 0;
+}
+
+TEST(symtab_should_keep_only_the_names_of_its_functions)
+{
+	/* this test binary: -g, its .symtab full of objects, locals, files */
+	struct elfread *e = elfread__open("/proc/self/exe");
+	struct elfread_symtab t;
+	struct elfread_raw_sym r;
+	struct symtab *s;
+	size_t funcs = 0, named = 0;
+
+	CHECK(e);
+	CHECK_INT(elfread__symbol_table(e, SHT_SYMTAB, &t), 0);
+	s = symtab__load(e, "/proc/self/exe", NULL);
+	CHECK(s);
+	/* the strings kept are the functions' names, not the whole table */
+	CHECK(s->strs_len < t.strs_len - t.strs_len / 8);
+	CHECK(s->strs_cap == s->strs_len && s->cap == s->nr);
+	for (uint64_t i = 0; i < t.nr; i++) {
+		const char *name;
+		uint64_t off, start;
+
+		elfread_raw_sym__read(t.is_64, t.syms, i, &r);
+		if (ELF64_ST_TYPE(r.info) != STT_FUNC || !r.value || !r.size ||
+		    r.shndx == SHN_UNDEF)
+			continue;
+		funcs++;
+		if (!symtab__lookup(s, r.value, &name, &off, &start) && off == 0 &&
+		    start == r.value && raw_func_named(&t, r.value, name))
+			named++;
+	}
+	CHECK(funcs > 100);
+	CHECK_U64(named, funcs);
+	symtab__free(s);
+	elfread__free(e);
 }
 
 TEST(symtab_should_use_debug_file_by_build_id_under_root)
