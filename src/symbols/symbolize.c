@@ -179,8 +179,8 @@ static void compact_names(struct symtab *s, size_t first, uint32_t base)
 
 	for (size_t i = first; i < s->nr; i++)
 		need += strlen(s->strs + s->syms[i].name) + 1;
-	if (need > len - len / 8 || !(buf = malloc(need ? need : 1)))
-		return; /* (not worth it, or no memory: the whole copy stays) */
+	if (need >= len || !(buf = malloc(need ? need : 1)))
+		return; /* (nothing to save, or no memory: the whole copy stays) */
 	for (size_t i = first; i < s->nr; i++) {
 		struct symtab_sym *y = &s->syms[i];
 		size_t l;
