@@ -27,15 +27,23 @@ HOT_LUA = os.path.join(ROOT, "tests", "workloads", "lua", "hot.lua")
 ANON = re.compile(r"^(\[anon\]\+0x|\[unknown\]\+0x|\[jit\])")
 
 
+UNMAPPED = re.compile(r"^\[unknown\]\+0x")
+
+
 def anon_frames(path):
-    names, total, anon = set(), 0, 0
+    """The anonymous-code names of a folded file, its samples, the samples
+    in anonymous code, and the samples whose PC was in no mapping of
+    sfprof's view ([unknown]+0xADDR) apart."""
+    names, total, anon, unmapped = set(), 0, 0, 0
     for line in open(path):
         stack, _, n = line.rstrip("\n").rpartition(" ")
         total += int(n)
         hit = [f for f in stack.split(";") if ANON.match(f)]
-        names.update(hit)
+        if any(UNMAPPED.match(f) for f in hit):
+            unmapped += int(n)
+        names.update(f for f in hit if not UNMAPPED.match(f))
         anon += int(n) if hit else 0
-    return names, total, anon
+    return names, total, anon, unmapped
 
 
 def check_pprof(pb, errs):
@@ -114,10 +122,19 @@ def main():
 
         got = {}
         for what, path in seen.items():
-            names, total, anon = anon_frames(path)
+            names, total, anon, unmapped = anon_frames(path)
             got[what] = names
             print("%s: %d samples, %d in anonymous code, %d distinct names for it: %s" % (
                 what, total, anon, len(names), sorted(names)[:6]))
+            # A trace's PC in no mapping of sfprof's view is "[unknown]+0xADDR",
+            # honestly unnamed, not a name of its own: seen once in CI's ASan
+            # run under load (1 of ~600 samples live; 0 in 3 runs here). A
+            # few are said; more, or any mapped PC spelled apart, fail.
+            if unmapped:
+                print("%s: %d samples at a PC in no mapping sfprof knew yet" % (what, unmapped))
+            if unmapped > max(2, total // 100):
+                errs.append("%s: expected at most 1%% of samples in unmapped anonymous code, "
+                            "got %d of %d" % (what, unmapped, total))
             if total < 100 or anon < 0.5 * total:
                 errs.append("%s: expected most of >= 100 samples in the trace, got %d of %d"
                             % (what, anon, total))
