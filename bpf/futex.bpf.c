@@ -66,12 +66,28 @@ int BPF_PROG(sfprof_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/*
+ * The record of a wait, built in the waiting task's own storage, not on
+ * the stack: a syscall tracepoint's program runs on the kernel stack
+ * (6.18.44 gives no private stack to a program that may be preempted),
+ * where its frame and emit()'s, with emit()'s deepest walk, must fit in
+ * 512 bytes together; a 248-byte header on this frame took it to 608.
+ * Per task, not per CPU: the program can be preempted in the middle of
+ * the record by another task's.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sfprof_event);
+} futex_rec SEC(".maps");
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct futex_entry *ent;
-	struct sfprof_event ev, *e = &ev;
+	struct sfprof_event *e;
 	__u64 now, waited, nr;
 	__u32 tid;
 
@@ -97,6 +113,15 @@ int BPF_PROG(sfprof_sys_exit, struct pt_regs *regs, long ret)
 	if (waited < cfg.min_wait_ns) {
 		count(SFPROF_CNT_FUTEX_SHORT, 1);
 		bpf_map_delete_elem(&futex_start, &tid);
+		return 0;
+	}
+	e = bpf_task_storage_get(&futex_rec, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!e) {
+		/* no memory, or the storage's lock busy (a program nested in
+		 * this one on the task's storage) */
+		bpf_map_delete_elem(&futex_start, &tid);
+		count(SFPROF_CNT_LOST_BUSY, 1);
 		return 0;
 	}
 	fill_common(e, pid_tgid, SFPROF_EV_FUTEX);
@@ -147,13 +172,15 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(sfprof_futex_waking, struct task_struct *p)
 {
 	struct futex_entry *ent;
-	__u32 tid;
 	__u64 ts;
 
 	if (p->flags & PF_KTHREAD)
 		return 0;
-	tid = p->pid;
-	ent = bpf_map_lookup_elem(&futex_start, &tid);
+	{
+		__u32 tid = p->pid; /* scoped: emit_waker's record may share its slot */
+
+		ent = bpf_map_lookup_elem(&futex_start, &tid);
+	}
 	if (!ent || bpf_ktime_get_ns() - (ts = ent->ts_ns) < cfg.min_wait_ns)
 		return 0;
 	emit_waker(ctx, p, ts, SFPROF_EV_FUTEX);

@@ -154,7 +154,7 @@ SEC("tp_btf/sched_exit_tp")
 int BPF_PROG(sfprof_switch_in, bool is_switch)
 {
 	struct task_struct *task;
-	struct sfprof_event ev, *e = &ev;
+	struct sfprof_event *e;
 	struct offcpu_entry *ent;
 	__u64 now, off;
 
@@ -174,6 +174,9 @@ int BPF_PROG(sfprof_switch_in, bool is_switch)
 		return 0;
 	}
 	count(SFPROF_CNT_OFFCPU_SEEN, 1);
+	e = hdr_get(SFPROF_SLOT_OFFCPU);
+	if (!e)
+		return 0;
 	fill_common(e, bpf_get_current_pid_tgid(), SFPROF_EV_OFFCPU);
 	e->ts_ns = now;
 	e->weight = off;
@@ -185,5 +188,6 @@ int BPF_PROG(sfprof_switch_in, bool is_switch)
 		count(SFPROF_CNT_NO_USER_REGS, 1);
 	}
 	emit(e, SFPROF_SLOT_OFFCPU);
+	hdr_put(e);
 	return 0;
 }

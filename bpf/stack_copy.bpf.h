@@ -41,6 +41,28 @@ struct {
 	__type(value, struct sfprof_scratch);
 } scratch SEC(".maps");
 
+/*
+ * Headers off the stack, one per (CPU, program kind), for the tp_btf
+ * programs that build a record: 6.18.44 gives no private stack to a
+ * tp_btf or raw_tp program (only to perf_event's), so such a program's
+ * frame, emit()'s and emit()'s deepest walk share one 512-byte stack, and
+ * a 248-byte header on the caller's frame took the chain to 608 bytes.
+ * Per CPU: these programs run with preemption off; busy covers one
+ * interrupting another on its CPU (the futex sys_exit, which can be
+ * preempted, keeps its header in the task's storage instead).
+ */
+struct sfprof_hdr_slot {
+	__u64 busy;
+	__u8 h[SFPROF_EVENT_HDR_SIZE] __attribute__((aligned(8))); /* a struct sfprof_event */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SFPROF_SLOT_KINDS);
+	__type(key, __u32);
+	__type(value, struct sfprof_hdr_slot);
+} hdr_slots SEC(".maps");
+
 /* Kernel stacks (--kernel), referenced from records by kstack_id. */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -338,7 +360,7 @@ static __noinline int defer_read(struct sfprof_event *h, __u32 span, __u32 at_to
 	__u32 key = bpf_get_smp_processor_id();
 	struct sfprof_deferred *d;
 
-	if (!bpf_task_work_schedule_resume_impl || !bpf_copy_from_user_dynptr)
+	if (!cfg.defer_reads || !bpf_task_work_schedule_resume_impl || !bpf_copy_from_user_dynptr)
 		return 0;
 	d = bpf_map_lookup_elem(&deferred, &key);
 	if (!d || __sync_val_compare_and_swap(&d->busy, 0, 1) != 0) {
@@ -629,6 +651,29 @@ static __always_inline int task_user_regs(struct sfprof_event *e)
 	if (!regs || bpf_probe_read_kernel(&e->regs, sizeof(e->regs), regs))
 		return -1;
 	return 0;
+}
+
+/* A header slot of kind (hdr_slots), NULL (counted lost_busy) when an
+ * interrupted program of this CPU holds it; hdr_put() gives it back. */
+static __always_inline struct sfprof_event *hdr_get(__u32 kind)
+{
+	struct sfprof_hdr_slot *s = bpf_map_lookup_elem(&hdr_slots, &kind);
+
+	if (!s)
+		return NULL;
+	if (s->busy) {
+		count(SFPROF_CNT_LOST_BUSY, 1);
+		return NULL;
+	}
+	s->busy = 1;
+	return (struct sfprof_event *)s->h;
+}
+
+static __always_inline void hdr_put(struct sfprof_event *h)
+{
+	/* busy is the word before h in its slot; the helper calls before
+	 * this are compiler barriers */
+	*(volatile __u64 *)((__u8 *)h - sizeof(__u64)) = 0;
 }
 
 /* A header-only record (FORK, EXIT): no registers, no stack. */

@@ -18,9 +18,13 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *woken, __u
 				       __u32 kind)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct sfprof_event ev, *e = &ev;
+	struct sfprof_event *e;
 
 	count(SFPROF_CNT_WAKERS, 1);
+	/* off the stack: stack_copy.bpf.h, hdr_slots */
+	e = hdr_get(SFPROF_SLOT_WAKER);
+	if (!e)
+		return;
 	fill_common(e, pid_tgid, SFPROF_EV_WAKER);
 	e->weight = 0;
 	e->waker.woken_tid = woken->pid;
@@ -39,6 +43,7 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *woken, __u
 		__builtin_memset(&e->regs, 0, sizeof(e->regs));
 	}
 	emit(e, SFPROF_SLOT_WAKER);
+	hdr_put(e);
 }
 
 #endif

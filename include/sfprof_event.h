@@ -63,7 +63,11 @@ struct sfprof_config {
 	 * processes their map names (capture__set_runtime_proc); Go's is
 	 * walked whatever this says */
 	__u32 rt_walk;
-	__u32 pad3[3];
+	/* cpu, offcpu: a stack page not resident is read by the task itself
+	 * (task_work, 6.18+); 0 where the kernel's verifier refuses that
+	 * (capture.c falls back, and says so in stack_reads_deferrable) */
+	__u32 defer_reads;
+	__u32 pad3[2];
 };
 
 /* Largest stack snapshot a record can carry: perf's own ceiling, 65528. */

@@ -263,6 +263,7 @@ struct capture *capture__new(const struct capture_opts *o, capture_event_fn fn,
 	cfg.wakeup_bytes = ring / 2;
 	c->st.direct_copy = capture__direct_copy();
 	cfg.force_scratch = !c->st.direct_copy;
+	cfg.defer_reads = 1; /* until a source's load finds it refused */
 
 	/* every selected source's object, the task's first (source.h) */
 	ret = capture_sources__load(c, o, &cfg, err);
@@ -512,6 +513,7 @@ void capture_stats__print(const struct capture_stats *st, FILE *f)
 	fprintf(f, "record_bytes: %llu\n", (unsigned long long)st->bytes);
 	fprintf(f, "stack_bytes: %llu\n", (unsigned long long)st->stack_bytes);
 	fprintf(f, "stack_copy_direct: %d\n", st->direct_copy);
+	fprintf(f, "stack_reads_deferrable: %d\n", st->defer_reads);
 	fprintf(f, "thread_tops_learned: %llu\n", (unsigned long long)st->thread_tops_learned);
 	fprintf(f, "events_fork: %llu\n", (unsigned long long)st->events_fork);
 	fprintf(f, "events_exit: %llu\n", (unsigned long long)st->events_exit);

@@ -117,6 +117,9 @@ struct capture_stats {
 	uint64_t kernel_mode;	   /* cpu samples taken in the kernel */
 	uint64_t bad_records;	   /* malformed records (size mismatch) */
 	int direct_copy;	   /* stacks copied straight into the ring (6.16+) */
+	/* a stack page not resident is read by the task before it returns to
+	 * user space (6.18+); 0: the kernel refused it, such reads are lost */
+	int defer_reads;
 	int cycles;		   /* CPU samples driven by hardware cycles, not cpu-clock */
 	uint64_t thread_tops_learned; /* capture__set_thread_top() calls that took */
 	struct sideband_stats sideband;

@@ -40,6 +40,7 @@ struct capture {
 	int *pidfds;		/* one per listed target; -1 once it exited */
 	int nr_pidfds;
 	int detached;
+	int defer_refused;	/* the verifier refused deferred reads (source.h) */
 	capture_event_fn fn;
 	void *fn_ctx;
 	struct capture_stats st; /* user-space part; bpf[] filled on demand */

@@ -105,24 +105,54 @@ void capture_sources__cost(struct capture *c, struct capture_stats *st);
  * Open-configure-share-load of a skeleton type: the common body of the
  * sources' load() (every skeleton has rodata->cfg, a struct
  * sfprof_config). `open`, `load` are X_bpf__open and X_bpf__load.
+ *
+ * CAPTURE_LOAD_SKEL_DEFERRING, for the objects built with
+ * SFPROF_DEFER_READS (cpu, offcpu): a load the verifier refuses is tried
+ * once more with cfg.defer_reads 0, and the sources after it start so
+ * (c->defer_refused). Kernels differ here: 6.18.44's verifier refuses a
+ * task_work callback scheduled from a perf_event or tp_btf program
+ * ("sleepable callback in a program that is not sleepable") that
+ * earlier 6.18 kernels took. Without it a sample whose stack page is
+ * not resident is lost as lost_stack_read, and stack_reads_deferrable
+ * says 0.
  */
-#define CAPTURE_LOAD_SKEL(c, l, skel_t, cfg, what, err)                                       \
+#define CAPTURE_LOAD_SKEL_(c, l, skel_t, cfg, what, err, defers)                              \
 	({                                                                                  \
-		struct skel_t *s__ = skel_t##__open();                                       \
+		struct sfprof_config cfg__ = *(cfg);                                        \
 		int r__;                                                                    \
-		(l)->skel = s__;                                                            \
-		if (!s__) {                                                                 \
-			r__ = -errno;                                                       \
-		} else {                                                                    \
+		if ((c)->defer_refused)                                                     \
+			cfg__.defer_reads = 0;                                              \
+		for (;;) {                                                                  \
+			struct skel_t *s__ = skel_t##__open();                               \
+			(l)->skel = s__;                                                    \
+			if (!s__) {                                                         \
+				r__ = -errno;                                               \
+				break;                                                      \
+			}                                                                   \
 			(l)->obj = s__->obj;                                                \
-			s__->rodata->cfg = *(cfg);                                          \
+			s__->rodata->cfg = cfg__;                                           \
 			r__ = capture__share_maps(s__->obj, (c)->task->obj);                 \
 			if (!r__)                                                           \
 				r__ = skel_t##__load(s__);                                  \
-			if (r__)                                                            \
-				r__ = capture__load_error(err, r__ < 0 ? r__ : -errno, what); \
+			if (r__ && (defers) && cfg__.defer_reads) {                         \
+				skel_t##__destroy(s__);                                     \
+				(l)->skel = NULL;                                           \
+				(l)->obj = NULL;                                            \
+				(c)->defer_refused = 1;                                     \
+				cfg__.defer_reads = 0;                                      \
+				continue;                                                   \
+			}                                                                   \
+			if (!r__ && (defers))                                               \
+				(c)->st.defer_reads = (int)cfg__.defer_reads;               \
+			break;                                                              \
 		}                                                                           \
+		if (r__)                                                                    \
+			r__ = capture__load_error(err, r__ < 0 ? r__ : -errno, what);         \
 		r__;                                                                        \
 	})
+#define CAPTURE_LOAD_SKEL(c, l, skel_t, cfg, what, err)                                       \
+	CAPTURE_LOAD_SKEL_(c, l, skel_t, cfg, what, err, 0)
+#define CAPTURE_LOAD_SKEL_DEFERRING(c, l, skel_t, cfg, what, err)                             \
+	CAPTURE_LOAD_SKEL_(c, l, skel_t, cfg, what, err, 1)
 
 #endif

@@ -88,7 +88,7 @@ static int cpu_load(struct capture *c, struct capture_loaded *l, const struct ca
 	s->nr = c->nr_cpus;
 	for (int i = 0; i < s->nr; i++)
 		s->fds[i] = -1;
-	return CAPTURE_LOAD_SKEL(c, l, cpu_bpf, cfg, "on-CPU", err);
+	return CAPTURE_LOAD_SKEL_DEFERRING(c, l, cpu_bpf, cfg, "on-CPU", err);
 }
 
 static int cpu_attach(struct capture *c, struct capture_loaded *l, const struct capture_opts *o,

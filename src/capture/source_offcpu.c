@@ -15,7 +15,7 @@ static int offcpu_load(struct capture *c, struct capture_loaded *l, const struct
 		       const struct sfprof_config *cfg, FILE *err)
 {
 	(void)o;
-	return CAPTURE_LOAD_SKEL(c, l, offcpu_bpf, cfg, "off-CPU", err);
+	return CAPTURE_LOAD_SKEL_DEFERRING(c, l, offcpu_bpf, cfg, "off-CPU", err);
 }
 
 static void offcpu_destroy(struct capture_loaded *l)

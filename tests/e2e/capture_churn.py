@@ -40,8 +40,20 @@ def main():
           % (seen, lost, gone, st.get("stack_reads_deferred", 0),
              st.get("stack_reads_deferred_read", 0)))
     c.check(seen >= 500, "at least 500 samples, got %d" % seen)
-    c.check(0 <= lost <= max(1, seen // 1000),
-            "lost_stack_read <= 0.1%% of %d samples, got %d" % (seen, lost))
+    # The thousandth needs the deferred reads (bpf/stack_copy.bpf.h): a
+    # kernel whose verifier refuses them (6.18.44: "sleepable callback in
+    # a program that is not sleepable") loses every sample whose stack
+    # page is not resident yet, counted; measured there 0.1-0.3%.
+    deferrable = st.get("stack_reads_deferrable", 0)
+    share = 1000 if deferrable else 100
+    if not deferrable:
+        print("# NOTE: this kernel refuses deferred stack reads (stack_reads_deferrable 0): "
+              "lost_stack_read is held to 1%, not 0.1%")
+    c.check(0 <= lost <= max(1, seen // share),
+            "lost_stack_read <= %g%% of %d samples, got %d" % (100.0 / share, seen, lost))
+    c.check(deferrable or st.get("stack_reads_deferred", -1) == 0,
+            "no read deferred where the kernel refused them (%d)"
+            % st.get("stack_reads_deferred", -1))
     partial = sum(1 for e in evs if e.stack_len == 0 and e.flags & EVF_STACK_PARTIAL)
     c.check(partial == lost, "records without a stack read (%d) == lost_stack_read (%d)"
             % (partial, lost))
