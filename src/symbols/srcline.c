@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "symbols/dwarfimage.h"
+#include "symbols/dwarfscope.h"
 #include "model/elfread.h"
 #include "symbols/symbolize.h"
 #include "util.h"
@@ -24,11 +25,12 @@ struct sl_entry {
 	uint8_t used;
 };
 
-/* A string made from one in the DWARF (a demangled name, a path joined
- * to its CU's directory), by the address of that string. */
+/* A string of the pool made from one in the DWARF (its copy, its
+ * demangled form, its path joined to its CU's directory), by the address
+ * of that string: valid while that Dwarf is open. */
 struct sl_name {
 	const char *key;
-	char *name;
+	const char *name; /* the pool's */
 };
 
 struct sl_names {
@@ -36,31 +38,18 @@ struct sl_names {
 	size_t nr, cap; /* cap: a power of two */
 };
 
-/*
- * One address range of a CU's child DIE (scope_path()'s first level):
- * [lo, hi), the DIE's place among the CU's children, and the DIE.
- */
-struct sl_span {
-	uint64_t lo, hi;
-	uint64_t maxhi; /* the largest hi of this span and all before it */
-	uint32_t order;
-	Dwarf_Die die;
+/* The strings the levels point to, one copy of each, owned: they outlive
+ * the Dwarf they came from (srcline__close_dwarf()). */
+struct sl_chunk {
+	struct sl_chunk *next;
+	size_t used, size;
+	char data[];
 };
 
-/* The ranges of a CU's children, sorted by lo: made on the first PC in
- * the CU, then binary-searched where each PC walked the children. */
-struct sl_cu {
-	Dwarf_Off off; /* the CU DIE's */
-	struct sl_span *v;
-	size_t n;
-	int state; /* CU_* */
-};
-
-enum { CU_EMPTY, CU_INDEXED, CU_WALK /* not indexed: walk its children */ };
-
-struct sl_cus {
-	struct sl_cu *v;
-	size_t nr, cap; /* cap: a power of two */
+struct sl_pool {
+	const char **v; /* by content; cap: a power of two */
+	size_t nr, cap;
+	struct sl_chunk *chunks;
 };
 
 struct srcline {
@@ -74,8 +63,12 @@ struct srcline {
 	Dwarf *dw;
 	struct sl_entry *tab;
 	size_t nr, cap; /* cap: a power of two (0 before the first insert) */
-	struct sl_names demangled, paths;
-	struct sl_cus cus;
+	/* by the address of a string in the Dwarf: its pool copy (plain), its
+	 * demangled form's, its full path's; emptied when the Dwarf ends */
+	struct sl_names plain, demangled, paths;
+	struct dwarfscope scopes;
+	struct sl_pool pool;
+	int oom; /* a string of this resolve could not be kept */
 	struct srcline_stats st;
 };
 
@@ -100,31 +93,73 @@ struct srcline *srcline__new(const struct elfread *e, const char *path,
 	return s;
 }
 
-void srcline__free(struct srcline *s)
+static void names_clear(struct sl_names *m)
 {
-	size_t i;
+	free(m->v);
+	m->v = NULL;
+	m->nr = m->cap = 0;
+}
 
-	if (!s)
-		return;
-	for (i = 0; i < s->cap; i++)
-		free(s->tab[i].lv);
-	free(s->tab);
-	for (i = 0; i < s->demangled.cap; i++)
-		free(s->demangled.v[i].name);
-	free(s->demangled.v);
-	for (i = 0; i < s->paths.cap; i++)
-		free(s->paths.v[i].name);
-	free(s->paths.v);
-	for (i = 0; i < s->cus.cap; i++)
-		free(s->cus.v[i].v);
-	free(s->cus.v);
+static void pool_free(struct sl_pool *p)
+{
+	while (p->chunks) {
+		struct sl_chunk *c = p->chunks;
+
+		p->chunks = c->next;
+		free(c);
+	}
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* What s holds of its Dwarf (the strings' maps keyed by addresses in it,
+ * the scope index, libdw's own memory, the image, the debug file),
+ * freed: its answers and their strings stay. */
+static void end_dwarf(struct srcline *s)
+{
+	names_clear(&s->plain);
+	names_clear(&s->demangled);
+	names_clear(&s->paths);
+	dwarfscope__clear(&s->scopes);
 	if (s->dw)
 		dwarf_end(s->dw);
+	s->dw = NULL;
 	dwarf_image__free(s->img);
+	s->img = NULL;
 	elfread__free(s->dbg);
+	s->dbg = NULL;
+}
+
+void srcline__free(struct srcline *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->tab[i].lv);
+	free(s->tab);
+	end_dwarf(s);
+	pool_free(&s->pool);
 	free(s->path);
 	free(s->debug_root);
 	free(s);
+}
+
+int srcline__is_open(const struct srcline *s)
+{
+	return s && s->opened && (s->dw || s->dbg);
+}
+
+int srcline__close_dwarf(struct srcline *s)
+{
+	if (!srcline__is_open(s))
+		return 0;
+	end_dwarf(s);
+	/* the binary's own DWARF pages read for libdw (none when its image
+	 * was made: dwarf_of gave them back then) */
+	elfread__drop_pages(s->e, ELFREAD_DROP_DWARF);
+	s->opened = 0; /* opened again at the next address not cached */
+	s->st.closes++;
+	return 1;
 }
 
 void srcline__stats(const struct srcline *s, struct srcline_stats *out)
@@ -209,6 +244,7 @@ static void srcline__open(struct srcline *s)
 	unsigned how;
 
 	s->opened = 1;
+	s->st.opens++;
 	if (has_debug_info(s->e)) {
 		s->dw = dwarf_of(s, s->e);
 		if (s->dw)
@@ -263,51 +299,145 @@ static struct sl_name *names_slot(struct sl_names *m, const char *key)
 	return &m->v[i];
 }
 
+static size_t str_hash(const char *str, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)str[i]) * 0x100000001b3ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* str (len bytes) as the pool's copy, made once; NULL on ENOMEM. */
+static const char *pool_intern(struct sl_pool *p, const char *str, size_t len)
+{
+	struct sl_chunk *c = p->chunks;
+	size_t i, mask;
+	char *copy;
+
+	if ((p->nr + 1) * 2 > p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		const char **v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (i = 0; i < p->cap; i++) {
+			size_t j;
+
+			if (!p->v[i])
+				continue;
+			for (j = str_hash(p->v[i], strlen(p->v[i])) & (cap - 1); v[j]; j = (j + 1) & (cap - 1))
+				;
+			v[j] = p->v[i];
+		}
+		free(p->v);
+		p->v = v;
+		p->cap = cap;
+	}
+	mask = p->cap - 1;
+	for (i = str_hash(str, len) & mask; p->v[i]; i = (i + 1) & mask)
+		if (!strncmp(p->v[i], str, len) && !p->v[i][len])
+			return p->v[i];
+	if (!c || c->size - c->used < len + 1) {
+		size_t size = len + 1 > 16384 - sizeof(*c) ? len + 1 : 16384 - sizeof(*c);
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->size = size;
+		c->used = 0;
+		c->next = p->chunks;
+		p->chunks = c;
+	}
+	copy = c->data + c->used;
+	memcpy(copy, str, len);
+	copy[len] = 0;
+	c->used += len + 1;
+	p->v[i] = copy;
+	p->nr++;
+	return copy;
+}
+
+/* The pool's copy of dw, a string in the Dwarf, found by its address
+ * after the first time; NULL for NULL, or on ENOMEM (s->oom). */
+static const char *kept(struct srcline *s, const char *dw)
+{
+	struct sl_name *e;
+
+	if (!dw)
+		return NULL;
+	e = names_slot(&s->plain, dw);
+	if (e && !e->name)
+		e->name = pool_intern(&s->pool, dw, strlen(dw));
+	if (!e || !e->name) {
+		s->oom = 1;
+		return NULL;
+	}
+	return e->name;
+}
+
 /* The demangled (short unless full_names) form of a mangled DWARF name,
- * made once; the raw name when it does not demangle or on ENOMEM. */
+ * made once; NULL when it does not demangle, or on ENOMEM (s->oom). */
 static const char *demangled(struct srcline *s, const char *mangled)
 {
 	struct sl_name *e = names_slot(&s->demangled, mangled);
 	char *d;
 
-	if (!e)
-		return mangled;
+	if (!e) {
+		s->oom = 1;
+		return NULL;
+	}
 	if (e->name)
 		return e->name;
 	d = symbolize__demangle(mangled);
-	if (d && !s->opts.full_names)
+	if (!d)
+		return NULL; /* tried, not mangled; tried again next time */
+	if (!s->opts.full_names)
 		symbolize__cxx_short(d);
-	e->name = d; /* (NULL: tried, not mangled; tried again next time) */
-	return d ? d : mangled;
+	e->name = pool_intern(&s->pool, d, strlen(d));
+	free(d);
+	if (!e->name)
+		s->oom = 1;
+	return e->name;
 }
 
-/* A relative path of a line table made absolute with its CU's directory,
- * as addr2line prints it ("/src" + "/" + "lib/x.c"), made once. */
+/* A file of a line table as the pool's copy; a relative one made
+ * absolute with its CU's directory, as addr2line prints it ("/src" + "/"
+ * + "lib/x.c"). Made once; NULL for NULL, or on ENOMEM (s->oom). */
 static const char *full_path(struct srcline *s, Dwarf_Die *cu, const char *file)
 {
 	struct sl_name *e;
 	const char *dir;
 	Dwarf_Attribute a;
 	size_t ld, lf;
+	char *joined;
 
-	if (!file || file[0] == '/')
-		return file;
-	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
-	if (!dir || !dir[0])
-		return file;
+	if (!file)
+		return NULL;
 	e = names_slot(&s->paths, file);
-	if (!e)
-		return file;
-	if (!e->name) {
-		ld = strlen(dir);
-		lf = strlen(file);
-		e->name = malloc(ld + lf + 2);
-		if (!e->name)
-			return file;
-		memcpy(e->name, dir, ld);
-		e->name[ld] = '/';
-		memcpy(e->name + ld + 1, file, lf + 1);
+	if (!e) {
+		s->oom = 1;
+		return NULL;
 	}
+	if (e->name)
+		return e->name;
+	dir = file[0] == '/' ? NULL : dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+	lf = strlen(file);
+	if (!dir || !dir[0]) {
+		e->name = pool_intern(&s->pool, file, lf);
+	} else {
+		ld = strlen(dir);
+		joined = malloc(ld + lf + 2);
+		if (joined) {
+			memcpy(joined, dir, ld);
+			joined[ld] = '/';
+			memcpy(joined + ld + 1, file, lf + 1);
+			e->name = pool_intern(&s->pool, joined, ld + lf + 1);
+			free(joined);
+		}
+	}
+	if (!e->name)
+		s->oom = 1;
 	return e->name;
 }
 
@@ -324,11 +454,13 @@ static const char *die_name(struct srcline *s, Dwarf_Die *die, const char **sys)
 		n = dwarf_formstring(dwarf_attr_integrate(die, linkage[i], &a));
 		if (n && n[0] == '_' && n[1] == 'Z') {
 			d = demangled(s, n);
-			*sys = d != n ? n : NULL;
+			if (!d)
+				return kept(s, n); /* it does not demangle */
+			*sys = kept(s, n);
 			return d;
 		}
 	}
-	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	return kept(s, dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a)));
 }
 
 static int udata_attr(Dwarf_Die *die, unsigned name, Dwarf_Word *out)
@@ -338,283 +470,12 @@ static int udata_attr(Dwarf_Die *die, unsigned name, Dwarf_Word *out)
 	return dwarf_formudata(dwarf_attr(die, name, &a), out);
 }
 
-/* As libdw's may_have_scopes(): the DIEs dwarf_getscopes() descends into. */
-static int may_have_scopes(int tag)
-{
-	switch (tag) {
-	case DW_TAG_compile_unit:
-	case DW_TAG_module:
-	case DW_TAG_lexical_block:
-	case DW_TAG_with_stmt:
-	case DW_TAG_catch_block:
-	case DW_TAG_try_block:
-	case DW_TAG_entry_point:
-	case DW_TAG_inlined_subroutine:
-	case DW_TAG_subprogram:
-	case DW_TAG_namespace:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/*
- * Tags of entries that DWARF 5 (2.17) gives no code address or range:
- * data, types and call sites (a DW_TAG_GNU_call_site's DW_AT_low_pc
- * alone is no range either), so dwarf_haspc() is 0 for them. Not asking
- * saves its attribute scan on most of the entries a walk passes.
- */
-static int never_has_pc(int tag)
-{
-	switch (tag) {
-	case DW_TAG_variable:
-	case DW_TAG_formal_parameter:
-	case DW_TAG_member:
-	case DW_TAG_typedef:
-	case DW_TAG_base_type:
-	case DW_TAG_pointer_type:
-	case DW_TAG_reference_type:
-	case DW_TAG_rvalue_reference_type:
-	case DW_TAG_const_type:
-	case DW_TAG_volatile_type:
-	case DW_TAG_restrict_type:
-	case DW_TAG_atomic_type:
-	case DW_TAG_array_type:
-	case DW_TAG_subrange_type:
-	case DW_TAG_enumeration_type:
-	case DW_TAG_enumerator:
-	case DW_TAG_union_type:
-	case DW_TAG_subroutine_type:
-	case DW_TAG_unspecified_parameters:
-	case DW_TAG_unspecified_type:
-	case DW_TAG_ptr_to_member_type:
-	case DW_TAG_inheritance:
-	case DW_TAG_template_type_parameter:
-	case DW_TAG_template_value_parameter:
-	case DW_TAG_imported_declaration:
-	case DW_TAG_imported_module:
-	case DW_TAG_call_site:
-	case DW_TAG_call_site_parameter:
-	case DW_TAG_GNU_call_site:
-	case DW_TAG_GNU_call_site_parameter:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-#define SCOPE_PATH_MAX 256
-
-static int span_cmp(const void *a, const void *b)
-{
-	const struct sl_span *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/*
- * c's spans: every address range of every child of cudie that the walk
- * would ask dwarf_haspc() about. CU_WALK when the walk could come out
- * otherwise than "the first child in document order whose ranges hold
- * pc": an imported unit, an error from libdw (dwarf_haspc() would fail
- * on it for some PC), or ENOMEM.
- */
-static void cu_index_build(Dwarf_Die *cudie, struct sl_cu *c)
-{
-	Dwarf_Die child;
-	struct sl_span *v = NULL, *nv;
-	size_t n = 0, cap = 0;
-	uint32_t order = 0;
-	int rc;
-
-	c->state = CU_WALK;
-	rc = dwarf_child(cudie, &child);
-	while (rc == 0) {
-		int tag = dwarf_tag(&child);
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t off = 0;
-
-		if (tag == DW_TAG_imported_unit || order == UINT32_MAX)
-			goto fail;
-		while (!never_has_pc(tag) && (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
-			if (lo >= hi)
-				continue; /* holds no pc */
-			if (n == cap) {
-				if (cap > SIZE_MAX / 2 / sizeof(*v))
-					goto fail;
-				cap = cap ? cap * 2 : 64;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv)
-					goto fail;
-				v = nv;
-			}
-			v[n++] = (struct sl_span){ .lo = lo, .hi = hi, .order = order, .die = child };
-		}
-		if (off < 0)
-			goto fail;
-		order++;
-		rc = dwarf_siblingof(&child, &child);
-	}
-	if (rc < 0)
-		goto fail;
-	if (n)
-		qsort(v, n, sizeof(*v), span_cmp);
-	for (size_t i = 0; i < n; i++)
-		v[i].maxhi = i && v[i - 1].maxhi > v[i].hi ? v[i - 1].maxhi : v[i].hi;
-	c->v = v;
-	c->n = n;
-	c->state = CU_INDEXED;
-	return;
-fail:
-	free(v);
-}
-
-static size_t off_hash(Dwarf_Off off)
-{
-	return (size_t)((off * 0x9e3779b97f4a7c15ull) >> 24);
-}
-
-/* The index of the CU cudie, made on its first PC; NULL when the CU is
- * to be walked (CU_WALK, or ENOMEM). */
-static const struct sl_cu *cu_index(struct srcline *s, Dwarf_Die *cudie)
-{
-	struct sl_cus *m = &s->cus;
-	Dwarf_Off off = dwarf_dieoffset(cudie);
-	struct sl_cu *c;
-	size_t i, mask;
-
-	if (off == (Dwarf_Off)-1)
-		return NULL;
-	if ((m->nr + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct sl_cu *v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (i = 0; i < m->cap; i++) {
-			size_t j;
-
-			if (m->v[i].state == CU_EMPTY)
-				continue;
-			for (j = off_hash(m->v[i].off) & (cap - 1); v[j].state != CU_EMPTY; j = (j + 1) & (cap - 1))
-				;
-			v[j] = m->v[i];
-		}
-		free(m->v);
-		m->v = v;
-		m->cap = cap;
-	}
-	mask = m->cap - 1;
-	for (i = off_hash(off) & mask; m->v[i].state != CU_EMPTY; i = (i + 1) & mask)
-		if (m->v[i].off == off)
-			return m->v[i].state == CU_INDEXED ? &m->v[i] : NULL;
-	c = &m->v[i];
-	c->off = off;
-	m->nr++;
-	cu_index_build(cudie, c);
-	return c->state == CU_INDEXED ? c : NULL;
-}
-
-/* The child of c's CU that the walk finds for pc: the first in document
- * order whose ranges hold it. 0 when none does. */
-static int cu_index_find(const struct sl_cu *c, uint64_t pc, Dwarf_Die *out)
-{
-	const struct sl_span *best = NULL;
-	size_t lo = 0, hi = c->n;
-
-	while (lo < hi) { /* lo: the first span starting after pc */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->v[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* every span before lo starts at or before pc; those that may end
-	 * after it are the run back to where maxhi falls to pc */
-	for (size_t i = lo; i-- > 0 && c->v[i].maxhi > pc;)
-		if (c->v[i].hi > pc && (!best || c->v[i].order < best->order))
-			best = &c->v[i];
-	if (!best)
-		return 0;
-	*out = best->die;
-	return 1;
-}
-
-/*
- * The DIEs that hold pc, innermost first, into out[SCOPE_PATH_MAX]: the
- * innermost DIE that dwarf_getscopes() finds (in document order, the
- * first child holding pc at each level, descending as libdw does), then
- * its parents up to the CU, which is what dwarf_getscopes_die() gives
- * for it. One walk down the tree, where the two calls walk the CU up to
- * three times (the second and third in full): 80% of a cold lookup in
- * libc. The CU's own children are not walked but looked up in its
- * index (cu_index()): the PCs of a profile fall in a few CUs, and that
- * level was most of the walk. Their count (0: nothing holds pc), or -1
- * when this walk is not sure to agree with libdw's (an imported unit,
- * an error from dwarf_haspc, deeper than SCOPE_PATH_MAX): then use those
- * calls.
- */
-static int scope_path(struct srcline *s, Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out)
-{
-	Dwarf_Die path[SCOPE_PATH_MAX], child;
-	const struct sl_cu *ix = cu_index(s, cudie);
-	int depth = 0, rc;
-
-	path[0] = *cudie;
-	if (ix) {
-		if (!cu_index_find(ix, pc, &path[1]))
-			return 0;
-		depth = 1;
-	}
-	for (;;) {
-		int found = 0;
-
-		if (depth && (!may_have_scopes(dwarf_tag(&path[depth])) ||
-			      !dwarf_haschildren(&path[depth])))
-			break; /* path[depth] is the innermost */
-		if (depth + 1 >= SCOPE_PATH_MAX)
-			return -1;
-		rc = dwarf_child(&path[depth], &child);
-		if (rc < 0)
-			return -1;
-		while (rc == 0) {
-			int tag = dwarf_tag(&child), in;
-
-			if (tag == DW_TAG_imported_unit)
-				return -1;
-			in = never_has_pc(tag) ? 0 : dwarf_haspc(&child, pc);
-			if (in < 0)
-				return -1;
-			if (in) {
-				path[++depth] = child;
-				found = 1;
-				break;
-			}
-			rc = dwarf_siblingof(&child, &child);
-			if (rc < 0)
-				return -1;
-		}
-		if (!found)
-			break; /* path[depth] is the innermost */
-	}
-	if (!depth)
-		return 0;
-	for (int i = 0; i <= depth; i++)
-		out[i] = path[depth - i];
-	return depth + 1;
-}
-
 /* Resolve pc through libdw into lv[SRCLINE_MAX_LEVELS]. */
 static int resolve(struct srcline *s, uint64_t pc, struct srcline_level *lv,
 		   size_t *nout)
 {
 	Dwarf_Die cudie, *scopes = NULL, *scopes_v = NULL;
-	Dwarf_Die path[SCOPE_PATH_MAX];
+	Dwarf_Die path[DWARFSCOPE_PATH_MAX];
 	Dwarf_Files *files = NULL;
 	Dwarf_Line *l;
 	const char *file = NULL;
@@ -636,7 +497,7 @@ static int resolve(struct srcline *s, uint64_t pc, struct srcline_level *lv,
 	 * eu-addr2line -i walks them: dwarf_getscopes() alone stops at the
 	 * innermost inlined instance).
 	 */
-	ns = s->opts.libdw_scopes ? -1 : scope_path(s, &cudie, pc, path);
+	ns = s->opts.libdw_scopes ? -1 : dwarfscope__path(&s->scopes, &cudie, pc, path);
 	if (ns >= 0) {
 		scopes_v = path;
 	} else {
@@ -730,10 +591,7 @@ int srcline__lookup(struct srcline *s, uint64_t pc,
 	int rc;
 
 	s->st.lookups++;
-	if (!s->opened)
-		srcline__open(s);
-	if (!s->dw)
-		return -ENOENT;
+	/* a cached answer needs no Dwarf: it may be closed */
 	if (s->cap) {
 		for (i = pc_hash(pc) & (s->cap - 1); s->tab[i].used; i = (i + 1) & (s->cap - 1)) {
 			e = &s->tab[i];
@@ -746,10 +604,17 @@ int srcline__lookup(struct srcline *s, uint64_t pc,
 			return 0;
 		}
 	}
+	if (!s->opened)
+		srcline__open(s);
+	if (!s->dw)
+		return -ENOENT;
 	if ((s->nr + 1) * 2 > s->cap && grow_tab(s))
 		return -ENOMEM;
 	s->st.resolved++;
+	s->oom = 0;
 	rc = resolve(s, pc, lv, &k);
+	if (s->oom)
+		return -ENOMEM; /* not an answer: not kept */
 	if (rc)
 		s->st.misses++;
 	for (i = pc_hash(pc) & (s->cap - 1); s->tab[i].used; i = (i + 1) & (s->cap - 1))

@@ -16,8 +16,9 @@
  * function. Names are DWARF's (linkage name demangled, as perf script
  * prints C++ names, else DW_AT_name).
  *
- * Ownership: a srcline owns every level and string it returns; they live
- * until srcline__free(). Not thread-safe.
+ * Ownership: a srcline owns every level and string it returns (its own
+ * copies, not libdw's); they live until srcline__free(), through any
+ * srcline__close_dwarf(). Not thread-safe.
  */
 #ifndef SFPROF_SRCLINE_H
 #define SFPROF_SRCLINE_H
@@ -78,6 +79,8 @@ struct srcline_stats {
 	uint64_t misses;   /* ... that found no line */
 	uint64_t images;   /* DWARF read from an inflated image (dwarfimage.h) */
 	uint64_t images_cached; /* ... that came from the DWARF cache */
+	uint64_t opens;	 /* DWARF looked for and opened (again after a close) */
+	uint64_t closes; /* srcline__close_dwarf() calls that freed one */
 };
 void srcline__stats(const struct srcline *s, struct srcline_stats *out);
 
@@ -85,5 +88,17 @@ void srcline__stats(const struct srcline *s, struct srcline_stats *out);
  * file's (dwarf_image__trim); its lookups go on as before. 1 when
  * trimmed. */
 int srcline__trim(struct srcline *s);
+
+/*
+ * Free all s holds of the DWARF: libdw's Dwarf (its line tables, CUs and
+ * abbreviations: most of a srcline's memory), the DWARF image, the debug
+ * file, the scope index. The answers given so far stay, and their
+ * strings; an address not looked up before opens the DWARF again (the
+ * image mapped from the cache: a remake only of what that address
+ * needs). 1 when something was freed, 0 when nothing was open.
+ */
+int srcline__close_dwarf(struct srcline *s);
+/* 1 when s holds an open DWARF (or its debug file) to close. */
+int srcline__is_open(const struct srcline *s);
 
 #endif

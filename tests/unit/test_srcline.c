@@ -114,9 +114,13 @@ static int func_cb(void *ctx, const struct elfread_sym *s)
  * function of `bin` (symbols read from `symfile`). Returns the number of
  * mismatches (details on stderr), counts addresses and inline levels.
  * Each level's start_line is its function's definition line in prog.c.
+ * close_each: the DWARF is closed (srcline__close_dwarf) after every
+ * lookup, before its levels are compared, and every address is looked up
+ * again at the end: the answers must outlive the Dwarf, and come back
+ * from the cache without opening it.
  */
-static int compare_with_addr2line(const char *bin, const char *symfile, const char *root,
-				  int *addrs, int *inlined)
+static int compare_with_addr2line_closing(const char *bin, const char *symfile, const char *root,
+					  int *addrs, int *inlined, int close_each)
 {
 	char p[512], list[512], cmd[1200], line[4096];
 	struct elfread *e, *se;
@@ -186,6 +190,10 @@ static int compare_with_addr2line(const char *bin, const char *symfile, const ch
 		}
 		(*addrs)++;
 		rc = srcline__lookup(s, a, &lv, &n);
+		if (close_each && srcline__close_dwarf(s) != 1) {
+			fprintf(stderr, "%#" PRIx64 ": nothing to close after a lookup\n", a);
+			bad++;
+		}
 		/* no DWARF there (crt1's _start: addr2line names it from the
 		 * symbol table, with no line) */
 		if (k == 1 && (!strcmp(want_fl[0], "??:?") || !strcmp(want_fl[0], "??:0"))) {
@@ -227,9 +235,41 @@ static int compare_with_addr2line(const char *bin, const char *symfile, const ch
 		}
 	}
 	pclose(out);
+	if (close_each && f) {
+		struct srcline_stats st0, st1;
+		FILE *in = fopen(list, "r");
+		size_t again = 0;
+
+		srcline__stats(s, &st0);
+		/* every address again: answered from the cache, no open */
+		while (in && fgets(line, sizeof(line), in)) {
+			const struct srcline_level *lv;
+			size_t n;
+
+			if (srcline__lookup(s, strtoull(line, NULL, 16), &lv, &n) == 0 && n &&
+			    lv[n - 1].func && lv[n - 1].func[0])
+				again++;
+		}
+		if (in)
+			fclose(in);
+		srcline__stats(s, &st1);
+		if (st1.opens != st0.opens || st0.closes != st0.opens || !again ||
+		    st0.opens != st0.resolved) {
+			fprintf(stderr, "closing: %" PRIu64 " opens, %" PRIu64 " closes, %" PRIu64
+				" resolved, then %" PRIu64 " opens for %zu cached answers\n",
+				st0.opens, st0.closes, st0.resolved, st1.opens - st0.opens, again);
+			bad++;
+		}
+	}
 	srcline__free(s);
 	elfread__free(e);
 	return bad;
+}
+
+static int compare_with_addr2line(const char *bin, const char *symfile, const char *root,
+				  int *addrs, int *inlined)
+{
+	return compare_with_addr2line_closing(bin, symfile, root, addrs, inlined, 0);
 }
 
 TEST(srcline_should_equal_addr2line_at_every_address)
@@ -271,6 +311,25 @@ TEST(srcline_should_find_the_debug_file_by_build_id)
 	snprintf(root, sizeof(root), "%s/root", dir);
 	CHECK_INT(compare_with_addr2line("prog-stripped", "prog", root, &addrs, &inlined), 0);
 	CHECK(inlined > 50);
+}
+
+TEST(srcline_should_keep_its_answers_when_the_dwarf_is_closed)
+{
+	static const char *const bins[][2] = {
+		{ "prog", "prog" }, { "prog4", "prog4" }, { "progrel", "progrel" },
+		{ "prog-stripped", "prog" }, /* the debug file's DWARF */
+	};
+	char root[512];
+
+	NEED_FIXTURES();
+	snprintf(root, sizeof(root), "%s/root", dir);
+	for (size_t i = 0; i < sizeof(bins) / sizeof(bins[0]); i++) {
+		int addrs = 0, inlined = 0;
+
+		CHECK_INT(compare_with_addr2line_closing(bins[i][0], bins[i][1], i == 3 ? root : NULL,
+							 &addrs, &inlined, 1), 0);
+		CHECK(inlined > 50);
+	}
 }
 
 TEST(srcline_should_say_enoent_without_dwarf_and_cache_answers)
