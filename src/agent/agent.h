@@ -194,6 +194,7 @@ struct agent_counters {
 	uint64_t binaries_shed; /* tables freed while mapped (dso_shed) */
 	uint64_t binaries_shed_hot; /* ... used in the last second (dso_shed_hot) */
 	uint64_t dwarf_trims;	/* DWARF images' pages given back (dso_dwarf_trims) */
+	uint64_t dwarf_closes;	/* libdw handles freed, answers kept (dso_dwarf_closes) */
 	uint64_t labelled_procs, label_reads, label_table_full;
 	uint64_t bpf_run_ns, bpf_run_cnt;
 	uint64_t slices, slices_dropped, merge_dropped;

@@ -143,6 +143,9 @@ char *agent_metrics__text(struct agent *a, size_t *len)
 	one(f, "sfprof_dwarf_trims_total", "counter",
 	    "DWARF images whose pages mapped from the DWARF cache were given back over the "
 	    "memory budget (faulted in again at their next lookups).", c.dwarf_trims);
+	one(f, "sfprof_dwarf_closes_total", "counter",
+	    "Binaries whose libdw handles (line tables, units) were freed over the memory budget, "
+	    "their names kept (opened again for a new address).", c.dwarf_closes);
 	one(f, "sfprof_slices", "gauge", "Profile slices held (the retention).", nslices);
 	one(f, "sfprof_slice_stacks", "gauge", "Distinct stacks in the slices held.", stacks);
 	one(f, "sfprof_merge_dropped_stacks_total", "counter",

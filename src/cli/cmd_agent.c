@@ -458,6 +458,7 @@ static void snapshot(struct agent_run *r)
 	c.binaries_shed = pr.dso.shed;
 	c.binaries_shed_hot = pr.dso.shed_hot;
 	c.dwarf_trims = pr.dso.dwarf_trims;
+	c.dwarf_closes = pr.dso.dwarf_closes;
 	c.labelled_procs = ps.tracked;
 	c.label_reads = ps.reads;
 	c.label_table_full = ps.full;

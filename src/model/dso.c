@@ -604,6 +604,7 @@ int dso__srcline(struct dso *d, uint64_t vaddr,
 	c->st.srcline_resolved += after.resolved - before.resolved;
 	c->st.srcline_images += after.images - before.images;
 	c->st.srcline_images_cached += after.images_cached - before.images_cached;
+	c->st.srcline_opens += after.opens - before.opens;
 	if (!err)
 		c->st.srcline_found++;
 	return err;
@@ -652,4 +653,6 @@ void dso_stats__print(const struct dso_stats *st, FILE *f)
 	fprintf(f, "dso_shed_bytes: %llu\n", (unsigned long long)st->shed_bytes);
 	fprintf(f, "dso_loaded: %llu\n", (unsigned long long)st->loaded);
 	fprintf(f, "dso_dwarf_trims: %llu\n", (unsigned long long)st->dwarf_trims);
+	fprintf(f, "dso_dwarf_closes: %llu\n", (unsigned long long)st->dwarf_closes);
+	fprintf(f, "dso_srcline_opens: %llu\n", (unsigned long long)st->srcline_opens);
 }

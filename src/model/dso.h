@@ -91,6 +91,9 @@ struct dso_stats {
 				      tables now */
 	uint64_t dwarf_trims;	   /* DWARF images whose mapped pages were
 				      given back (dso_cache__trim_dwarf) */
+	uint64_t dwarf_closes;	   /* libdw handles freed, answers kept
+				      (dso_cache__close_dwarf) */
+	uint64_t srcline_opens;	   /* DWARF opened: first, or after a close */
 };
 
 struct dso_cache *dso_cache__new(const struct dso_cache_opts *opts);
@@ -154,6 +157,17 @@ int dso_cache__shed_oldest(struct dso_cache *c, uint64_t before, uint64_t hot);
  * lookups page faults, not a remake. Returns how many were trimmed.
  */
 size_t dso_cache__trim_dwarf(struct dso_cache *c);
+/*
+ * Then, before a binary is shed: free the libdw handle (line tables, CUs:
+ * most of a binary's line memory) of the binary last used longest ago,
+ * before use clock `before` (UINT64_MAX: any). Its answers and names stay
+ * (srcline__close_dwarf): nothing a pipeline points to dies, and only an
+ * address not looked up before opens it again. 1 if one was freed.
+ */
+int dso_cache__close_dwarf_oldest(struct dso_cache *c, uint64_t before);
+/* Addresses resolved through libdw so far (dso_stats.srcline_resolved):
+ * where a binary's line memory grows, for a caller's budget checks. */
+uint64_t dso_cache__dwarf_work(const struct dso_cache *c);
 /* The use clock: bumped by every lookup in any of the cache's dsos. */
 uint64_t dso_cache__use_clock(const struct dso_cache *c);
 

@@ -651,6 +651,25 @@ size_t dso_cache__trim_dwarf(struct dso_cache *c)
 	return n;
 }
 
+int dso_cache__close_dwarf_oldest(struct dso_cache *c, uint64_t before)
+{
+	struct dso *old = NULL;
+
+	for (struct dso *d = c ? c->all : NULL; d; d = d->next_all)
+		if (srcline__is_open(d->srcline) && d->last_use < before &&
+		    (!old || d->last_use < old->last_use))
+			old = d;
+	if (!old || !srcline__close_dwarf(old->srcline))
+		return 0;
+	c->st.dwarf_closes++;
+	return 1;
+}
+
+uint64_t dso_cache__dwarf_work(const struct dso_cache *c)
+{
+	return c ? c->st.srcline_resolved : 0;
+}
+
 uint64_t dso_cache__use_clock(const struct dso_cache *c)
 {
 	return c ? c->use_clock : 0;

@@ -43,6 +43,12 @@
  * their next use (counted: dso_shed_hot). */
 #define REPORT_SINK_RSS_HARD (100ull * 1000 * 1000)
 #define REPORT_SINK_HEAP_EVENTS 256
+/* ... and after every REPORT_SINK_HEAP_DWARF addresses resolved through
+ * libdw: a burst of new binaries' first samples decodes their line
+ * tables and faults in their DWARF images (six 80 MB binaries with 44 MB
+ * of DWARF each took the agent to 535-672 MiB within 256 events;
+ * BENCHMARKS.md, DWARF burst) */
+#define REPORT_SINK_HEAP_DWARF 16
 #define REPORT_SINK_HEAP_EVERY_NS (1000 * 1000000ull)
 
 volatile sig_atomic_t report_sink_cut_requested;
@@ -75,12 +81,50 @@ static size_t rss_bytes(void)
 	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+static int heap_over(int low)
+{
+	return heap_in_use() > (low ? REPORT_SINK_HEAP_BUDGET / 4 * 3 : REPORT_SINK_HEAP_BUDGET);
+}
+
 static int over_budget(int low)
 {
-	size_t h = low ? REPORT_SINK_HEAP_BUDGET / 4 * 3 : REPORT_SINK_HEAP_BUDGET;
 	size_t r = low ? REPORT_SINK_RSS_BUDGET / 4 * 3 : REPORT_SINK_RSS_BUDGET;
 
-	return heap_in_use() > h || rss_bytes() > r;
+	return heap_over(low) || rss_bytes() > r;
+}
+
+/*
+ * Close libdw's handles of the binaries last used before `before`,
+ * oldest first, while over the budget: what costs no answer (every
+ * address named so far keeps its names; only a new one opens the DWARF
+ * again). Freed heap is given back to the system (malloc_trim) once the
+ * heap alone is under, then a handle at a time while the RSS is over.
+ */
+static size_t close_dwarf(struct dso_cache *c, uint64_t before)
+{
+	size_t n = 0;
+
+	while (heap_over(1) && dso_cache__close_dwarf_oldest(c, before))
+		n++;
+	if (n)
+		malloc_trim(0);
+	while (over_budget(1) && dso_cache__close_dwarf_oldest(c, before)) {
+		malloc_trim(0);
+		n++;
+	}
+	return n;
+}
+
+/* The pipelines forget what their caches point to in binaries, before
+ * one is shed (as at an interval's end). */
+static void forget_binaries(struct report_sink *s)
+{
+	for (int i = 0; i < SINK_EVENTS; i++) {
+		if (s->stackss[i])
+			stacks__forget_binaries(s->stackss[i]);
+		if (s->next_stacks[i])
+			stacks__forget_binaries(s->next_stacks[i]);
+	}
 }
 
 /*
@@ -99,17 +143,16 @@ static void interval_bound_heap(struct report_sink *s)
 	/* binaries used since the last check are the working set: kept */
 	s->heap_events = 0;
 	s->heap_clock = dso_cache__use_clock(c);
+	s->heap_dwarf = dso_cache__dwarf_work(c);
 	if (!over_budget(0))
 		return;
-	for (int i = 0; i < SINK_EVENTS; i++) {
-		if (s->stackss[i])
-			stacks__forget_binaries(s->stackss[i]);
-		if (s->next_stacks[i])
-			stacks__forget_binaries(s->next_stacks[i]);
-	}
 	/* first what costs no remake: the DWARF images' pages mapped from
-	 * the cache (page faults at their next lookups) */
+	 * the cache (page faults at their next lookups), then libdw's
+	 * handles (a new address's CU decoded again) */
 	dso_cache__trim_dwarf(c);
+	close_dwarf(c, before);
+	if (over_budget(1))
+		forget_binaries(s);
 	while (over_budget(1) && dso_cache__shed_oldest(c, before, before))
 		shed++;
 	/* libdw's and the tables' blocks back to the system, not only to
@@ -123,10 +166,13 @@ static void interval_bound_heap(struct report_sink *s)
 	 * counted as dso_shed_hot. */
 	size_t rss = rss_bytes();
 
+	if (rss > REPORT_SINK_RSS_HARD && close_dwarf(c, UINT64_MAX))
+		rss = rss_bytes(); /* the working set's handles went first */
 	if (rss > REPORT_SINK_RSS_HARD) {
 		size_t heap = heap_in_use(), over = rss - REPORT_SINK_RSS_BUDGET;
 		size_t target = heap > over ? heap - over : 0, hot = 0;
 
+		forget_binaries(s);
 		while (heap_in_use() > target && rss_bytes() > REPORT_SINK_RSS_BUDGET &&
 		       dso_cache__shed_oldest(c, UINT64_MAX, before))
 			hot++;
@@ -269,7 +315,8 @@ struct stacks *report_interval__stacks(struct report_sink *s, int idx,
 
 	if (!s->o.interval_ns)
 		return cur;
-	if (++s->heap_events >= REPORT_SINK_HEAP_EVENTS)
+	if (++s->heap_events >= REPORT_SINK_HEAP_EVENTS ||
+	    dso_cache__dwarf_work(proc_cache__dsos(s->pc)) - s->heap_dwarf >= REPORT_SINK_HEAP_DWARF)
 		interval_bound_heap(s);
 	if (e->ts_ns < s->iv_end)
 		return cur;

@@ -58,6 +58,7 @@ struct report_sink {
 	unsigned iv_same;	 /* how many had that name */
 	unsigned heap_events;	 /* events since the heap budget was checked */
 	uint64_t heap_clock;	 /* the dsos' use clock at that check */
+	uint64_t heap_dwarf;	 /* and their DWARF work (dso_cache__dwarf_work) */
 	uint64_t heap_at;	 /* and when it was (drain time) */
 };
 
