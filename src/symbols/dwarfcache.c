@@ -117,9 +117,11 @@ static int load(const char *dir, const struct dwarf_image_key *key, Elf *src, un
 	return 0;
 }
 
-/* img written to the cache under a temporary name, then renamed. */
+/* The image of src (img, or made straight into the file from src when
+ * img is NULL: dwarf_image__write) written to the cache under a
+ * temporary name, then renamed. */
 static int store(const char *dir, const struct dwarf_image_key *key,
-		 const struct dwarf_image *img)
+		 const struct dwarf_image *img, Elf *src, unsigned flags)
 {
 	static unsigned seq;
 	char name[64], tmp[96];
@@ -135,7 +137,7 @@ static int store(const char *dir, const struct dwarf_image_key *key,
 		close(d);
 		return err;
 	}
-	err = util__write_all(t, img->map, img->size);
+	err = img ? util__write_all(t, img->map, img->size) : dwarf_image__write(src, flags, t);
 	if (close(t) != 0 && !err)
 		err = -errno;
 	if (!err && renameat(d, tmp, d, name) != 0)
@@ -321,8 +323,16 @@ int dwarf_image__open_cached_flags(Elf *src, const char *dir,
 		return 0;
 	if ((flags & DWARF_IMAGE_LEAN) && !(dir && key))
 		return -ENOTSUP; /* only the cache's mapping is lean */
-	err = dwarf_image__open_flags(src, flags, out);
-	stored = !err && dir && key && !store(dir, key, *out);
+	if (flags & DWARF_IMAGE_LEAN) {
+		/* made straight into the cache's file, then mapped from it:
+		 * never a private copy of it all (six 80 MB binaries' 44 MB
+		 * images at once: BENCHMARKS.md, DWARF burst) */
+		err = store(dir, key, NULL, src, flags);
+		stored = !err;
+	} else {
+		err = dwarf_image__open_flags(src, flags, out);
+		stored = !err && dir && key && !store(dir, key, *out, NULL, 0);
+	}
 	if (stored) {
 		/* one bound for the DWARF images and the binary copies */
 		char bdir[4096];
@@ -331,11 +341,9 @@ int dwarf_image__open_cached_flags(Elf *src, const char *dir,
 		dwarf_image__cache_trim_all(dirs, 2, dwarf_image__cache_max(), NULL);
 	}
 	if (!err && (flags & DWARF_IMAGE_LEAN)) {
-		/* the private copy goes: the stored file, mapped, is read
-		 * from here on (its pages as libdw wants them) */
-		dwarf_image__free(*out);
-		*out = NULL;
-		if (!stored || load(dir, key, src, flags, out))
+		/* the stored file, mapped, is read from here on (its pages
+		 * as libdw wants them) */
+		if (load(dir, key, src, flags, out))
 			return -ENOTSUP;
 		(*out)->from_cache = 0; /* made by this run */
 	}

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 uint64_t dwarf_image_lean_min = DWARF_IMAGE_LEAN_MIN;
+size_t dwarf_image_write_chunk = 1u << 20;
 
 /* At most this many sections are kept (the DWARF 5 set is 14). */
 #define MAX_KEPT 32
@@ -122,36 +124,186 @@ static int collect(Elf *src, struct kept *k, size_t *names_len, int *any_compres
 	return (int)n;
 }
 
+/* What an image of src holds and where: the kept sections, each at its
+ * offset, then the section names, then the section headers. */
+struct plan {
+	struct kept k[MAX_KEPT];
+	int n;
+	GElf_Ehdr eh;
+	size_t names_len, name_at, shoff, total;
+};
+
+/* p for src: 0, or -errno (-ENOTSUP: no image to make). */
+static int plan(Elf *src, unsigned flags, struct plan *p)
+{
+	int any_compressed;
+	size_t off;
+
+	if (elf_kind(src) != ELF_K_ELF || !gelf_getehdr(src, &p->eh))
+		return -EINVAL;
+	if (p->eh.e_ident[EI_CLASS] != ELFCLASS64 || p->eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    p->eh.e_type == ET_REL)
+		return -ENOTSUP;
+	p->n = collect(src, p->k, &p->names_len, &any_compressed);
+	if (p->n < 0)
+		return p->n;
+	if (!p->n)
+		return -ENOTSUP;
+	if (!any_compressed) {
+		uint64_t plain = 0;
+
+		for (int i = 0; i < p->n; i++)
+			plain += p->k[i].size;
+		/* libdw reads plain sections where they are: a copy only
+		 * pays when it is read back from the cache, mapped */
+		if (!(flags & DWARF_IMAGE_LEAN) || plain < dwarf_image_lean_min)
+			return -ENOTSUP;
+	}
+	/* Ehdr | sections, each aligned | .shstrtab | section headers */
+	off = sizeof(Elf64_Ehdr);
+	for (int i = 0; i < p->n; i++) {
+		off = align_up(off, p->k[i].align);
+		p->k[i].off = off;
+		off += p->k[i].size;
+		if (off > DWARF_IMAGE_MAX)
+			return -EINVAL;
+	}
+	p->name_at = off;
+	p->shoff = align_up(off + p->names_len, 8);
+	p->total = p->shoff + (size_t)(p->n + 2) * sizeof(Elf64_Shdr);
+	return 0;
+}
+
+/* The ELF header, the names (names_len bytes) and the n + 2 section
+ * headers of p's image. */
+static void headers(struct plan *p, Elf64_Ehdr *ne, char *names, Elf64_Shdr *sh)
+{
+	size_t off = 1;
+
+	names[0] = '\0';
+	for (int i = 0; i < p->n; i++) {
+		size_t l = strlen(p->k[i].name) + 1;
+
+		p->k[i].name_off = off;
+		memcpy(names + off, p->k[i].name, l);
+		off += l;
+	}
+	memcpy(names + off, ".shstrtab", sizeof(".shstrtab"));
+	memset(ne, 0, sizeof(*ne));
+	memcpy(ne->e_ident, p->eh.e_ident, EI_NIDENT);
+	ne->e_type = p->eh.e_type;
+	ne->e_machine = p->eh.e_machine;
+	ne->e_version = EV_CURRENT;
+	ne->e_flags = p->eh.e_flags;
+	ne->e_ehsize = sizeof(Elf64_Ehdr);
+	ne->e_shentsize = sizeof(Elf64_Shdr);
+	ne->e_shoff = p->shoff;
+	ne->e_shnum = (uint16_t)(p->n + 2);
+	ne->e_shstrndx = (uint16_t)(p->n + 1);
+	memset(&sh[0], 0, sizeof(sh[0]));
+	for (int i = 0; i < p->n; i++) {
+		const struct kept *k = &p->k[i];
+
+		sh[i + 1] = (Elf64_Shdr){
+			.sh_name = (uint32_t)k->name_off,
+			.sh_type = k->sh.sh_type,
+			.sh_flags = k->sh.sh_flags & ~(uint64_t)SHF_COMPRESSED,
+			.sh_addr = k->sh.sh_addr,
+			.sh_offset = k->off,
+			.sh_size = k->size,
+			.sh_addralign = k->align,
+			.sh_entsize = k->sh.sh_entsize,
+		};
+	}
+	sh[p->n + 1] = (Elf64_Shdr){
+		.sh_name = (uint32_t)off,
+		.sh_type = SHT_STRTAB,
+		.sh_offset = p->name_at,
+		.sh_size = p->names_len,
+		.sh_addralign = 1,
+	};
+}
+
+/* Where inflated bytes go: into memory (fd < 0), or written to fd at
+ * off through a buffer of cap bytes. */
+struct sink {
+	char *dst;
+	int fd;
+	uint64_t off;
+	char *buf;
+	size_t cap;
+};
+
+static int pwrite_all(int fd, const void *v, size_t n, uint64_t off)
+{
+	const char *c = v;
+
+	while (n) {
+		ssize_t w = pwrite(fd, c, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		c += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
 /*
  * zlib, the one DEFLATE library: libelf and libdw need it anyway (and it
  * streams the gzip outputs); libdeflate inflated libc's sections ~2.5x
  * faster, but only on a cold cache (BENCHMARKS.md, "one DEFLATE library").
+ * k's bytes at to->dst + k->off, or written to to->fd at k->off a buffer
+ * at a time (an image made as a file never sits whole in memory).
  */
-static int inflate_into(const struct kept *k, void *dst)
+static int inflate_into(const struct kept *k, const struct sink *to)
 {
 	z_stream zs = { 0 };
+	uint64_t done = 0;
 	int r;
 
 	if (!k->compressed) {
-		if (k->src_len) /* (an empty section has no data at all) */
-			memcpy(dst, k->src, k->src_len);
-		return 0;
+		if (!k->src_len) /* (an empty section has no data at all) */
+			return 0;
+		if (to->fd < 0) {
+			memcpy(to->dst + k->off, k->src, k->src_len);
+			return 0;
+		}
+		return pwrite_all(to->fd, k->src, k->src_len, k->off);
 	}
 	if (inflateInit(&zs) != Z_OK)
 		return -ENOMEM;
 	zs.next_in = (Bytef *)k->src;
-	zs.next_out = dst;
-	/* in steps: avail_in and avail_out are 32-bit */
-	do {
+	/* in steps: avail_in and avail_out are 32-bit, the buffer smaller */
+	for (;;) {
 		size_t in_left = k->src_len - (size_t)((const uint8_t *)zs.next_in - k->src);
-		size_t out_left = k->size - (size_t)((uint8_t *)zs.next_out - (uint8_t *)dst);
+		size_t out_left = k->size - done, step, got;
+		char *out = to->fd < 0 ? to->dst + k->off + done : to->buf;
+		uInt in_before;
 
+		step = to->fd < 0 || out_left < to->cap ? out_left : to->cap;
+		zs.next_out = (Bytef *)out;
 		zs.avail_in = in_left > UINT32_MAX ? UINT32_MAX : (uInt)in_left;
-		zs.avail_out = out_left > UINT32_MAX ? UINT32_MAX : (uInt)out_left;
+		zs.avail_out = step > UINT32_MAX ? UINT32_MAX : (uInt)step;
+		in_before = zs.avail_in;
 		r = inflate(&zs, Z_FINISH);
-	} while (r == Z_OK || (r == Z_BUF_ERROR && zs.avail_out == 0 && zs.total_out < k->size));
+		got = (size_t)((char *)zs.next_out - out);
+		if (to->fd >= 0 && got && pwrite_all(to->fd, out, got, k->off + done)) {
+			r = Z_ERRNO;
+			break;
+		}
+		done += got;
+		/* (Z_FINISH: Z_BUF_ERROR until the end, progress or not) */
+		if ((r != Z_OK && r != Z_BUF_ERROR) || (!got && zs.avail_in == in_before))
+			break; /* the end, an error, or no progress */
+	}
 	inflateEnd(&zs);
-	return r == Z_STREAM_END && zs.total_out == k->size ? 0 : -EINVAL;
+	if (r == Z_ERRNO)
+		return -EIO;
+	return r == Z_STREAM_END && zs.total_out == k->size && done == k->size ? 0 : -EINVAL;
 }
 
 int dwarf_image__open(Elf *src, struct dwarf_image **out)
@@ -161,117 +313,88 @@ int dwarf_image__open(Elf *src, struct dwarf_image **out)
 
 int dwarf_image__open_flags(Elf *src, unsigned flags, struct dwarf_image **out)
 {
-	struct kept k[MAX_KEPT];
+	struct plan *p = malloc(sizeof(*p));
 	struct dwarf_image *img = NULL;
-	GElf_Ehdr eh;
-	Elf64_Ehdr *ne;
-	Elf64_Shdr *sh;
-	char *names;
-	size_t names_len, off, shoff, total, name_at;
-	int n, any_compressed, rc;
+	struct sink to = { .fd = -1 };
+	int rc;
 
 	*out = NULL;
-	if (elf_kind(src) != ELF_K_ELF || !gelf_getehdr(src, &eh))
-		return -EINVAL;
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_type == ET_REL)
-		return -ENOTSUP;
-	n = collect(src, k, &names_len, &any_compressed);
-	if (n < 0)
-		return n;
-	if (!n)
-		return -ENOTSUP;
-	if (!any_compressed) {
-		uint64_t plain = 0;
-
-		for (int i = 0; i < n; i++)
-			plain += k[i].size;
-		/* libdw reads plain sections where they are: a copy only
-		 * pays when it is read back from the cache, mapped */
-		if (!(flags & DWARF_IMAGE_LEAN) || plain < dwarf_image_lean_min)
-			return -ENOTSUP;
-	}
-
-	/* Ehdr | sections, each aligned | .shstrtab | section headers */
-	off = sizeof(Elf64_Ehdr);
-	for (int i = 0; i < n; i++) {
-		off = align_up(off, k[i].align);
-		k[i].off = off;
-		off += k[i].size;
-		if (off > DWARF_IMAGE_MAX)
-			return -EINVAL;
-	}
-	name_at = off;
-	shoff = align_up(off + names_len, 8);
-	total = shoff + (size_t)(n + 2) * sizeof(Elf64_Shdr);
-
+	if (!p)
+		return -ENOMEM;
+	rc = plan(src, flags, p);
+	if (rc)
+		goto err;
+	rc = -ENOMEM;
 	img = calloc(1, sizeof(*img));
 	if (!img)
-		return -ENOMEM;
+		goto err;
 	/* fresh pages, faulted in one go (cheaper than on first touch) */
-	img->map = mmap(NULL, total, PROT_READ | PROT_WRITE,
+	img->map = mmap(NULL, p->total, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (img->map == MAP_FAILED) {
 		free(img);
-		return -ENOMEM;
+		img = NULL;
+		goto err;
 	}
-	img->size = total;
-
-	names = (char *)img->map + name_at;
-	names[0] = '\0';
-	off = 1;
-	for (int i = 0; i < n; i++) {
-		size_t l = strlen(k[i].name) + 1;
-
-		k[i].name_off = off;
-		memcpy(names + off, k[i].name, l);
-		off += l;
-		rc = inflate_into(&k[i], (char *)img->map + k[i].off);
-		if (rc)
+	img->size = p->total;
+	to.dst = img->map;
+	headers(p, img->map, (char *)img->map + p->name_at,
+		(Elf64_Shdr *)((char *)img->map + p->shoff));
+	for (int i = 0; i < p->n; i++)
+		if ((rc = inflate_into(&p->k[i], &to)))
 			goto err;
-	}
-	memcpy(names + off, ".shstrtab", sizeof(".shstrtab"));
-
-	ne = img->map;
-	memcpy(ne->e_ident, eh.e_ident, EI_NIDENT);
-	ne->e_type = eh.e_type;
-	ne->e_machine = eh.e_machine;
-	ne->e_version = EV_CURRENT;
-	ne->e_flags = eh.e_flags;
-	ne->e_ehsize = sizeof(Elf64_Ehdr);
-	ne->e_shentsize = sizeof(Elf64_Shdr);
-	ne->e_shoff = shoff;
-	ne->e_shnum = (uint16_t)(n + 2);
-	ne->e_shstrndx = (uint16_t)(n + 1);
-	sh = (Elf64_Shdr *)((char *)img->map + shoff);
-	for (int i = 0; i < n; i++) {
-		sh[i + 1] = (Elf64_Shdr){
-			.sh_name = (uint32_t)k[i].name_off,
-			.sh_type = k[i].sh.sh_type,
-			.sh_flags = k[i].sh.sh_flags & ~(uint64_t)SHF_COMPRESSED,
-			.sh_addr = k[i].sh.sh_addr,
-			.sh_offset = k[i].off,
-			.sh_size = k[i].size,
-			.sh_addralign = k[i].align,
-			.sh_entsize = k[i].sh.sh_entsize,
-		};
-	}
-	sh[n + 1] = (Elf64_Shdr){
-		.sh_name = (uint32_t)off,
-		.sh_type = SHT_STRTAB,
-		.sh_offset = name_at,
-		.sh_size = names_len,
-		.sh_addralign = 1,
-	};
-	img->elf = elf_memory(img->map, total);
+	img->elf = elf_memory(img->map, img->size);
 	if (!img->elf) {
 		rc = -EINVAL;
 		goto err;
 	}
+	free(p);
 	*out = img;
 	return 0;
 err:
+	free(p);
 	dwarf_image__free(img);
+	return rc;
+}
+
+int dwarf_image__write(Elf *src, unsigned flags, int fd)
+{
+	struct plan *p = malloc(sizeof(*p));
+	struct sink to = { .fd = fd, .cap = dwarf_image_write_chunk ? dwarf_image_write_chunk : 1 };
+	char *hdr = NULL;
+	size_t shlen;
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	rc = plan(src, flags, p);
+	if (rc)
+		goto out;
+	shlen = (size_t)(p->n + 2) * sizeof(Elf64_Shdr);
+	rc = -ENOMEM;
+	to.buf = malloc(to.cap);
+	hdr = malloc(sizeof(Elf64_Ehdr) + p->names_len + shlen);
+	if (!to.buf || !hdr)
+		goto out;
+	/* Ehdr | Shdr[] | names: each aligned */
+	headers(p, (Elf64_Ehdr *)hdr, hdr + sizeof(Elf64_Ehdr) + shlen,
+		(Elf64_Shdr *)(hdr + sizeof(Elf64_Ehdr)));
+	/* sized first: the gaps of the alignments read as zeros */
+	if (ftruncate(fd, (off_t)p->total)) {
+		rc = -errno;
+		goto out;
+	}
+	rc = pwrite_all(fd, hdr, sizeof(Elf64_Ehdr), 0);
+	for (int i = 0; !rc && i < p->n; i++)
+		rc = inflate_into(&p->k[i], &to);
+	if (!rc)
+		rc = pwrite_all(fd, hdr + sizeof(Elf64_Ehdr) + shlen, p->names_len, p->name_at);
+	if (!rc)
+		rc = pwrite_all(fd, hdr + sizeof(Elf64_Ehdr), shlen, p->shoff);
+out:
+	free(hdr);
+	free(to.buf);
+	free(p);
 	return rc;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "symbols/dwarfimage.h"
+#include "symbols/dwarfimage_int.h"
 #include "model/elfread.h"
 #include "symbols/srcline.h"
 #include "testlib.h"
@@ -208,6 +209,38 @@ TEST(dwarfimage_should_decline_uncompressed_dwarf)
 	elfread__free(e);
 }
 
+static size_t written_len; /* of written_rc()'s last *out */
+
+/* dwarf_image__write(src, flags) into a new file, through a buffer of
+ * chunk bytes (0: the default): its rc; its bytes into *out (malloc()ed,
+ * *len of them) when out is not NULL. */
+static int written_rc(Elf *src, unsigned flags, uint8_t **out, size_t chunk)
+{
+	char p[512];
+	size_t saved = dwarf_image_write_chunk;
+	struct stat st;
+	int fd, rc;
+
+	snprintf(p, sizeof(p), "%s/written.XXXXXX", dir);
+	fd = mkstemp(p);
+	if (fd < 0)
+		return 1002;
+	unlink(p);
+	if (chunk)
+		dwarf_image_write_chunk = chunk;
+	rc = dwarf_image__write(src, flags, fd);
+	dwarf_image_write_chunk = saved;
+	if (!rc && out) {
+		*out = NULL;
+		if (fstat(fd, &st) || !(*out = malloc((size_t)st.st_size + 1)) ||
+		    pread(fd, *out, (size_t)st.st_size, 0) != st.st_size)
+			rc = 1003;
+		written_len = (size_t)st.st_size;
+	}
+	close(fd);
+	return rc;
+}
+
 /* progz's bytes with one change made by edit(), opened from memory. */
 static int open_edited(void (*edit)(uint8_t *buf, const struct elfread_section *sec),
 		       struct dwarf_image **img)
@@ -231,6 +264,9 @@ static int open_edited(void (*edit)(uint8_t *buf, const struct elfread_section *
 		return 1001;
 	rc = dwarf_image__open(elfread__libelf(m), img);
 	dwarf_image__free(*img);
+	/* the image made as a file says the same */
+	if (written_rc(elfread__libelf(m), 0, NULL, 0) != rc)
+		rc = 2000;
 	elfread__free(m);
 	return rc;
 }
@@ -276,6 +312,41 @@ TEST(dwarfimage_should_reject_a_bad_stream_or_size_and_decline_zstd)
 	CHECK_INT(open_edited(huge_size, &img), -EINVAL);
 	CHECK_INT(open_edited(off_by_one_size, &img), -EINVAL);
 	CHECK_INT(open_edited(zstd_type, &img), -ENOTSUP);
+}
+
+/* Made straight into a file (as a lean image is, dwarf_image__write), an
+ * image is the same bytes the one in memory is: compressed sections
+ * inflated through a buffer of 1 MiB, 256, 61 and 7 bytes (many steps
+ * for each section), and plain ones copied. */
+TEST(dwarfimage_written_should_be_the_bytes_of_the_image_in_memory)
+{
+	static const size_t chunks[] = { 0, 256, 61, 7 };
+	static const char *const bins[] = { "progz", "prog" };
+	uint64_t saved = dwarf_image_lean_min;
+
+	NEED_FIXTURES();
+	dwarf_image_lean_min = 0;
+	for (size_t b = 0; b < 2; b++) {
+		struct elfread *e = open_in_dir(bins[b]);
+		struct dwarf_image *img = NULL;
+
+		CHECK(e != NULL && elfread__fill_dwarf(e) == 0);
+		CHECK_INT(dwarf_image__open_flags(elfread__libelf(e), DWARF_IMAGE_LEAN, &img), 0);
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			uint8_t *bytes = NULL;
+
+			CHECK_INT(written_rc(elfread__libelf(e), DWARF_IMAGE_LEAN, &bytes, chunks[c]), 0);
+			CHECK_MSG(written_len == img->size && !memcmp(bytes, img->map, img->size),
+				  "%s, buffer %zu: %zu bytes written, not the %zu in memory",
+				  bins[b], chunks[c], written_len, img->size);
+			free(bytes);
+		}
+		/* as in memory: plain DWARF is declined without the flag */
+		CHECK_INT(written_rc(elfread__libelf(e), 0, NULL, 0), b ? -ENOTSUP : 0);
+		dwarf_image__free(img);
+		elfread__free(e);
+	}
+	dwarf_image_lean_min = saved;
 }
 
 TEST(dwarfimage_cache_should_give_back_the_same_image_and_refuse_a_foreign_file)
@@ -395,11 +466,18 @@ TEST(dwarfimage_cache_trim_should_drop_the_least_recently_used_images_first)
 }
 
 /* Levels at pc from two srclines agree: 1 = same, 0 = differ (printed). */
+/* same_levels(): close x's DWARF after its lookup, before comparing */
+static int close_x;
+
 static int same_levels(struct srcline *x, struct srcline *y, uint64_t pc)
 {
 	const struct srcline_level *a, *b;
 	size_t na = 0, nb = 0;
-	int ra = srcline__lookup(x, pc, &a, &na), rb = srcline__lookup(y, pc, &b, &nb);
+	int ra = srcline__lookup(x, pc, &a, &na), rb;
+
+	if (close_x)
+		srcline__close_dwarf(x);
+	rb = srcline__lookup(y, pc, &b, &nb);
 
 	if (ra != rb || na != nb) {
 		fprintf(stderr, "pc %#llx: rc %d/%d levels %zu/%zu\n", (unsigned long long)pc,
@@ -678,7 +756,10 @@ TEST(dwarfimage_trim_should_unmap_a_cached_images_pages_and_keep_its_bytes)
 
 /* A srcline reading the lean image answers every address as one reading
  * the binary. */
-TEST(srcline_lean_should_answer_as_the_binary_does)
+/* A lean srcline of progcc (its image mapped from the cache), against a
+ * plain one at every executable byte; closing: its DWARF closed after
+ * every lookup, and every answer asked for again at the end. */
+static void lean_against_plain(int closing)
 {
 	struct srcline_opts lean = { .lean_dwarf = 1 };
 	uint64_t saved = dwarf_image_lean_min;
@@ -689,7 +770,6 @@ TEST(srcline_lean_should_answer_as_the_binary_does)
 	struct elfread *e;
 	int found = 0, bad = 0;
 
-	NEED_FIXTURES();
 	snprintf(cache, sizeof(cache), "%s/cache-lean2", dir);
 	setenv("SFPROF_DWARF_CACHE", cache, 1);
 	dwarf_image_lean_min = 0;
@@ -699,6 +779,7 @@ TEST(srcline_lean_should_answer_as_the_binary_does)
 	x = srcline__new(e, p, &lean);
 	y = srcline__new(e, p, NULL);
 	CHECK(x && y);
+	close_x = closing;
 	for (size_t i = 0; i < elfread__nr_loads(e); i++) {
 		if (elfread__load(e, i, &ld) || !(ld.flags & PF_X))
 			continue;
@@ -710,8 +791,25 @@ TEST(srcline_lean_should_answer_as_the_binary_does)
 			found += !srcline__lookup(x, pc, &lv, &n);
 		}
 	}
+	close_x = 0;
 	srcline__stats(x, &st);
-	CHECK_U64(st.images, 1);
+	if (closing) {
+		uint64_t opens = st.opens;
+
+		/* one open per address resolved: each after a close */
+		CHECK_U64(st.opens, st.resolved);
+		CHECK_U64(st.closes, st.opens);
+		CHECK_U64(st.images, st.opens);
+		CHECK_U64(st.images_cached, st.opens); /* the cache's file, mapped */
+		for (size_t i = 0; i < elfread__nr_loads(e); i++)
+			for (uint64_t pc = 0; !elfread__load(e, i, &ld) && (ld.flags & PF_X) &&
+					      pc < ld.filesz; pc++)
+				bad += !same_levels(x, y, ld.vaddr + pc);
+		srcline__stats(x, &st);
+		CHECK_U64(st.opens, opens); /* all from the answers kept */
+	} else {
+		CHECK_U64(st.images, 1);
+	}
 	CHECK_INT(bad, 0);
 	CHECK_MSG(found > 100, "only %d addresses with levels", found);
 	srcline__free(x);
@@ -719,6 +817,18 @@ TEST(srcline_lean_should_answer_as_the_binary_does)
 	elfread__free(e);
 	dwarf_image_lean_min = saved;
 	setenv("SFPROF_DWARF_CACHE", "", 1);
+}
+
+TEST(srcline_lean_should_answer_as_the_binary_does)
+{
+	NEED_FIXTURES();
+	lean_against_plain(0);
+}
+
+TEST(srcline_lean_should_answer_the_same_with_its_dwarf_closed_between_lookups)
+{
+	NEED_FIXTURES();
+	lean_against_plain(1);
 }
 
 TEST_MAIN()
