@@ -190,6 +190,7 @@ struct agent_counters {
 	uint64_t lost_ringbuf, lost_stack_read, lost_busy, lost_entry_map, lost_task,
 		lost_target_map, lost_offcpu_map, lost_sideband, lost_py_busy;
 	uint64_t unwind_stop[UNWIND_STOP__NR];
+	uint64_t stack_reads_deferrable; /* 1: a stack page not resident is read by its task */
 	uint64_t procs_tracked, procs_created, binaries_loaded, binaries_evicted;
 	uint64_t binaries_shed; /* tables freed while mapped (dso_shed) */
 	uint64_t binaries_shed_hot; /* ... used in the last second (dso_shed_hot) */

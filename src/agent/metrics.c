@@ -118,6 +118,10 @@ char *agent_metrics__text(struct agent *a, size_t *len)
 			fprintf(f, "sfprof_lost_events_total{reason=\"%s\"} %" PRIu64 "\n",
 				lost[i].r, lost[i].v);
 	}
+	one(f, "sfprof_stack_reads_deferrable", "gauge",
+	    "1 when a sample whose stack page is not resident has it read by its task before it "
+	    "returns to user space; 0 where the kernel's verifier refuses that (such samples are "
+	    "lost_events_total{reason=\"stack_read\"}).", c.stack_reads_deferrable);
 	head(f, "sfprof_unwind_stops_total", "counter",
 	     "Stacks unwound, by why the unwinder stopped (complete: at the entry frame).");
 	for (int i = 0; i < UNWIND_STOP__NR; i++)

@@ -444,6 +444,7 @@ static void snapshot(struct agent_run *r)
 	memcpy(c.unwind_stop, r->stops, sizeof(c.unwind_stop));
 	c.lost_ringbuf = st.bpf[SFPROF_CNT_LOST_RINGBUF];
 	c.lost_stack_read = st.bpf[SFPROF_CNT_LOST_STACK_READ];
+	c.stack_reads_deferrable = (uint64_t)st.defer_reads;
 	c.lost_busy = st.bpf[SFPROF_CNT_LOST_BUSY];
 	c.lost_entry_map = st.bpf[SFPROF_CNT_LOST_ENTRY_MAP];
 	c.lost_task = st.bpf[SFPROF_CNT_LOST_TASK];

@@ -25,7 +25,8 @@ import libsurface as ls  # noqa: E402
 SERIES = ["sfprof_events_total", "sfprof_samples_total", "sfprof_lost_events_total",
           "sfprof_unwind_stops_total", "sfprof_processes_tracked", "sfprof_binaries_tracked",
           "process_cpu_seconds_total", "process_resident_memory_bytes", "sfprof_memory_bytes",
-          "sfprof_bpf_run_seconds_total", "sfprof_http_requests_total"]
+          "sfprof_bpf_run_seconds_total", "sfprof_http_requests_total",
+          "sfprof_dwarf_closes_total", "sfprof_stack_reads_deferrable"]
 
 
 def test_metrics_should_pass_promtool_and_hold_every_series():
@@ -60,6 +61,8 @@ def test_metrics_should_pass_promtool_and_hold_every_series():
                        'sfprof_memory_bytes{kind="private"} '):
             v = [ln for ln in text.splitlines() if ln.startswith(series)]
             c.check(v and int(v[0].split()[-1]) > 1 << 20, "%s: %s, expected > 1 MiB" % (series, v))
+        dfr = [ln for ln in text.splitlines() if ln.startswith("sfprof_stack_reads_deferrable ")]
+        c.check(dfr and dfr[0].split()[1] in ("0", "1"), "stack_reads_deferrable: %s" % dfr)
         cpu = [ln for ln in text.splitlines() if ln.startswith('sfprof_samples_total{source="cpu"}')]
         c.check(cpu and int(cpu[0].split()[1]) > 0, "no cpu samples counted: %s" % cpu)
     finally:
