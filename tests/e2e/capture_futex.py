@@ -33,21 +33,30 @@ def run(variant):
         waiter = int([l[1] for l in lines if l[0] == "waiter_tid"][0])
         libc = [(int(l[1]), int(l[2])) for l in lines if l[0] == "libc"]
         own = int([l[1] for l in lines if l[0] == "waited_ns"][0])
+        delayed = int([l[1] for l in lines if l[0] == "delayed_ns"][0])
         evs = read_events(raw)
         st = parse_stats(r.stderr)
         folded = open(out).read()
     b = [e for e in evs if e.tid == waiter]
     total = sum(e.weight for e in b)
-    print("# %s: waiter %d: %d waits, %.1f ms recorded (its own clock: %.1f ms); all events %d, "
-          "futex_wait_ns %s" % (name, waiter, len(b), total / 1e6, own / 1e6, len(evs),
-                                st.get("futex_wait_ns")))
+    print("# %s: waiter %d: %d waits, %.1f ms recorded (its own clock: %.1f ms, %.1f ms of it "
+          "runnable, not running); all events %d, futex_wait_ns %s"
+          % (name, waiter, len(b), total / 1e6, own / 1e6, delayed / 1e6, len(evs),
+             st.get("futex_wait_ns")))
     c.check(libc, "workload printed no libc text mapping")
     # The workload's nominal 10 x 100 ms is a floor, not a truth: under load (ASan
-    # on CI) the holder runs late and B waits longer. B's own clock is the truth.
-    c.check(own >= 0.95e9, "the waiter's own clock says it waited %.1f ms, want >= 950" % (own / 1e6))
-    c.check(abs(total - own) <= max(0.02 * own, 5e6),
-            "waiter's futex waits sum to %.1f ms, its own clock %.1f ms: want within 2%%"
-            % (total / 1e6, own / 1e6))
+    # on CI) the holder runs late and B waits longer, or B sees a round late and
+    # waits less (921.9 ms once). B's own clock is the truth.
+    c.check(own >= 0.85e9, "the waiter's own clock says it waited %.1f ms, want >= 850" % (own / 1e6))
+    # B's clock runs from before its lock call to after it: also the time B was
+    # runnable but not running on either side of the syscall (schedstat), which
+    # a loaded machine makes tens of ms (a CI run: 999.7 recorded, 1,069.0 by
+    # B's clock). The waits can be no longer than B's clock, and no shorter
+    # than it less that time.
+    tol = max(0.02 * own, 5e6)
+    c.check(own - delayed - tol <= total <= own + tol,
+            "waiter's futex waits sum to %.1f ms, its own clock %.1f ms (%.1f ms runnable): "
+            "want within 2%%" % (total / 1e6, own / 1e6, delayed / 1e6))
     c.check(len(b) >= 10, "only %d waits of the waiter recorded, want >= 10" % len(b))
     c.check(st.get("futex_wait_ns") == sum(e.weight for e in evs),
             "--stats futex_wait_ns %s != sum of event weights %d" % (st.get("futex_wait_ns"),

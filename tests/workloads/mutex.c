@@ -20,7 +20,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int round_held = -1; /* round A holds the lock in */
 static atomic_int round_done = -1; /* round B got the lock in */
 static int rounds = 10, hold_ms = 100;
-static long long waited_ns;
+static long long waited_ns, delayed_ns;
 
 static long long now_ns(void)
 {
@@ -28,6 +28,19 @@ static long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* This thread's time runnable but not running (schedstat's second
+ * field), 0 where the kernel has no schedstat. */
+static long long run_delay_ns(void)
+{
+	unsigned long long run, delay;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	int n = f ? fscanf(f, "%llu %llu", &run, &delay) : 0;
+
+	if (f)
+		fclose(f);
+	return n == 2 ? (long long)delay : 0;
 }
 
 static void nap_us(long us)
@@ -59,13 +72,15 @@ __attribute__((noinline)) static void *waiter(void *arg)
 	printf("waiter_tid %ld\n", (long)syscall(SYS_gettid));
 	fflush(stdout);
 	for (int r = 0; r < rounds; r++) {
-		long long t0;
+		long long t0, d0;
 
 		while (atomic_load(&round_held) < r)
 			nap_us(200);
+		d0 = run_delay_ns();
 		t0 = now_ns();
 		pthread_mutex_lock(&lock);
 		waited_ns += now_ns() - t0;
+		delayed_ns += run_delay_ns() - d0;
 		pthread_mutex_unlock(&lock);
 		atomic_store(&round_done, r);
 	}
@@ -100,5 +115,6 @@ int main(int argc, char **argv)
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	printf("waited_ns %lld\n", waited_ns);
+	printf("delayed_ns %lld\n", delayed_ns);
 	return 0;
 }
