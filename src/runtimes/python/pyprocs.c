@@ -57,6 +57,15 @@ struct pyprocs {
 	/* versions said unsupported, as major * 100 + minor */
 	uint32_t said[16];
 	unsigned nr_said;
+	/* the last images counted (python or unsupported), by pid and
+	 * where: a sample of a new child read after its exec classifies the
+	 * new image, and the EXEC event then has it classified again (seen
+	 * in CI: 3 counted of 2 processes) */
+	struct {
+		uint32_t pid;
+		uint64_t start, inode;
+	} counted[32];
+	unsigned next_counted;
 };
 
 struct pyprocs *pyprocs__new(pyprocs_set_fn set, void *ctx)
@@ -245,13 +254,33 @@ int pyprocs__bpf_config(const struct pyoffsets *o, uint64_t runtime, struct sfpr
 	return 0;
 }
 
+/* Whether pid's image at start (inode) was counted already (st.python or
+ * st.unsupported);
+ * counts it when not. ASLR places two execs of one binary apart, so a
+ * new image is a new count. */
+static int counted_before(struct pyprocs *pp, uint32_t pid, uint64_t start, uint64_t inode)
+{
+	unsigned n = sizeof(pp->counted) / sizeof(pp->counted[0]);
+
+	for (unsigned i = 0; i < n; i++)
+		if (pp->counted[i].pid == pid && pp->counted[i].start == start &&
+		    pp->counted[i].inode == inode)
+			return 1;
+	pp->counted[pp->next_counted % n].pid = pid;
+	pp->counted[pp->next_counted % n].start = start;
+	pp->counted[pp->next_counted % n].inode = inode;
+	pp->next_counted++;
+	return 0;
+}
+
 static void say_unsupported(struct pyprocs *pp, uint32_t pid, const struct pyversion_info *v,
-			    int rc)
+			    int rc, const struct procmaps_entry *me)
 {
 	uint32_t key = v->major * 100 + v->minor;
 	char what[64];
 
-	pp->st.unsupported++;
+	if (!counted_before(pp, pid, me->start, me->inode))
+		pp->st.unsupported++;
 	for (unsigned i = 0; i < pp->nr_said; i++)
 		if (pp->said[i] == key)
 			return;
@@ -292,7 +321,7 @@ static int classify(struct pyprocs *pp, struct pyproc *p)
 		v = im->v;
 		if (rc == -EPROTONOSUPPORT) {
 			p->state = PYPROC_UNSUPPORTED;
-			say_unsupported(pp, p->pid, &v, rc);
+			say_unsupported(pp, p->pid, &v, rc, me);
 			found = 1;
 		} else if (rc == 0 && !elfread__mapping_bias(im->e, me->start, me->offset, &bias)) {
 			p->info.v = v;
@@ -300,10 +329,11 @@ static int classify(struct pyprocs *pp, struct pyproc *p)
 			p->info.runtime = v.runtime_addr + (uint64_t)bias;
 			if (pyprocs__bpf_config(v.offsets, p->info.runtime, &p->info.bpf)) {
 				p->state = PYPROC_UNSUPPORTED;
-				say_unsupported(pp, p->pid, &v, -EPROTONOSUPPORT);
+				say_unsupported(pp, p->pid, &v, -EPROTONOSUPPORT, me);
 			} else {
 				p->state = PYPROC_PYTHON;
-				pp->st.python++;
+				if (!counted_before(pp, p->pid, me->start, me->inode))
+					pp->st.python++;
 				publish(pp, p);
 			}
 			found = 1;
