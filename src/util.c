@@ -182,6 +182,24 @@ int util__write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+int util__pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t k = pwrite(fd, b, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		b += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
 uint64_t util__clock_ns(int clk)
 {
 	struct timespec ts;

@@ -29,6 +29,8 @@ int util__regular_end(int fd, uint64_t max, uint64_t *end);
 /* All n bytes of p to fd, through short writes and EINTR: 0 or -errno
  * (-EIO for a write that wrote nothing). */
 int util__write_all(int fd, const void *p, size_t n);
+/* The same at file offset off (pwrite; the file offset stays). */
+int util__pwrite_all(int fd, const void *p, size_t n, uint64_t off);
 
 /*
  * Errors of the helpers below that no errno names (negative returns, and

@@ -51,22 +51,6 @@ struct capfile_writer {
 	uint8_t buf[CAPFILE_WRITE_BUF];
 };
 
-static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t k = pwrite(fd, p, n, (off_t)off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		p += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
-}
-
 /*
  * buf[0..used) to the file; 0 or -errno. keep: a partial block written
  * and kept in buf (seekable files; a FIFO gets what is there, once).
@@ -85,10 +69,10 @@ static int w_write(struct capfile_writer *w, int keep)
 	if (w->used == w->on_disk)
 		err = 0;
 	else if (keep)
-		err = pwrite_all(w->out.fd, w->buf + w->on_disk, w->used - w->on_disk,
+		err = util__pwrite_all(w->out.fd, w->buf + w->on_disk, w->used - w->on_disk,
 				 w->off + w->on_disk);
 	else
-		err = pwrite_all(w->out.fd, w->buf, w->used, w->off); /* whole, aligned */
+		err = util__pwrite_all(w->out.fd, w->buf, w->used, w->off); /* whole, aligned */
 	if (err)
 		return err;
 	if (keep) {

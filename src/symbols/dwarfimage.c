@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "util.h"
+
 uint64_t dwarf_image_lean_min = DWARF_IMAGE_LEAN_MIN;
 size_t dwarf_image_write_chunk = 1u << 20;
 
@@ -234,24 +236,6 @@ struct sink {
 	size_t cap;
 };
 
-static int pwrite_all(int fd, const void *v, size_t n, uint64_t off)
-{
-	const char *c = v;
-
-	while (n) {
-		ssize_t w = pwrite(fd, c, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		c += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 /*
  * zlib, the one DEFLATE library: libelf and libdw need it anyway (and it
  * streams the gzip outputs); libdeflate inflated libc's sections ~2.5x
@@ -272,7 +256,7 @@ static int inflate_into(const struct kept *k, const struct sink *to)
 			memcpy(to->dst + k->off, k->src, k->src_len);
 			return 0;
 		}
-		return pwrite_all(to->fd, k->src, k->src_len, k->off);
+		return util__pwrite_all(to->fd, k->src, k->src_len, k->off);
 	}
 	if (inflateInit(&zs) != Z_OK)
 		return -ENOMEM;
@@ -291,7 +275,7 @@ static int inflate_into(const struct kept *k, const struct sink *to)
 		in_before = zs.avail_in;
 		r = inflate(&zs, Z_FINISH);
 		got = (size_t)((char *)zs.next_out - out);
-		if (to->fd >= 0 && got && pwrite_all(to->fd, out, got, k->off + done)) {
+		if (to->fd >= 0 && got && util__pwrite_all(to->fd, out, got, k->off + done)) {
 			r = Z_ERRNO;
 			break;
 		}
@@ -384,13 +368,13 @@ int dwarf_image__write(Elf *src, unsigned flags, int fd)
 		rc = -errno;
 		goto out;
 	}
-	rc = pwrite_all(fd, hdr, sizeof(Elf64_Ehdr), 0);
+	rc = util__pwrite_all(fd, hdr, sizeof(Elf64_Ehdr), 0);
 	for (int i = 0; !rc && i < p->n; i++)
 		rc = inflate_into(&p->k[i], &to);
 	if (!rc)
-		rc = pwrite_all(fd, hdr + sizeof(Elf64_Ehdr) + shlen, p->names_len, p->name_at);
+		rc = util__pwrite_all(fd, hdr + sizeof(Elf64_Ehdr) + shlen, p->names_len, p->name_at);
 	if (!rc)
-		rc = pwrite_all(fd, hdr + sizeof(Elf64_Ehdr), shlen, p->shoff);
+		rc = util__pwrite_all(fd, hdr + sizeof(Elf64_Ehdr), shlen, p->shoff);
 out:
 	free(hdr);
 	free(to.buf);
